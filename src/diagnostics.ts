@@ -1,0 +1,95 @@
+/**
+ * Diagnostics are data, not exceptions: every problem found in a skill or a
+ * configured directory becomes one of these, with a stable code.
+ */
+
+export type Severity = 'error' | 'warning';
+
+/**
+ * Stable diagnostic codes. Never rename one: users filter on them.
+ * Grouped by the layer that reports them.
+ */
+export const DiagnosticCodes = {
+  // frontmatter/: fences and YAML syntax
+  FRONTMATTER_UNCLOSED: 'FRONTMATTER_UNCLOSED',
+  FRONTMATTER_NOT_MAP: 'FRONTMATTER_NOT_MAP',
+  YAML_SYNTAX: 'YAML_SYNTAX',
+  YAML_BAD_INDENT: 'YAML_BAD_INDENT',
+  YAML_TAB_INDENT: 'YAML_TAB_INDENT',
+  YAML_UNCLOSED_QUOTE: 'YAML_UNCLOSED_QUOTE',
+  YAML_UNCLOSED_FLOW: 'YAML_UNCLOSED_FLOW',
+  YAML_BAD_ESCAPE: 'YAML_BAD_ESCAPE',
+  YAML_DUPLICATE_KEY: 'YAML_DUPLICATE_KEY',
+  YAML_UNSUPPORTED: 'YAML_UNSUPPORTED',
+  YAML_TOO_DEEP: 'YAML_TOO_DEEP',
+  YAML_RECOVERED: 'YAML_RECOVERED',
+  // schema.ts: metadata validation
+  METADATA_REQUIRED: 'METADATA_REQUIRED',
+  METADATA_INVALID: 'METADATA_INVALID',
+  NAME_FORMAT: 'NAME_FORMAT',
+  NAME_MISMATCH: 'NAME_MISMATCH',
+  DESCRIPTION_TOO_LONG: 'DESCRIPTION_TOO_LONG',
+  // discover/: directories, files and resources
+  DIRECTORY_NOT_FOUND: 'DIRECTORY_NOT_FOUND',
+  DIRECTORY_UNREADABLE: 'DIRECTORY_UNREADABLE',
+  SKILL_UNREADABLE: 'SKILL_UNREADABLE',
+  SKILL_DUPLICATE: 'SKILL_DUPLICATE',
+  SYMLINK_LOOP: 'SYMLINK_LOOP',
+  RESOURCE_UNREADABLE: 'RESOURCE_UNREADABLE',
+  RESOURCE_TOO_LARGE: 'RESOURCE_TOO_LARGE',
+  SKILL_RESOURCES_TRUNCATED: 'SKILL_RESOURCES_TRUNCATED',
+} as const;
+
+export type DiagnosticCode = (typeof DiagnosticCodes)[keyof typeof DiagnosticCodes];
+
+export interface Diagnostic {
+  code: DiagnosticCode;
+  severity: Severity;
+  /** The file (or directory) the problem is in; `<input>` for text parsed without a file name. */
+  file: string;
+  /** 1-based line; 0 when the problem has no position inside a file (a missing directory). */
+  line: number;
+  /** 1-based column; 0 when the problem has no position inside a file. */
+  column: number;
+  message: string;
+}
+
+export interface Position {
+  /** 1-based line. */
+  line: number;
+  /** 1-based column. */
+  column: number;
+}
+
+/** Line starts of `text`, for turning offsets into positions in O(log n). */
+export function lineStarts(text: string): number[] {
+  const starts = [0];
+  for (let i = 0; i < text.length; i++) {
+    const ch = text.charCodeAt(i);
+    if (ch === 10 /* \n */) starts.push(i + 1);
+    else if (ch === 13 /* \r */ && text.charCodeAt(i + 1) !== 10) starts.push(i + 1);
+  }
+  return starts;
+}
+
+/** 1-based position of `offset` given the line starts of its text. */
+export function positionAt(starts: readonly number[], offset: number): Position {
+  let lo = 0;
+  let hi = starts.length - 1;
+  while (lo < hi) {
+    const mid = (lo + hi + 1) >> 1;
+    if ((starts[mid] ?? 0) <= offset) lo = mid;
+    else hi = mid - 1;
+  }
+  return { line: lo + 1, column: offset - (starts[lo] ?? 0) + 1 };
+}
+
+export function isError(diagnostic: Diagnostic): boolean {
+  return diagnostic.severity === 'error';
+}
+
+/** `file:line:column code message`, the format editors and the CLI understand. */
+export function formatDiagnostic(diagnostic: Diagnostic): string {
+  const where = diagnostic.line > 0 ? `${diagnostic.file}:${diagnostic.line}:${diagnostic.column}` : diagnostic.file;
+  return `${where} ${diagnostic.code} ${diagnostic.message}`;
+}

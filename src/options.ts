@@ -1,0 +1,198 @@
+/**
+ * Options, their defaults, and the one place they are checked. Mistakes throw
+ * a SkillsConfigError at construction with a message that says how to fix them.
+ */
+import { homedir } from 'node:os';
+import { isAbsolute, resolve } from 'node:path';
+import { SkillsConfigError } from './errors.js';
+import { nodeFileSystem, type SkillsFileSystem } from './fs.js';
+
+export interface SkillsOptions {
+  /** Folders to scan for skills, in precedence order (the first one wins a name clash). */
+  directories?: readonly string[];
+  /** Shorthand for a single entry in `directories`. */
+  directory?: string;
+  /** Base for relative directories. Default: `process.cwd()`. */
+  cwd?: string;
+  /** Only load skills whose name or folder name matches one of these (`*` and `?` wildcards). Default: all. */
+  include?: readonly string[];
+  /** Never load skills whose name or folder name matches one of these. Default: none. */
+  exclude?: readonly string[];
+  /** Largest resource file listed, in bytes; larger files are left out with a warning. Default: 100 KB. */
+  maxFileSize?: number;
+  /** Most resource bytes listed per skill; the rest are left out with a warning. Default: 500 KB. */
+  maxSkillSize?: number;
+  /** How long a discovery is reused, in milliseconds. `0` rescans on every request. Default: 5 minutes. */
+  cacheTtl?: number;
+  /** Turn agentskills.io naming and length rules from warnings into errors. Default: false. */
+  strict?: boolean;
+  /** The filesystem to read. Default: `node:fs/promises`. */
+  fs?: SkillsFileSystem;
+}
+
+export interface ResolvedOptions {
+  directories: string[];
+  include: string[];
+  exclude: string[];
+  maxFileSize: number;
+  maxSkillSize: number;
+  cacheTtl: number;
+  strict: boolean;
+  fs: SkillsFileSystem;
+}
+
+export const DEFAULTS = {
+  maxFileSize: 100 * 1024,
+  maxSkillSize: 500 * 1024,
+  cacheTtl: 5 * 60 * 1000,
+  strict: false,
+} as const;
+
+const KNOWN_OPTIONS = [
+  'directories',
+  'directory',
+  'cwd',
+  'include',
+  'exclude',
+  'maxFileSize',
+  'maxSkillSize',
+  'cacheTtl',
+  'strict',
+  'fs',
+] as const;
+
+const USAGE = "skillsMiddleware({ directories: ['./skills'] })";
+
+function fail(message: string): never {
+  throw new SkillsConfigError(`[skills] ${message}`);
+}
+
+function describe(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'an array';
+  if (typeof value === 'string') return `the string ${JSON.stringify(value)}`;
+  return typeof value === 'object' ? 'an object' : `${typeof value} ${String(value)}`;
+}
+
+/** Expand `~` and resolve against `cwd`. */
+export function resolveDirectory(directory: string, cwd: string): string {
+  let expanded = directory;
+  if (directory === '~') expanded = homedir();
+  else if (directory.startsWith('~/') || directory.startsWith('~\\')) expanded = homedir() + directory.slice(1);
+  return isAbsolute(expanded) ? resolve(expanded) : resolve(cwd, expanded);
+}
+
+function checkStringList(name: string, value: unknown): string[] {
+  if (!Array.isArray(value)) fail(`\`${name}\` must be an array of strings, got ${describe(value)}. Example: ${name}: ['code-review'].`);
+  value.forEach((item: unknown, i) => {
+    if (typeof item !== 'string' || item.trim() === '') {
+      fail(`\`${name}[${i}]\` must be a non-empty string, got ${describe(item)}.`);
+    }
+  });
+  return [...(value as string[])];
+}
+
+function checkSize(name: string, value: unknown, fallback: number, allowZero = false): number {
+  if (value === undefined) return fallback;
+  const ok =
+    typeof value === 'number' &&
+    !Number.isNaN(value) &&
+    (value === Infinity || Number.isInteger(value)) &&
+    (allowZero ? value >= 0 : value > 0);
+  if (!ok) {
+    const range = allowZero ? 'a whole number of 0 or more' : 'a whole number greater than 0';
+    fail(`\`${name}\` must be ${range} (or Infinity), got ${describe(value)}. Default: ${fallback}.`);
+  }
+  return value;
+}
+
+function closest(name: string): string | undefined {
+  let best: string | undefined;
+  let bestDistance = Infinity;
+  for (const known of KNOWN_OPTIONS) {
+    const d = editDistance(name.toLowerCase(), known.toLowerCase());
+    if (d < bestDistance) {
+      bestDistance = d;
+      best = known;
+    }
+  }
+  return bestDistance <= 3 ? best : undefined;
+}
+
+/** Levenshtein distance; small inputs only (option and skill names). */
+export function editDistance(a: string, b: string): number {
+  let previous = Array.from({ length: b.length + 1 }, (_, i) => i);
+  for (let i = 1; i <= a.length; i++) {
+    const current = [i];
+    for (let j = 1; j <= b.length; j++) {
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+      current[j] = Math.min((previous[j] ?? 0) + 1, (current[j - 1] ?? 0) + 1, (previous[j - 1] ?? 0) + cost);
+    }
+    previous = current;
+  }
+  return previous[b.length] ?? 0;
+}
+
+/** Check options once and fill in defaults. Throws SkillsConfigError on any mistake. */
+export function resolveOptions(options: SkillsOptions | undefined): ResolvedOptions {
+  if (options === undefined || options === null || typeof options !== 'object' || Array.isArray(options)) {
+    fail(`options are required: pass the folders that hold your skills, e.g. ${USAGE}.`);
+  }
+  for (const key of Object.keys(options)) {
+    if (!(KNOWN_OPTIONS as readonly string[]).includes(key)) {
+      const suggestion = closest(key);
+      fail(`unknown option \`${key}\`.${suggestion ? ` Did you mean \`${suggestion}\`?` : ''} Known options: ${KNOWN_OPTIONS.join(', ')}.`);
+    }
+  }
+  const { directories, directory } = options;
+  if (directories !== undefined && directory !== undefined) {
+    fail('pass either `directory` or `directories`, not both. Put every folder in `directories`, in precedence order.');
+  }
+  let listed: string[];
+  if (directory !== undefined) {
+    if (typeof directory !== 'string' || directory.trim() === '') {
+      fail(`\`directory\` must be a non-empty string, got ${describe(directory)}. Example: ${USAGE}.`);
+    }
+    listed = [directory];
+  } else if (directories !== undefined) {
+    listed = checkStringList('directories', directories);
+    if (listed.length === 0) fail(`\`directories\` is empty: list at least one folder that holds skills, e.g. ${USAGE}.`);
+  } else {
+    fail(`no skill folders configured: pass \`directories\` (or \`directory\`), e.g. ${USAGE}. Skills are only loaded from folders you name.`);
+  }
+  const cwd = options.cwd ?? process.cwd();
+  if (typeof cwd !== 'string' || cwd.trim() === '') fail(`\`cwd\` must be a non-empty string, got ${describe(cwd)}.`);
+  if (options.strict !== undefined && typeof options.strict !== 'boolean') {
+    fail(`\`strict\` must be true or false, got ${describe(options.strict)}.`);
+  }
+  const fs = options.fs ?? nodeFileSystem;
+  for (const method of ['readdir', 'readFile', 'stat', 'lstat', 'realpath', 'open'] as const) {
+    if (typeof (fs as unknown as Record<string, unknown>)[method] !== 'function') {
+      fail(`\`fs\` must implement ${method}(): pass an object shaped like node:fs/promises (or leave \`fs\` out).`);
+    }
+  }
+  const resolvedCwd = resolveDirectory(cwd, process.cwd());
+  // The same folder listed twice is scanned once.
+  const resolvedDirectories = [...new Set(listed.map((d) => resolveDirectory(d, resolvedCwd)))];
+  return {
+    directories: resolvedDirectories,
+    include: options.include === undefined ? [] : checkStringList('include', options.include),
+    exclude: options.exclude === undefined ? [] : checkStringList('exclude', options.exclude),
+    maxFileSize: checkSize('maxFileSize', options.maxFileSize, DEFAULTS.maxFileSize),
+    maxSkillSize: checkSize('maxSkillSize', options.maxSkillSize, DEFAULTS.maxSkillSize),
+    cacheTtl: checkSize('cacheTtl', options.cacheTtl, DEFAULTS.cacheTtl, true),
+    strict: options.strict ?? DEFAULTS.strict,
+    fs,
+  };
+}
+
+/** `*` matches any run of characters, `?` one character; the rest is literal. Case-sensitive. */
+export function matchesPattern(value: string, pattern: string): boolean {
+  let source = '^';
+  for (const ch of pattern) {
+    if (ch === '*') source += '.*';
+    else if (ch === '?') source += '.';
+    else source += ch.replace(/[.+^${}()|[\]\\]/g, '\\$&');
+  }
+  return new RegExp(`${source}$`).test(value);
+}

@@ -1,0 +1,108 @@
+/**
+ * The package's data model and the host (SISU-shaped) context types.
+ * Host types are structural so that SISU's real `Ctx` is assignable to them
+ * without a dependency on `@sisu-ai/core`.
+ */
+import type { Diagnostic } from './diagnostics.js';
+
+export type ResourceType = 'script' | 'template' | 'reference' | 'asset' | 'other';
+
+/** A file bundled with a skill (`scripts/`, `references/`, `assets/` ...). */
+export interface SkillResource {
+  /** File name, e.g. `deploy.sh`. */
+  name: string;
+  /** Path relative to the skill folder, with `/` separators. */
+  path: string;
+  absolutePath: string;
+  type: ResourceType;
+  /** Size in bytes. */
+  size: number;
+}
+
+/** Validated frontmatter. Keys the schema does not know are kept as they were. */
+export interface SkillMetadata {
+  name: string;
+  description: string;
+  license?: string;
+  compatibility?: string;
+  metadata?: Record<string, unknown>;
+  'allowed-tools'?: string | string[];
+  version?: string;
+  author?: string;
+  tags?: string[];
+  [key: string]: unknown;
+}
+
+export interface Skill {
+  metadata: SkillMetadata;
+  /** The markdown after the frontmatter. */
+  instructions: string;
+  /** Absolute path of the SKILL.md file. */
+  path: string;
+  /** Absolute path of the skill folder. */
+  directory: string;
+  /** Bundled files, relative to `directory`, within the size limits. */
+  resources: SkillResource[];
+}
+
+export interface DiscoveryResult {
+  /** Loaded skills, in discovery order (configured directory order, then name). */
+  skills: Skill[];
+  /** Absolute paths of the configured directories that were scanned. */
+  scannedDirectories: string[];
+  /** Problems that kept a skill (or a directory) from loading. */
+  errors: Diagnostic[];
+  /** Problems that did not: the skill loaded, or nothing was lost. */
+  warnings: Diagnostic[];
+}
+
+// ---------------------------------------------------------------------------
+// Host context (SISU-shaped)
+
+export interface HostMessage {
+  role: string;
+  content: string;
+}
+
+export interface HostLogger {
+  debug(...args: unknown[]): void;
+  info(...args: unknown[]): void;
+  warn(...args: unknown[]): void;
+  error(...args: unknown[]): void;
+  span?(name: string, attrs?: Record<string, unknown>): void;
+}
+
+/** A SISU tool: a zod (v3) schema for its arguments and an async handler. */
+export interface HostTool<TArgs = never> {
+  name: string;
+  description?: string;
+  schema: unknown;
+  // Method syntax on purpose: SISU's handlers take its own `Ctx`, and method
+  // parameters are compared bivariantly, which keeps SISU's tools assignable.
+  handler(args: TArgs, ctx: ToolContext): Promise<unknown>;
+}
+
+export interface HostToolRegistry {
+  get(name: string): HostTool | undefined;
+  register(tool: HostTool): void;
+}
+
+/** What a tool handler receives: the request's context. */
+export interface ToolContext {
+  state: Record<string, unknown>;
+  log?: HostLogger;
+  signal?: AbortSignal;
+}
+
+/** The parts of SISU's `Ctx` this middleware reads and writes. */
+export interface SkillsContext {
+  messages: HostMessage[];
+  tools: HostToolRegistry;
+  state: Record<string, unknown>;
+  log: HostLogger;
+  signal?: AbortSignal;
+}
+
+export type Next = () => Promise<void>;
+
+export type Middleware<C = SkillsContext> = (ctx: C, next: Next) => Promise<void>;
