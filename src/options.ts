@@ -6,6 +6,7 @@ import { homedir } from 'node:os';
 import { isAbsolute, resolve } from 'node:path';
 import { SkillsConfigError } from './errors.js';
 import { nodeFileSystem, type SkillsFileSystem } from './fs.js';
+import { editDistance } from './text.js';
 
 export interface SkillsOptions {
   /** Folders to scan for skills, in precedence order (the first one wins a name clash). */
@@ -117,20 +118,6 @@ function closest(name: string): string | undefined {
     }
   }
   return bestDistance <= 3 ? best : undefined;
-}
-
-/** Levenshtein distance; small inputs only (option and skill names). */
-export function editDistance(a: string, b: string): number {
-  let previous = Array.from({ length: b.length + 1 }, (_, i) => i);
-  for (let i = 1; i <= a.length; i++) {
-    const current = [i];
-    for (let j = 1; j <= b.length; j++) {
-      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
-      current[j] = Math.min((previous[j] ?? 0) + 1, (current[j - 1] ?? 0) + 1, (previous[j - 1] ?? 0) + cost);
-    }
-    previous = current;
-  }
-  return previous[b.length] ?? 0;
 }
 
 /** Check options once and fill in defaults. Throws SkillsConfigError on any mistake. */

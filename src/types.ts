@@ -4,6 +4,7 @@
  * without a dependency on `@sisu-ai/core`.
  */
 import type { Diagnostic } from './diagnostics.js';
+import type { SkillsState } from './skill-index.js';
 
 export type ResourceType = 'script' | 'template' | 'reference' | 'asset' | 'other';
 
@@ -101,6 +102,8 @@ export interface SkillsContext {
   state: Record<string, unknown>;
   log: HostLogger;
   signal?: AbortSignal;
+  /** Set by the skills middleware: the index this run sees and what it activated. */
+  skills?: SkillsState;
 }
 
 export type Next = () => Promise<void>;

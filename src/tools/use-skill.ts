@@ -1,0 +1,97 @@
+/**
+ * use_skill: level 2 of progressive disclosure. Returns a skill's
+ * instructions, its folder and its resource list. Never throws: every failure
+ * is a message the model can act on.
+ */
+import { z } from 'zod';
+import { activationsOf, createSkillIndex, type SkillIndex } from '../skill-index.js';
+import { closestNames, formatBytes } from '../text.js';
+import type { HostTool, Skill, ToolContext } from '../types.js';
+
+export const USE_SKILL_TOOL = 'use_skill';
+
+/**
+ * Arguments of use_skill. Plain zod 3 object and string on purpose: SISU's
+ * adapters read `_def.typeName` and know only a few types (no enums, no zod 4).
+ */
+export const UseSkillArgsSchema = z.object({
+  skill_name: z.string().describe('Name of the skill to activate, exactly as listed in <available_skills>.'),
+});
+
+export type UseSkillArgs = z.infer<typeof UseSkillArgsSchema>;
+
+/** How many names a "not found" message suggests. */
+const SUGGESTED_NAMES = 10;
+
+function notFound(requested: string, index: SkillIndex): string {
+  const names = index.skills.map((s) => s.metadata.name);
+  if (names.length === 0) return `Skill "${requested}" not found: no skills are loaded.`;
+  const ranked = closestNames(names, requested);
+  const shown = ranked.slice(0, SUGGESTED_NAMES);
+  const more = ranked.length - shown.length;
+  return `Skill "${requested}" not found. Available skills (closest first): ${shown.join(', ')}${more > 0 ? `, and ${more} more` : ''}. Call ${USE_SKILL_TOOL} again with one of these names.`;
+}
+
+/** The text the model gets when it activates `skill`. */
+export function renderActivation(skill: Skill): string {
+  const lines = [
+    `<skill name="${skill.metadata.name}">`,
+    `Skill directory: ${skill.directory}`,
+    '',
+    skill.instructions.trim(),
+    '',
+  ];
+  if (skill.resources.length > 0) {
+    lines.push('Resources (paths relative to the skill directory; open one only when the instructions call for it):');
+    for (const resource of skill.resources) {
+      lines.push(`- ${resource.path} (${resource.type}, ${formatBytes(resource.size)})`);
+    }
+  } else {
+    lines.push('This skill has no bundled resources.');
+  }
+  lines.push('</skill>');
+  return lines.join('\n');
+}
+
+/** Where a tool finds the index: the run's, or a fallback it was built with. */
+export type IndexSource = (ctx: ToolContext) => SkillIndex | undefined;
+
+export function makeUseSkillTool(source: IndexSource): HostTool<UseSkillArgs> {
+  return {
+    name: USE_SKILL_TOOL,
+    description:
+      'Activate a skill: returns its full instructions and the files bundled with it. Use it when a task matches a skill listed in <available_skills>.',
+    schema: UseSkillArgsSchema,
+    async handler(args: UseSkillArgs, ctx: ToolContext): Promise<string> {
+      try {
+        const index = source(ctx);
+        if (!index) return 'No skills are loaded, so there is nothing to activate.';
+        const parsed = UseSkillArgsSchema.safeParse(args);
+        if (!parsed.success) {
+          return `${USE_SKILL_TOOL} needs a \`skill_name\` string, e.g. {"skill_name": "${index.skills[0]?.metadata.name ?? 'my-skill'}"}.`;
+        }
+        const requested = parsed.data.skill_name.trim();
+        const skill = index.get(requested);
+        if (!skill) return notFound(requested, index);
+        const activated = activationsOf(ctx.state, index);
+        if (activated.includes(skill.metadata.name)) {
+          return `Skill "${skill.metadata.name}" is already active in this conversation: its instructions are above. Continue following them.`;
+        }
+        activated.push(skill.metadata.name);
+        ctx.log?.info('[skills] activated', { skill: skill.metadata.name, route: 'tool' });
+        return renderActivation(skill);
+      } catch (error) {
+        // A handler that throws ends the agent's turn; a message lets the model recover.
+        const reason = error instanceof Error ? error.message : String(error);
+        ctx.log?.error('[skills] use_skill failed', { error: reason });
+        return `Could not activate the skill: ${reason}. Try again, or continue without it.`;
+      }
+    },
+  };
+}
+
+/** A use_skill tool over a fixed list of skills, for apps that wire tools by hand. */
+export function createUseSkillTool(skills: readonly Skill[]): HostTool<UseSkillArgs> {
+  const index = createSkillIndex({ skills });
+  return makeUseSkillTool(() => index);
+}

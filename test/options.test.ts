@@ -1,0 +1,87 @@
+import { homedir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { SkillsConfigError } from '../src/errors.js';
+import { nodeFileSystem } from '../src/fs.js';
+import { DEFAULTS, matchesPattern, resolveDirectory, resolveOptions, type SkillsOptions } from '../src/options.js';
+
+function configError(options: unknown): SkillsConfigError {
+  try {
+    resolveOptions(options as SkillsOptions);
+  } catch (error) {
+    expect(error).toBeInstanceOf(SkillsConfigError);
+    return error as SkillsConfigError;
+  }
+  throw new Error('expected resolveOptions to throw');
+}
+
+describe('resolveOptions', () => {
+  it('fills in documented defaults', () => {
+    const resolved = resolveOptions({ directories: ['/skills'] });
+    expect(resolved).toMatchObject({
+      directories: ['/skills'],
+      include: [],
+      exclude: [],
+      maxFileSize: 100 * 1024,
+      maxSkillSize: 500 * 1024,
+      cacheTtl: 5 * 60 * 1000,
+      strict: false,
+    });
+    expect(resolved.fs).toBe(nodeFileSystem);
+    expect(DEFAULTS).toEqual({ maxFileSize: 102400, maxSkillSize: 512000, cacheTtl: 300000, strict: false });
+  });
+
+  it('requires directories and says how to fix it', () => {
+    for (const options of [undefined, {}, null, [], 'skills']) {
+      const error = configError(options);
+      expect(error.code).toBe('SKILLS_CONFIG');
+      expect(error.message).toContain("directories: ['./skills']");
+    }
+  });
+
+  it('rejects an empty directories list and blank entries', () => {
+    expect(configError({ directories: [] }).message).toMatch(/`directories` is empty/);
+    expect(configError({ directories: ['ok', ''] }).message).toMatch(/`directories\[1\]` must be a non-empty string/);
+    expect(configError({ directories: 'skills' }).message).toMatch(/must be an array of strings, got the string "skills"/);
+    expect(configError({ directory: 42 }).message).toMatch(/`directory` must be a non-empty string, got number 42/);
+  });
+
+  it('refuses directory and directories together', () => {
+    expect(configError({ directory: 'a', directories: ['b'] }).message).toMatch(/either `directory` or `directories`/);
+  });
+
+  it('names unknown options and suggests the closest one', () => {
+    expect(configError({ directories: ['a'], maxFilesize: 10 }).message).toMatch(/unknown option `maxFilesize`. Did you mean `maxFileSize`\?/);
+    expect(configError({ directories: ['a'], zzzzzzzzzzzz: 1 }).message).not.toMatch(/Did you mean/);
+  });
+
+  it('checks sizes, ttl, strict and fs', () => {
+    expect(configError({ directories: ['a'], maxFileSize: 0 }).message).toMatch(/`maxFileSize` must be a whole number greater than 0/);
+    expect(configError({ directories: ['a'], maxSkillSize: -1 }).message).toMatch(/`maxSkillSize`/);
+    expect(configError({ directories: ['a'], cacheTtl: 1.5 }).message).toMatch(/`cacheTtl` must be a whole number of 0 or more/);
+    expect(configError({ directories: ['a'], cacheTtl: '5m' }).message).toMatch(/got the string "5m"/);
+    expect(configError({ directories: ['a'], strict: 'yes' }).message).toMatch(/`strict` must be true or false/);
+    expect(configError({ directories: ['a'], cwd: '' }).message).toMatch(/`cwd` must be a non-empty string/);
+    expect(configError({ directories: ['a'], include: [1] }).message).toMatch(/`include\[0\]`/);
+    expect(configError({ directories: ['a'], fs: {} }).message).toMatch(/`fs` must implement readdir\(\)/);
+    expect(resolveOptions({ directories: ['a'], cacheTtl: 0 }).cacheTtl).toBe(0);
+    expect(resolveOptions({ directories: ['a'], cacheTtl: Infinity }).cacheTtl).toBe(Infinity);
+  });
+
+  it('resolves relative paths against cwd, expands ~ and drops repeats', () => {
+    const resolved = resolveOptions({ directories: ['skills', './skills', '~/agent-skills', '/abs'], cwd: '/work/app' });
+    expect(resolved.directories).toEqual([resolve('/work/app/skills'), join(homedir(), 'agent-skills'), '/abs']);
+    expect(resolveOptions({ directory: 'x' }).directories).toEqual([resolve(process.cwd(), 'x')]);
+    expect(resolveDirectory('~', '/tmp')).toBe(homedir());
+  });
+});
+
+describe('matchesPattern', () => {
+  it('supports * and ? and treats the rest literally', () => {
+    expect(matchesPattern('code-review', 'code-*')).toBe(true);
+    expect(matchesPattern('code-review', 'code-revie?')).toBe(true);
+    expect(matchesPattern('code-review', 'code')).toBe(false);
+    expect(matchesPattern('a.b', 'a.b')).toBe(true);
+    expect(matchesPattern('axb', 'a.b')).toBe(false);
+  });
+});
