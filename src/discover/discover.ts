@@ -1,0 +1,154 @@
+/**
+ * options -> scan -> parse -> validate -> Skill[] + diagnostics.
+ * Never fails on bad skills or folders: those become diagnostics.
+ */
+import { basename } from 'node:path';
+import { isError, type Diagnostic } from '../diagnostics.js';
+import { errorReason, type SkillsFileSystem } from '../fs.js';
+import { parseFrontmatter } from '../frontmatter/parse.js';
+import { matchesPattern, resolveOptions, type ResolvedOptions, type SkillsOptions } from '../options.js';
+import { validateMetadata } from '../schema.js';
+import type { DiscoveryResult, Skill, SkillMetadata } from '../types.js';
+import { listResources } from './resources.js';
+import { limitConcurrency, MAX_CONCURRENT_FS_CALLS, scanDirectory, type SkillLocation } from './scan.js';
+
+/** Public entry: check options (throws SkillsConfigError on mistakes), then discover. */
+export async function discoverSkills(options: SkillsOptions): Promise<DiscoveryResult> {
+  return discover(resolveOptions(options));
+}
+
+/** What reading one SKILL.md gave. */
+interface Loaded {
+  location: SkillLocation;
+  folderName: string;
+  /** Set when the skill is valid. */
+  metadata?: SkillMetadata;
+  instructions: string;
+  /** The name as written, even when invalid, for include/exclude. */
+  declaredName?: string;
+  diagnostics: Diagnostic[];
+  /** Left out by exclude before it was read. */
+  excluded: boolean;
+}
+
+/** Discover skills with already-resolved options (the middleware's cache calls this). */
+export async function discover(options: ResolvedOptions): Promise<DiscoveryResult> {
+  const fs = limitConcurrency(options.fs, MAX_CONCURRENT_FS_CALLS);
+  const scans = await Promise.all(options.directories.map((directory) => scanDirectory(fs, directory)));
+  const diagnostics: Diagnostic[] = scans.flatMap((scan) => scan.diagnostics);
+
+  const loaded = await Promise.all(uniqueFolders(scans.flatMap((scan) => scan.skills)).map((location) => loadSkill(fs, location, options)));
+
+  // Sequential on purpose: filtering and name clashes follow discovery order.
+  const accepted: Array<{ loaded: Loaded; metadata: SkillMetadata; found: Diagnostic[] }> = [];
+  const firstByName = new Map<string, SkillLocation>();
+  const perSkill: Diagnostic[][] = [];
+  for (const item of loaded) {
+    const names = [item.folderName, ...(item.declaredName === undefined ? [] : [item.declaredName])];
+    if (item.excluded || !isSelected(names, options)) continue;
+    const found = [...item.diagnostics];
+    perSkill.push(found);
+    if (!item.metadata) continue;
+    const first = firstByName.get(item.metadata.name);
+    if (first) {
+      found.push(duplicate(item.metadata.name, first, item.location));
+      continue;
+    }
+    firstByName.set(item.metadata.name, item.location);
+    accepted.push({ loaded: item, metadata: item.metadata, found });
+  }
+
+  const listings = await Promise.all(
+    accepted.map(({ loaded: item }) => listResources(fs, item.location.directory, item.location.realDirectory, options)),
+  );
+  const skills: Skill[] = accepted.map(({ loaded: item, metadata, found }, i) => {
+    const listing = listings[i] ?? { resources: [], diagnostics: [] };
+    found.push(...listing.diagnostics);
+    return {
+      metadata,
+      instructions: item.instructions,
+      path: item.location.file,
+      directory: item.location.directory,
+      resources: listing.resources,
+    };
+  });
+
+  const all = [...diagnostics, ...perSkill.flat()];
+  return {
+    skills,
+    scannedDirectories: [...options.directories],
+    errors: all.filter(isError),
+    warnings: all.filter((diagnostic) => !isError(diagnostic)),
+  };
+}
+
+/** The same real folder reached twice (two symlinks, overlapping directories) loads once: the first. */
+function uniqueFolders(locations: readonly SkillLocation[]): SkillLocation[] {
+  const seen = new Set<string>();
+  return locations.filter((location) => {
+    if (seen.has(location.realDirectory)) return false;
+    seen.add(location.realDirectory);
+    return true;
+  });
+}
+
+function matchesAny(names: readonly string[], patterns: readonly string[]): boolean {
+  return patterns.some((pattern) => names.some((name) => matchesPattern(name, pattern)));
+}
+
+/** include/exclude against the skill's name or folder name; exclude wins. */
+function isSelected(names: readonly string[], options: ResolvedOptions): boolean {
+  if (matchesAny(names, options.exclude)) return false;
+  return options.include.length === 0 || matchesAny(names, options.include);
+}
+
+async function loadSkill(fs: SkillsFileSystem, location: SkillLocation, options: ResolvedOptions): Promise<Loaded> {
+  const folderName = basename(location.directory);
+  const base: Loaded = { location, folderName, instructions: '', diagnostics: [], excluded: false };
+  // An excluded folder is not read at all.
+  if (matchesAny([folderName], options.exclude)) return { ...base, excluded: true };
+
+  let text: string;
+  try {
+    text = await fs.readFile(location.file, 'utf8');
+  } catch (error) {
+    return {
+      ...base,
+      diagnostics: [
+        {
+          code: 'SKILL_UNREADABLE',
+          severity: 'error',
+          file: location.file,
+          line: 0,
+          column: 0,
+          message: `cannot read SKILL.md: ${errorReason(error)}. Check the file's permissions; the skill was not loaded.`,
+        },
+      ],
+    };
+  }
+  const parsed = parseFrontmatter(text, { file: location.file });
+  const rawName = parsed.metadata.name;
+  const declaredName = typeof rawName === 'string' ? rawName : undefined;
+  // After a fence or YAML error the metadata is partial: "name is missing" would only be noise.
+  if (parsed.diagnostics.some(isError)) return { ...base, declaredName, diagnostics: parsed.diagnostics };
+
+  const validation = validateMetadata(parsed, { file: location.file, folderName, strict: options.strict });
+  return {
+    ...base,
+    declaredName,
+    metadata: validation.metadata,
+    instructions: parsed.body,
+    diagnostics: [...parsed.diagnostics, ...validation.diagnostics],
+  };
+}
+
+function duplicate(name: string, first: SkillLocation, later: SkillLocation): Diagnostic {
+  return {
+    code: 'SKILL_DUPLICATE',
+    severity: 'warning',
+    file: later.file,
+    line: 0,
+    column: 0,
+    message: `skill name "${name}" is already taken by ${first.file}, so ${later.file} was not loaded. The first directory listed wins; rename one of the skills to load both.`,
+  };
+}

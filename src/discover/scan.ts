@@ -1,0 +1,179 @@
+/**
+ * Directory walking: which folders under a configured directory are skills.
+ * Every folder holding a SKILL.md is a skill, the configured directory itself
+ * included, and a folder inside a skill holding its own SKILL.md is a
+ * separate skill. Output order is fixed by the tree (entries sorted by name),
+ * never by which read finished first.
+ */
+import { join, sep } from 'node:path';
+import type { Diagnostic } from '../diagnostics.js';
+import { errorCode, errorReason, type DirEntry, type SkillsFileSystem } from '../fs.js';
+
+export const SKILL_FILE = 'SKILL.md';
+/** How many folder levels below a configured directory are searched for skills. */
+export const MAX_SCAN_DEPTH = 6;
+/** Most filesystem calls in flight at once, so 20,000 skills never hit EMFILE. */
+export const MAX_CONCURRENT_FS_CALLS = 32;
+
+export interface SkillLocation {
+  /** The configured directory the skill was found under. */
+  root: string;
+  /** Absolute path of the skill folder, as reached (through any symlinks). */
+  directory: string;
+  /** The folder's real path, for loading a folder reached twice only once. */
+  realDirectory: string;
+  /** Absolute path of the SKILL.md. */
+  file: string;
+}
+
+export interface ScanResult {
+  skills: SkillLocation[];
+  diagnostics: Diagnostic[];
+}
+
+interface Folder {
+  path: string;
+  realPath: string;
+  depth: number;
+}
+
+/** Dot-folders (.git, .venv ...) and node_modules never hold skills or resources. */
+export function isSkippedName(name: string): boolean {
+  return name.startsWith('.') || name === 'node_modules';
+}
+
+/** Code-unit order: the same on every machine and locale. */
+export function compareNames(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+/** Whether `inner` is `outer` or lies inside it (real paths). */
+export function isSameOrInside(inner: string, outer: string): boolean {
+  return inner === outer || inner.startsWith(outer.endsWith(sep) ? outer : outer + sep);
+}
+
+export function hasSkillFile(entries: readonly DirEntry[]): boolean {
+  return entries.some((entry) => entry.name === SKILL_FILE && !entry.isDirectory());
+}
+
+/** Find the skills under one configured directory. Never throws. */
+export async function scanDirectory(fs: SkillsFileSystem, root: string): Promise<ScanResult> {
+  let realRoot: string;
+  try {
+    realRoot = await fs.realpath(root);
+  } catch (error) {
+    return { skills: [], diagnostics: [directoryProblem(root, error)] };
+  }
+  return walk(fs, root, { path: root, realPath: realRoot, depth: 0 });
+}
+
+async function walk(fs: SkillsFileSystem, root: string, folder: Folder): Promise<ScanResult> {
+  let entries: DirEntry[];
+  try {
+    entries = await fs.readdir(folder.path, { withFileTypes: true });
+  } catch (error) {
+    return { skills: [], diagnostics: [directoryProblem(folder.path, error)] };
+  }
+  const result: ScanResult = { skills: [], diagnostics: [] };
+  if (hasSkillFile(entries)) {
+    result.skills.push({ root, directory: folder.path, realDirectory: folder.realPath, file: join(folder.path, SKILL_FILE) });
+  }
+  if (folder.depth >= MAX_SCAN_DEPTH) return result;
+
+  const candidates = entries.filter((entry) => !isSkippedName(entry.name)).sort((a, b) => compareNames(a.name, b.name));
+  const children = await Promise.all(candidates.map((entry) => childFolder(fs, folder, entry)));
+  const subtrees = await Promise.all(
+    children.map((child) => (child && 'realPath' in child ? walk(fs, root, child) : undefined)),
+  );
+  children.forEach((child, i) => {
+    if (child && !('realPath' in child)) result.diagnostics.push(child);
+    const subtree = subtrees[i];
+    if (subtree) {
+      result.skills.push(...subtree.skills);
+      result.diagnostics.push(...subtree.diagnostics);
+    }
+  });
+  return result;
+}
+
+/**
+ * The folder an entry leads to, a SYMLINK_LOOP warning, or nothing (a file,
+ * a broken link). Only symlinks cost a stat: readdir already typed the rest.
+ */
+async function childFolder(fs: SkillsFileSystem, parent: Folder, entry: DirEntry): Promise<Folder | Diagnostic | undefined> {
+  const path = join(parent.path, entry.name);
+  if (entry.isDirectory()) return { path, realPath: join(parent.realPath, entry.name), depth: parent.depth + 1 };
+  if (!entry.isSymbolicLink()) return undefined;
+  let realPath: string;
+  try {
+    if (!(await fs.stat(path)).isDirectory()) return undefined;
+    realPath = await fs.realpath(path);
+  } catch (error) {
+    return errorCode(error) === 'ELOOP' ? symlinkLoop(path, 'it is a cycle of symbolic links') : undefined;
+  }
+  // A link to the folder it sits in (or above) would be walked forever.
+  if (isSameOrInside(parent.realPath, realPath)) return symlinkLoop(path, `it points back to ${realPath}, which contains it`);
+  return { path, realPath, depth: parent.depth + 1 };
+}
+
+export function symlinkLoop(path: string, reason: string): Diagnostic {
+  return {
+    code: 'SYMLINK_LOOP',
+    severity: 'warning',
+    file: path,
+    line: 0,
+    column: 0,
+    message: `symbolic link skipped: ${reason}. Point the link at a folder outside the one it sits in, or remove it.`,
+  };
+}
+
+/** DIRECTORY_NOT_FOUND or DIRECTORY_UNREADABLE for a folder that could not be listed. */
+export function directoryProblem(path: string, error: unknown): Diagnostic {
+  if (errorCode(error) === 'ENOENT') {
+    return {
+      code: 'DIRECTORY_NOT_FOUND',
+      severity: 'warning',
+      file: path,
+      line: 0,
+      column: 0,
+      message: 'skills directory does not exist. Create it, or remove it from `directories`.',
+    };
+  }
+  return {
+    code: 'DIRECTORY_UNREADABLE',
+    severity: 'warning',
+    file: path,
+    line: 0,
+    column: 0,
+    message: `cannot read directory: ${errorReason(error)}. Check that it is a folder this process may read.`,
+  };
+}
+
+/**
+ * Wrap a filesystem so at most `max` calls are in flight; the rest wait in
+ * order. Only single calls hold a slot, so recursive walks cannot deadlock.
+ */
+export function limitConcurrency(fs: SkillsFileSystem, max: number): SkillsFileSystem {
+  let active = 0;
+  const waiting: Array<() => void> = [];
+  async function run<T>(call: () => Promise<T>): Promise<T> {
+    if (active < max) active++;
+    else await new Promise<void>((resolve) => waiting.push(resolve));
+    try {
+      return await call();
+    } finally {
+      // Hand the slot straight to the next caller, or free it.
+      const next = waiting.shift();
+      if (next) next();
+      else active--;
+    }
+  }
+  return {
+    readdir: (path, options) => run(() => fs.readdir(path, options)),
+    readFile: (path, encoding) => run(() => fs.readFile(path, encoding)),
+    stat: (path) => run(() => fs.stat(path)),
+    lstat: (path) => run(() => fs.lstat(path)),
+    realpath: (path) => run(() => fs.realpath(path)),
+    open: (path, flags) => run(() => fs.open(path, flags)),
+  };
+}

@@ -1,0 +1,258 @@
+/**
+ * Metadata validation: the zod schema for SKILL.md frontmatter and the
+ * agentskills.io naming rules, turned into positioned diagnostics.
+ * Never throws: every problem is a Diagnostic.
+ */
+import { z } from 'zod';
+import { isError, type Diagnostic, type DiagnosticCode, type Severity } from './diagnostics.js';
+import type { FieldInfo, ParsedFrontmatter } from './frontmatter/parse.js';
+import type { SkillMetadata } from './types.js';
+
+export const MAX_NAME_LENGTH = 64;
+export const MAX_DESCRIPTION_LENGTH = 1024;
+export const MAX_COMPATIBILITY_LENGTH = 500;
+
+const NAME_PATTERN = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
+
+const hasText = (value: string): boolean => value.trim().length > 0;
+
+export const SkillMetadataSchema = z
+  .object({
+    name: z.string().refine(hasText),
+    description: z.string().refine(hasText),
+    license: z.string().optional(),
+    compatibility: z.string().max(MAX_COMPATIBILITY_LENGTH).optional(),
+    metadata: z.record(z.string(), z.unknown()).optional(),
+    'allowed-tools': z.union([z.string(), z.array(z.string())]).optional(),
+    version: z.string().optional(),
+    author: z.string().optional(),
+    tags: z.array(z.string()).optional(),
+  })
+  // Unknown keys are the skill author's business: keep them as they were.
+  .passthrough();
+
+// Compile-time check: what the schema produces is a SkillMetadata.
+type AssertSkillMetadata<T extends SkillMetadata> = T;
+export type _SchemaOutputIsSkillMetadata = AssertSkillMetadata<z.infer<typeof SkillMetadataSchema>>;
+
+/** Fields the schema types as strings; YAML may have read them as numbers or booleans. */
+const STRING_FIELDS = ['name', 'description', 'version', 'author', 'license', 'compatibility'] as const;
+const REQUIRED_FIELDS = new Set(['name', 'description']);
+const OPTIONAL_FIELDS = ['license', 'compatibility', 'metadata', 'allowed-tools', 'version', 'author', 'tags'] as const;
+
+/** What each known field must be, with an example, for messages. */
+const EXPECTED: Record<string, string> = {
+  name: 'a string such as `name: pdf-tools`',
+  description: 'a string saying what the skill does and when to use it',
+  license: 'a string such as `license: MIT`',
+  compatibility: 'a string such as `compatibility: Requires Python 3.11`',
+  metadata: 'a map of keys to values (indented `key: value` lines under `metadata:`)',
+  'allowed-tools': 'a string or a list of strings, e.g. `allowed-tools: [Read, Bash]`',
+  version: 'a string such as `version: "1.2.0"`',
+  author: 'a string such as `author: Jane Doe`',
+  tags: 'a list of strings, e.g. `tags: [pdf, forms]`',
+};
+
+export interface ValidationContext {
+  /** Absolute path of the SKILL.md, for diagnostics. */
+  file: string;
+  /** Name of the folder holding the SKILL.md; the skill's name must equal it. */
+  folderName: string;
+  /** Report agentskills.io naming and length rules as errors instead of warnings. */
+  strict: boolean;
+}
+
+export interface ValidationResult {
+  /** The validated metadata; absent when any error was found. */
+  metadata?: SkillMetadata;
+  diagnostics: Diagnostic[];
+}
+
+/** Validate parsed frontmatter as skill metadata. Never throws. */
+export function validateMetadata(parsed: ParsedFrontmatter, context: ValidationContext): ValidationResult {
+  const input = prepareInput(parsed);
+  const diagnostics: Diagnostic[] = [];
+  const result = SkillMetadataSchema.safeParse(input);
+  if (!result.success) {
+    for (const issue of result.error.issues) diagnostics.push(issueToDiagnostic(issue, input, parsed, context));
+  }
+  diagnostics.push(...checkNamingRules(input, parsed, context));
+  if (!result.success || diagnostics.some(isError)) return { diagnostics };
+  return { metadata: result.data, diagnostics };
+}
+
+/**
+ * String fields keep the scalar's source text when YAML typed them otherwise
+ * (`version: 1.10` must stay "1.10", not 1.1). An empty optional field (YAML
+ * null) means "not given" and is dropped.
+ */
+function prepareInput(parsed: ParsedFrontmatter): Record<string, unknown> {
+  const input: Record<string, unknown> = { ...parsed.metadata };
+  for (const key of STRING_FIELDS) {
+    const value = input[key];
+    if (typeof value === 'number' || typeof value === 'boolean' || typeof value === 'bigint') {
+      input[key] = parsed.fields[key]?.plain?.trim() || String(value);
+    }
+  }
+  for (const key of OPTIONAL_FIELDS) {
+    if (input[key] === null) delete input[key];
+  }
+  return input;
+}
+
+function diagnostic(
+  code: DiagnosticCode,
+  severity: Severity,
+  context: ValidationContext,
+  at: FieldInfo | undefined,
+  message: string,
+): Diagnostic {
+  // Without a known key position, point at the opening fence.
+  return { code, severity, file: context.file, line: at?.line ?? 1, column: at?.column ?? 1, message };
+}
+
+function issueToDiagnostic(
+  issue: z.ZodIssue,
+  input: Record<string, unknown>,
+  parsed: ParsedFrontmatter,
+  context: ValidationContext,
+): Diagnostic {
+  const key = String(issue.path[0] ?? '');
+  const field = parsed.fields[key];
+  const value = valueAt(input, issue.path);
+  const label = formatPath(issue.path);
+
+  if (REQUIRED_FIELDS.has(key) && issue.path.length === 1 && isBlank(value)) {
+    return diagnostic('METADATA_REQUIRED', 'error', context, value === undefined ? undefined : field, requiredMessage(key, value, parsed, context));
+  }
+  return diagnostic('METADATA_INVALID', 'error', context, field, invalidMessage(issue, label, key, value));
+}
+
+function isBlank(value: unknown): boolean {
+  return value === undefined || value === null || (typeof value === 'string' && !hasText(value));
+}
+
+function requiredMessage(key: string, value: unknown, parsed: ParsedFrontmatter, context: ValidationContext): string {
+  const example = key === 'name' ? `\`name: ${suggestName(context.folderName) ?? 'my-skill'}\`` : '`description: What the skill does and when to use it.`';
+  if (!parsed.hasFrontmatter) {
+    return `${key}: is missing because SKILL.md has no frontmatter. Start the file with a \`---\` block holding name and description, e.g. ${example}.`;
+  }
+  if (value === undefined) return `${key}: is missing. Add ${example} to the frontmatter.`;
+  return `${key}: is empty. Give it a value, e.g. ${example}.`;
+}
+
+function invalidMessage(issue: z.ZodIssue, label: string, key: string, value: unknown): string {
+  if (issue.code === 'too_big' && typeof value === 'string') {
+    return `${label}: is ${value.length} characters long; the limit is ${String(issue.maximum)}. Shorten it.`;
+  }
+  if (issue.code === 'invalid_type' || issue.code === 'invalid_union') {
+    const expected = issue.path.length > 1 ? 'a string' : (EXPECTED[key] ?? `a ${issue.code === 'invalid_type' ? issue.expected : 'valid value'}`);
+    return `${label}: must be ${expected}, got ${describeValue(value)}.`;
+  }
+  // Zod's own messages for other issues are plain sentences ("Invalid input").
+  return `${label}: ${issue.message}.`;
+}
+
+/** `tags[1]`, `metadata.owner`: where an issue is, as the author wrote it. */
+function formatPath(path: ReadonlyArray<string | number>): string {
+  let text = '';
+  for (const part of path) text += typeof part === 'number' ? `[${part}]` : text === '' ? part : `.${part}`;
+  return text;
+}
+
+function valueAt(input: Record<string, unknown>, path: ReadonlyArray<string | number>): unknown {
+  let current: unknown = input;
+  for (const part of path) {
+    if (current === null || typeof current !== 'object') return undefined;
+    current = (current as Record<string | number, unknown>)[part];
+  }
+  return current;
+}
+
+/** A value's kind in words, for "got ..." (never its JSON). */
+export function describeValue(value: unknown): string {
+  if (value === undefined || value === null) return 'an empty value';
+  if (typeof value === 'string') return 'a string';
+  if (typeof value === 'number' || typeof value === 'bigint') return 'a number';
+  if (typeof value === 'boolean') return 'true/false';
+  if (Array.isArray(value)) {
+    const kinds = [...new Set(value.filter((item) => typeof item !== 'string').map(describeValue))];
+    return kinds.length === 0 ? 'a list' : `a list containing ${kinds.join(' and ')}`;
+  }
+  if (value instanceof Date) return 'a date';
+  return typeof value === 'object' ? 'a map' : `a ${typeof value}`;
+}
+
+// ---------------------------------------------------------------------------
+// agentskills.io rules: warnings unless strict
+
+function checkNamingRules(input: Record<string, unknown>, parsed: ParsedFrontmatter, context: ValidationContext): Diagnostic[] {
+  const severity: Severity = context.strict ? 'error' : 'warning';
+  const found: Diagnostic[] = [];
+  const { name, description } = input;
+  if (typeof name === 'string' && hasText(name)) {
+    const formatProblem = nameFormatProblem(name);
+    if (formatProblem) {
+      const suggestion = suggestName(name);
+      const fix = suggestion && suggestion !== name ? ` Use \`name: ${suggestion}\`.` : '';
+      found.push(
+        diagnostic(
+          'NAME_FORMAT',
+          severity,
+          context,
+          parsed.fields.name,
+          `name: "${name}" ${formatProblem}. A skill name is 1-${MAX_NAME_LENGTH} lowercase letters, digits and single hyphens, with no hyphen at either end.${fix}`,
+        ),
+      );
+    }
+    if (name !== context.folderName) {
+      found.push(
+        diagnostic(
+          'NAME_MISMATCH',
+          severity,
+          context,
+          parsed.fields.name,
+          `name: "${name}" does not match its folder name "${context.folderName}". Rename the folder to "${name}", or set \`name: ${context.folderName}\`.`,
+        ),
+      );
+    }
+  }
+  if (typeof description === 'string') {
+    const length = [...description].length;
+    if (length > MAX_DESCRIPTION_LENGTH) {
+      found.push(
+        diagnostic(
+          'DESCRIPTION_TOO_LONG',
+          severity,
+          context,
+          parsed.fields.description,
+          `description: is ${length} characters long; the limit is ${MAX_DESCRIPTION_LENGTH}. Keep it to what the skill does and when to use it, and move details into the body.`,
+        ),
+      );
+    }
+  }
+  return found;
+}
+
+/** Why `name` breaks the agentskills.io format, or undefined when it does not. */
+export function nameFormatProblem(name: string): string | undefined {
+  if (name.length > MAX_NAME_LENGTH) return `is ${name.length} characters long (the limit is ${MAX_NAME_LENGTH})`;
+  if (NAME_PATTERN.test(name)) return undefined;
+  if (/[A-Z]/.test(name)) return 'contains uppercase letters';
+  if (/[^a-z0-9-]/.test(name)) return 'contains characters other than a-z, 0-9 and -';
+  if (name.startsWith('-') || name.endsWith('-')) return 'starts or ends with a hyphen';
+  return 'contains consecutive hyphens';
+}
+
+/** The kebab-case form of `text` that passes the name rules, if there is one. */
+export function suggestName(text: string): string | undefined {
+  const kebab = text
+    .normalize('NFKD')
+    .replace(/[\u0300-\u036f]/g, '')
+    .replace(/([a-z0-9])([A-Z])/g, '$1-$2')
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .slice(0, MAX_NAME_LENGTH)
+    .replace(/^-+|-+$/g, '');
+  return kebab === '' ? undefined : kebab;
+}
