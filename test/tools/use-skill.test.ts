@@ -1,6 +1,6 @@
-import { describe, expect, it, vi } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { toJsonSchemaLikeSisu } from '../../demo/mini-sisu.mjs';
+import { createRecordingLogger, toJsonSchemaLikeSisu, type RecordingLogger } from '../../demo/mini-sisu.mjs';
 import { createSkillIndex } from '../../src/skill-index.js';
 import { createUseSkillTool, makeUseSkillTool, renderActivation, UseSkillArgsSchema } from '../../src/tools/use-skill.js';
 import type { Skill, ToolContext } from '../../src/types.js';
@@ -24,8 +24,8 @@ const reviewSkill = skill('code-review', {
 });
 const skills = [reviewSkill, skill('debug'), skill('deploy-staging'), skill('explain')];
 
-function toolCtx(): ToolContext & { log: { info: ReturnType<typeof vi.fn>; error: ReturnType<typeof vi.fn>; warn: ReturnType<typeof vi.fn>; debug: ReturnType<typeof vi.fn> } } {
-  return { state: {}, log: { info: vi.fn(), error: vi.fn(), warn: vi.fn(), debug: vi.fn() } };
+function toolCtx(): ToolContext & { log: RecordingLogger } {
+  return { state: {}, log: createRecordingLogger() };
 }
 
 describe('use_skill schema', () => {
@@ -79,7 +79,7 @@ describe('use_skill handler', () => {
     expect(second).toBe('Skill "debug" is already active in this conversation: its instructions are above. Continue following them.');
     // A new run (new state) gets the full text again.
     expect(await tool.handler({ skill_name: 'debug' }, toolCtx())).toContain('Do the debug steps.');
-    expect(ctx.log.info).toHaveBeenCalledWith('[skills] activated', { skill: 'debug', route: 'tool' });
+    expect(ctx.log.entries).toContainEqual({ level: 'info', args: ['[skills] activated', { skill: 'debug', route: 'tool' }] });
   });
 
   it('bad arguments become a message naming the parameter', async () => {
@@ -100,7 +100,7 @@ describe('use_skill handler', () => {
     });
     const ctx = toolCtx();
     await expect(tool.handler({ skill_name: 'x' }, ctx)).resolves.toBe('Could not activate the skill: index exploded. Try again, or continue without it.');
-    expect(ctx.log.error).toHaveBeenCalled();
+    expect(ctx.log.entries.map((e) => e.level)).toEqual(['error']);
     const odd = makeUseSkillTool(() => {
       throw 'plain string';
     });

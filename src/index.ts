@@ -1,0 +1,32 @@
+// Public API: named re-exports only.
+export { skillsMiddleware, getSkills } from './middleware.js';
+export type { SkillsMiddleware } from './middleware.js';
+export { discoverSkills } from './discover/discover.js';
+export { parseFrontmatter } from './frontmatter/parse.js';
+export type { ParsedFrontmatter, ParseOptions, FieldInfo } from './frontmatter/parse.js';
+export { createUseSkillTool, UseSkillArgsSchema, USE_SKILL_TOOL } from './tools/use-skill.js';
+export type { UseSkillArgs } from './tools/use-skill.js';
+export { SkillMetadataSchema } from './schema.js';
+export { DiagnosticCodes, formatDiagnostic } from './diagnostics.js';
+export type { Diagnostic, DiagnosticCode, Severity, Position } from './diagnostics.js';
+export { SkillsError, SkillsConfigError } from './errors.js';
+export type { SkillsErrorCode } from './errors.js';
+export { DEFAULTS } from './options.js';
+export type { SkillsOptions } from './options.js';
+export type { SkillIndex, SkillsState } from './skill-index.js';
+export type { SkillsFileSystem, DirEntry, FileStats, FileHandle } from './fs.js';
+export type {
+  Skill,
+  SkillMetadata,
+  SkillResource,
+  ResourceType,
+  DiscoveryResult,
+  SkillsContext,
+  ToolContext,
+  HostTool,
+  HostToolRegistry,
+  HostMessage,
+  HostLogger,
+  Middleware,
+  Next,
+} from './types.js';

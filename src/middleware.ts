@@ -1,0 +1,76 @@
+/**
+ * skillsMiddleware(options): checks options once, then on every request reads
+ * the cached index, puts the catalog into the system prompt and registers
+ * use_skill. Skill problems are logged, never thrown into the agent.
+ */
+import { catalogEntries, renderCatalog, withCatalog } from './catalog.js';
+import { discover } from './discover/discover.js';
+import { createIndexCache } from './index-cache.js';
+import { resolveOptions, type SkillsOptions } from './options.js';
+import { beginRun, isSkillsState, runIndexOf, type SkillsState } from './skill-index.js';
+import { makeUseSkillTool, USE_SKILL_TOOL } from './tools/use-skill.js';
+import type { Middleware, Next, SkillsContext } from './types.js';
+
+export type SkillsMiddleware = Middleware<SkillsContext>;
+
+export function skillsMiddleware(options: SkillsOptions): SkillsMiddleware {
+  const resolved = resolveOptions(options);
+  const cache = createIndexCache({ load: () => discover(resolved), ttl: resolved.cacheTtl });
+  // One tool instance per middleware: a rerun can tell its own tool from someone else's.
+  const useSkill = makeUseSkillTool((ctx) => runIndexOf(ctx.state) ?? cache.peek());
+
+  return async function skills(ctx: SkillsContext, next: Next): Promise<void> {
+    let cached;
+    try {
+      cached = await cache.get(ctx.signal);
+    } catch (error) {
+      if (ctx.signal?.aborted) throw error;
+      // Discovery itself reports bad skills as diagnostics; reaching here is a bug or a broken fs.
+      ctx.log.error('[skills] discovery failed; continuing without skills', {
+        error: error instanceof Error ? error.message : String(error),
+      });
+      return next();
+    }
+    const { index, fresh, durationMs } = cached;
+    if (fresh) {
+      ctx.log.info('[skills] discovered', {
+        skills: index.skills.length,
+        errors: index.errors.length,
+        warnings: index.warnings.length,
+        directories: index.scannedDirectories,
+        durationMs,
+      });
+      for (const diagnostic of index.errors) ctx.log.warn('[skills] skipped', diagnostic);
+      for (const diagnostic of index.warnings) ctx.log.warn('[skills] warning', diagnostic);
+    }
+
+    const state = beginRun(ctx.state, index);
+    publish(ctx, state);
+
+    if (index.skills.length > 0) {
+      const updated = withCatalog(ctx.messages, renderCatalog(catalogEntries(index.skills), USE_SKILL_TOOL));
+      ctx.messages.splice(0, ctx.messages.length, ...updated);
+      const registered = ctx.tools.get(USE_SKILL_TOOL);
+      if (registered === undefined) {
+        ctx.tools.register(useSkill);
+      } else if (registered !== useSkill) {
+        ctx.log.warn(`[skills] a tool named ${USE_SKILL_TOOL} is already registered; leaving it in place`, {
+          tool: USE_SKILL_TOOL,
+        });
+      }
+    }
+    await next();
+  };
+}
+
+function publish(ctx: SkillsContext, state: SkillsState): void {
+  ctx.skills = state;
+  ctx.state.skills = state;
+}
+
+/** The skills this run sees, as published by skillsMiddleware; undefined before it ran. */
+export function getSkills(ctx: { state: Record<string, unknown>; skills?: unknown }): SkillsState | undefined {
+  if (isSkillsState(ctx.skills)) return ctx.skills;
+  if (isSkillsState(ctx.state.skills)) return ctx.state.skills;
+  return undefined;
+}

@@ -1,0 +1,236 @@
+/**
+ * The middleware composed the way a SISU app composes it: our skills
+ * middleware, then a tool-calling loop driven by an offline scripted model.
+ */
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { compose, createContext, scriptedModel, toolCalling, type MiniContext } from '../demo/mini-sisu.mjs';
+import { nodeFileSystem, type SkillsFileSystem } from '../src/fs.js';
+import { getSkills, SkillsConfigError, skillsMiddleware, type SkillsOptions } from '../src/index.js';
+
+const fixtures = fileURLToPath(new URL('../fixtures/skills', import.meta.url));
+const FIXTURE_NAMES = ['code-review', 'debug', 'deploy-staging', 'explain', 'test-gen'];
+
+let temp: string;
+beforeAll(async () => {
+  temp = await mkdtemp(join(tmpdir(), 'mw-skills-middleware-'));
+});
+afterAll(async () => {
+  await rm(temp, { recursive: true, force: true });
+});
+
+async function writeSkill(root: string, folder: string, frontmatter: string, body = 'Body.'): Promise<string> {
+  const dir = join(root, folder);
+  await mkdir(dir, { recursive: true });
+  await writeFile(join(dir, 'SKILL.md'), `---\n${frontmatter}\n---\n${body}\n`);
+  return dir;
+}
+
+function countingFs(): SkillsFileSystem & { readdirCalls: number } {
+  const fs = {
+    ...nodeFileSystem,
+    readdirCalls: 0,
+    readdir(path: string, options: { withFileTypes: true }) {
+      fs.readdirCalls++;
+      return nodeFileSystem.readdir(path, options);
+    },
+  };
+  return fs;
+}
+
+function ctxWith(messages = [
+  { role: 'system', content: 'You are a careful coding assistant.' },
+  { role: 'user', content: 'Review my change please.' },
+]): MiniContext {
+  return createContext({ messages: messages.map((m) => ({ ...m })) });
+}
+
+async function run(options: SkillsOptions, ctx = ctxWith()): Promise<MiniContext> {
+  await compose<MiniContext>([skillsMiddleware(options)])(ctx);
+  return ctx;
+}
+
+describe('skillsMiddleware', () => {
+  it('throws at construction, saying how to fix it, when no directory is configured', () => {
+    expect(() => skillsMiddleware({} as SkillsOptions)).toThrow(SkillsConfigError);
+    expect(() => skillsMiddleware({} as SkillsOptions)).toThrow(/pass `directories`/);
+  });
+
+  it('appends the catalog to the first system message and registers use_skill', async () => {
+    const ctx = await run({ directories: [fixtures] });
+    const system = ctx.messages[0]?.content ?? '';
+    expect(system.startsWith('You are a careful coding assistant.\n\n<available_skills>')).toBe(true);
+    for (const name of FIXTURE_NAMES) expect(system).toMatch(new RegExp(`^- ${name}: \\S`, 'm'));
+    // Folded descriptions are one line with their text, never the literal '>'.
+    expect(system).toContain('- code-review: Reviews a code change for correctness, security, readability and test coverage,');
+    expect(system).not.toMatch(/^- [a-z-]+: [>|]/m);
+    expect(ctx.tools.get('use_skill')).toBeDefined();
+    expect(ctx.messages).toHaveLength(2);
+  });
+
+  it('publishes the index as ctx.skills and ctx.state.skills', async () => {
+    const ctx = await run({ directories: [fixtures] });
+    const state = getSkills(ctx);
+    expect(state?.skills.map((s) => s.metadata.name).sort()).toEqual(FIXTURE_NAMES);
+    expect((ctx as MiniContext & { skills?: unknown }).skills).toBe(state);
+    expect(ctx.state.skills).toBe(state);
+    expect(state?.get('debug')?.directory).toBe(join(fixtures, 'debug'));
+    expect(state?.scannedDirectories).toEqual([fixtures]);
+  });
+
+  it('adds a system message when the conversation has none', async () => {
+    const ctx = await run({ directories: [fixtures] }, ctxWith([{ role: 'user', content: 'hi' }]));
+    expect(ctx.messages[0]?.role).toBe('system');
+    expect(ctx.messages[0]?.content).toMatch(/^<available_skills>/);
+    expect(ctx.messages[1]).toEqual({ role: 'user', content: 'hi' });
+  });
+
+  it('with no skills adds no section and no tool', async () => {
+    const empty = await mkdtemp(join(temp, 'empty-'));
+    const ctx = await run({ directories: [empty] });
+    expect(ctx.messages[0]?.content).toBe('You are a careful coding assistant.');
+    expect(ctx.tools.get('use_skill')).toBeUndefined();
+    expect(getSkills(ctx)?.skills).toEqual([]);
+  });
+
+  it('running again on the same ctx neither duplicates the section nor re-registers the tool', async () => {
+    const middleware = skillsMiddleware({ directories: [fixtures] });
+    const ctx = ctxWith();
+    await middleware(ctx, async () => {});
+    await middleware(ctx, async () => {});
+    expect(ctx.messages[0]?.content.split('<available_skills>')).toHaveLength(2);
+    expect(ctx.tools.timesRegistered('use_skill')).toBe(1);
+  });
+
+  it('leaves a use_skill tool registered by someone else in place, with a warning', async () => {
+    const ctx = ctxWith();
+    const theirs = { name: 'use_skill', schema: {}, handler: async () => 'theirs' };
+    ctx.tools.register(theirs);
+    await run({ directories: [fixtures] }, ctx);
+    expect(ctx.tools.get('use_skill')).toBe(theirs);
+    expect(ctx.log.entries.some((e) => e.level === 'warn' && String(e.args[0]).includes('already registered'))).toBe(true);
+  });
+
+  it('scans once for concurrent first requests and reuses the index afterwards', async () => {
+    const fs = countingFs();
+    const middleware = skillsMiddleware({ directories: [fixtures], fs });
+    await Promise.all([1, 2, 3, 4].map(() => middleware(ctxWith(), async () => {})));
+    const afterFirst = fs.readdirCalls;
+    expect(afterFirst).toBeGreaterThan(0);
+    for (let i = 0; i < 5; i++) await middleware(ctxWith(), async () => {});
+    expect(fs.readdirCalls).toBe(afterFirst);
+  });
+
+  it('rescans when the TTL has passed (cacheTtl: 0 rescans every request)', async () => {
+    const fs = countingFs();
+    const middleware = skillsMiddleware({ directories: [fixtures], fs, cacheTtl: 0 });
+    await middleware(ctxWith(), async () => {});
+    const once = fs.readdirCalls;
+    await middleware(ctxWith(), async () => {});
+    expect(fs.readdirCalls).toBe(once * 2);
+  });
+
+  it('logs discovery once, with counts, and each skipped skill with its diagnostic', async () => {
+    const root = await mkdtemp(join(temp, 'mixed-'));
+    await writeSkill(root, 'good-one', 'name: good-one\ndescription: Works.');
+    await writeSkill(root, 'broken', 'name: broken\ndescription: [unclosed');
+    const middleware = skillsMiddleware({ directories: [root] });
+    const first = ctxWith();
+    await middleware(first, async () => {});
+    const discovered = first.log.entries.find((e) => e.args[0] === '[skills] discovered');
+    expect(discovered?.args[1]).toMatchObject({ skills: 1, errors: 1, directories: [root] });
+    const skipped = first.log.entries.find((e) => e.args[0] === '[skills] skipped');
+    expect(skipped?.args[1]).toMatchObject({ severity: 'error', file: join(root, 'broken', 'SKILL.md') });
+    expect(first.messages[0]?.content).toContain('- good-one: Works.');
+    const second = ctxWith();
+    await middleware(second, async () => {});
+    expect(second.log.entries.find((e) => e.args[0] === '[skills] discovered')).toBeUndefined();
+  });
+
+  it('catalog and tool agree on the first of two skills with the same name', async () => {
+    const first = await mkdtemp(join(temp, 'first-'));
+    const second = await mkdtemp(join(temp, 'second-'));
+    await writeSkill(first, 'shared', 'name: shared\ndescription: From the first directory.', 'FIRST BODY');
+    await writeSkill(second, 'shared', 'name: shared\ndescription: From the second directory.', 'SECOND BODY');
+    const ctx = await run({ directories: [first, second] });
+    const system = ctx.messages[0]?.content ?? '';
+    expect(system.match(/^- shared:/gm)).toHaveLength(1);
+    expect(system).toContain('- shared: From the first directory.');
+    const result = await ctx.tools.get('use_skill')?.handler({ skill_name: 'shared' } as never, ctx);
+    expect(result).toContain('FIRST BODY');
+    expect(getSkills(ctx)?.warnings.map((w) => w.code)).toContain('SKILL_DUPLICATE');
+  });
+
+  it('end to end: the model reads the catalog, calls use_skill, and gets the instructions', async () => {
+    const model = scriptedModel([
+      (messages) => {
+        const system = String(messages[0]?.content);
+        const name = /^- (code-review):/m.exec(system)?.[1];
+        return { content: '', tool_calls: [{ name: 'use_skill', arguments: { skill_name: name } }] };
+      },
+      { content: 'Reviewed.' },
+    ]);
+    const ctx = createContext({
+      model,
+      messages: [
+        { role: 'system', content: 'Base.' },
+        { role: 'user', content: 'Review src/auth.ts' },
+      ],
+    });
+    await compose<MiniContext>([skillsMiddleware({ directories: [fixtures] }), toolCalling()])(ctx);
+    const toolMessage = ctx.messages.find((m) => m.role === 'tool');
+    expect(toolMessage?.content).toContain('<skill name="code-review">');
+    expect(toolMessage?.content).toContain('# Code Review');
+    expect(toolMessage?.content).toContain('references/checklist.md (reference,');
+    expect(toolMessage?.content).not.toContain('description: >');
+    expect(model.calls[0]?.toolNames).toContain('use_skill');
+    expect(model.calls[0]?.tools.find((t) => t.name === 'use_skill')?.parameters).toMatchObject({
+      properties: { skill_name: { type: 'string' } },
+      required: ['skill_name'],
+    });
+    expect(getSkills(ctx)?.activated).toEqual(['code-review']);
+    expect(ctx.messages.at(-1)).toMatchObject({ role: 'assistant', content: 'Reviewed.' });
+  });
+
+  it('a second activation of the same skill in the run gets a short note', async () => {
+    const model = scriptedModel([
+      { tool_calls: [{ name: 'use_skill', arguments: { skill_name: 'debug' } }] },
+      { tool_calls: [{ name: 'use_skill', arguments: { skill_name: 'debug' } }] },
+      { content: 'done' },
+    ]);
+    const ctx = createContext({ model, messages: [{ role: 'user', content: 'it crashes' }] });
+    await compose<MiniContext>([skillsMiddleware({ directories: [fixtures] }), toolCalling()])(ctx);
+    const toolMessages = ctx.messages.filter((m) => m.role === 'tool');
+    expect(toolMessages[0]?.content).toContain('<skill name="debug">');
+    expect(toolMessages[1]?.content).toMatch(/already active/);
+  });
+
+  it('a broken filesystem is logged and the agent continues without skills', async () => {
+    const fs: SkillsFileSystem = {
+      ...nodeFileSystem,
+      readdir: async () => {
+        throw new TypeError('fs adapter bug');
+      },
+      readFile: async () => {
+        throw new TypeError('fs adapter bug');
+      },
+    };
+    let nextCalled = false;
+    const ctx = ctxWith();
+    await skillsMiddleware({ directories: [fixtures], fs })(ctx, async () => {
+      nextCalled = true;
+    });
+    expect(nextCalled).toBe(true);
+    expect(ctx.tools.get('use_skill')).toBeUndefined();
+  });
+
+  it('an aborted request stops waiting for discovery', async () => {
+    const controller = new AbortController();
+    controller.abort(new Error('client went away'));
+    const ctx = createContext({ signal: controller.signal, messages: [{ role: 'user', content: 'x' }] });
+    await expect(skillsMiddleware({ directories: [fixtures] })(ctx, async () => {})).rejects.toThrow('client went away');
+  });
+});
