@@ -1,0 +1,281 @@
+import { describe, expect, it } from 'vitest';
+import type { Diagnostic } from '../src/diagnostics.js';
+import type { FieldInfo, ParsedFrontmatter } from '../src/frontmatter/parse.js';
+import { describeValue, nameFormatProblem, SkillMetadataSchema, suggestName, validateMetadata } from '../src/schema.js';
+
+const FILE = '/skills/pdf-tools/SKILL.md';
+
+/** A parse result as parseFrontmatter would give it, with each key on its own line. */
+function parsed(metadata: Record<string, unknown>, extra: Partial<ParsedFrontmatter> = {}): ParsedFrontmatter {
+  const fields: Record<string, FieldInfo> = {};
+  Object.keys(metadata).forEach((key, i) => {
+    fields[key] = { line: i + 2, column: 1 };
+  });
+  return { metadata, body: '# Body\n', bodyLine: 5, hasFrontmatter: true, fields, diagnostics: [], ...extra };
+}
+
+function validate(metadata: Record<string, unknown>, options: { folderName?: string; strict?: boolean; extra?: Partial<ParsedFrontmatter> } = {}) {
+  return validateMetadata(parsed(metadata, options.extra), {
+    file: FILE,
+    folderName: options.folderName ?? 'pdf-tools',
+    strict: options.strict ?? false,
+  });
+}
+
+const valid = { name: 'pdf-tools', description: 'Fill and merge PDF forms. Use when the user sends a PDF.' };
+
+function codes(diagnostics: Diagnostic[]): string[] {
+  return diagnostics.map((d) => d.code);
+}
+
+function expectPlainMessages(diagnostics: Diagnostic[]): void {
+  for (const d of diagnostics) {
+    expect(d.message).not.toMatch(/[{}]|"code"|\[object Object\]/);
+    expect(d.file).toBe(FILE);
+  }
+}
+
+describe('validateMetadata: valid input', () => {
+  it('accepts name and description and returns them as metadata', () => {
+    const result = validate(valid);
+    expect(result.diagnostics).toEqual([]);
+    expect(result.metadata).toEqual(valid);
+  });
+
+  it('accepts every optional field in its documented shape', () => {
+    const full = {
+      ...valid,
+      license: 'MIT',
+      compatibility: 'Needs Python 3.11 and network access',
+      metadata: { owner: 'docs-team', reviewed: true },
+      'allowed-tools': ['Read', 'Bash(python:*)'],
+      version: '1.2.0',
+      author: 'Ana',
+      tags: ['pdf', 'forms'],
+    };
+    const result = validate(full);
+    expect(result.diagnostics).toEqual([]);
+    expect(result.metadata).toEqual(full);
+    expect(validate({ ...valid, 'allowed-tools': 'Read Bash' }).metadata?.['allowed-tools']).toBe('Read Bash');
+  });
+
+  it('keeps unknown keys as they were (passthrough)', () => {
+    const result = validate({ ...valid, 'x-team': { lead: 'Kim' }, priority: 3 });
+    expect(result.metadata).toMatchObject({ 'x-team': { lead: 'Kim' }, priority: 3 });
+    expect(SkillMetadataSchema.parse({ ...valid, extra: [1] })).toEqual({ ...valid, extra: [1] });
+  });
+
+  it('keeps a multi-line description as written', () => {
+    const description = 'First line.\nSecond line,\n  indented.\n';
+    expect(validate({ ...valid, description }).metadata?.description).toBe(description);
+  });
+
+  it('treats an empty optional field as not given', () => {
+    const result = validate({ ...valid, license: null, tags: null, extra: null });
+    expect(result.diagnostics).toEqual([]);
+    expect(result.metadata).toEqual({ ...valid, extra: null });
+    expect(result.metadata && 'license' in result.metadata).toBe(false);
+  });
+});
+
+describe('validateMetadata: string fields keep their source text', () => {
+  it('uses the plain scalar text for numbers (version: 2.0, 1.10)', () => {
+    const input = parsed({ ...valid, version: 2 });
+    input.fields.version = { line: 4, column: 1, plain: '2.0' };
+    expect(validateMetadata(input, { file: FILE, folderName: 'pdf-tools', strict: false }).metadata?.version).toBe('2.0');
+
+    const minor = parsed({ ...valid, version: 1.1 });
+    minor.fields.version = { line: 4, column: 1, plain: '1.10' };
+    expect(validateMetadata(minor, { file: FILE, folderName: 'pdf-tools', strict: false }).metadata?.version).toBe('1.10');
+  });
+
+  it('falls back to String(value) without plain text, for every string field', () => {
+    const result = validate({ name: 'pdf-tools', description: true, version: 3, author: false, license: 2, compatibility: 10n });
+    expect(result.diagnostics).toEqual([]);
+    expect(result.metadata).toMatchObject({ description: 'true', version: '3', author: 'false', license: '2', compatibility: '10' });
+  });
+
+  it('coerces a numeric name, which then must match its folder', () => {
+    const result = validate({ ...valid, name: 42 }, { folderName: '42' });
+    expect(result.metadata?.name).toBe('42');
+    expect(result.diagnostics).toEqual([]);
+  });
+
+  it('does not coerce lists or maps', () => {
+    expect(codes(validate({ ...valid, version: [1, 2] }).diagnostics)).toEqual(['METADATA_INVALID']);
+  });
+});
+
+describe('validateMetadata: required fields', () => {
+  it('reports a missing name and description at the opening fence', () => {
+    const result = validate({});
+    expect(result.metadata).toBeUndefined();
+    expect(result.diagnostics).toEqual([
+      expect.objectContaining({ code: 'METADATA_REQUIRED', severity: 'error', line: 1, column: 1 }),
+      expect.objectContaining({ code: 'METADATA_REQUIRED', severity: 'error', line: 1, column: 1 }),
+    ]);
+    expect(result.diagnostics[0]?.message).toMatch(/^name: is missing\. Add `name: pdf-tools`/);
+    expect(result.diagnostics[1]?.message).toMatch(/^description: is missing\./);
+    expectPlainMessages(result.diagnostics);
+  });
+
+  it('says when the file has no frontmatter at all', () => {
+    const result = validate({}, { extra: { hasFrontmatter: false } });
+    expect(result.diagnostics[0]?.message).toContain('SKILL.md has no frontmatter');
+    expect(result.diagnostics[0]?.message).toContain('---');
+  });
+
+  it('reports an empty or blank value at its key', () => {
+    const result = validate({ name: '  ', description: null });
+    expect(codes(result.diagnostics)).toEqual(['METADATA_REQUIRED', 'METADATA_REQUIRED']);
+    expect(result.diagnostics[0]).toMatchObject({ line: 2, column: 1 });
+    expect(result.diagnostics[0]?.message).toMatch(/^name: is empty/);
+    expect(result.diagnostics[1]?.message).toMatch(/^description: is empty/);
+  });
+
+  it('suggests a generic name when the folder name has no usable form', () => {
+    const result = validate({ description: 'x' }, { folderName: '___' });
+    expect(result.diagnostics[0]?.message).toContain('`name: my-skill`');
+  });
+
+  it('reports a name of the wrong type as invalid, not missing', () => {
+    const result = validate({ ...valid, name: ['a'] });
+    expect(result.diagnostics).toEqual([expect.objectContaining({ code: 'METADATA_INVALID', line: 2 })]);
+    expect(result.diagnostics[0]?.message).toBe('name: must be a string such as `name: pdf-tools`, got a list.');
+  });
+});
+
+describe('validateMetadata: field types', () => {
+  it('rejects tags given as a single string, with a fix', () => {
+    const result = validate({ ...valid, tags: 'pdf, forms' });
+    expect(result.metadata).toBeUndefined();
+    expect(result.diagnostics).toEqual([
+      expect.objectContaining({ code: 'METADATA_INVALID', severity: 'error', line: 4, column: 1 }),
+    ]);
+    expect(result.diagnostics[0]?.message).toBe('tags: must be a list of strings, e.g. `tags: [pdf, forms]`, got a string.');
+    expectPlainMessages(result.diagnostics);
+  });
+
+  it('names the bad item in a list', () => {
+    const result = validate({ ...valid, tags: ['pdf', 7, { a: 1 }] });
+    expect(result.diagnostics.map((d) => d.message)).toEqual([
+      'tags[1]: must be a string, got a number.',
+      'tags[2]: must be a string, got a map.',
+    ]);
+  });
+
+  it('rejects allowed-tools that is neither a string nor a list of strings', () => {
+    const result = validate({ ...valid, 'allowed-tools': ['Read', 3] });
+    expect(result.diagnostics).toHaveLength(1);
+    expect(result.diagnostics[0]?.message).toBe(
+      'allowed-tools: must be a string or a list of strings, e.g. `allowed-tools: [Read, Bash]`, got a list containing a number.',
+    );
+    expect(validate({ ...valid, 'allowed-tools': { a: 1 } }).diagnostics[0]?.message).toMatch(/got a map\.$/);
+  });
+
+  it('rejects metadata that is not a map', () => {
+    for (const bad of [['a'], 'text', 5]) {
+      const result = validate({ ...valid, metadata: bad });
+      expect(codes(result.diagnostics)).toEqual(['METADATA_INVALID']);
+      expect(result.diagnostics[0]?.message).toMatch(/^metadata: must be a map/);
+      expectPlainMessages(result.diagnostics);
+    }
+  });
+
+  it('rejects a compatibility note over 500 characters', () => {
+    const result = validate({ ...valid, compatibility: 'x'.repeat(501) });
+    expect(result.diagnostics).toEqual([expect.objectContaining({ code: 'METADATA_INVALID', severity: 'error' })]);
+    expect(result.diagnostics[0]?.message).toBe('compatibility: is 501 characters long; the limit is 500. Shorten it.');
+    expect(validate({ ...valid, compatibility: 'x'.repeat(500) }).diagnostics).toEqual([]);
+  });
+
+  it('reports every problem at once, at the key when known and the fence otherwise', () => {
+    const input = parsed({ ...valid, author: ['a'], license: {} });
+    delete input.fields.license;
+    const result = validateMetadata(input, { file: FILE, folderName: 'pdf-tools', strict: false });
+    expect(result.diagnostics.map((d) => [d.message.split(':')[0], d.line])).toEqual([
+      ['license', 1],
+      ['author', 4],
+    ]);
+  });
+
+  it('describes values in words', () => {
+    expect(describeValue(undefined)).toBe('an empty value');
+    expect(describeValue(true)).toBe('true/false');
+    expect(describeValue(['a'])).toBe('a list');
+    expect(describeValue([1, true, 2])).toBe('a list containing a number and true/false');
+    expect(describeValue(new Date(0))).toBe('a date');
+    expect(describeValue(() => 1)).toBe('a function');
+  });
+});
+
+describe('validateMetadata: agentskills.io rules', () => {
+  it('warns on a badly formed name and suggests its kebab-case form', () => {
+    const result = validate({ ...valid, name: 'PDF_Tools' }, { folderName: 'PDF_Tools' });
+    expect(result.metadata?.name).toBe('PDF_Tools');
+    expect(result.diagnostics).toEqual([expect.objectContaining({ code: 'NAME_FORMAT', severity: 'warning', line: 2 })]);
+    expect(result.diagnostics[0]?.message).toContain('contains uppercase letters');
+    expect(result.diagnostics[0]?.message).toContain('Use `name: pdf-tools`');
+  });
+
+  it('makes naming problems errors in strict mode, and then returns no metadata', () => {
+    const result = validate({ ...valid, name: 'PDF_Tools' }, { folderName: 'PDF_Tools', strict: true });
+    expect(result.metadata).toBeUndefined();
+    expect(result.diagnostics).toEqual([expect.objectContaining({ code: 'NAME_FORMAT', severity: 'error' })]);
+  });
+
+  it.each([
+    ['pdf--tools', 'contains consecutive hyphens', 'pdf-tools'],
+    ['-pdf', 'starts or ends with a hyphen', 'pdf'],
+    ['pdf-', 'starts or ends with a hyphen', 'pdf'],
+    ['pdf tools', 'contains characters other than a-z, 0-9 and -', 'pdf-tools'],
+    ['a'.repeat(65), 'is 65 characters long (the limit is 64)', 'a'.repeat(64)],
+  ])('explains why %j is not a valid name', (name, problem, suggestion) => {
+    expect(nameFormatProblem(name)).toBe(problem);
+    const result = validate({ ...valid, name }, { folderName: name });
+    expect(codes(result.diagnostics)).toEqual(['NAME_FORMAT']);
+    expect(result.diagnostics[0]?.message).toContain(`Use \`name: ${suggestion}\``);
+  });
+
+  it('gives no suggestion when nothing usable is left', () => {
+    const result = validate({ ...valid, name: '!!!' }, { folderName: '!!!' });
+    expect(result.diagnostics[0]?.message).not.toContain('Use `name:');
+  });
+
+  it('accepts valid names', () => {
+    for (const name of ['a', 'pdf', 'pdf-tools-2', '3d', 'a'.repeat(64)]) expect(nameFormatProblem(name)).toBeUndefined();
+  });
+
+  it('turns text into kebab-case', () => {
+    expect(suggestName('PdfTools')).toBe('pdf-tools');
+    expect(suggestName('Café Menü')).toBe('cafe-menu');
+    expect(suggestName('  --x__y--  ')).toBe('x-y');
+    expect(suggestName('***')).toBeUndefined();
+  });
+
+  it('warns when the name differs from its folder name, with both fixes', () => {
+    const result = validate(valid, { folderName: 'pdf' });
+    expect(result.metadata).toBeDefined();
+    expect(result.diagnostics).toEqual([expect.objectContaining({ code: 'NAME_MISMATCH', severity: 'warning', line: 2 })]);
+    expect(result.diagnostics[0]?.message).toBe(
+      'name: "pdf-tools" does not match its folder name "pdf". Rename the folder to "pdf-tools", or set `name: pdf`.',
+    );
+    expect(validate(valid, { folderName: 'pdf', strict: true }).diagnostics[0]?.severity).toBe('error');
+  });
+
+  it('warns on a description over 1024 characters (counted in characters, not bytes)', () => {
+    expect(validate({ ...valid, description: 'é'.repeat(1024) }).diagnostics).toEqual([]);
+    expect(validate({ ...valid, description: '😀'.repeat(1024) }).diagnostics).toEqual([]);
+    const result = validate({ ...valid, description: 'd'.repeat(1025) });
+    expect(result.metadata).toBeDefined();
+    expect(result.diagnostics).toEqual([expect.objectContaining({ code: 'DESCRIPTION_TOO_LONG', severity: 'warning', line: 3 })]);
+    expect(result.diagnostics[0]?.message).toMatch(/^description: is 1025 characters long; the limit is 1024\./);
+    expect(validate({ ...valid, description: 'd'.repeat(1025) }, { strict: true }).diagnostics[0]?.severity).toBe('error');
+  });
+
+  it('still checks naming rules when another field is invalid', () => {
+    const result = validate({ ...valid, name: 'Bad Name', tags: 'x' }, { folderName: 'other' });
+    expect(codes(result.diagnostics)).toEqual(['METADATA_INVALID', 'NAME_FORMAT', 'NAME_MISMATCH']);
+    expectPlainMessages(result.diagnostics);
+  });
+});
