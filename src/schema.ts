@@ -117,15 +117,14 @@ function issueToDiagnostic(
   parsed: ParsedFrontmatter,
   context: ValidationContext,
 ): Diagnostic {
-  const key = String(issue.path[0] ?? '');
+  // The schema is an object, so every issue sits under a top-level key.
+  const key = String(issue.path[0]);
   const field = parsed.fields[key];
   const value = valueAt(input, issue.path);
-  const label = formatPath(issue.path);
-
   if (REQUIRED_FIELDS.has(key) && issue.path.length === 1 && isBlank(value)) {
     return diagnostic('METADATA_REQUIRED', 'error', context, value === undefined ? undefined : field, requiredMessage(key, value, parsed, context));
   }
-  return diagnostic('METADATA_INVALID', 'error', context, field, invalidMessage(issue, label, key, value));
+  return diagnostic('METADATA_INVALID', 'error', context, field, formatIssue(issue, input));
 }
 
 function isBlank(value: unknown): boolean {
@@ -141,7 +140,11 @@ function requiredMessage(key: string, value: unknown, parsed: ParsedFrontmatter,
   return `${key}: is empty. Give it a value, e.g. ${example}.`;
 }
 
-function invalidMessage(issue: z.ZodIssue, label: string, key: string, value: unknown): string {
+/** A zod issue as `field: message` in plain English, describing the offending value in `input`. */
+export function formatIssue(issue: z.ZodIssue, input: Record<string, unknown>): string {
+  const key = String(issue.path[0]);
+  const label = formatPath(issue.path);
+  const value = valueAt(input, issue.path);
   if (issue.code === 'too_big' && typeof value === 'string') {
     return `${label}: is ${value.length} characters long; the limit is ${String(issue.maximum)}. Shorten it.`;
   }

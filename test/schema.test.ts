@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
+import type { ZodIssue } from 'zod';
 import type { Diagnostic } from '../src/diagnostics.js';
 import type { FieldInfo, ParsedFrontmatter } from '../src/frontmatter/parse.js';
-import { describeValue, nameFormatProblem, SkillMetadataSchema, suggestName, validateMetadata } from '../src/schema.js';
+import { describeValue, formatIssue, nameFormatProblem, SkillMetadataSchema, suggestName, validateMetadata } from '../src/schema.js';
 
 const FILE = '/skills/pdf-tools/SKILL.md';
 
@@ -197,6 +198,19 @@ describe('validateMetadata: field types', () => {
       ['license', 1],
       ['author', 4],
     ]);
+  });
+
+  it('formats issues the schema does not produce today in plain English too', () => {
+    const custom: ZodIssue = { code: 'custom', path: ['level'], message: 'Must be odd' };
+    expect(formatIssue(custom, { level: 2 })).toBe('level: Must be odd.');
+    const typed: ZodIssue = { code: 'invalid_type', path: ['owner', 'id'], expected: 'number', received: 'string', message: 'Expected number' };
+    expect(formatIssue(typed, { owner: { id: 'x' } })).toBe('owner.id: must be a string, got a string.');
+    expect(formatIssue({ ...typed, path: ['count'] }, { count: 'x' })).toBe('count: must be a number, got a string.');
+    const union: ZodIssue = { code: 'invalid_union', path: ['mode'], unionErrors: [], message: 'Invalid input' };
+    expect(formatIssue(union, { mode: 3 })).toBe('mode: must be a valid value, got a number.');
+    // A path through a non-map (never from our schema) reads as an empty value, never a crash.
+    expect(formatIssue({ ...typed, path: ['a', 'b', 0] }, { a: 'text' })).toBe('a.b[0]: must be a string, got an empty value.');
+    expect(formatIssue({ ...typed, path: ['a', 'b'] }, { a: null })).toBe('a.b: must be a string, got an empty value.');
   });
 
   it('describes values in words', () => {

@@ -58,20 +58,19 @@ export async function discover(options: ResolvedOptions): Promise<DiscoveryResul
     accepted.push({ loaded: item, metadata: item.metadata, found });
   }
 
-  const listings = await Promise.all(
-    accepted.map(({ loaded: item }) => listResources(fs, item.location.directory, item.location.realDirectory, options)),
+  const skills: Skill[] = await Promise.all(
+    accepted.map(async ({ loaded: item, metadata, found }) => {
+      const listing = await listResources(fs, item.location.directory, item.location.realDirectory, options);
+      found.push(...listing.diagnostics);
+      return {
+        metadata,
+        instructions: item.instructions,
+        path: item.location.file,
+        directory: item.location.directory,
+        resources: listing.resources,
+      };
+    }),
   );
-  const skills: Skill[] = accepted.map(({ loaded: item, metadata, found }, i) => {
-    const listing = listings[i] ?? { resources: [], diagnostics: [] };
-    found.push(...listing.diagnostics);
-    return {
-      metadata,
-      instructions: item.instructions,
-      path: item.location.file,
-      directory: item.location.directory,
-      resources: listing.resources,
-    };
-  });
 
   const all = [...diagnostics, ...perSkill.flat()];
   return {

@@ -206,9 +206,8 @@ const ASSET_EXTENSIONS = new Set([
  * 3. anything else -> other.
  */
 export function classifyResource(relativePath: string): ResourceType {
-  const segments = relativePath.split('/');
-  const fileName = (segments.pop() ?? '').toLowerCase();
-  for (const segment of segments) {
+  const fileName = baseName(relativePath).toLowerCase();
+  for (const segment of relativePath.split('/').slice(0, -1)) {
     const type = FOLDER_TYPES[segment.toLowerCase()];
     if (type) return type;
   }
