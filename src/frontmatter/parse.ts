@@ -1,9 +1,10 @@
 /**
  * parseFrontmatter(text): split the fences, read the YAML, never throw.
- * PLACEHOLDER: a naive reader so other layers can be built; replaced by the
- * lexer -> compose pipeline.
+ * split.ts -> lexer.ts -> compose.ts; problems come back as diagnostics.
  */
 import type { Diagnostic } from '../diagnostics.js';
+import { compose } from './compose.js';
+import { splitFrontmatter } from './split.js';
 
 export interface FieldInfo {
   /** 1-based line of the key. */
@@ -17,7 +18,7 @@ export interface FieldInfo {
 export interface ParseOptions {
   /** File name used in diagnostics. Default: `<input>`. */
   file?: string;
-  /** Deepest nesting of maps and lists before a YAML_TOO_DEEP error. Default: 64. */
+  /** Deepest nesting of maps and lists before a YAML_TOO_DEEP error. Default: 64 (at most 1000). */
   maxDepth?: number;
 }
 
@@ -33,34 +34,65 @@ export interface ParsedFrontmatter {
   /** Position (and plain source text) of each top-level key. */
   fields: Record<string, FieldInfo>;
   diagnostics: Diagnostic[];
+  /** The YAML text between the fences, line endings normalised to `\n` ('' when none). */
+  frontmatter?: string;
+}
+
+const DEFAULT_MAX_DEPTH = 64;
+/** Recursion uses a few stack frames per level: keep far below the engine's limit. */
+const MAX_MAX_DEPTH = 1000;
+
+function depthLimit(requested: number | undefined): number {
+  if (requested === undefined || !Number.isFinite(requested)) return DEFAULT_MAX_DEPTH;
+  return Math.min(Math.max(Math.floor(requested), 1), MAX_MAX_DEPTH);
 }
 
 export function parseFrontmatter(text: string, options: ParseOptions = {}): ParsedFrontmatter {
   const file = options.file ?? '<input>';
-  const source = text.replace(/^\uFEFF/, '');
-  const lines = source.split(/\r\n|\r|\n/);
-  if (lines[0]?.trimEnd() !== '---') {
-    return { metadata: {}, body: source, bodyLine: 1, hasFrontmatter: false, fields: {}, diagnostics: [] };
-  }
-  const close = lines.findIndex((l, i) => i > 0 && /^(---|\.\.\.)\s*$/.test(l));
-  if (close < 0) {
+  try {
+    return parseUnsafe(String(text), file, depthLimit(options.maxDepth));
+  } catch (error) {
+    // Not expected: the layers report problems as data. Kept so a bug never crashes a host.
     return {
       metadata: {},
       body: '',
-      bodyLine: lines.length + 1,
-      hasFrontmatter: true,
+      bodyLine: 1,
+      hasFrontmatter: false,
       fields: {},
-      diagnostics: [{ code: 'FRONTMATTER_UNCLOSED', severity: 'error', file, line: 1, column: 1, message: 'frontmatter opened with --- on line 1 is never closed' }],
+      diagnostics: [
+        { code: 'YAML_SYNTAX', severity: 'error', file, line: 1, column: 1, message: `internal parser error: ${String(error)}` },
+      ],
     };
   }
-  const metadata: Record<string, unknown> = {};
-  const fields: Record<string, FieldInfo> = {};
-  for (let i = 1; i < close; i++) {
-    const m = /^([A-Za-z0-9_-]+):\s*(.*)$/.exec(lines[i] ?? '');
-    if (m && m[1] !== undefined && m[2] !== undefined) {
-      metadata[m[1]] = m[2].replace(/^["']|["']$/g, '');
-      fields[m[1]] = { line: i + 1, column: 1, plain: m[2] };
-    }
+}
+
+function parseUnsafe(text: string, file: string, maxDepth: number): ParsedFrontmatter {
+  const split = splitFrontmatter(text);
+  const base = { body: split.body, bodyLine: split.bodyLine, hasFrontmatter: split.hasFrontmatter, frontmatter: split.yaml };
+  if (!split.hasFrontmatter) return { ...base, metadata: {}, fields: {}, diagnostics: [] };
+  if (!split.closed) {
+    return {
+      ...base,
+      metadata: {},
+      fields: {},
+      diagnostics: [
+        { code: 'FRONTMATTER_UNCLOSED', severity: 'error', file, line: 1, column: 1, message: 'frontmatter opened with --- on line 1 is never closed' },
+      ],
+    };
   }
-  return { metadata, body: lines.slice(close + 1).join('\n'), bodyLine: close + 2, hasFrontmatter: true, fields, diagnostics: [] };
+  const composed = compose(split.yaml, { file, firstLine: split.yamlLine, maxDepth });
+  const { value, diagnostics } = composed;
+  if (value === null || value === undefined) return { ...base, metadata: {}, fields: {}, diagnostics };
+  if (typeof value !== 'object' || Array.isArray(value)) {
+    diagnostics.push({
+      code: 'FRONTMATTER_NOT_MAP',
+      severity: 'error',
+      file,
+      line: split.yamlLine,
+      column: 1,
+      message: `frontmatter must be a map of "key: value" lines, not ${Array.isArray(value) ? 'a list' : 'a single value'}`,
+    });
+    return { ...base, metadata: {}, fields: {}, diagnostics };
+  }
+  return { ...base, metadata: value as Record<string, unknown>, fields: composed.fields, diagnostics };
 }
