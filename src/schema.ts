@@ -33,7 +33,7 @@ export const SkillMetadataSchema = z
 
 // Compile-time check: what the schema produces is a SkillMetadata.
 type AssertSkillMetadata<T extends SkillMetadata> = T;
-export type _SchemaOutputIsSkillMetadata = AssertSkillMetadata<z.infer<typeof SkillMetadataSchema>>;
+type _SchemaOutputIsSkillMetadata = AssertSkillMetadata<z.infer<typeof SkillMetadataSchema>>;
 
 /** Fields the schema types as strings; YAML may have read them as numbers or booleans. */
 const STRING_FIELDS = ['name', 'description', 'version', 'author', 'license', 'compatibility'] as const;

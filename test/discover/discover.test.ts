@@ -127,6 +127,15 @@ describe('discoverSkills: folders', () => {
     ]);
   });
 
+  it('reports a SKILL.md that is a broken link as unreadable', async () => {
+    await writeTree(root, { 'ok/SKILL.md': skillMd('ok') });
+    await link(join(root, 'missing.md'), join(root, 'dangling/SKILL.md'));
+    const result = await discoverSkills({ directories: [root] });
+    expect(names(result)).toEqual(['ok']);
+    expect(result.errors).toEqual([expect.objectContaining({ code: 'SKILL_UNREADABLE', file: join(root, 'dangling/SKILL.md') })]);
+    expect(result.errors[0]?.message).toContain('it does not exist');
+  });
+
   it('warns when a configured directory is a file', async () => {
     await writeTree(root, { 'file.txt': 'x' });
     const result = await discoverSkills({ directories: [join(root, 'file.txt')] });
@@ -204,10 +213,11 @@ describe('discoverSkills: names and filters', () => {
     });
     const result = await discoverSkills({ directories: [root] });
     expect(names(result)).toEqual(['good']);
-    expect(result.errors.map((e) => [e.code, e.file])).toEqual([
-      ['METADATA_REQUIRED', join(root, 'nodesc/SKILL.md')],
-      ['FRONTMATTER_UNCLOSED', join(root, 'unclosed/SKILL.md')],
-    ]);
+    expect(result.errors.filter((e) => e.file === join(root, 'nodesc/SKILL.md')).map((e) => e.code)).toEqual(['METADATA_REQUIRED']);
+    const unclosed = result.errors.filter((e) => e.file === join(root, 'unclosed/SKILL.md')).map((e) => e.code);
+    expect(unclosed).toContain('FRONTMATTER_UNCLOSED');
+    // After a fence error, no "name is missing" noise.
+    expect(unclosed).not.toContain('METADATA_REQUIRED');
   });
 
   it('loads naming-rule breakers with warnings, and skips them when strict', async () => {
@@ -228,13 +238,13 @@ describe('discoverSkills: fixtures/invalid', () => {
     const result = await discoverSkills({ directories: [FIXTURES_INVALID] });
     expect(names(result)).toEqual(['Bad_Name']);
     expect(codes(result, 'warnings')).toEqual(['NAME_FORMAT']);
-    const byFolder = Object.fromEntries(result.errors.map((e) => [e.file.split(/[\\/]/).at(-2), e.code]));
-    expect(byFolder).toEqual({
-      'missing-description': 'METADATA_REQUIRED',
-      'no-frontmatter': 'METADATA_REQUIRED',
-      'tags-as-string': 'METADATA_INVALID',
-      'unclosed-frontmatter': 'FRONTMATTER_UNCLOSED',
-    });
+    const byFolder: Record<string, string[]> = {};
+    for (const e of result.errors) (byFolder[e.file.split(/[\\/]/).at(-2) ?? ''] ??= []).push(e.code);
+    expect(Object.keys(byFolder).sort()).toEqual(['missing-description', 'no-frontmatter', 'tags-as-string', 'unclosed-frontmatter']);
+    expect(byFolder['missing-description']).toEqual(['METADATA_REQUIRED']);
+    expect(byFolder['no-frontmatter']).toEqual(['METADATA_REQUIRED', 'METADATA_REQUIRED']);
+    expect(byFolder['tags-as-string']).toEqual(['METADATA_INVALID']);
+    expect(byFolder['unclosed-frontmatter']).toContain('FRONTMATTER_UNCLOSED');
     const tags = result.errors.find((e) => e.code === 'METADATA_INVALID');
     expect(tags?.message).toMatch(/^tags: must be a list of strings/);
     expect(tags).toMatchObject({ line: 4, column: 1 });
