@@ -58,6 +58,8 @@ class Composer {
   private depth = 0;
   /** Source text of the last plain scalar read by blockValue, for `fields`. */
   private lastPlain: string | undefined;
+  /** Indentation of the block node holding the current flow collection: its lines must go deeper. */
+  private flowIndent = -1;
 
   constructor(
     private readonly src: string,
@@ -165,6 +167,7 @@ class Composer {
       }
       case 'seqStart':
       case 'mapStart': {
+        this.flowIndent = indent;
         const value = this.flowCollection();
         if (this.stopped) return value;
         if (this.lexer.atValueIndicator()) {
@@ -176,8 +179,7 @@ class Composer {
       case 'plain':
       case 'single':
       case 'double': {
-        this.next();
-        if (this.lexer.atValueIndicator()) {
+        if (this.keyFollows()) {
           if (recoverable) return this.recover(token, indent, 'mapping nested on the same line as its key');
           return this.blockMap(token);
         }
@@ -185,6 +187,10 @@ class Composer {
         if (this.stopped) return value;
         return this.endOfValue(token, indent, recoverable, value);
       }
+      case 'colon':
+        // `: value` -- a mapping entry with an empty (null) key.
+        if (recoverable) return this.recover(token, indent, 'mapping nested on the same line as its key');
+        return this.blockMap(token);
       case 'alias':
       case 'reserved':
         // An alias without anchor (anchors are refused) is text like `*bold*`.
@@ -202,6 +208,9 @@ class Composer {
         return null;
       case 'explicitKey':
         this.fail('YAML_UNSUPPORTED', token, 'explicit "? " keys are not supported');
+        return null;
+      case 'docMarker':
+        this.fail('YAML_UNSUPPORTED', token, 'a second YAML document inside the frontmatter is not supported');
         return null;
       default:
         this.fail('YAML_SYNTAX', token, `unexpected ${JSON.stringify(token.value)}`);
@@ -232,13 +241,19 @@ class Composer {
       this.lastPlain = text;
       return resolvePlain(text);
     }
-    if (!this.lexer.inFlow && token.contIndent <= indent) {
+    if (token.contIndent <= indent) {
       this.fail('YAML_BAD_INDENT', token, 'quoted scalar continued on a line that is not indented enough');
     }
     return token.value;
   }
 
-  /** A block mapping whose first key (`first`) was just read; `:` is next. */
+  /** Reads the scalar just peeked and tells whether a `:` follows it on its line. */
+  private keyFollows(): boolean {
+    this.next();
+    return this.lexer.atValueIndicator();
+  }
+
+  /** A block mapping whose first key `first` was peeked (and, unless it is an empty key's `:`, read). */
   private blockMap(first: Token): Record<string, unknown> {
     const map: Record<string, unknown> = {};
     if (!this.enter(first)) return map;
@@ -251,7 +266,7 @@ class Composer {
         this.fail('YAML_SYNTAX', key, 'a mapping key must be on a single line');
         break;
       }
-      const name = keyString(key.kind === 'plain' ? resolvePlain(key.value) : key.value);
+      const name = key.kind === 'colon' ? '' : keyString(key.kind === 'plain' ? resolvePlain(key.value) : key.value);
       const value = this.blockValue(indent, 'map');
       if (this.stopped) break;
       if (Object.hasOwn(map, name)) {
@@ -275,13 +290,13 @@ class Composer {
         this.fail('YAML_BAD_INDENT', next, 'unexpected indentation');
         break;
       }
-      if (next.kind !== 'plain' && next.kind !== 'single' && next.kind !== 'double') {
+      if (next.kind !== 'plain' && next.kind !== 'single' && next.kind !== 'double' && next.kind !== 'colon') {
         if (next.kind === 'explicitKey') this.fail('YAML_UNSUPPORTED', next, 'explicit "? " keys are not supported');
+        else if (next.kind === 'docMarker') this.fail('YAML_UNSUPPORTED', next, 'a second YAML document inside the frontmatter is not supported');
         else this.fail('YAML_SYNTAX', next, 'expected a "key: value" entry');
         break;
       }
-      this.next();
-      if (!this.lexer.atValueIndicator()) {
+      if (next.kind !== 'colon' && !this.keyFollows()) {
         this.fail('YAML_SYNTAX', next, 'expected a "key: value" entry');
         break;
       }
@@ -320,6 +335,16 @@ class Composer {
 
   // --- flow collections --------------------------------------------------
 
+  /** Next token inside a flow collection, refusing lines left of the block that holds it. */
+  private flowPeek(): Token {
+    const token = this.peek();
+    if (token.kind === 'eof' || !token.lineStart) return token;
+    const closing = token.kind === 'seqEnd' || token.kind === 'mapEnd';
+    if (token.col > this.flowIndent || (closing && token.col === this.flowIndent)) return token;
+    this.fail('YAML_BAD_INDENT', token, 'flow collection continued on a line that is not indented enough');
+    return EOF_TOKEN;
+  }
+
   private flowCollection(): unknown {
     const open = this.next();
     const isMap = open.kind === 'mapStart';
@@ -327,7 +352,7 @@ class Composer {
     if (!this.enter(open)) return result;
     const close = isMap ? 'mapEnd' : 'seqEnd';
     for (;;) {
-      let token = this.peek();
+      let token = this.flowPeek();
       if (token.kind === close) {
         this.next();
         break;
@@ -343,13 +368,13 @@ class Composer {
       const keyToken = token;
       const first = this.flowNode();
       if (this.stopped) break;
-      token = this.peek();
+      token = this.flowPeek();
       if (isMap || token.kind === 'colon') {
         // A `key: value` entry (in a sequence: a one-pair mapping).
         let value: unknown = null;
         if (token.kind === 'colon') {
           this.next();
-          const after = this.peek();
+          const after = this.flowPeek();
           if (after.kind !== 'comma' && after.kind !== close) value = this.flowNode();
           if (this.stopped) break;
         }
@@ -373,7 +398,7 @@ class Composer {
       } else {
         (result as unknown[]).push(first);
       }
-      token = this.peek();
+      token = this.flowPeek();
       if (token.kind === 'comma') {
         this.next();
         continue;
@@ -394,17 +419,20 @@ class Composer {
   }
 
   private flowNode(): unknown {
-    const token = this.peek();
+    const token = this.flowPeek();
     switch (token.kind) {
       case 'seqStart':
       case 'mapStart':
         return this.flowCollection();
       case 'plain':
         this.next();
-        return resolvePlain(this.lexer.continuePlain(token.value, -1));
+        return resolvePlain(this.lexer.continuePlain(token.value, this.flowIndent));
       case 'single':
       case 'double':
         this.next();
+        if (token.contIndent <= this.flowIndent) {
+          this.fail('YAML_BAD_INDENT', token, 'quoted scalar continued on a line that is not indented enough');
+        }
         return token.value;
       case 'colon':
         // `{: v}` -- an empty key: null.

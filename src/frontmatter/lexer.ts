@@ -32,6 +32,7 @@ export type TokenKind =
   | 'alias'
   | 'tag'
   | 'directive'
+  | 'docMarker' // `---` or `...` at the start of a line
   | 'reserved' // a character no plain scalar may start with (`@`, a backquote, ...)
   | 'error';
 
@@ -63,6 +64,7 @@ const LF = 10;
 const HASH = 35;
 const COLON = 58;
 const DASH = 45;
+const DOT = 46;
 const QUESTION = 63;
 const COMMA = 44;
 const LBRACKET = 91;
@@ -138,10 +140,9 @@ export class Lexer {
   private prevKind: TokenKind = 'eof';
   private peeked: Token | null = null;
 
-  constructor(private readonly src: string) {}
-
-  get inFlow(): boolean {
-    return this.flowDepth > 0;
+  constructor(private readonly src: string) {
+    // A byte order mark opening the YAML stream is not content.
+    if (src.charCodeAt(0) === 0xfeff) this.pos = this.lineOff = 1;
   }
 
   peek(): Token {
@@ -237,6 +238,10 @@ export class Lexer {
         if (this.src.charCodeAt(i) === TAB) return this.error('YAML_TAB_INDENT', i, 'tab used for indentation');
       }
     }
+    if ((c === DASH || c === DOT) && start === this.lineOff && this.isDocMarker(start)) {
+      this.pos = start + 3;
+      return this.make('docMarker', start, start + 3, this.src.slice(start, start + 3));
+    }
     switch (c) {
       case DASH:
         if (isBreakOrBlank(after)) return this.single('seq', start);
@@ -298,6 +303,12 @@ export class Lexer {
     return token;
   }
 
+  /** `---` or `...` followed by a blank or the end: a YAML document boundary. */
+  private isDocMarker(start: number): boolean {
+    const c = this.src.charCodeAt(start);
+    return this.code(start + 1) === c && this.code(start + 2) === c && isBreakOrBlank(this.code(start + 3));
+  }
+
   private single(kind: TokenKind, start: number): Token {
     this.pos = start + 1;
     return this.make(kind, start, start + 1, this.src[start] ?? '');
@@ -346,8 +357,7 @@ export class Lexer {
 
   /**
    * After the `:` test fails for a plain scalar just read, reads its
-   * continuation lines: lines indented more than `parentIndent` (any
-   * indentation inside flow collections). Single line breaks fold to a space,
+   * continuation lines: lines indented more than `parentIndent`. Single line breaks fold to a space,
    * blank lines to line feeds. Returns the whole folded text.
    */
   continuePlain(first: string, parentIndent: number): string {
@@ -376,8 +386,8 @@ export class Lexer {
         p = q;
         continue;
       }
-      if (!flow && indent <= parentIndent) break;
-      if (c === HASH) break;
+      if (indent <= parentIndent) break;
+      if (c === HASH || (indent === 0 && this.isDocMarker(q))) break;
       const n = this.code(q + 1);
       if (c === COLON && (isBreakOrBlank(n) || (flow && isFlowIndicator(n)))) break;
       if (flow && isFlowIndicator(c)) break;
@@ -521,7 +531,8 @@ export class Lexer {
           eol++;
         }
         if (contentIndent < 0) {
-          if (blank) {
+          // Indentation is detected from the first line holding more than spaces (a tab counts).
+          if (q === eol) {
             if (spaces > maxLeading) maxLeading = spaces;
             lines.push('');
           } else if (spaces <= parentIndent) {
