@@ -593,8 +593,9 @@ export class Lexer {
           this.newline(i);
           const lineStart = i;
           while (i < src.length && src.charCodeAt(i) === SPACE) i++;
-          if (i - lineStart < contIndent) contIndent = i - lineStart;
+          const indent = i - lineStart;
           while (i < src.length && (src.charCodeAt(i) === SPACE || src.charCodeAt(i) === TAB)) i++;
+          if (i < src.length && src.charCodeAt(i) !== LF && indent < contIndent) contIndent = indent;
           seg = i;
           continue;
         }

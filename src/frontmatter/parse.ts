@@ -84,6 +84,8 @@ function parseUnsafe(text: string, file: string, maxDepth: number): ParsedFrontm
   const { value, diagnostics } = composed;
   if (value === null || value === undefined) return { ...base, metadata: {}, fields: {}, diagnostics };
   if (typeof value !== 'object' || Array.isArray(value)) {
+    // After a YAML error the value is partial: that error says what is wrong.
+    if (diagnostics.some((d) => d.severity === 'error')) return { ...base, metadata: {}, fields: {}, diagnostics };
     diagnostics.push({
       code: 'FRONTMATTER_NOT_MAP',
       severity: 'error',
