@@ -66,6 +66,13 @@ describe('validateMetadata: valid input', () => {
     expect(SkillMetadataSchema.parse({ ...valid, extra: [1] })).toEqual({ ...valid, extra: [1] });
   });
 
+  it('drops a __proto__ key instead of changing the prototype', () => {
+    const metadata = JSON.parse('{"name":"pdf-tools","description":"d","__proto__":{"polluted":true}}') as Record<string, unknown>;
+    const result = validate(metadata);
+    expect(Object.getPrototypeOf(result.metadata)).toBe(Object.prototype);
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+  });
+
   it('keeps a multi-line description as written', () => {
     const description = 'First line.\nSecond line,\n  indented.\n';
     expect(validate({ ...valid, description }).metadata?.description).toBe(description);

@@ -10,7 +10,7 @@ import { matchesPattern, resolveOptions, type ResolvedOptions, type SkillsOption
 import { validateMetadata } from '../schema.js';
 import type { DiscoveryResult, Skill, SkillMetadata } from '../types.js';
 import { listResources } from './resources.js';
-import { limitConcurrency, MAX_CONCURRENT_FS_CALLS, scanDirectory, type SkillLocation } from './scan.js';
+import { limitConcurrency, MAX_CONCURRENT_FS_CALLS, memoizeReaddir, scanDirectory, type SkillLocation } from './scan.js';
 
 /** Public entry: check options (throws SkillsConfigError on mistakes), then discover. */
 export async function discoverSkills(options: SkillsOptions): Promise<DiscoveryResult> {
@@ -33,7 +33,7 @@ interface Loaded {
 
 /** Discover skills with already-resolved options (the middleware's cache calls this). */
 export async function discover(options: ResolvedOptions): Promise<DiscoveryResult> {
-  const fs = limitConcurrency(options.fs, MAX_CONCURRENT_FS_CALLS);
+  const fs = memoizeReaddir(limitConcurrency(options.fs, MAX_CONCURRENT_FS_CALLS));
   const scans = await Promise.all(options.directories.map((directory) => scanDirectory(fs, directory)));
   const diagnostics: Diagnostic[] = scans.flatMap((scan) => scan.diagnostics);
 

@@ -177,3 +177,23 @@ export function limitConcurrency(fs: SkillsFileSystem, max: number): SkillsFileS
     open: (path, flags) => run(() => fs.open(path, flags)),
   };
 }
+
+/**
+ * Wrap a filesystem so each folder is listed once per discovery: the scan and
+ * the resource listing walk the same skill folders. Use a fresh wrapper per
+ * discovery so a later one sees changes.
+ */
+export function memoizeReaddir(fs: SkillsFileSystem): SkillsFileSystem {
+  const listings = new Map<string, Promise<DirEntry[]>>();
+  return {
+    ...fs,
+    readdir(path, options) {
+      let listing = listings.get(path);
+      if (!listing) {
+        listing = fs.readdir(path, options);
+        listings.set(path, listing);
+      }
+      return listing;
+    },
+  };
+}

@@ -283,6 +283,17 @@ describe('discover: filesystem faults (memfs)', () => {
     ]);
   });
 
+  it('lists each folder once per discovery, and again in the next one', async () => {
+    const { fs, calls } = faultyFs(tree);
+    const options = resolveOptions({ directories: ['/skills'], fs });
+    await discover(options);
+    const readdirs = calls.filter((c) => c.startsWith('readdir'));
+    expect(readdirs.length).toBeGreaterThan(0);
+    expect(new Set(readdirs).size).toBe(readdirs.length);
+    await discover(options);
+    expect(calls.filter((c) => c.startsWith('readdir'))).toHaveLength(readdirs.length * 2);
+  });
+
   it('warns on EACCES for a directory and loads the rest', async () => {
     const { fs } = faultyFs(tree, [{ method: 'readdir', path: '/skills/locked', code: 'EACCES' }]);
     const result = await discover(resolveOptions({ directories: ['/skills'], fs }));
