@@ -35,6 +35,7 @@ export const DiagnosticCodes = {
   SKILL_UNREADABLE: 'SKILL_UNREADABLE',
   SKILL_DUPLICATE: 'SKILL_DUPLICATE',
   SYMLINK_LOOP: 'SYMLINK_LOOP',
+  SYMLINK_BROKEN: 'SYMLINK_BROKEN',
   RESOURCE_UNREADABLE: 'RESOURCE_UNREADABLE',
   RESOURCE_TOO_LARGE: 'RESOURCE_TOO_LARGE',
   SKILL_RESOURCES_TRUNCATED: 'SKILL_RESOURCES_TRUNCATED',
@@ -52,36 +53,6 @@ export interface Diagnostic {
   /** 1-based column; 0 when the problem has no position inside a file. */
   column: number;
   message: string;
-}
-
-export interface Position {
-  /** 1-based line. */
-  line: number;
-  /** 1-based column. */
-  column: number;
-}
-
-/** Line starts of `text`, for turning offsets into positions in O(log n). */
-export function lineStarts(text: string): number[] {
-  const starts = [0];
-  for (let i = 0; i < text.length; i++) {
-    const ch = text.charCodeAt(i);
-    if (ch === 10 /* \n */) starts.push(i + 1);
-    else if (ch === 13 /* \r */ && text.charCodeAt(i + 1) !== 10) starts.push(i + 1);
-  }
-  return starts;
-}
-
-/** 1-based position of `offset` given the line starts of its text. */
-export function positionAt(starts: readonly number[], offset: number): Position {
-  let lo = 0;
-  let hi = starts.length - 1;
-  while (lo < hi) {
-    const mid = (lo + hi + 1) >> 1;
-    if ((starts[mid] ?? 0) <= offset) lo = mid;
-    else hi = mid - 1;
-  }
-  return { line: lo + 1, column: offset - (starts[lo] ?? 0) + 1 };
 }
 
 export function isError(diagnostic: Diagnostic): boolean {

@@ -8,7 +8,7 @@ export { createUseSkillTool, UseSkillArgsSchema, USE_SKILL_TOOL } from './tools/
 export type { UseSkillArgs } from './tools/use-skill.js';
 export { SkillMetadataSchema } from './schema.js';
 export { DiagnosticCodes, formatDiagnostic } from './diagnostics.js';
-export type { Diagnostic, DiagnosticCode, Severity, Position } from './diagnostics.js';
+export type { Diagnostic, DiagnosticCode, Severity } from './diagnostics.js';
 export { SkillsError, SkillsConfigError } from './errors.js';
 export type { SkillsErrorCode } from './errors.js';
 export { DEFAULTS } from './options.js';

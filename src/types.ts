@@ -47,7 +47,7 @@ export interface Skill {
 }
 
 export interface DiscoveryResult {
-  /** Loaded skills, in discovery order (configured directory order, then name). */
+  /** Loaded skills, in discovery order (configured directory order, then path order). */
   skills: Skill[];
   /** Absolute paths of the configured directories that were scanned. */
   scannedDirectories: string[];

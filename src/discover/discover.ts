@@ -72,7 +72,7 @@ export async function discover(options: ResolvedOptions): Promise<DiscoveryResul
     }),
   );
 
-  const all = [...diagnostics, ...perSkill.flat()];
+  const all = uniqueDiagnostics([...diagnostics, ...perSkill.flat()]);
   return {
     skills,
     scannedDirectories: [...options.directories],
@@ -150,4 +150,15 @@ function duplicate(name: string, first: SkillLocation, later: SkillLocation): Di
     column: 0,
     message: `skill name "${name}" is already taken by ${first.file}, so ${later.file} was not loaded. The first directory listed wins; rename one of the skills to load both.`,
   };
+}
+
+/** The scan and the resource listing can meet the same link; report each problem once. */
+function uniqueDiagnostics(diagnostics: readonly Diagnostic[]): Diagnostic[] {
+  const seen = new Set<string>();
+  return diagnostics.filter((d) => {
+    const key = `${d.code}\0${d.file}\0${d.line}\0${d.column}\0${d.message}`;
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
 }

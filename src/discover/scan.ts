@@ -97,8 +97,9 @@ async function walk(fs: SkillsFileSystem, root: string, folder: Folder): Promise
 }
 
 /**
- * The folder an entry leads to, a SYMLINK_LOOP warning, or nothing (a file,
- * a broken link). Only symlinks cost a stat: readdir already typed the rest.
+ * The folder an entry leads to, a warning (a link loop, a broken or
+ * unreadable link), or nothing (a file). Only symlinks cost a stat: readdir
+ * already typed the rest.
  */
 async function childFolder(fs: SkillsFileSystem, parent: Folder, entry: DirEntry): Promise<Folder | Diagnostic | undefined> {
   const path = join(parent.path, entry.name);
@@ -109,7 +110,10 @@ async function childFolder(fs: SkillsFileSystem, parent: Folder, entry: DirEntry
     if (!(await fs.stat(path)).isDirectory()) return undefined;
     realPath = await fs.realpath(path);
   } catch (error) {
-    return errorCode(error) === 'ELOOP' ? symlinkLoop(path, 'it is a cycle of symbolic links') : undefined;
+    if (errorCode(error) === 'ELOOP') return symlinkLoop(path, 'it is a cycle of symbolic links');
+    // A dangling link may be a skill the user expects to see: say so instead of dropping it quietly.
+    if (errorCode(error) === 'ENOENT') return brokenLink(path);
+    return directoryProblem(path, error);
   }
   // A link to the folder it sits in (or above) would be walked forever.
   if (isSameOrInside(parent.realPath, realPath)) return symlinkLoop(path, `it points back to ${realPath}, which contains it`);
@@ -124,6 +128,17 @@ export function symlinkLoop(path: string, reason: string): Diagnostic {
     line: 0,
     column: 0,
     message: `symbolic link skipped: ${reason}. Point the link at a folder outside the one it sits in, or remove it.`,
+  };
+}
+
+export function brokenLink(path: string): Diagnostic {
+  return {
+    code: 'SYMLINK_BROKEN',
+    severity: 'warning',
+    file: path,
+    line: 0,
+    column: 0,
+    message: 'symbolic link skipped: its target does not exist. Fix the link or remove it.',
   };
 }
 

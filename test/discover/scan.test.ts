@@ -63,12 +63,16 @@ describe('scanDirectory', () => {
     expect(calls).not.toContain('readdir /r/a/up');
   });
 
-  it('skips a link whose target cannot be resolved', async () => {
+  it('skips a link whose target cannot be resolved, with a warning', async () => {
     const { fs, volume } = faultyFs({ '/r/real/SKILL.md': 'x' }, [{ method: 'realpath', path: '/r/via', code: 'EACCES' }]);
     volume.symlinkSync('/r/real', '/r/via');
+    volume.symlinkSync('/r/gone', '/r/dangling');
     const result = await scanDirectory(fs, '/r');
     expect(result.skills.map((s) => s.directory)).toEqual(['/r/real']);
-    expect(result.diagnostics).toEqual([]);
+    expect(result.diagnostics.map((d) => [d.code, d.file, d.severity])).toEqual([
+      ['SYMLINK_BROKEN', '/r/dangling', 'warning'],
+      ['DIRECTORY_UNREADABLE', '/r/via', 'warning'],
+    ]);
   });
 
   it('does not stat plain folders and files, only links', async () => {
