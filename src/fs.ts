@@ -34,6 +34,8 @@ export interface SkillsFileSystem {
   lstat(path: string): Promise<FileStats>;
   realpath(path: string): Promise<string>;
   open(path: string, flags: 'r'): Promise<FileHandle>;
+  /** Change events under `path`; ends when `signal` aborts. Optional: only the `watch` option needs it. */
+  watch?(path: string, options: { recursive: boolean; signal: AbortSignal }): AsyncIterable<{ eventType: string; filename: string | null }>;
 }
 
 export const nodeFileSystem: SkillsFileSystem = {
@@ -43,6 +45,7 @@ export const nodeFileSystem: SkillsFileSystem = {
   lstat: (path) => fsp.lstat(path),
   realpath: (path) => fsp.realpath(path),
   open: (path, flags) => fsp.open(path, flags),
+  watch: (path, options) => fsp.watch(path, options),
 };
 
 /** The `code` of a Node system error (`ENOENT`, `EACCES`...), if it has one. */
