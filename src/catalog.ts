@@ -2,7 +2,7 @@
  * The system-prompt section that lists the skills. Pure: skills in, text out,
  * and a pure function that puts that text into a message list exactly once.
  */
-import type { HostMessage, Skill } from './types.js';
+import type { HostMessage, SkillEntry } from './types.js';
 import { oneLine } from './text.js';
 
 /** Opening and closing tags of the section; used to find it again on a rerun. */
@@ -14,7 +14,7 @@ export interface CatalogEntry {
   description: string;
 }
 
-export function catalogEntries(skills: readonly Skill[]): CatalogEntry[] {
+export function catalogEntries(skills: readonly SkillEntry[]): CatalogEntry[] {
   return skills.map((skill) => ({ name: skill.metadata.name, description: oneLine(skill.metadata.description) }));
 }
 

@@ -25,6 +25,8 @@ export interface IndexCache {
 
 export interface IndexCacheOptions {
   load: () => Promise<DiscoveryResult>;
+  /** Turns a discovery into an index. Default: an index over fully loaded skills. */
+  toIndex?: (result: DiscoveryResult, loadedAt: number) => SkillIndex;
   /** Milliseconds an index is reused; 0 rescans on every `get`. */
   ttl: number;
   now?: () => number;
@@ -50,7 +52,7 @@ export function untilAborted<T>(promise: Promise<T>, signal: AbortSignal | undef
   });
 }
 
-export function createIndexCache({ load, ttl, now = Date.now }: IndexCacheOptions): IndexCache {
+export function createIndexCache({ load, toIndex = createSkillIndex, ttl, now = Date.now }: IndexCacheOptions): IndexCache {
   let current: { index: SkillIndex; durationMs: number } | undefined;
   let inFlight: Promise<{ index: SkillIndex; durationMs: number }> | undefined;
   let generation = 0;
@@ -61,7 +63,7 @@ export function createIndexCache({ load, ttl, now = Date.now }: IndexCacheOption
     const discovery = load().then(
       (result) => {
         const finished = now();
-        const entry = { index: createSkillIndex(result, finished), durationMs: finished - started };
+        const entry = { index: toIndex(result, finished), durationMs: finished - started };
         // An invalidate() during the scan means this result may be stale: serve it, but don't keep it.
         if (startedIn === generation) current = entry;
         return entry;

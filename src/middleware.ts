@@ -4,10 +4,10 @@
  * use_skill. Skill problems are logged, never thrown into the agent.
  */
 import { catalogEntries, renderCatalog, withCatalog } from './catalog.js';
-import { discover } from './discover/discover.js';
+import { discover, loadSkillContent } from './discover/discover.js';
 import { createIndexCache } from './index-cache.js';
 import { resolveOptions, type SkillsOptions } from './options.js';
-import { beginRun, isSkillsState, runIndexOf, type SkillsState } from './skill-index.js';
+import { beginRun, createLazySkillIndex, createSkillIndex, isSkillsState, runIndexOf, type SkillsState } from './skill-index.js';
 import { makeUseSkillTool, USE_SKILL_TOOL } from './tools/use-skill.js';
 import type { Middleware, Next, SkillsContext } from './types.js';
 
@@ -15,7 +15,13 @@ export type SkillsMiddleware = Middleware<SkillsContext>;
 
 export function skillsMiddleware(options: SkillsOptions): SkillsMiddleware {
   const resolved = resolveOptions(options);
-  const cache = createIndexCache({ load: () => discover(resolved), ttl: resolved.cacheTtl });
+  const cache = createIndexCache({
+    load: () => discover(resolved, { lazy: !resolved.preload }),
+    toIndex: resolved.preload
+      ? createSkillIndex
+      : (result, loadedAt) => createLazySkillIndex(result, (entry) => loadSkillContent(entry, resolved), loadedAt),
+    ttl: resolved.cacheTtl,
+  });
   // One tool instance per middleware: a rerun can tell its own tool from someone else's.
   const useSkill = makeUseSkillTool((ctx) => runIndexOf(ctx.state) ?? cache.peek());
 

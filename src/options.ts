@@ -27,6 +27,8 @@ export interface SkillsOptions {
   cacheTtl?: number;
   /** Turn agentskills.io naming and length rules from warnings into errors. Default: false. */
   strict?: boolean;
+  /** Read every skill's instructions and resource listing at discovery instead of on first activation. Default: false. */
+  preload?: boolean;
   /** The filesystem to read. Default: `node:fs/promises`. */
   fs?: SkillsFileSystem;
 }
@@ -39,6 +41,7 @@ export interface ResolvedOptions {
   maxSkillSize: number;
   cacheTtl: number;
   strict: boolean;
+  preload: boolean;
   fs: SkillsFileSystem;
 }
 
@@ -47,6 +50,7 @@ export const DEFAULTS = {
   maxSkillSize: 500 * 1024,
   cacheTtl: 5 * 60 * 1000,
   strict: false,
+  preload: false,
 } as const;
 
 const KNOWN_OPTIONS = [
@@ -59,6 +63,7 @@ const KNOWN_OPTIONS = [
   'maxSkillSize',
   'cacheTtl',
   'strict',
+  'preload',
   'fs',
 ] as const;
 
@@ -149,8 +154,10 @@ export function resolveOptions(options: SkillsOptions | undefined): ResolvedOpti
   }
   const cwd = options.cwd ?? process.cwd();
   if (typeof cwd !== 'string' || cwd.trim() === '') fail(`\`cwd\` must be a non-empty string, got ${describe(cwd)}.`);
-  if (options.strict !== undefined && typeof options.strict !== 'boolean') {
-    fail(`\`strict\` must be true or false, got ${describe(options.strict)}.`);
+  for (const flag of ['strict', 'preload'] as const) {
+    if (options[flag] !== undefined && typeof options[flag] !== 'boolean') {
+      fail(`\`${flag}\` must be true or false, got ${describe(options[flag])}.`);
+    }
   }
   const fs = options.fs ?? nodeFileSystem;
   for (const method of ['readdir', 'readFile', 'stat', 'lstat', 'realpath', 'open'] as const) {
@@ -169,6 +176,7 @@ export function resolveOptions(options: SkillsOptions | undefined): ResolvedOpti
     maxSkillSize: checkSize('maxSkillSize', options.maxSkillSize, DEFAULTS.maxSkillSize),
     cacheTtl: checkSize('cacheTtl', options.cacheTtl, DEFAULTS.cacheTtl, true),
     strict: options.strict ?? DEFAULTS.strict,
+    preload: options.preload ?? DEFAULTS.preload,
     fs,
   };
 }

@@ -2,14 +2,30 @@
  * The skill index: discovery's result frozen into a name lookup, shared by
  * every request until it is rebuilt, and the per-run view of it that other
  * middleware reads as `ctx.skills` / `ctx.state.skills`.
+ *
+ * The index holds metadata (level 1). A skill's instructions and resource
+ * listing (level 2) are loaded on first activation and kept as long as the
+ * index, so start-up reads only frontmatter and memory stays small.
  */
 import type { Diagnostic } from './diagnostics.js';
-import type { Skill } from './types.js';
+import type { Skill, SkillEntry } from './types.js';
+
+/** A skill loaded for activation, with the problems found while loading it (resource warnings). */
+export interface LoadedSkill {
+  skill: Skill;
+  diagnostics: readonly Diagnostic[];
+  /** True for the call that actually loaded it; later calls get the cached copy. */
+  first: boolean;
+}
 
 export interface SkillIndex {
   /** Loaded skills, in catalog order. Names are unique. */
-  readonly skills: readonly Skill[];
-  get(name: string): Skill | undefined;
+  readonly skills: readonly SkillEntry[];
+  get(name: string): SkillEntry | undefined;
+  /** The skill's instructions and resources, read on first use and then cached; undefined for an unknown name. Rejects when the files can no longer be read. */
+  load(name: string): Promise<Skill | undefined>;
+  /** `load`, plus the diagnostics found while loading. */
+  loadDetailed(name: string): Promise<LoadedSkill | undefined>;
   readonly errors: readonly Diagnostic[];
   readonly warnings: readonly Diagnostic[];
   readonly scannedDirectories: readonly string[];
@@ -24,28 +40,61 @@ export interface SkillsState extends SkillIndex {
 }
 
 /** What an index is built from: a discovery result, or just a list of skills. */
-export interface SkillIndexInput {
-  skills: readonly Skill[];
+export interface SkillIndexInput<S extends SkillEntry = Skill> {
+  skills: readonly S[];
   errors?: readonly Diagnostic[];
   warnings?: readonly Diagnostic[];
   scannedDirectories?: readonly string[];
 }
 
-export function createSkillIndex(result: SkillIndexInput, loadedAt = Date.now()): SkillIndex {
-  const byName = new Map<string, Skill>();
+/** Reads a skill's instructions and resources (level 2) for an index entry. */
+export type SkillLoader = (entry: SkillEntry) => Promise<{ skill: Skill; diagnostics: readonly Diagnostic[] }>;
+
+function buildIndex(input: SkillIndexInput<SkillEntry>, loader: SkillLoader, loadedAt: number): SkillIndex {
+  const byName = new Map<string, SkillEntry>();
   // First wins, as in discovery, so a hand-built list agrees with the catalog too.
-  for (const skill of result.skills) {
-    if (!byName.has(skill.metadata.name)) byName.set(skill.metadata.name, skill);
+  for (const entry of input.skills) {
+    if (!byName.has(entry.metadata.name)) byName.set(entry.metadata.name, entry);
   }
-  const skills = Object.freeze([...byName.values()]);
+  const loads = new Map<string, Promise<{ skill: Skill; diagnostics: readonly Diagnostic[] }>>();
+
+  async function loadDetailed(name: string): Promise<LoadedSkill | undefined> {
+    const entry = byName.get(name);
+    if (!entry) return undefined;
+    let pending = loads.get(name);
+    const first = pending === undefined;
+    if (!pending) {
+      pending = loader(entry);
+      loads.set(name, pending);
+      // A failed load is not kept: the next activation tries again.
+      pending.catch(() => loads.delete(name));
+    }
+    const { skill, diagnostics } = await pending;
+    return { skill, diagnostics, first };
+  }
+
   return Object.freeze({
-    skills,
+    skills: Object.freeze([...byName.values()]),
     get: (name: string) => byName.get(name),
-    errors: Object.freeze([...(result.errors ?? [])]),
-    warnings: Object.freeze([...(result.warnings ?? [])]),
-    scannedDirectories: Object.freeze([...(result.scannedDirectories ?? [])]),
+    load: async (name: string) => (await loadDetailed(name))?.skill,
+    loadDetailed,
+    errors: Object.freeze([...(input.errors ?? [])]),
+    warnings: Object.freeze([...(input.warnings ?? [])]),
+    scannedDirectories: Object.freeze([...(input.scannedDirectories ?? [])]),
     loadedAt,
   });
+}
+
+/** An index over skills already loaded in full (discoverSkills' result, or a hand-built list). */
+export function createSkillIndex(input: SkillIndexInput<Skill>, loadedAt = Date.now()): SkillIndex {
+  return buildIndex(input, async (entry) => ({ skill: entry as Skill, diagnostics: [] }), loadedAt);
+}
+
+/** An index that keeps metadata only and loads each skill with `loader` on first activation. */
+export function createLazySkillIndex(input: SkillIndexInput<SkillEntry>, loader: SkillLoader, loadedAt = Date.now()): SkillIndex {
+  // Keep only level-1 fields, so nothing else discovery produced stays reachable.
+  const entries = input.skills.map(({ metadata, path, directory }) => ({ metadata, path, directory }));
+  return buildIndex({ ...input, skills: entries }, loader, loadedAt);
 }
 
 interface RunState {
@@ -63,6 +112,8 @@ function viewOf(run: RunState): SkillsState {
   const view: SkillsState = {
     skills: index.skills,
     get: index.get,
+    load: index.load,
+    loadDetailed: index.loadDetailed,
     errors: index.errors,
     warnings: index.warnings,
     scannedDirectories: index.scannedDirectories,

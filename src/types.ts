@@ -34,14 +34,19 @@ export interface SkillMetadata {
   [key: string]: unknown;
 }
 
-export interface Skill {
+/** What the index keeps for every skill: enough for the catalog and lookups (level 1). */
+export interface SkillEntry {
   metadata: SkillMetadata;
-  /** The markdown after the frontmatter. */
-  instructions: string;
   /** Absolute path of the SKILL.md file. */
   path: string;
   /** Absolute path of the skill folder. */
   directory: string;
+}
+
+/** A skill with its instructions and resource listing (level 2). */
+export interface Skill extends SkillEntry {
+  /** The markdown after the frontmatter. */
+  instructions: string;
   /** Bundled files, relative to `directory`, within the size limits. */
   resources: SkillResource[];
 }

@@ -233,4 +233,50 @@ describe('skillsMiddleware', () => {
     const ctx = createContext({ signal: controller.signal, messages: [{ role: 'user', content: 'x' }] });
     await expect(skillsMiddleware({ directories: [fixtures] })(ctx, async () => {})).rejects.toThrow('client went away');
   });
+
+  it('holds no instructions before activation and reads them from disk on first use', async () => {
+    const root = await mkdtemp(join(temp, 'lazy-'));
+    const dir = await writeSkill(root, 'notes', 'name: notes\ndescription: Takes notes.', 'ORIGINAL BODY');
+    await writeFile(join(dir, 'template.md'), 'x');
+    const ctx = await run({ directories: [root] });
+    expect(getSkills(ctx)?.get('notes')).not.toHaveProperty('instructions');
+    expect(getSkills(ctx)?.get('notes')).not.toHaveProperty('resources');
+    // Edited after discovery: activation reads the file as it is now.
+    await writeFile(join(dir, 'SKILL.md'), '---\nname: notes\ndescription: Takes notes.\n---\nEDITED BODY\n');
+    const result = await ctx.tools.get('use_skill')?.handler({ skill_name: 'notes' } as never, ctx);
+    expect(result).toContain('EDITED BODY');
+    expect(result).toContain('- template.md (');
+    expect((await getSkills(ctx)?.load('notes'))?.instructions).toContain('EDITED BODY');
+  });
+
+  it('a skill whose files vanished after discovery gets a message, and loads again once restored', async () => {
+    const root = await mkdtemp(join(temp, 'vanish-'));
+    await writeSkill(root, 'ghost', 'name: ghost\ndescription: Disappears.', 'BOO');
+    const ctx = await run({ directories: [root] });
+    await rm(join(root, 'ghost'), { recursive: true });
+    const tool = ctx.tools.get('use_skill');
+    const missing = await tool?.handler({ skill_name: 'ghost' } as never, ctx);
+    expect(missing).toMatch(/^Could not activate the skill: .*ghost\/SKILL\.md cannot be read any more \(it does not exist\)/);
+    await writeSkill(root, 'ghost', 'name: ghost\ndescription: Disappears.', 'BACK AGAIN');
+    expect(await tool?.handler({ skill_name: 'ghost' } as never, ctx)).toContain('BACK AGAIN');
+  });
+
+  it('preload: true reads instructions and resources at discovery', async () => {
+    const ctx = await run({ directories: [fixtures], preload: true });
+    const entry = getSkills(ctx)?.get('debug') as { instructions?: string; resources?: unknown[] } | undefined;
+    expect(entry?.instructions).toContain('#');
+    expect(entry?.resources?.length).toBeGreaterThan(0);
+  });
+
+  it('logs resource warnings found at activation, once', async () => {
+    const root = await mkdtemp(join(temp, 'big-'));
+    const dir = await writeSkill(root, 'heavy', 'name: heavy\ndescription: Has a big file.');
+    await writeFile(join(dir, 'big.bin'), Buffer.alloc(2048));
+    const ctx = await run({ directories: [root], maxFileSize: 1024 });
+    const tool = ctx.tools.get('use_skill');
+    await tool?.handler({ skill_name: 'heavy' } as never, ctx);
+    await tool?.handler({ skill_name: 'heavy' } as never, createContext());
+    const warnings = ctx.log.entries.filter((e) => e.level === 'warn' && e.args[0] === '[skills] warning');
+    expect(warnings.map((w) => (w.args[1] as { code: string }).code)).toEqual(['RESOURCE_TOO_LARGE']);
+  });
 });

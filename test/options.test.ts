@@ -26,9 +26,10 @@ describe('resolveOptions', () => {
       maxSkillSize: 500 * 1024,
       cacheTtl: 5 * 60 * 1000,
       strict: false,
+      preload: false,
     });
     expect(resolved.fs).toBe(nodeFileSystem);
-    expect(DEFAULTS).toEqual({ maxFileSize: 102400, maxSkillSize: 512000, cacheTtl: 300000, strict: false });
+    expect(DEFAULTS).toEqual({ maxFileSize: 102400, maxSkillSize: 512000, cacheTtl: 300000, strict: false, preload: false });
   });
 
   it('requires directories and says how to fix it', () => {
@@ -61,6 +62,7 @@ describe('resolveOptions', () => {
     expect(configError({ directories: ['a'], cacheTtl: 1.5 }).message).toMatch(/`cacheTtl` must be a whole number of 0 or more/);
     expect(configError({ directories: ['a'], cacheTtl: '5m' }).message).toMatch(/got the string "5m"/);
     expect(configError({ directories: ['a'], strict: 'yes' }).message).toMatch(/`strict` must be true or false/);
+    expect(configError({ directories: ['a'], preload: 1 }).message).toMatch(/`preload` must be true or false, got number 1/);
     expect(configError({ directories: ['a'], cwd: '' }).message).toMatch(/`cwd` must be a non-empty string/);
     expect(configError({ directories: ['a'], include: [1] }).message).toMatch(/`include\[0\]`/);
     expect(configError({ directories: ['a'], fs: {} }).message).toMatch(/`fs` must implement readdir\(\)/);

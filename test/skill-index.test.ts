@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { activationsOf, beginRun, createSkillIndex, isSkillsState, runIndexOf } from '../src/skill-index.js';
-import type { Skill } from '../src/types.js';
+import { activationsOf, beginRun, createLazySkillIndex, createSkillIndex, isSkillsState, runIndexOf } from '../src/skill-index.js';
+import type { Skill, SkillEntry } from '../src/types.js';
 
 const skill = (name: string): Skill => ({ metadata: { name, description: name }, instructions: '', path: '', directory: '', resources: [] });
 
@@ -33,5 +33,50 @@ describe('skill index', () => {
     expect(beginRun(state, rebuilt).activated).toEqual(['a']);
     expect(runIndexOf(state)).toBe(rebuilt);
     expect(runIndexOf({})).toBeUndefined();
+  });
+});
+
+describe('lazy skill index', () => {
+  const entry = (name: string): SkillEntry & { instructions?: string } => ({
+    metadata: { name, description: name },
+    path: `/s/${name}/SKILL.md`,
+    directory: `/s/${name}`,
+    instructions: 'held by discovery',
+  });
+
+  it('keeps level-1 fields only and loads each skill once, sharing concurrent loads', async () => {
+    let calls = 0;
+    const index = createLazySkillIndex({ skills: [entry('a'), entry('b')] }, async (e) => {
+      calls++;
+      return { skill: { ...e, instructions: `body of ${e.metadata.name}`, resources: [] }, diagnostics: [{ code: 'RESOURCE_TOO_LARGE', severity: 'warning', file: 'f', line: 0, column: 0, message: 'm' }] };
+    });
+    expect(index.get('a')).toEqual({ metadata: { name: 'a', description: 'a' }, path: '/s/a/SKILL.md', directory: '/s/a' });
+    expect(index.get('a')).not.toHaveProperty('instructions');
+    const [first, second] = await Promise.all([index.loadDetailed('a'), index.loadDetailed('a')]);
+    expect(first?.first).toBe(true);
+    expect(second?.first).toBe(false);
+    expect(first?.diagnostics).toHaveLength(1);
+    expect((await index.load('a'))?.instructions).toBe('body of a');
+    expect(calls).toBe(1);
+    expect(await index.load('missing')).toBeUndefined();
+    expect(await index.loadDetailed('missing')).toBeUndefined();
+  });
+
+  it('does not keep a failed load: the next activation tries again', async () => {
+    let attempt = 0;
+    const index = createLazySkillIndex({ skills: [entry('a')] }, async (e) => {
+      attempt++;
+      if (attempt === 1) throw new Error('file vanished');
+      return { skill: { ...e, instructions: 'back', resources: [] }, diagnostics: [] };
+    });
+    await expect(index.load('a')).rejects.toThrow('file vanished');
+    expect((await index.load('a'))?.instructions).toBe('back');
+  });
+
+  it('an eager index loads from memory', async () => {
+    const full = skill('a');
+    const index = createSkillIndex({ skills: [full] });
+    expect(await index.load('a')).toBe(full);
+    expect((await index.loadDetailed('a'))?.diagnostics).toEqual([]);
   });
 });

@@ -8,7 +8,7 @@ import { errorReason, type SkillsFileSystem } from '../fs.js';
 import { parseFrontmatter } from '../frontmatter/parse.js';
 import { matchesPattern, resolveOptions, type ResolvedOptions, type SkillsOptions } from '../options.js';
 import { validateMetadata } from '../schema.js';
-import type { DiscoveryResult, Skill, SkillMetadata } from '../types.js';
+import type { DiscoveryResult, Skill, SkillEntry, SkillMetadata } from '../types.js';
 import { listResources } from './resources.js';
 import { limitConcurrency, MAX_CONCURRENT_FS_CALLS, memoizeReaddir, scanDirectory, type SkillLocation } from './scan.js';
 
@@ -31,13 +31,25 @@ interface Loaded {
   excluded: boolean;
 }
 
+export interface DiscoverMode {
+  /**
+   * Keep frontmatter only: no instructions, no resource listing (both are read
+   * by `loadSkillContent` when the skill is activated). The skills come back
+   * with empty `instructions` and `resources`.
+   */
+  lazy?: boolean;
+}
+
 /** Discover skills with already-resolved options (the middleware's cache calls this). */
-export async function discover(options: ResolvedOptions): Promise<DiscoveryResult> {
+export async function discover(options: ResolvedOptions, mode: DiscoverMode = {}): Promise<DiscoveryResult> {
+  const lazy = mode.lazy === true;
   const fs = memoizeReaddir(limitConcurrency(options.fs, MAX_CONCURRENT_FS_CALLS));
   const scans = await Promise.all(options.directories.map((directory) => scanDirectory(fs, directory)));
   const diagnostics: Diagnostic[] = scans.flatMap((scan) => scan.diagnostics);
 
-  const loaded = await Promise.all(uniqueFolders(scans.flatMap((scan) => scan.skills)).map((location) => loadSkill(fs, location, options)));
+  const loaded = await Promise.all(
+    uniqueFolders(scans.flatMap((scan) => scan.skills)).map((location) => loadSkill(fs, location, options, lazy)),
+  );
 
   // Sequential on purpose: filtering and name clashes follow discovery order.
   const accepted: Array<{ loaded: Loaded; metadata: SkillMetadata; found: Diagnostic[] }> = [];
@@ -60,7 +72,9 @@ export async function discover(options: ResolvedOptions): Promise<DiscoveryResul
 
   const skills: Skill[] = await Promise.all(
     accepted.map(async ({ loaded: item, metadata, found }) => {
-      const listing = await listResources(fs, item.location.directory, item.location.realDirectory, options);
+      const listing = lazy
+        ? { resources: [], diagnostics: [] }
+        : await listResources(fs, item.location.directory, item.location.realDirectory, options);
       found.push(...listing.diagnostics);
       return {
         metadata,
@@ -101,7 +115,7 @@ function isSelected(names: readonly string[], options: ResolvedOptions): boolean
   return options.include.length === 0 || matchesAny(names, options.include);
 }
 
-async function loadSkill(fs: SkillsFileSystem, location: SkillLocation, options: ResolvedOptions): Promise<Loaded> {
+async function loadSkill(fs: SkillsFileSystem, location: SkillLocation, options: ResolvedOptions, lazy: boolean): Promise<Loaded> {
   const folderName = basename(location.directory);
   const base: Loaded = { location, folderName, instructions: '', diagnostics: [], excluded: false };
   // An excluded folder is not read at all.
@@ -136,7 +150,8 @@ async function loadSkill(fs: SkillsFileSystem, location: SkillLocation, options:
     ...base,
     declaredName,
     metadata: validation.metadata,
-    instructions: parsed.body,
+    // Lazy discovery drops the body here so 20,000 skills cost their frontmatter, not their text.
+    instructions: lazy ? '' : parsed.body,
     diagnostics: [...parsed.diagnostics, ...validation.diagnostics],
   };
 }
@@ -161,4 +176,30 @@ function uniqueDiagnostics(diagnostics: readonly Diagnostic[]): Diagnostic[] {
     seen.add(key);
     return true;
   });
+}
+
+/**
+ * Level 2 for one skill found by lazy discovery: its instructions (the body
+ * of SKILL.md as it is now) and its resource listing. Rejects with a readable
+ * message when SKILL.md can no longer be read.
+ */
+export async function loadSkillContent(
+  entry: SkillEntry,
+  options: Pick<ResolvedOptions, 'fs' | 'maxFileSize' | 'maxSkillSize'>,
+): Promise<{ skill: Skill; diagnostics: Diagnostic[] }> {
+  const { fs } = options;
+  let text: string;
+  let realDirectory: string;
+  try {
+    text = await fs.readFile(entry.path, 'utf8');
+    realDirectory = await fs.realpath(entry.directory);
+  } catch (error) {
+    throw new Error(`${entry.path} cannot be read any more (${errorReason(error)})`, { cause: error });
+  }
+  const parsed = parseFrontmatter(text, { file: entry.path });
+  const listing = await listResources(fs, entry.directory, realDirectory, options);
+  return {
+    skill: { ...entry, instructions: parsed.body, resources: listing.resources },
+    diagnostics: listing.diagnostics,
+  };
 }

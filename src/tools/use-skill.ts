@@ -71,15 +71,21 @@ export function makeUseSkillTool(source: IndexSource): HostTool<UseSkillArgs> {
           return `${USE_SKILL_TOOL} needs a \`skill_name\` string, e.g. {"skill_name": "${index.skills[0]?.metadata.name ?? 'my-skill'}"}.`;
         }
         const requested = parsed.data.skill_name.trim();
-        const skill = index.get(requested);
-        if (!skill) return notFound(requested, index);
+        const entry = index.get(requested);
+        if (!entry) return notFound(requested, index);
+        const name = entry.metadata.name;
         const activated = activationsOf(ctx.state, index);
-        if (activated.includes(skill.metadata.name)) {
-          return `Skill "${skill.metadata.name}" is already active in this conversation: its instructions are above. Continue following them.`;
+        if (activated.includes(name)) {
+          return `Skill "${name}" is already active in this conversation: its instructions are above. Continue following them.`;
         }
-        activated.push(skill.metadata.name);
-        ctx.log?.info('[skills] activated', { skill: skill.metadata.name, route: 'tool' });
-        return renderActivation(skill);
+        const loaded = await index.loadDetailed(name);
+        if (!loaded) return notFound(requested, index);
+        if (loaded.first) {
+          for (const diagnostic of loaded.diagnostics) ctx.log?.warn('[skills] warning', diagnostic);
+        }
+        activated.push(name);
+        ctx.log?.info('[skills] activated', { skill: name, route: 'tool' });
+        return renderActivation(loaded.skill);
       } catch (error) {
         // A handler that throws ends the agent's turn; a message lets the model recover.
         const reason = error instanceof Error ? error.message : String(error);
