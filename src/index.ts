@@ -13,10 +13,11 @@ export { SkillsError, SkillsConfigError } from './errors.js';
 export type { SkillsErrorCode } from './errors.js';
 export { DEFAULTS } from './options.js';
 export type { SkillsOptions } from './options.js';
-export type { SkillIndex, SkillsState } from './skill-index.js';
+export type { SkillIndex, SkillsState, LoadedSkill } from './skill-index.js';
 export type { SkillsFileSystem, DirEntry, FileStats, FileHandle } from './fs.js';
 export type {
   Skill,
+  SkillEntry,
   SkillMetadata,
   SkillResource,
   ResourceType,
