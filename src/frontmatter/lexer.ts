@@ -624,15 +624,10 @@ export class Lexer {
         continue;
       }
       if (c === LF) {
-        let end = i;
-        while (end > seg && (src.charCodeAt(end - 1) === SPACE || src.charCodeAt(end - 1) === TAB)) end--;
-        out += src.slice(seg, end);
-        i = this.foldBreaks(i, (indent) => {
-          if (indent < contIndent) contIndent = indent;
-        }, (text) => {
-          out += text;
-        });
-        seg = i;
+        const folded = this.quotedLineBreak(i, seg);
+        out += folded.text;
+        if (folded.indent < contIndent) contIndent = folded.indent;
+        i = seg = folded.next;
         continue;
       }
       i++;
@@ -666,15 +661,10 @@ export class Lexer {
         break;
       }
       if (c === LF) {
-        let end = i;
-        while (end > seg && (src.charCodeAt(end - 1) === SPACE || src.charCodeAt(end - 1) === TAB)) end--;
-        out += src.slice(seg, end);
-        i = this.foldBreaks(i, (indent) => {
-          if (indent < contIndent) contIndent = indent;
-        }, (text) => {
-          out += text;
-        });
-        seg = i;
+        const folded = this.quotedLineBreak(i, seg);
+        out += folded.text;
+        if (folded.indent < contIndent) contIndent = folded.indent;
+        i = seg = folded.next;
         continue;
       }
       i++;
@@ -683,6 +673,29 @@ export class Lexer {
     const token = this.make('single', start, i, out);
     token.contIndent = contIndent;
     return token;
+  }
+
+  /**
+   * A line break inside a quoted scalar: the text of the line before it (from
+   * `seg`, trailing blanks trimmed) plus what the break folds to, where the
+   * scalar continues, and the least indentation of the continuation lines.
+   */
+  private quotedLineBreak(i: number, seg: number): { text: string; next: number; indent: number } {
+    const src = this.src;
+    let end = i;
+    while (end > seg && (src.charCodeAt(end - 1) === SPACE || src.charCodeAt(end - 1) === TAB)) end--;
+    let text = src.slice(seg, end);
+    let indent = Infinity;
+    const next = this.foldBreaks(
+      i,
+      (lineIndent) => {
+        if (lineIndent < indent) indent = lineIndent;
+      },
+      (folded) => {
+        text += folded;
+      },
+    );
+    return { text, next, indent };
   }
 
   /**
