@@ -1,9 +1,11 @@
 /**
  * The errors this package throws. Skill problems never throw (they are
- * diagnostics); these are for mistakes a developer must fix in code.
+ * diagnostics); these are for mistakes a developer must fix in code or on the
+ * command line, and for the watcher's trouble, which it reports, not throws.
  */
 
-export type SkillsErrorCode = 'SKILLS_CONFIG';
+/** Stable codes: never rename one, callers branch on them. */
+export type SkillsErrorCode = 'SKILLS_CONFIG' | 'SKILLS_USAGE' | 'SKILLS_WATCH';
 
 export class SkillsError extends Error {
   readonly code: SkillsErrorCode;
@@ -20,5 +22,29 @@ export class SkillsConfigError extends SkillsError {
   constructor(message: string) {
     super('SKILLS_CONFIG', message);
     this.name = 'SkillsConfigError';
+  }
+}
+
+/** Thrown by the `sisu-skills` command line for an unknown command, flag or missing argument (exit code 2). */
+export class SkillsUsageError extends SkillsError {
+  constructor(message: string) {
+    super('SKILLS_USAGE', message);
+    this.name = 'SkillsUsageError';
+  }
+}
+
+/**
+ * A watched skills directory could not be watched (missing, deleted,
+ * unreadable, out of watch handles). Handed to the watcher's `onError`; the
+ * watcher keeps the other directories running and retries this one.
+ */
+export class SkillsWatchError extends SkillsError {
+  /** The configured directory the error is about. */
+  readonly directory: string;
+
+  constructor(directory: string, message: string, options?: { cause?: unknown }) {
+    super('SKILLS_WATCH', message, options);
+    this.name = 'SkillsWatchError';
+    this.directory = directory;
   }
 }

@@ -1,0 +1,268 @@
+/**
+ * Activation strategies as pure functions: which skills to pre-activate for a
+ * request, from `@` mentions, pinned `always` skills and local ranking, and
+ * which ones the conversation already carries. No I/O, no logging: the
+ * middleware calls these and logs what they decided.
+ */
+import { SkillsConfigError } from './errors.js';
+
+/** How a skill got activated; the middleware logs it as `route`. */
+export type ActivationRoute = 'tool' | 'mention' | 'always' | 'auto';
+
+/** A message as far as activation cares: only role and text content. */
+export interface ActivationMessage {
+  role: string;
+  content: unknown;
+}
+
+// ---------------------------------------------------------------------------
+// Mentions
+
+export interface Mentions {
+  /** Mentioned names that are loaded skills, in order of first mention. */
+  known: string[];
+  /** Mentioned names that are not, in order of first mention (log them; never fatal). */
+  unknown: string[];
+}
+
+/**
+ * `@name` where name uses the skill-name alphabet. The character before `@`
+ * must not belong to an email's local part (so `a@b.com` is no mention), and
+ * the name must not run on into other word characters (`@Override`,
+ * `@code_review`), a path (`@scope/pkg`) or a dotted name (`@pytest.fixture`).
+ */
+// The name can't backtrack: the lookahead rejects a following name character too.
+const MENTION = /(?<![\w.+%@-])@([a-z0-9-]+)(?![\w/-]|\.\w)/g;
+
+/** A line that opens or closes a fenced code block. */
+const FENCE = /^[ \t]{0,3}(`{3,}|~{3,})/;
+
+/** `text` without its fenced code blocks: pasted code is full of `@decorators` nobody meant as mentions. */
+function withoutFencedCode(text: string): string {
+  const kept: string[] = [];
+  let open: string | undefined;
+  for (const line of text.split('\n')) {
+    const fence = FENCE.exec(line)?.[1];
+    if (open === undefined) {
+      if (fence !== undefined) open = fence;
+      else kept.push(line);
+    } else if (fence !== undefined && fence[0] === open[0] && fence.length >= open.length) {
+      open = undefined;
+    }
+  }
+  return kept.join('\n');
+}
+
+/**
+ * The `@skill-name` mentions in `text`, split into loaded skills and unknown
+ * names, each deduplicated in order of first mention.
+ */
+export function findMentions(text: string, knownNames: Iterable<string>): Mentions {
+  const known = new Set(knownNames);
+  const seen = new Set<string>();
+  const result: Mentions = { known: [], unknown: [] };
+  for (const match of withoutFencedCode(text).matchAll(MENTION)) {
+    // A trailing hyphen is punctuation ("ask @debug-"), not part of the name.
+    const name = (match[1] ?? '').replace(/-+$/, '');
+    if (name === '' || seen.has(name)) continue;
+    seen.add(name);
+    (known.has(name) ? result.known : result.unknown).push(name);
+  }
+  return result;
+}
+
+/** The text of a message: a string, or the text parts of a multi-part content array. */
+export function messageText(content: unknown): string | undefined {
+  if (typeof content === 'string') return content;
+  if (!Array.isArray(content)) return undefined;
+  const texts: string[] = [];
+  for (const part of content) {
+    if (typeof part === 'string') texts.push(part);
+    else if (typeof part === 'object' && part !== null && typeof (part as { text?: unknown }).text === 'string') {
+      texts.push((part as { text: string }).text);
+    }
+  }
+  return texts.length > 0 ? texts.join('\n') : undefined;
+}
+
+/** The text of the last `user` message, or undefined when there is none. */
+export function latestUserMessage(messages: readonly ActivationMessage[]): string | undefined {
+  for (let i = messages.length - 1; i >= 0; i--) {
+    const message = messages[i];
+    if (message?.role === 'user') return messageText(message.content);
+  }
+  return undefined;
+}
+
+// ---------------------------------------------------------------------------
+// Already active
+
+/**
+ * The opening tag of an activation, on a line of its own. use_skill's output
+ * starts with it, and pre-activations must use the same text (renderActivation).
+ */
+const ACTIVATION_MARKER = /^<skill name="([^"\n]+)">[ \t]*$/gm;
+
+/**
+ * Names of the skills whose instructions the conversation already holds,
+ * whatever route put them there, in order of first appearance. Reads the
+ * messages themselves, so it also covers earlier turns and earlier requests.
+ */
+export function alreadyActivated(messages: readonly ActivationMessage[]): string[] {
+  const found = new Set<string>();
+  for (const message of messages) {
+    const text = messageText(message.content);
+    if (text === undefined || !text.includes('<skill name="')) continue;
+    for (const match of text.matchAll(ACTIVATION_MARKER)) {
+      if (match[1] !== undefined) found.add(match[1]);
+    }
+  }
+  return [...found];
+}
+
+// ---------------------------------------------------------------------------
+// Model invocation
+
+/** The frontmatter key that keeps a skill out of the catalog and the model's reach. */
+export const DISABLE_MODEL_INVOCATION = 'disable-model-invocation';
+
+/**
+ * False when the frontmatter says `disable-model-invocation: true` (a boolean,
+ * or the string "true" as some YAML writers quote it): such a skill stays out
+ * of the catalog and use_skill, while `@` mentions and `always` still work.
+ */
+export function isModelInvocable(metadata: Readonly<Record<string, unknown>>): boolean {
+  const value = metadata[DISABLE_MODEL_INVOCATION];
+  if (value === true) return false;
+  if (typeof value === 'string' && value.trim().toLowerCase() === 'true') return false;
+  return true;
+}
+
+// ---------------------------------------------------------------------------
+// Selection
+
+export interface RankedSkill {
+  name: string;
+  /** Relevance, normalised to 0..1. */
+  score: number;
+}
+
+export interface AutoActivation {
+  /** The text to rank skills against: the latest user message. */
+  query: string;
+  /** Lowest score (0..1) that activates a skill. */
+  threshold: number;
+  /** Most skills the ranker may pick per request (already active ones count). */
+  maxSkills: number;
+  /** Local ranker, e.g. rank.ts's BM25, best first or not: selection sorts by score. */
+  rank: (query: string) => readonly RankedSkill[];
+}
+
+export interface SelectionInput {
+  /** Known `@` mentions, in order (findMentions(...).known). */
+  mentions: readonly string[];
+  /** The `always` option: skills every request starts with. */
+  always: readonly string[];
+  /** Ranking-based activation; leave out when autoActivate is off. */
+  auto?: AutoActivation;
+  /** Skills the conversation already holds (alreadyActivated, plus this run's activations). */
+  alreadyActive: Iterable<string>;
+  /** Skills with `disable-model-invocation`: the ranker never picks them, mentions and always still do. */
+  disabledForModel?: Iterable<string>;
+}
+
+export interface Activation {
+  name: string;
+  route: Exclude<ActivationRoute, 'tool'>;
+  /** The ranker's score, for `auto` activations. */
+  score?: number;
+}
+
+/**
+ * What to pre-activate, in injection order: mentions (the user asked), then
+ * `always`, then ranked skills. A skill appears once, under the first route
+ * that picked it, and never when it is already active.
+ */
+export function selectActivations(input: SelectionInput): Activation[] {
+  const taken = new Set(input.alreadyActive);
+  const selected: Activation[] = [];
+  const add = (activation: Activation): void => {
+    if (taken.has(activation.name)) return;
+    taken.add(activation.name);
+    selected.push(activation);
+  };
+  for (const name of input.mentions) add({ name, route: 'mention' });
+  for (const name of input.always) add({ name, route: 'always' });
+  if (input.auto) {
+    for (const { name, score } of pickRanked(input.auto, new Set(input.disabledForModel ?? []))) {
+      add({ name, route: 'auto', score });
+    }
+  }
+  return selected;
+}
+
+/** The top `maxSkills` ranked skills at or above the threshold, best first. */
+function pickRanked(auto: AutoActivation, disabled: ReadonlySet<string>): RankedSkill[] {
+  if (auto.maxSkills <= 0 || auto.query.trim() === '') return [];
+  const eligible: RankedSkill[] = [];
+  const seen = new Set<string>();
+  for (const { name, score } of auto.rank(auto.query)) {
+    if (seen.has(name) || disabled.has(name) || !Number.isFinite(score) || score < auto.threshold) continue;
+    seen.add(name);
+    eligible.push({ name, score });
+  }
+  // Stable sort: equal scores keep the ranker's order.
+  return eligible.sort((a, b) => b.score - a.score).slice(0, auto.maxSkills);
+}
+
+// ---------------------------------------------------------------------------
+// Options (checked at construction, like every other option)
+
+export interface AutoActivateOptions {
+  /** Lowest normalised score (0..1) that pre-activates a skill. */
+  threshold?: number;
+  /** Most skills pre-activated by ranking per request. */
+  maxSkills?: number;
+}
+
+export const AUTO_ACTIVATE_DEFAULTS = { threshold: 0.5, maxSkills: 1 } as const;
+
+/**
+ * `autoActivate` as given (undefined, false, true or an object) to its
+ * resolved form, or undefined when it is off. Throws SkillsConfigError.
+ */
+export function resolveAutoActivate(value: unknown): Required<AutoActivateOptions> | undefined {
+  if (value === undefined || value === false) return undefined;
+  if (value === true) return { ...AUTO_ACTIVATE_DEFAULTS };
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    throw new SkillsConfigError(
+      '[skills] `autoActivate` must be true, false or { threshold, maxSkills }, e.g. autoActivate: { threshold: 0.5, maxSkills: 1 }.',
+    );
+  }
+  const { threshold = AUTO_ACTIVATE_DEFAULTS.threshold, maxSkills = AUTO_ACTIVATE_DEFAULTS.maxSkills, ...rest } =
+    value as Record<string, unknown>;
+  const unknownKey = Object.keys(rest)[0];
+  if (unknownKey !== undefined) {
+    throw new SkillsConfigError(`[skills] unknown \`autoActivate.${unknownKey}\`: the known keys are threshold and maxSkills.`);
+  }
+  if (typeof threshold !== 'number' || !(threshold >= 0 && threshold <= 1)) {
+    throw new SkillsConfigError(
+      `[skills] \`autoActivate.threshold\` must be a number from 0 to 1 (scores are normalised), got ${String(threshold)}. Default: ${AUTO_ACTIVATE_DEFAULTS.threshold}.`,
+    );
+  }
+  if (typeof maxSkills !== 'number' || !Number.isInteger(maxSkills) || maxSkills < 1) {
+    throw new SkillsConfigError(
+      `[skills] \`autoActivate.maxSkills\` must be a whole number of 1 or more, got ${String(maxSkills)}. Default: ${AUTO_ACTIVATE_DEFAULTS.maxSkills}.`,
+    );
+  }
+  return { threshold, maxSkills };
+}
+
+/** The `always` option: a list of skill names (checked for shape only; names are matched per request). */
+export function resolveAlways(value: unknown): string[] {
+  if (value === undefined) return [];
+  if (!Array.isArray(value) || value.some((name) => typeof name !== 'string' || name.trim() === '')) {
+    throw new SkillsConfigError("[skills] `always` must be a list of skill names, e.g. always: ['code-review'].");
+  }
+  return [...new Set((value as string[]).map((name) => name.trim()))];
+}

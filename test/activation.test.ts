@@ -1,0 +1,240 @@
+import { describe, expect, it } from 'vitest';
+import {
+  alreadyActivated,
+  findMentions,
+  isModelInvocable,
+  latestUserMessage,
+  messageText,
+  resolveAlways,
+  resolveAutoActivate,
+  selectActivations,
+  type RankedSkill,
+} from '../src/activation.js';
+import { SkillsConfigError } from '../src/errors.js';
+import { renderActivation } from '../src/tools/use-skill.js';
+import type { Skill } from '../src/types.js';
+
+const KNOWN = ['code-review', 'debug', 'deploy-staging', 'explain', 'test-gen'];
+
+describe('findMentions', () => {
+  it('finds known and unknown mentions in order, deduplicated', () => {
+    expect(findMentions('@debug this, then @code-review it; @nope and @debug again, @nope', KNOWN)).toEqual({
+      known: ['debug', 'code-review'],
+      unknown: ['nope'],
+    });
+  });
+
+  it('accepts a mention at the start, after punctuation and before punctuation', () => {
+    const text = '@explain (@test-gen) "@debug", @deploy-staging. @code-review!';
+    expect(findMentions(text, KNOWN).known).toEqual(['explain', 'test-gen', 'debug', 'deploy-staging', 'code-review']);
+  });
+
+  it('ignores emails and other @ that are not mentions', () => {
+    const text = [
+      'mail a@debug.com or first.last@explain.io or x+y@debug', // emails
+      'npm i @test-gen/core', // a package scope
+      'use @pytest.fixture and @Override', // decorators
+      'not @code_review nor @Debug', // other word characters
+      'see notes/@debug', // a slash before @ is a boundary: this one counts
+    ].join('\n');
+    expect(findMentions(text, KNOWN)).toEqual({ known: ['debug'], unknown: [] });
+  });
+
+  it('drops a trailing hyphen and ignores a bare @', () => {
+    expect(findMentions('ask @debug- now, or @ alone, or @-', KNOWN)).toEqual({ known: ['debug'], unknown: [] });
+  });
+
+  it('ignores mentions inside fenced code blocks but not inline code', () => {
+    const text = ['```ts', '@debug', 'class A {}', '```', 'run `@explain`', '~~~~', '@test-gen', '~~~', 'still code', '~~~~', '@code-review'].join('\n');
+    expect(findMentions(text, KNOWN).known).toEqual(['explain', 'code-review']);
+  });
+
+  it('treats an unclosed fence as code to the end', () => {
+    expect(findMentions('@debug\n```\n@explain', KNOWN).known).toEqual(['debug']);
+  });
+
+  it('returns nothing for text without mentions', () => {
+    expect(findMentions('', KNOWN)).toEqual({ known: [], unknown: [] });
+    expect(findMentions('plain text', [])).toEqual({ known: [], unknown: [] });
+  });
+});
+
+describe('latestUserMessage', () => {
+  it('returns the last user message', () => {
+    const messages = [
+      { role: 'system', content: 'sys' },
+      { role: 'user', content: 'first' },
+      { role: 'assistant', content: 'reply' },
+      { role: 'user', content: 'second' },
+      { role: 'tool', content: 'tool output' },
+    ];
+    expect(latestUserMessage(messages)).toBe('second');
+  });
+
+  it('joins the text parts of multi-part content', () => {
+    const content = [{ type: 'text', text: 'look at' }, { type: 'image_url', image_url: 'x' }, 'this', { text: 7 }];
+    expect(latestUserMessage([{ role: 'user', content }])).toBe('look at\nthis');
+  });
+
+  it('is undefined without a user message or without text', () => {
+    expect(latestUserMessage([])).toBeUndefined();
+    expect(latestUserMessage([{ role: 'system', content: 's' }])).toBeUndefined();
+    expect(latestUserMessage([{ role: 'user', content: [{ type: 'image' }] }])).toBeUndefined();
+    expect(latestUserMessage([{ role: 'user', content: null }])).toBeUndefined();
+    expect(messageText(42)).toBeUndefined();
+  });
+});
+
+function skill(name: string, instructions = `Instructions of ${name}.`): Skill {
+  return { metadata: { name, description: `${name} skill` }, instructions, path: `/s/${name}/SKILL.md`, directory: `/s/${name}`, resources: [] };
+}
+
+describe('alreadyActivated', () => {
+  it('reads use_skill output and injected activations, in order, once each', () => {
+    const messages = [
+      { role: 'system', content: 'sys' },
+      { role: 'user', content: [{ type: 'text', text: renderActivation(skill('explain')) }] },
+      { role: 'assistant', content: '' },
+      { role: 'tool', content: renderActivation(skill('debug')) },
+      { role: 'tool', content: `${renderActivation(skill('test-gen'))}\n\n${renderActivation(skill('debug'))}` },
+    ];
+    expect(alreadyActivated(messages)).toEqual(['explain', 'debug', 'test-gen']);
+  });
+
+  it('ignores the marker when it is not a line of its own', () => {
+    const messages = [
+      { role: 'user', content: 'what does <skill name="debug"> mean?' },
+      { role: 'tool', content: 'Skill "debug" is already active in this conversation' },
+      { role: 'assistant', content: undefined },
+    ];
+    expect(alreadyActivated(messages)).toEqual([]);
+  });
+});
+
+describe('isModelInvocable', () => {
+  it('is false for disable-model-invocation true or "true"', () => {
+    expect(isModelInvocable({ name: 'a', 'disable-model-invocation': true })).toBe(false);
+    expect(isModelInvocable({ name: 'a', 'disable-model-invocation': 'true' })).toBe(false);
+    expect(isModelInvocable({ name: 'a', 'disable-model-invocation': ' TRUE ' })).toBe(false);
+  });
+
+  it('is true otherwise', () => {
+    expect(isModelInvocable({ name: 'a' })).toBe(true);
+    for (const value of [false, 'false', 'yes', 1, null, 'truee']) {
+      expect(isModelInvocable({ 'disable-model-invocation': value })).toBe(true);
+    }
+  });
+});
+
+function ranker(results: RankedSkill[]): { rank: (query: string) => RankedSkill[]; queries: string[] } {
+  const queries: string[] = [];
+  return {
+    queries,
+    rank: (query) => {
+      queries.push(query);
+      return results;
+    },
+  };
+}
+
+describe('selectActivations', () => {
+  it('orders mentions, then always, then auto, each skill once under its first route', () => {
+    const { rank, queries } = ranker([
+      { name: 'debug', score: 0.9 },
+      { name: 'explain', score: 0.8 },
+    ]);
+    const selected = selectActivations({
+      mentions: ['test-gen', 'debug'],
+      always: ['code-review', 'test-gen'],
+      auto: { query: 'why does it crash', threshold: 0.5, maxSkills: 3, rank },
+      alreadyActive: [],
+    });
+    expect(selected).toEqual([
+      { name: 'test-gen', route: 'mention' },
+      { name: 'debug', route: 'mention' },
+      { name: 'code-review', route: 'always' },
+      { name: 'explain', route: 'auto', score: 0.8 },
+    ]);
+    expect(queries).toEqual(['why does it crash']);
+  });
+
+  it('skips skills that are already active, whatever the route', () => {
+    const { rank } = ranker([{ name: 'explain', score: 1 }]);
+    const selected = selectActivations({
+      mentions: ['debug'],
+      always: ['code-review'],
+      auto: { query: 'q', threshold: 0, maxSkills: 1, rank },
+      alreadyActive: new Set(['debug', 'code-review', 'explain']),
+    });
+    expect(selected).toEqual([]);
+  });
+
+  it('auto picks at most maxSkills at or above the threshold, best first, already active ones counting', () => {
+    const results = [
+      { name: 'explain', score: 0.4 },
+      { name: 'debug', score: 0.7 },
+      { name: 'test-gen', score: 0.5 },
+      { name: 'debug', score: 0.6 },
+      { name: 'code-review', score: Number.NaN },
+      { name: 'deploy-staging', score: 0.7 },
+    ];
+    const pick = (maxSkills: number, alreadyActive: string[] = []) =>
+      selectActivations({ mentions: [], always: [], auto: { query: 'q', threshold: 0.5, maxSkills, rank: () => results }, alreadyActive });
+    expect(pick(5)).toEqual([
+      { name: 'debug', route: 'auto', score: 0.7 },
+      { name: 'deploy-staging', route: 'auto', score: 0.7 },
+      { name: 'test-gen', route: 'auto', score: 0.5 },
+    ]);
+    expect(pick(1)).toEqual([{ name: 'debug', route: 'auto', score: 0.7 }]);
+    // The best match is already active: the slot is used, nothing weaker is added.
+    expect(pick(1, ['debug'])).toEqual([]);
+    expect(pick(0)).toEqual([]);
+  });
+
+  it('auto never picks a skill disabled for the model, but mentions and always still do', () => {
+    const { rank } = ranker([
+      { name: 'deploy-staging', score: 1 },
+      { name: 'debug', score: 0.9 },
+    ]);
+    const selected = selectActivations({
+      mentions: [],
+      always: [],
+      auto: { query: 'ship it', threshold: 0.1, maxSkills: 1, rank },
+      alreadyActive: [],
+      disabledForModel: ['deploy-staging'],
+    });
+    expect(selected).toEqual([{ name: 'debug', route: 'auto', score: 0.9 }]);
+    expect(
+      selectActivations({ mentions: ['deploy-staging'], always: [], alreadyActive: [], disabledForModel: ['deploy-staging'] }),
+    ).toEqual([{ name: 'deploy-staging', route: 'mention' }]);
+  });
+
+  it('does not rank an empty query', () => {
+    const { rank, queries } = ranker([{ name: 'debug', score: 1 }]);
+    expect(selectActivations({ mentions: [], always: [], auto: { query: '  ', threshold: 0, maxSkills: 1, rank }, alreadyActive: [] })).toEqual([]);
+    expect(queries).toEqual([]);
+  });
+});
+
+describe('option checks', () => {
+  it('resolveAutoActivate: off, on with defaults, or checked values', () => {
+    expect(resolveAutoActivate(undefined)).toBeUndefined();
+    expect(resolveAutoActivate(false)).toBeUndefined();
+    expect(resolveAutoActivate(true)).toEqual({ threshold: 0.5, maxSkills: 1 });
+    expect(resolveAutoActivate({})).toEqual({ threshold: 0.5, maxSkills: 1 });
+    expect(resolveAutoActivate({ threshold: 0, maxSkills: 3 })).toEqual({ threshold: 0, maxSkills: 3 });
+  });
+
+  it('resolveAutoActivate throws SkillsConfigError on mistakes', () => {
+    for (const bad of ['yes', [], null, { threshold: 2 }, { threshold: '0.5' }, { threshold: Number.NaN }, { maxSkills: 0 }, { maxSkills: 1.5 }, { treshold: 0.3 }]) {
+      expect(() => resolveAutoActivate(bad)).toThrow(SkillsConfigError);
+    }
+    expect(() => resolveAutoActivate({ treshold: 0.3 })).toThrow(/autoActivate\.treshold/);
+  });
+
+  it('resolveAlways trims, dedupes and rejects non-lists', () => {
+    expect(resolveAlways(undefined)).toEqual([]);
+    expect(resolveAlways([' debug', 'debug', 'explain'])).toEqual(['debug', 'explain']);
+    for (const bad of ['debug', [''], [1], {}]) expect(() => resolveAlways(bad)).toThrow(SkillsConfigError);
+  });
+});
