@@ -1,10 +1,12 @@
 /**
- * A skill's bundled files: listing them within the size limits, classifying
- * them, and confining relative paths to the skill folder.
+ * A skill's bundled files: listing them (never secrets, never links that
+ * leave the skill folder), classifying them, and confining relative paths to
+ * the skill folder.
  */
-import { join } from 'node:path';
+import { join, relative, sep } from 'node:path';
 import type { Diagnostic } from '../diagnostics.js';
 import { errorReason, type DirEntry, type SkillsFileSystem } from '../fs.js';
+import { createSecretMatcher, type SecretMatcher } from '../secrets.js';
 import type { ResourceType, SkillResource } from '../types.js';
 import { compareNames, hasSkillFile, isSameOrInside, isSkippedName, SKILL_FILE, symlinkLoop } from './scan.js';
 
@@ -12,14 +14,17 @@ import { compareNames, hasSkillFile, isSameOrInside, isSkippedName, SKILL_FILE, 
 export const MAX_RESOURCE_DEPTH = 8;
 
 export interface ResourceLimits {
-  /** Largest file listed, in bytes. */
+  /** Files over this many bytes are listed with `tooLarge: true`; the reader refuses them. */
   maxFileSize: number;
-  /** Most bytes listed in total. */
-  maxSkillSize: number;
+  /** Secret name patterns added to DEFAULT_SECRET_PATTERNS; matching files and folders are never listed. */
+  secretPatterns?: readonly string[];
 }
 
+/** A listed resource. `tooLarge` marks a file over maxFileSize: listed so the model knows it exists, never read. */
+export type ListedResource = SkillResource & { tooLarge?: boolean };
+
 export interface ResourceListing {
-  resources: SkillResource[];
+  resources: ListedResource[];
   diagnostics: Diagnostic[];
 }
 
@@ -36,8 +41,9 @@ interface Walked {
 
 /**
  * List the files of the skill in `directory` (real path `realDirectory`),
- * sorted by relative path. Leaves out SKILL.md, dot-files, node_modules and
- * nested skill folders; never throws.
+ * sorted by relative path. Leaves out SKILL.md, dot-files, node_modules,
+ * nested skill folders, secrets, names with invisible characters and links
+ * whose real path leaves the skill folder; never throws.
  */
 export async function listResources(
   fs: SkillsFileSystem,
@@ -51,14 +57,26 @@ export async function listResources(
   } catch (error) {
     return { resources: [], diagnostics: [unreadable(directory, error)] };
   }
-  const walked = await walkEntries(fs, entries.filter((entry) => entry.name !== SKILL_FILE), {
+  const walk: Walk = { fs, root: realDirectory, isSecret: createSecretMatcher(limits.secretPatterns) };
+  const walked = await walkEntries(walk, entries.filter((entry) => entry.name !== SKILL_FILE), {
     absolutePath: directory,
     relativePath: '',
     realPath: realDirectory,
     depth: 0,
   });
   walked.files.sort((a, b) => compareNames(a.path, b.path));
-  return applyLimits(walked, directory, limits);
+  return {
+    resources: walked.files.map((file) => toResource(file, limits.maxFileSize)),
+    diagnostics: [...walked.diagnostics, ...tooLargeWarnings(walked.files, limits.maxFileSize)],
+  };
+}
+
+/** What every step of one listing shares. */
+interface Walk {
+  fs: SkillsFileSystem;
+  /** Real path of the skill folder: nothing outside it is listed. */
+  root: string;
+  isSecret: SecretMatcher;
 }
 
 interface Folder {
@@ -68,19 +86,24 @@ interface Folder {
   depth: number;
 }
 
-async function walkEntries(fs: SkillsFileSystem, entries: readonly DirEntry[], folder: Folder): Promise<Walked> {
-  const visible = entries.filter((entry) => !isSkippedName(entry.name));
-  const parts = await Promise.all(visible.map((entry) => walkEntry(fs, entry, folder)));
+async function walkEntries(walk: Walk, entries: readonly DirEntry[], folder: Folder): Promise<Walked> {
+  // Secrets are dropped by name before any stat: they are never looked at.
+  const visible = entries.filter((entry) => !isSkippedName(entry.name) && !walk.isSecret(entry.name));
+  const parts = await Promise.all(visible.map((entry) => walkEntry(walk, entry, folder)));
   return {
     files: parts.flatMap((part) => part.files),
     diagnostics: parts.flatMap((part) => part.diagnostics),
   };
 }
 
-async function walkEntry(fs: SkillsFileSystem, entry: DirEntry, folder: Folder): Promise<Walked> {
+async function walkEntry(walk: Walk, entry: DirEntry, folder: Folder): Promise<Walked> {
+  const { fs } = walk;
   const absolutePath = join(folder.absolutePath, entry.name);
   const relativePath = folder.relativePath === '' ? entry.name : `${folder.relativePath}/${entry.name}`;
   const none: Walked = { files: [], diagnostics: [] };
+  if (hasHiddenCharacters(entry.name)) {
+    return { files: [], diagnostics: [leftOut(absolutePath, 'its name holds invisible or control characters, which could disguise it. Rename it')] };
+  }
   let isDirectory = entry.isDirectory();
   let realPath = join(folder.realPath, entry.name);
   let size = 0;
@@ -92,11 +115,16 @@ async function walkEntry(fs: SkillsFileSystem, entry: DirEntry, folder: Folder):
       size = stats.size;
       if (!isDirectory && !stats.isFile()) return none;
     }
-    if (isDirectory && entry.isSymbolicLink()) {
+    if (entry.isSymbolicLink()) {
       realPath = await fs.realpath(absolutePath);
-      if (isSameOrInside(folder.realPath, realPath)) {
+      if (isDirectory && isSameOrInside(folder.realPath, realPath)) {
         return { files: [], diagnostics: [symlinkLoop(absolutePath, `it points back to ${realPath}, which contains it`)] };
       }
+      // The reader refuses what lies outside the skill, so the listing must not offer it.
+      if (!isSameOrInside(realPath, walk.root)) {
+        return { files: [], diagnostics: [leftOut(absolutePath, `it links to ${realPath}, outside the skill folder. Copy the file into the skill instead`)] };
+      }
+      if (walk.isSecret(relative(walk.root, realPath).split(sep).join('/'))) return none;
     }
   } catch (error) {
     return { files: [], diagnostics: [unreadable(absolutePath, error)] };
@@ -112,60 +140,41 @@ async function walkEntry(fs: SkillsFileSystem, entry: DirEntry, folder: Folder):
   }
   // A folder with its own SKILL.md is a separate skill, not part of this one.
   if (hasSkillFile(children)) return none;
-  return walkEntries(fs, children, { absolutePath, relativePath, realPath, depth: folder.depth + 1 });
+  return walkEntries(walk, children, { absolutePath, relativePath, realPath, depth: folder.depth + 1 });
 }
 
-/**
- * Leave out files over maxFileSize one by one; once the running total would
- * pass maxSkillSize, leave out every remaining file (path order) with one
- * warning, so a big skill is trimmed predictably rather than lost.
- */
-function applyLimits(walked: Walked, directory: string, limits: ResourceLimits): ResourceListing {
-  const resources: SkillResource[] = [];
-  const diagnostics = [...walked.diagnostics];
-  let total = 0;
-  let leftOut = 0;
-  for (const file of walked.files) {
-    if (leftOut > 0) {
-      leftOut++;
-    } else if (file.size > limits.maxFileSize) {
-      diagnostics.push({
-        code: 'RESOURCE_TOO_LARGE',
-        severity: 'warning',
-        file: file.absolutePath,
-        line: 0,
-        column: 0,
-        message: `resource left out: it is ${file.size} bytes, over maxFileSize (${limits.maxFileSize} bytes). Shrink or split the file, or raise maxFileSize.`,
-      });
-    } else if (total + file.size > limits.maxSkillSize) {
-      leftOut = 1;
-    } else {
-      total += file.size;
-      resources.push({ name: baseName(file.path), path: file.path, absolutePath: file.absolutePath, type: classifyResource(file.path), size: file.size });
-    }
-  }
-  if (leftOut > 0) {
-    diagnostics.push({
-      code: 'SKILL_RESOURCES_TRUNCATED',
+function toResource(file: FoundFile, maxFileSize: number): ListedResource {
+  const resource: ListedResource = {
+    name: baseName(file.path),
+    path: file.path,
+    absolutePath: file.absolutePath,
+    type: classifyResource(file.path),
+    size: file.size,
+  };
+  if (file.size > maxFileSize) resource.tooLarge = true;
+  return resource;
+}
+
+/** One warning per file over maxFileSize: it is listed, but read_skill_resource will not return it. */
+function tooLargeWarnings(files: readonly FoundFile[], maxFileSize: number): Diagnostic[] {
+  return files
+    .filter((file) => file.size > maxFileSize)
+    .map((file) => ({
+      code: 'RESOURCE_TOO_LARGE',
       severity: 'warning',
-      file: directory,
+      file: file.absolutePath,
       line: 0,
       column: 0,
-      message: `${leftOut} resource file${leftOut === 1 ? '' : 's'} left out: listing more would pass maxSkillSize (${limits.maxSkillSize} bytes in total). Move large files out of the skill, or raise maxSkillSize.`,
-    });
-  }
-  return { resources, diagnostics };
+      message: `resource listed as too large to read: it is ${file.size} bytes, over maxFileSize (${maxFileSize} bytes). Shrink or split the file, or raise maxFileSize.`,
+    }));
+}
+
+function leftOut(path: string, reason: string): Diagnostic {
+  return { code: 'RESOURCE_UNREADABLE', severity: 'warning', file: path, line: 0, column: 0, message: `resource left out: ${reason}.` };
 }
 
 function unreadable(path: string, error: unknown): Diagnostic {
-  return {
-    code: 'RESOURCE_UNREADABLE',
-    severity: 'warning',
-    file: path,
-    line: 0,
-    column: 0,
-    message: `resource left out: cannot read it (${errorReason(error)}). Fix its permissions or remove it.`,
-  };
+  return leftOut(path, `cannot read it (${errorReason(error)}). Fix its permissions or remove it`);
 }
 
 function baseName(relativePath: string): string {
@@ -222,6 +231,15 @@ export function classifyResource(relativePath: string): ResourceType {
 
 // ---------------------------------------------------------------------------
 // Confinement
+
+/**
+ * Control characters (NUL, newlines, escapes) and invisible format characters
+ * (right-to-left override, zero-width joiners, BOM): a name holding them can
+ * look like another name, so it is neither listed nor read.
+ */
+export function hasHiddenCharacters(name: string): boolean {
+  return /[\p{Cc}\p{Cf}\u2028\u2029]/u.test(name);
+}
 
 /**
  * `relativePath` resolved inside `directory`, or undefined when it is absolute,

@@ -4,7 +4,7 @@ import { classifyResource, listResources, MAX_RESOURCE_DEPTH, resolveInside } fr
 import { nodeFileSystem } from '../../src/fs.js';
 import { cleanup, faultyFs, link, makeTempTree, skillMd, writeTree } from './helpers.js';
 
-const LIMITS = { maxFileSize: 100 * 1024, maxSkillSize: 500 * 1024 };
+const LIMITS = { maxFileSize: 100 * 1024 };
 
 describe('classifyResource', () => {
   it.each([
@@ -115,49 +115,87 @@ describe('listResources (real folders)', () => {
     });
   });
 
-  it('leaves out files over maxFileSize with one warning each, keeping the rest', async () => {
+  it('lists files over maxFileSize flagged tooLarge, with one warning each', async () => {
     await writeTree(root, { 'big.bin': 'x'.repeat(11), 'huge.bin': 'x'.repeat(50), 'small.txt': 'x'.repeat(10) });
-    const { resources, diagnostics } = await listResources(nodeFileSystem, root, root, { maxFileSize: 10, maxSkillSize: 1000 });
-    expect(resources.map((r) => r.path)).toEqual(['small.txt']);
+    const { resources, diagnostics } = await listResources(nodeFileSystem, root, root, { maxFileSize: 10 });
+    expect(resources.map((r) => [r.path, r.size, r.tooLarge])).toEqual([
+      ['big.bin', 11, true],
+      ['huge.bin', 50, true],
+      ['small.txt', 10, undefined],
+    ]);
+    expect('tooLarge' in (resources[2] ?? {})).toBe(false);
     expect(diagnostics).toEqual([
       expect.objectContaining({ code: 'RESOURCE_TOO_LARGE', severity: 'warning', file: join(root, 'big.bin'), line: 0, column: 0 }),
       expect.objectContaining({ code: 'RESOURCE_TOO_LARGE', file: join(root, 'huge.bin') }),
     ]);
-    expect(diagnostics[0]?.message).toContain('11 bytes, over maxFileSize (10 bytes)');
+    expect(diagnostics[0]?.message).toContain('listed as too large to read: it is 11 bytes, over maxFileSize (10 bytes)');
   });
 
-  it('stops listing once the total would pass maxSkillSize, with one warning counting the rest', async () => {
-    await writeTree(root, { 'a.txt': 'x'.repeat(40), 'b.txt': 'x'.repeat(40), 'c.txt': 'x'.repeat(30), 'd.txt': 'x', 'e.txt': 'x'.repeat(500) });
-    const { resources, diagnostics } = await listResources(nodeFileSystem, root, root, { maxFileSize: 100, maxSkillSize: 100 });
+  it('no longer trims the listing by total size: maxSkillSize caps reading, not listing', async () => {
+    await writeTree(root, { 'a.txt': 'x'.repeat(400), 'b.txt': 'x'.repeat(400) });
+    const { resources, diagnostics } = await listResources(nodeFileSystem, root, root, { maxFileSize: 1000, maxSkillSize: 100 } as { maxFileSize: number });
     expect(resources.map((r) => r.path)).toEqual(['a.txt', 'b.txt']);
-    expect(diagnostics).toEqual([expect.objectContaining({ code: 'SKILL_RESOURCES_TRUNCATED', severity: 'warning', file: root })]);
-    expect(diagnostics[0]?.message).toMatch(/^3 resource files left out/);
+    expect(diagnostics).toEqual([]);
   });
 
-  it('says "1 resource file" when one is left out', async () => {
-    await writeTree(root, { 'a.txt': 'x'.repeat(60), 'b.txt': 'x'.repeat(60) });
-    const { diagnostics } = await listResources(nodeFileSystem, root, root, { maxFileSize: 100, maxSkillSize: 100 });
-    expect(diagnostics[0]?.message).toMatch(/^1 resource file left out/);
+  it('never lists secrets: default patterns on every path segment, case-insensitive, plus configured ones', async () => {
+    await writeTree(root, {
+      'ok.md': 'ok',
+      'server.PEM': 'k',
+      'tls/private.key': 'k',
+      'ID_RSA.pub': 'k',
+      'Credentials.json': 'k',
+      'secrets/plain.txt': 'k',
+      'SecretsManager.yaml': 'k',
+      'config/.env.local': 'k',
+      'env.example': 'fine',
+      'vault/token.txt': 'k',
+      'keys.md': 'fine',
+    });
+    const listed = async (secretPatterns?: string[]) =>
+      (await listResources(nodeFileSystem, root, root, { ...LIMITS, ...(secretPatterns ? { secretPatterns } : {}) })).resources.map((r) => r.path);
+    expect(await listed()).toEqual(['env.example', 'keys.md', 'ok.md', 'vault/token.txt']);
+    expect(await listed(['VAULT', '*.example'])).toEqual(['keys.md', 'ok.md']);
   });
 
-  it('follows symlinked files and folders, skipping loops and broken links with warnings', async () => {
-    await writeTree(root, { 'skill/SKILL.md': skillMd('skill'), 'shared/ref.md': 'shared', 'shared/one.txt': '1' });
+  it('leaves out names with invisible or control characters, with a warning', async () => {
+    await writeTree(root, { 'ok.md': 'ok', 'evil\u202Etxt.sh': 'x', 'zero\u200Bwidth.md': 'x' });
+    const { resources, diagnostics } = await listResources(nodeFileSystem, root, root, LIMITS);
+    expect(resources.map((r) => r.path)).toEqual(['ok.md']);
+    expect(diagnostics.map((d) => d.code)).toEqual(['RESOURCE_UNREADABLE', 'RESOURCE_UNREADABLE']);
+    expect(diagnostics[0]?.message).toContain('invisible or control characters');
+  });
+
+  it('follows symlinks that stay inside the skill; leaves out links outside it, loops and broken links, with warnings', async () => {
+    await writeTree(root, {
+      'skill/SKILL.md': skillMd('skill'),
+      'skill/references/guide.md': 'guide',
+      'skill/private/server.pem': 'key',
+      'shared/ref.md': 'shared',
+      'shared/one.txt': '1',
+    });
     await link(join(root, 'shared'), join(root, 'skill/linked'));
     await link(join(root, 'shared/one.txt'), join(root, 'skill/one-link.txt'));
+    await link(join(root, 'skill/references'), join(root, 'skill/docs-alias'));
+    await link(join(root, 'skill/references/guide.md'), join(root, 'skill/guide-link.md'));
+    await link(join(root, 'skill/private/server.pem'), join(root, 'skill/innocent.txt'));
     await link(join(root, 'skill'), join(root, 'skill/loop'));
     await link(join(root, 'gone'), join(root, 'skill/dangling.txt'));
     const dir = join(root, 'skill');
     const { resources, diagnostics } = await listResources(nodeFileSystem, dir, dir, LIMITS);
     expect(resources.map((r) => [r.path, r.size])).toEqual([
-      ['linked/one.txt', 1],
-      ['linked/ref.md', 6],
-      ['one-link.txt', 1],
+      ['docs-alias/guide.md', 5],
+      ['guide-link.md', 5],
+      ['references/guide.md', 5],
     ]);
     expect(diagnostics.map((d) => [d.code, d.file]).sort()).toEqual([
       ['RESOURCE_UNREADABLE', join(dir, 'dangling.txt')],
+      ['RESOURCE_UNREADABLE', join(dir, 'linked')],
+      ['RESOURCE_UNREADABLE', join(dir, 'one-link.txt')],
       ['SYMLINK_LOOP', join(dir, 'loop')],
     ]);
-    expect(diagnostics.find((d) => d.code === 'RESOURCE_UNREADABLE')?.message).toContain('it does not exist');
+    expect(diagnostics.find((d) => d.file === join(dir, 'dangling.txt'))?.message).toContain('it does not exist');
+    expect(diagnostics.find((d) => d.file === join(dir, 'linked'))?.message).toContain('outside the skill folder');
   });
 
   it(`lists at most ${MAX_RESOURCE_DEPTH} folder levels deep`, async () => {
