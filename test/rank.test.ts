@@ -1,0 +1,118 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { createRanker, MAX_QUERY_CHARS, stem, tokenize, whenClauses } from '../src/rank.js';
+
+const entries = [
+  { name: 'code-review', description: 'Reviews a change for bugs, security and style. Use when asked to review a pull request.' },
+  { name: 'debug', description: 'Finds the cause of a failure from logs and stack traces.' },
+  { name: 'deploy-staging', description: 'Deploys the current branch to the staging environment.', tags: ['release', 'ci'] },
+  { name: 'pdf', description: 'Reads, fills and merges PDF files.' },
+  { name: 'explain', description: 'Explains code to a newcomer. Reviews nothing.' },
+];
+
+describe('tokenize and stem', () => {
+  it('lowercases, splits on non-alphanumerics, drops stopwords and stems', () => {
+    expect(tokenize('Please review THE pull-request, reviewing reviews!')).toEqual(['review', 'pull', 'request', 'review', 'review']);
+    expect(tokenize('déboguer l’app 42')).toEqual(['déboguer', 'l', 'app', '42']);
+    expect(tokenize('  ...  ')).toEqual([]);
+  });
+
+  it('brings common inflections together', () => {
+    expect(stem('debugging')).toBe(stem('debug'));
+    expect(stem('deployed')).toBe(stem('deploy'));
+    expect(stem('releases')).toBe(stem('release'));
+    expect(stem('releasing')).toBe(stem('release'));
+    expect(stem('policies')).toBe(stem('policy'));
+    expect(stem('patches')).toBe(stem('patch'));
+    expect(stem('string')).toBe('string');
+    expect(stem('analysis')).toBe('analysis');
+    expect(stem('speed')).toBe('speed');
+    expect(stem('2024')).toBe('2024');
+  });
+
+  it('finds the words of "Use when ..." clauses', () => {
+    expect(whenClauses('Does X. Use when asked to review. Trigger for audits; also, use this skill if broken')).toBe(
+      ' asked to review  audits; also, use this skill if broken',
+    );
+    expect(whenClauses('Nothing here.')).toBe('');
+  });
+});
+
+describe('createRanker', () => {
+  const ranker = createRanker(entries);
+
+  it('ranks the skill whose name and description carry the query first', () => {
+    expect(ranker.rank('can you review my pull request?')[0]?.name).toBe('code-review');
+    expect(ranker.rank('it crashes, here is the stack trace')[0]?.name).toBe('debug');
+    expect(ranker.rank('merge these pdfs')[0]?.name).toBe('pdf');
+    expect(ranker.size).toBe(5);
+  });
+
+  it('weights names and tags up', () => {
+    // "review" is in explain's description too, but in code-review's name.
+    const ranked = ranker.rank('review');
+    expect(ranked.map((r) => r.name)).toEqual(['code-review', 'explain']);
+    expect(ranker.rank('release')[0]?.name).toBe('deploy-staging');
+  });
+
+  it('boosts words of "Use when" clauses', () => {
+    const two = createRanker([
+      { name: 'a', description: 'Audits invoices. Use when reconciling accounts.' },
+      { name: 'b', description: 'Reconciling accounts. Audits invoices.' },
+    ]);
+    expect(two.rank('reconciling accounts').map((r) => r.name)).toEqual(['a', 'b']);
+  });
+
+  it('returns scores in (0, 1], best first, ties broken by name, only matches', () => {
+    const twins = createRanker([
+      { name: 'zeta', description: 'same words here' },
+      { name: 'alpha', description: 'same words here' },
+      { name: 'other', description: 'unrelated' },
+    ]);
+    const ranked = twins.rank('same words');
+    expect(ranked.map((r) => r.name)).toEqual(['alpha', 'zeta']);
+    expect(ranked[0]?.score).toBe(ranked[1]?.score);
+    for (const { score } of [...ranked, ...ranker.rank('review the pull request for security bugs')]) {
+      expect(score).toBeGreaterThan(0);
+      expect(score).toBeLessThanOrEqual(1);
+    }
+  });
+
+  it('scores a query that fits one skill well far above a loose match', () => {
+    const strong = ranker.rank('review pull request')[0]?.score ?? 0;
+    const loose = ranker.rank('review kubernetes terraform helm')[0]?.score ?? 0;
+    expect(strong).toBeGreaterThan(0.5);
+    expect(loose).toBeLessThan(0.3);
+  });
+
+  it('honours limit and returns nothing for empty or unknown queries', () => {
+    expect(ranker.rank('review', 1)).toHaveLength(1);
+    expect(ranker.rank('review', 0)).toEqual([]);
+    expect(ranker.rank('review', Infinity)).toHaveLength(2);
+    expect(ranker.rank('the and of')).toEqual([]);
+    expect(ranker.rank('zzzz')).toEqual([]);
+    expect(createRanker([]).rank('review')).toEqual([]);
+  });
+
+  it('reads only the first MAX_QUERY_CHARS of a long query', () => {
+    const long = `${'x '.repeat(MAX_QUERY_CHARS)} review`;
+    expect(ranker.rank(long)).toEqual([]);
+  });
+
+  it('never throws and stays in range on arbitrary input (property)', () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.record({ name: fc.string(), description: fc.string(), tags: fc.array(fc.string(), { maxLength: 3 }) }), { maxLength: 30 }),
+        fc.string(),
+        (list, query) => {
+          const results = createRanker(list).rank(query);
+          for (const r of results) expect(r.score).toBeGreaterThan(0);
+          for (const r of results) expect(r.score).toBeLessThanOrEqual(1);
+          const again = createRanker(list).rank(query);
+          expect(again).toEqual(results);
+        },
+      ),
+      { numRuns: 200 },
+    );
+  });
+});
