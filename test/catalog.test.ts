@@ -1,24 +1,202 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { CATALOG_CLOSE, CATALOG_OPEN, catalogEntries, renderCatalog, withCatalog } from '../src/catalog.js';
+import {
+  buildCatalog,
+  CATALOG_CLOSE,
+  CATALOG_OPEN,
+  catalogEntries,
+  createCatalog,
+  latestUserText,
+  MIN_DESCRIPTION_CHARS,
+  renderCatalog,
+  shorten,
+  withCatalog,
+  type CatalogEntry,
+} from '../src/catalog.js';
+import { createRanker } from '../src/rank.js';
 import type { Skill } from '../src/types.js';
 
-const skill = (name: string, description: string): Skill => ({
-  metadata: { name, description },
+const skill = (name: string, description: string, tags?: unknown): Skill => ({
+  metadata: { name, description, ...(tags === undefined ? {} : { tags: tags as string[] }) },
   instructions: '',
   path: `/s/${name}/SKILL.md`,
   directory: `/s/${name}`,
   resources: [],
 });
 
-describe('catalog', () => {
-  it('lists each skill on one line with whitespace collapsed', () => {
-    const text = renderCatalog(catalogEntries([skill('code-review', 'Reviews diffs.\nUse when  asked\tto review.'), skill('debug', 'Finds bugs.')]));
+const words = (n: number, word = 'word'): string => Array.from({ length: n }, (_, i) => `${word}${i}`).join(' ');
+
+/** A library of `count` skills with ~`length`-character descriptions. */
+function library(count: number, length = 200): CatalogEntry[] {
+  return Array.from({ length: count }, (_, i) => ({
+    name: `skill-${String(i).padStart(4, '0')}`,
+    description: `Does task ${i}. ${words(Math.ceil(length / 8), 'filler')}`.slice(0, length),
+  }));
+}
+
+describe('catalog entries', () => {
+  it('collapse whitespace and keep string tags only', () => {
+    const [entry, bare] = catalogEntries([skill('a', 'One.\n  Two', ['x', 3, 'y']), skill('b', 'B.', 'not-a-list')]);
+    expect(entry).toEqual({ name: 'a', description: 'One. Two', tags: ['x', 'y'] });
+    expect(bare).toEqual({ name: 'b', description: 'B.' });
+  });
+});
+
+describe('buildCatalog', () => {
+  it('lists each skill on one line with whitespace collapsed when everything fits', () => {
+    const { text, report } = buildCatalog(catalogEntries([skill('code-review', 'Reviews diffs.\nUse when  asked\tto review.'), skill('debug', 'Finds bugs.')]));
     expect(text.startsWith(CATALOG_OPEN)).toBe(true);
     expect(text.endsWith(CATALOG_CLOSE)).toBe(true);
     expect(text).toContain('- code-review: Reviews diffs. Use when asked to review.\n- debug: Finds bugs.');
     expect(text).toContain('call the `use_skill` tool with its `skill_name`');
+    expect(text).not.toContain('find_skills');
+    expect(report).toEqual({ mode: 'full', length: text.length, budget: 8000, included: ['code-review', 'debug'], shortened: [], ranked: [], omitted: 0 });
   });
 
+  it('the deprecated string form renders every description whole', () => {
+    const entries = library(100);
+    expect(renderCatalog(entries, 'use_it')).toBe(buildCatalog(entries, { budget: Infinity, toolName: 'use_it' }).text);
+    expect(renderCatalog(entries).length).toBeGreaterThan(8000);
+  });
+
+  it('over budget, cuts the longest descriptions first, at a word boundary, and no further than needed', () => {
+    const entries: CatalogEntry[] = [
+      { name: 'short', description: 'Short and whole.' },
+      { name: 'long', description: words(200) },
+      { name: 'medium', description: words(20) },
+    ];
+    const full = buildCatalog(entries, { budget: Infinity }).report.length;
+    const { text, report } = buildCatalog(entries, { budget: full - 500 });
+    expect(report.mode).toBe('shortened');
+    expect(report.shortened).toEqual(['long']);
+    expect(report.length).toBeLessThanOrEqual(full - 500);
+    expect(report.length).toBeGreaterThan(full - 520);
+    expect(text).toContain('- short: Short and whole.');
+    expect(text).toContain(`- medium: ${words(20)}`);
+    expect(text).toMatch(/^- long: word0 word1 .* word\d+…$/m);
+  });
+
+  it('never cuts a description below the floor: lists names only instead', () => {
+    const entries = library(40, 400);
+    const { text, report } = buildCatalog(entries, { budget: 2000 });
+    expect(report.mode).toBe('names');
+    expect(report.included).toHaveLength(40);
+    expect(text).toContain('- skill-0007\n');
+    expect(text).not.toContain('filler');
+    expect(text).toContain('There are 40');
+    expect(text).toContain('`find_skills`');
+    const shortened = buildCatalog(entries, { budget: 40 * (MIN_DESCRIPTION_CHARS + 20) + 600 });
+    expect(shortened.report.mode).toBe('shortened');
+    const lengths = shortened.text.split('\n').filter((l) => l.startsWith('- ')).map((l) => l.length - l.indexOf(': ') - 2);
+    expect(Math.min(...lengths)).toBeGreaterThanOrEqual(MIN_DESCRIPTION_CHARS - 10);
+  });
+
+  it('past names only, lists the skills relevant to the query, then other names, then how many more', () => {
+    const entries = [
+      ...library(1000, 120),
+      { name: 'pdf-forms', description: 'Fill in and flatten PDF forms. Use when a user sends a PDF form to complete.' },
+      { name: 'invoice-chaser', description: 'Write reminders for unpaid invoices.' },
+    ];
+    const { text, report } = buildCatalog(entries, { budget: 3000, query: 'please fill this PDF form', findToolName: 'find_skills' });
+    expect(report.mode).toBe('ranked');
+    expect(report.ranked[0]).toBe('pdf-forms');
+    expect(report.included[0]).toBe('pdf-forms');
+    expect(report.length).toBeLessThanOrEqual(3000);
+    expect(report.omitted).toBe(entries.length - report.included.length);
+    expect(report.omitted).toBeGreaterThan(0);
+    const lines = text.split('\n');
+    expect(lines[2]).toBe('- pdf-forms: Fill in and flatten PDF forms. Use when a user sends a PDF form to complete.');
+    expect(lines[3]).toBe('- skill-0000');
+    expect(text).toContain(`${report.omitted} more skills are not listed here. Call \`find_skills\` with a few words about the task to search all 1002.`);
+  });
+
+  it('ranked mode without a query lists the first names in catalog order', () => {
+    const { text, report } = buildCatalog(library(2000, 100), { budget: 1500 });
+    expect(report.mode).toBe('ranked');
+    expect(report.ranked).toEqual([]);
+    expect(report.included.slice(0, 3)).toEqual(['skill-0000', 'skill-0001', 'skill-0002']);
+    expect(text).toContain('the first ones are listed below by name');
+  });
+
+  it('shrinks to a pointer at find_skills, or to nothing, for tiny budgets', () => {
+    const small = buildCatalog(library(2000), { budget: 150 });
+    expect(small.report.mode).toBe('ranked');
+    expect(small.text).toBe(`${CATALOG_OPEN}\n2000 skills are available. Call \`find_skills\` to search them.\n${CATALOG_CLOSE}`);
+    expect(buildCatalog(library(5), { budget: 20 })).toMatchObject({ text: '', report: { mode: 'none', omitted: 5, length: 0 } });
+  });
+
+  it('is the same text for the same input, whatever the order of calls', () => {
+    const entries = library(500, 150);
+    const ranker = createRanker(entries);
+    const a = buildCatalog(entries, { budget: 4000, query: 'task 42', ranker });
+    buildCatalog(entries, { budget: 4000, query: 'something else', ranker });
+    const b = buildCatalog(entries, { budget: 4000, query: 'task 42' });
+    expect(b).toEqual(a);
+  });
+
+  it('never exceeds the budget (property)', () => {
+    const entry = fc.record({
+      name: fc.string({ minLength: 1, maxLength: 40 }),
+      description: fc.string({ maxLength: 1200 }),
+      tags: fc.option(fc.array(fc.string({ maxLength: 10 }), { maxLength: 4 }), { nil: undefined }),
+    });
+    fc.assert(
+      fc.property(
+        fc.array(entry, { maxLength: 120 }),
+        fc.integer({ min: 0, max: 20000 }),
+        fc.option(fc.string({ maxLength: 60 }), { nil: undefined }),
+        (raw, budget, query) => {
+          const entries = raw.map(({ tags, ...rest }) => (tags === undefined ? rest : { ...rest, tags }));
+          const { text, report } = buildCatalog(entries, { budget, ...(query === undefined ? {} : { query }) });
+          expect(text.length).toBeLessThanOrEqual(budget);
+          expect(report.length).toBe(text.length);
+          expect(report.omitted).toBe(entries.length - report.included.length);
+          if (report.mode !== 'ranked' && report.mode !== 'none') expect(report.included).toHaveLength(entries.length);
+        },
+      ),
+      { numRuns: 300 },
+    );
+  });
+});
+
+describe('shorten', () => {
+  it('cuts at a word boundary with an ellipsis, mid-word only when a word is very long', () => {
+    expect(shorten('alpha beta gamma', 100)).toBe('alpha beta gamma');
+    expect(shorten('alpha beta gamma delta', 15)).toBe('alpha beta…');
+    expect(shorten('alpha, beta gamma', 9)).toBe('alpha…');
+    expect(shorten('x'.repeat(50), 10)).toBe(`${'x'.repeat(9)}…`);
+    expect(shorten('abc', 1)).toBe('…');
+    expect(shorten('abc', 0)).toBe('');
+  });
+});
+
+describe('createCatalog', () => {
+  it('renders a fixed section once when it does not depend on the query', () => {
+    const catalog = createCatalog(library(3));
+    expect(catalog.mode).toBe('full');
+    expect(catalog.render('anything')).toBe(catalog.render());
+  });
+
+  it('in ranked mode reuses the last query and agrees with buildCatalog', () => {
+    const entries = library(3000, 100);
+    const catalog = createCatalog(entries, { budget: 3000 });
+    expect(catalog.mode).toBe('ranked');
+    const first = catalog.render('task 7');
+    expect(catalog.render('  task 7 ')).toBe(first);
+    expect(first).toEqual(buildCatalog(entries, { budget: 3000, query: 'task 7' }));
+    expect(catalog.render('')).toEqual(buildCatalog(entries, { budget: 3000 }));
+  });
+});
+
+describe('latestUserText', () => {
+  it('is the last user message, or empty', () => {
+    expect(latestUserText([{ role: 'user', content: 'a' }, { role: 'assistant', content: 'b' }, { role: 'user', content: 'c' }, { role: 'tool', content: 'd' }])).toBe('c');
+    expect(latestUserText([{ role: 'system', content: 's' }])).toBe('');
+    expect(latestUserText([{ role: 'user', content: [{ type: 'text' }] as unknown as string }])).toBe('');
+  });
+});
+
+describe('withCatalog', () => {
   it('appends to the first system message and leaves the input untouched', () => {
     const messages = [
       { role: 'system', content: 'You are helpful.' },
