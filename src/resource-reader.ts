@@ -1,0 +1,322 @@
+/**
+ * Confined reading of a skill's bundled files (level 3). Everything is checked
+ * again at read time, because the folder may have changed since it was
+ * listed: the path, the listing, real paths (symlinks), file type, size,
+ * binary content and the per-run read budget. Never throws.
+ */
+import { join, relative, sep } from 'node:path';
+import { hasHiddenCharacters } from './discover/resources.js';
+import { isSameOrInside } from './discover/scan.js';
+import { errorCode, errorReason, type FileHandle, type SkillsFileSystem } from './fs.js';
+import { checkResourcePath, type PathProblem } from './resource-path.js';
+import { createSecretMatcher } from './secrets.js';
+import { closestNames, formatBytes } from './text.js';
+import type { Skill } from './types.js';
+
+export interface ResourceReaderSettings {
+  fs: SkillsFileSystem;
+  /** Largest file returned, in bytes. */
+  maxFileSize: number;
+  /** Most bytes returned per skill per run (per `ctx.state`). */
+  maxSkillSize: number;
+  /** Added to DEFAULT_SECRET_PATTERNS. */
+  secretPatterns?: readonly string[];
+  /** How long a read is reused while the file's mtime and size are unchanged, in ms. `0` never reuses. */
+  cacheTtl: number;
+  /** Clock, for tests. */
+  now?: () => number;
+}
+
+export type RefusalReason =
+  | PathProblem
+  | 'secret'
+  | 'not-listed'
+  | 'outside'
+  | 'missing'
+  | 'not-a-file'
+  | 'too-large'
+  | 'binary'
+  | 'budget'
+  | 'bad-range'
+  | 'unreadable';
+
+export interface ReadRequest {
+  skill: Skill;
+  path: string;
+  /** First line to return, 1-based. Default 1. */
+  offset?: number;
+  /** Most lines to return. Default DEFAULT_LINE_LIMIT. */
+  limit?: number;
+  /** The run's `ctx.state`: the read budget is counted per state object. */
+  state: object;
+}
+
+export interface ReadText {
+  ok: true;
+  /** The clean relative path that was read. */
+  path: string;
+  /** File size in bytes. */
+  size: number;
+  text: string;
+  startLine: number;
+  endLine: number;
+  totalLines: number;
+  /** Bytes charged to the skill's budget (the returned text, UTF-8). */
+  bytes: number;
+  /** Bytes of the budget left for this skill in this run. */
+  remaining: number;
+  cached: boolean;
+}
+
+export interface Refusal {
+  ok: false;
+  reason: RefusalReason;
+  /** A sentence the model can act on: why, and what to do instead. */
+  message: string;
+}
+
+export type ReadOutcome = ReadText | Refusal;
+
+export interface ResourceReader {
+  read(request: ReadRequest): Promise<ReadOutcome>;
+}
+
+/** Lines returned when the caller gives no `limit`. */
+export const DEFAULT_LINE_LIMIT = 400;
+/** Bytes sniffed for binary content. */
+export const BINARY_SNIFF_BYTES = 8 * 1024;
+/** The read cache keeps at most this many files and bytes; the oldest go first. */
+const CACHE_MAX_ENTRIES = 256;
+const CACHE_MAX_BYTES = 16 * 1024 * 1024;
+/** How many similar paths a "not listed" refusal suggests. */
+const SUGGESTED_PATHS = 5;
+
+/** NUL bytes, or bytes that are not UTF-8 (a sequence cut at the end of `block` is allowed). */
+export function looksBinary(block: Uint8Array): boolean {
+  if (block.includes(0)) return true;
+  try {
+    new TextDecoder('utf-8', { fatal: true }).decode(block, { stream: true });
+    return false;
+  } catch {
+    return true;
+  }
+}
+
+// Budgets are found by the run's state object, like use_skill's activations.
+const budgets = new WeakMap<object, Map<string, number>>();
+
+function usedBy(state: object): Map<string, number> {
+  let used = budgets.get(state);
+  if (!used) {
+    used = new Map();
+    budgets.set(state, used);
+  }
+  return used;
+}
+
+type Content = { kind: 'text'; text: string } | { kind: 'binary' };
+
+interface CacheEntry {
+  mtimeMs: number;
+  size: number;
+  at: number;
+  content: Content;
+}
+
+function refuse(reason: RefusalReason, message: string): Refusal {
+  return { ok: false, reason, message };
+}
+
+const byteLength = (text: string): number => new TextEncoder().encode(text).length;
+
+export function createResourceReader(settings: ResourceReaderSettings): ResourceReader {
+  const { fs, maxFileSize, maxSkillSize, cacheTtl } = settings;
+  const now = settings.now ?? Date.now;
+  const isSecret = createSecretMatcher(settings.secretPatterns);
+  const cache = new Map<string, CacheEntry>();
+  let cachedBytes = 0;
+
+  function remember(key: string, entry: CacheEntry): void {
+    forget(key);
+    cache.set(key, entry);
+    cachedBytes += entry.size;
+    for (const [oldest, old] of cache) {
+      if (cache.size <= CACHE_MAX_ENTRIES && cachedBytes <= CACHE_MAX_BYTES) break;
+      cache.delete(oldest);
+      cachedBytes -= old.size;
+    }
+  }
+
+  function forget(key: string): void {
+    const old = cache.get(key);
+    if (old) {
+      cache.delete(key);
+      cachedBytes -= old.size;
+    }
+  }
+
+  async function read(request: ReadRequest): Promise<ReadOutcome> {
+    const { skill } = request;
+    const checked = checkResourcePath(request.path);
+    if (!checked.ok) {
+      return refuse(checked.problem, `${checked.detail}. Use a path relative to the skill folder, exactly as listed by use_skill (e.g. "references/guide.md").`);
+    }
+    const path = checked.path;
+    if (isSecret(path)) return refuse('secret', 'it matches a secret file pattern (.env*, *.pem, *.key, id_rsa*, credentials*, secrets* or a configured one); secrets are never read.');
+
+    const resource = skill.resources.find((r) => r.path.normalize('NFC') === path.normalize('NFC'));
+    if (!resource) return notListed(skill, path);
+
+    // Real paths now, not at discovery: a link may have been swapped in since.
+    let realDirectory: string;
+    let realTarget: string;
+    try {
+      realDirectory = await fs.realpath(skill.directory);
+    } catch (error) {
+      return refuse('unreadable', `the skill folder cannot be read any more (${errorReason(error)}).`);
+    }
+    try {
+      realTarget = await fs.realpath(join(skill.directory, ...resource.path.split('/')));
+    } catch (error) {
+      if (errorCode(error) === 'ENOENT') return refuse('missing', 'it was listed but no longer exists (moved or deleted since). Continue without it.');
+      return refuse('unreadable', `it cannot be read (${errorReason(error)}).`);
+    }
+    if (realTarget === realDirectory || !isSameOrInside(realTarget, realDirectory)) {
+      return refuse('outside', 'it resolves (through a symbolic link) to a location outside the skill folder; only files inside the skill can be read.');
+    }
+    const realRelative = relative(realDirectory, realTarget).split(sep).join('/');
+    if (isSecret(realRelative)) return refuse('secret', 'it links to a file that matches a secret file pattern; secrets are never read.');
+    if (hasHiddenCharacters(realRelative)) return refuse('hidden-characters', 'it links to a file whose name holds invisible or control characters.');
+
+    let stats;
+    try {
+      stats = await fs.stat(realTarget);
+    } catch (error) {
+      if (errorCode(error) === 'ENOENT') return refuse('missing', 'it was listed but no longer exists (moved or deleted since). Continue without it.');
+      return refuse('unreadable', `it cannot be read (${errorReason(error)}).`);
+    }
+    // Checked before opening: opening a FIFO or a device could block or never end.
+    if (!stats.isFile()) return refuse('not-a-file', 'it is not a regular file (a folder, pipe or device), so it cannot be read.');
+    if (stats.size > maxFileSize) {
+      return refuse('too-large', `it is ${formatBytes(stats.size)}, over the ${formatBytes(maxFileSize)} limit for one file (maxFileSize). Follow the skill's instructions for using it without reading it.`);
+    }
+
+    const used = usedBy(request.state);
+    const spent = used.get(skill.metadata.name) ?? 0;
+    if (spent >= maxSkillSize) return budgetSpent(skill, spent);
+
+    let content: Content;
+    let cached = false;
+    const hit = cache.get(realTarget);
+    if (hit && now() - hit.at < cacheTtl && hit.mtimeMs === stats.mtimeMs && hit.size === stats.size) {
+      content = hit.content;
+      cached = true;
+    } else {
+      const loaded = await readContent(fs, realTarget, stats.size, maxFileSize);
+      if (!('kind' in loaded)) return loaded;
+      content = loaded;
+      if (cacheTtl > 0) remember(realTarget, { mtimeMs: stats.mtimeMs, size: stats.size, at: now(), content });
+      else forget(realTarget);
+    }
+    if (content.kind === 'binary') {
+      return refuse('binary', `it is a binary file (${resource.type}, ${formatBytes(stats.size)}), so its bytes are not returned. Use it by its path as the skill's instructions say.`);
+    }
+    return window(path, stats.size, content.text, request, spent, cached, (bytes) => used.set(skill.metadata.name, spent + bytes));
+  }
+
+  function budgetSpent(skill: Skill, spent: number): Refusal {
+    return refuse(
+      'budget',
+      `this run has already read ${formatBytes(spent)} from skill "${skill.metadata.name}", the limit per skill (maxSkillSize ${formatBytes(maxSkillSize)}). Work with what you have read.`,
+    );
+  }
+
+  function window(
+    path: string,
+    size: number,
+    text: string,
+    request: ReadRequest,
+    spent: number,
+    cached: boolean,
+    charge: (bytes: number) => void,
+  ): ReadOutcome {
+    const lines = text.split(/\r?\n/u);
+    // A final newline ends the last line; it does not start another one.
+    if (lines.length > 1 && lines[lines.length - 1] === '') lines.pop();
+    const totalLines = text === '' ? 0 : lines.length;
+    const offset = request.offset ?? 1;
+    const limit = request.limit ?? DEFAULT_LINE_LIMIT;
+    if (!Number.isInteger(offset) || offset < 1) return refuse('bad-range', '`offset` is the first line to read, a whole number from 1.');
+    if (!Number.isInteger(limit) || limit < 1) return refuse('bad-range', '`limit` is how many lines to read, a whole number from 1.');
+    if (offset > Math.max(totalLines, 1)) {
+      return refuse('bad-range', `\`offset\` ${offset} is past the end: the file has ${totalLines} line${totalLines === 1 ? '' : 's'}.`);
+    }
+    const endLine = Math.min(totalLines, offset + limit - 1);
+    const chosen = totalLines === 0 ? '' : lines.slice(offset - 1, endLine).join('\n');
+    const bytes = byteLength(chosen);
+    const remaining = maxSkillSize - spent;
+    if (bytes > remaining) {
+      return refuse(
+        'budget',
+        `lines ${offset}-${endLine} are ${formatBytes(bytes)}, but only ${formatBytes(remaining)} of the per-skill read limit (maxSkillSize ${formatBytes(maxSkillSize)}) is left in this run. Ask for fewer lines with \`limit\`.`,
+      );
+    }
+    charge(bytes);
+    return { ok: true, path, size, text: chosen, startLine: totalLines === 0 ? 0 : offset, endLine, totalLines, bytes, remaining: remaining - bytes, cached };
+  }
+
+  return { read };
+}
+
+function notListed(skill: Skill, path: string): Refusal {
+  if (skill.resources.length === 0) {
+    return refuse('not-listed', `skill "${skill.metadata.name}" has no bundled files that can be read.`);
+  }
+  const suggestions = closestNames(
+    skill.resources.map((r) => r.path),
+    path,
+  ).slice(0, SUGGESTED_PATHS);
+  return refuse(
+    'not-listed',
+    `it is not one of the skill's listed files. Closest listed paths: ${suggestions.join(', ')}. Use a path exactly as use_skill listed it.`,
+  );
+}
+
+/**
+ * The file's content through one handle: the first block decides text or
+ * binary; the whole file must then decode as UTF-8. `expected` is the size
+ * just stat'ed: reading more than that means it changed under us.
+ */
+async function readContent(fs: SkillsFileSystem, path: string, expected: number, maxFileSize: number): Promise<Content | Refusal> {
+  let handle: FileHandle;
+  try {
+    handle = await fs.open(path, 'r');
+  } catch (error) {
+    if (errorCode(error) === 'ENOENT') return refuse('missing', 'it was listed but no longer exists (moved or deleted since). Continue without it.');
+    return refuse('unreadable', `it cannot be opened (${errorReason(error)}).`);
+  }
+  try {
+    // One byte of room beyond the expected size shows a file that grew.
+    const buffer = new Uint8Array(Math.min(expected, maxFileSize) + 1);
+    let filled = 0;
+    while (filled < buffer.length) {
+      const { bytesRead } = await handle.read(buffer, filled, buffer.length - filled, filled);
+      if (bytesRead === 0) break;
+      filled += bytesRead;
+    }
+    if (filled > expected) return refuse('unreadable', 'it changed while it was being read. Try again.');
+    const bytes = buffer.subarray(0, filled);
+    if (looksBinary(bytes.subarray(0, BINARY_SNIFF_BYTES))) return { kind: 'binary' };
+    let text: string;
+    try {
+      text = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false }).decode(bytes);
+    } catch {
+      return { kind: 'binary' };
+    }
+    return { kind: 'text', text };
+  } catch (error) {
+    return refuse('unreadable', `it cannot be read (${errorReason(error)}).`);
+  } finally {
+    await handle.close().catch(() => undefined);
+  }
+}

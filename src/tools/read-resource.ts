@@ -1,0 +1,170 @@
+/**
+ * read_skill_resource: level 3 of progressive disclosure. Returns one of a
+ * skill's listed files as text, through the confined reader. Never throws:
+ * every refusal or failure is a message the model can act on.
+ */
+import { z } from 'zod';
+import type { ListedResource } from '../discover/resources.js';
+import { nodeFileSystem } from '../fs.js';
+import { DEFAULTS } from '../options.js';
+import { createResourceReader, type ReadText, type ResourceReaderSettings } from '../resource-reader.js';
+import { createSkillIndex, type SkillIndex } from '../skill-index.js';
+import { closestNames, formatBytes } from '../text.js';
+import type { HostTool, ResourceType, Skill, SkillResource, ToolContext } from '../types.js';
+import type { IndexSource } from './use-skill.js';
+
+export const READ_RESOURCE_TOOL = 'read_skill_resource';
+
+/** Default for the `maxListedResources` option: files named in a use_skill answer. */
+export const DEFAULT_MAX_LISTED_RESOURCES = 200;
+
+/**
+ * Arguments of read_skill_resource. Plain zod 3 strings and numbers on
+ * purpose: SISU's adapters read `_def.typeName` and know only a few types.
+ */
+export const ReadResourceArgsSchema = z.object({
+  skill_name: z.string().describe('Name of the skill the file belongs to, as listed in <available_skills>.'),
+  path: z.string().describe('Path of the file relative to the skill folder, exactly as use_skill listed it, e.g. "references/guide.md".'),
+  offset: z.number().int().optional().describe('First line to read, counting from 1. Default 1.'),
+  limit: z.number().int().optional().describe('How many lines to read. Default 400.'),
+});
+
+export type ReadResourceArgs = z.infer<typeof ReadResourceArgsSchema>;
+
+export type ReadResourceSettings = ResourceReaderSettings;
+
+/** How many names a "skill not found" message suggests. */
+const SUGGESTED_NAMES = 10;
+
+function attribute(value: string): string {
+  return value.replace(/&/gu, '&amp;').replace(/"/gu, '&quot;').replace(/</gu, '&lt;');
+}
+
+/** The text the model gets for a successful read. */
+export function renderRead(skillName: string, result: ReadText): string {
+  const lines = result.totalLines === 0 ? 'empty' : `${result.startLine}-${result.endLine} of ${result.totalLines}`;
+  const out = [
+    `<skill_resource skill="${attribute(skillName)}" path="${attribute(result.path)}" size="${formatBytes(result.size)}" lines="${lines}">`,
+    result.totalLines === 0 ? '(empty file)' : result.text,
+    '</skill_resource>',
+  ];
+  if (result.endLine < result.totalLines) {
+    const next = JSON.stringify({ skill_name: skillName, path: result.path, offset: result.endLine + 1 });
+    out.push(`Showing lines ${result.startLine}-${result.endLine} of ${result.totalLines}. To read on, call ${READ_RESOURCE_TOOL} with ${next}.`);
+  }
+  return out.join('\n');
+}
+
+function notFound(requested: string, index: SkillIndex): string {
+  const names = index.skills.map((s) => s.metadata.name);
+  if (names.length === 0) return `Skill "${requested}" not found: no skills are loaded.`;
+  const ranked = closestNames(names, requested);
+  const shown = ranked.slice(0, SUGGESTED_NAMES);
+  const more = ranked.length - shown.length;
+  return `Skill "${requested}" not found. Available skills (closest first): ${shown.join(', ')}${more > 0 ? `, and ${more} more` : ''}.`;
+}
+
+export function makeReadResourceTool(source: IndexSource, settings: ReadResourceSettings): HostTool<ReadResourceArgs> {
+  const reader = createResourceReader(settings);
+  return {
+    name: READ_RESOURCE_TOOL,
+    description:
+      "Read one file bundled with a skill (a reference, template or script listed by use_skill), as text. Only the skill's listed files can be read; use offset/limit for long files.",
+    schema: ReadResourceArgsSchema,
+    async handler(args: ReadResourceArgs, ctx: ToolContext): Promise<string> {
+      try {
+        const index = source(ctx);
+        if (!index) return 'No skills are loaded, so there are no skill files to read.';
+        const parsed = ReadResourceArgsSchema.safeParse(args);
+        if (!parsed.success) {
+          const example = JSON.stringify({ skill_name: index.skills[0]?.metadata.name ?? 'my-skill', path: 'references/guide.md' });
+          return `${READ_RESOURCE_TOOL} needs \`skill_name\` and \`path\` strings (and optionally whole-number \`offset\` and \`limit\`), e.g. ${example}.`;
+        }
+        const { skill_name: rawName, path, offset, limit } = parsed.data;
+        const name = rawName.trim();
+        const skill = index.get(name) ? await index.load(name) : undefined;
+        if (!skill) return notFound(name, index);
+        const outcome = await reader.read({ skill, path, offset, limit, state: ctx.state });
+        if (!outcome.ok) {
+          const log = SECURITY_REASONS.has(outcome.reason) ? ctx.log?.warn : ctx.log?.debug;
+          log?.call(ctx.log, '[skills] resource refused', { skill: name, path, reason: outcome.reason });
+          return `Cannot read "${path}" from skill "${name}": ${outcome.message}`;
+        }
+        ctx.log?.info('[skills] resource read', { skill: name, path: outcome.path, bytes: outcome.bytes, cached: outcome.cached });
+        return renderRead(name, outcome);
+      } catch (error) {
+        // A handler that throws ends the agent's turn; a message lets the model recover.
+        const reason = error instanceof Error ? error.message : String(error);
+        ctx.log?.error('[skills] read_skill_resource failed', { error: reason });
+        return `Could not read the skill file: ${reason}. Continue without it.`;
+      }
+    },
+  };
+}
+
+/** Refusals worth a warning in the logs: something tried to reach outside the skill or a secret. */
+const SECURITY_REASONS = new Set<string>(['absolute', 'drive', 'url', 'parent', 'encoded', 'lookalike', 'hidden-characters', 'nul', 'secret', 'outside']);
+
+/** A read_skill_resource tool over a fixed list of skills, for apps that wire tools by hand. */
+export function createReadResourceTool(skills: readonly Skill[], settings: Partial<ReadResourceSettings> = {}): HostTool<ReadResourceArgs> {
+  const index = createSkillIndex({ skills });
+  return makeReadResourceTool(() => index, {
+    fs: settings.fs ?? nodeFileSystem,
+    maxFileSize: settings.maxFileSize ?? DEFAULTS.maxFileSize,
+    maxSkillSize: settings.maxSkillSize ?? DEFAULTS.maxSkillSize,
+    cacheTtl: settings.cacheTtl ?? DEFAULTS.cacheTtl,
+    ...(settings.secretPatterns === undefined ? {} : { secretPatterns: settings.secretPatterns }),
+    ...(settings.now === undefined ? {} : { now: settings.now }),
+  });
+}
+
+// ---------------------------------------------------------------------------
+// The resource listing in a use_skill answer
+
+export interface ListingOptions {
+  /** Most files named; the rest are counted by folder. Default DEFAULT_MAX_LISTED_RESOURCES. */
+  max?: number;
+  /** The read tool's name, when it is registered; the header then says how to open a file. */
+  readTool?: string;
+}
+
+/** Which files are named first when not all fit: text the model can read, then assets. */
+const TYPE_PRIORITY: Record<ResourceType, number> = { reference: 0, script: 1, template: 2, other: 3, asset: 4 };
+
+function topFolder(path: string): string {
+  const slash = path.indexOf('/');
+  return slash === -1 ? '(top level)' : `${path.slice(0, slash)}/`;
+}
+
+/**
+ * The "Resources" block of a use_skill answer: at most `max` files (relative
+ * POSIX paths, type, size, and "too large to read" where it applies), in path
+ * order, then one line counting the rest by top-level folder. Pure.
+ */
+export function renderResourceListing(resources: readonly SkillResource[], options: ListingOptions = {}): string {
+  if (resources.length === 0) return 'This skill has no bundled resources.';
+  const max = Math.max(0, options.max ?? DEFAULT_MAX_LISTED_RESOURCES);
+  const ranked = resources.map((resource, order) => ({ resource, order }));
+  ranked.sort((a, b) => TYPE_PRIORITY[a.resource.type] - TYPE_PRIORITY[b.resource.type] || a.order - b.order);
+  const shown = ranked.slice(0, max).sort((a, b) => a.order - b.order);
+  const hidden = ranked.slice(max);
+
+  const how = options.readTool
+    ? `open one with ${options.readTool} only when the instructions call for it`
+    : 'open one only when the instructions call for it';
+  const lines = [`Resources (paths relative to the skill directory; ${how}):`];
+  for (const { resource } of shown) {
+    const tooLarge = (resource as ListedResource).tooLarge ? ', too large to read' : '';
+    lines.push(`- ${resource.path} (${resource.type}, ${formatBytes(resource.size)}${tooLarge})`);
+  }
+  if (hidden.length > 0) {
+    const byFolder = new Map<string, number>();
+    for (const { resource } of hidden) {
+      const folder = topFolder(resource.path);
+      byFolder.set(folder, (byFolder.get(folder) ?? 0) + 1);
+    }
+    const counts = [...byFolder].map(([folder, count]) => `${folder} ${count}`).join(', ');
+    lines.push(`- ... and ${hidden.length} more file${hidden.length === 1 ? '' : 's'} not listed here (${counts}); ask for one by path if the instructions name it.`);
+  }
+  return lines.join('\n');
+}
