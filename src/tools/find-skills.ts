@@ -1,0 +1,95 @@
+/**
+ * find_skills: searches every skill by name, description and tags with the
+ * local ranker, for libraries too large to list whole in the catalog. Never
+ * throws: every failure is a message the model can act on.
+ */
+import { z } from 'zod';
+import { createRanker, type Ranker } from '../rank.js';
+import type { SkillIndex } from '../skill-index.js';
+import { oneLine } from '../text.js';
+import type { HostTool, SkillEntry, ToolContext } from '../types.js';
+import { USE_SKILL_TOOL, type IndexSource } from './use-skill.js';
+
+export const FIND_SKILLS_TOOL = 'find_skills';
+export const DEFAULT_FIND_LIMIT = 5;
+export const MAX_FIND_LIMIT = 20;
+
+/**
+ * Arguments of find_skills. Plain zod 3 string and optional number on purpose:
+ * SISU's adapters read `_def.typeName` and know only a few types.
+ */
+export const FindSkillsArgsSchema = z.object({
+  query: z.string().describe('A few words about the task, e.g. "fill a PDF form" or "review a pull request".'),
+  limit: z.number().optional().describe(`How many skills to return (default ${DEFAULT_FIND_LIMIT}, at most ${MAX_FIND_LIMIT}).`),
+});
+
+export type FindSkillsArgs = z.infer<typeof FindSkillsArgsSchema>;
+
+// Keyed by the index's skill list: run views share it with their index, and a
+// rebuilt index (new list) gets a new ranker while the old one is collected.
+const rankers = new WeakMap<readonly SkillEntry[], Ranker>();
+
+/** The ranker over `skills`, built on first use and kept as long as the list. */
+export function rankerForSkills(skills: readonly SkillEntry[]): Ranker {
+  let ranker = rankers.get(skills);
+  if (!ranker) {
+    ranker = createRanker(
+      skills.map(({ metadata }) => ({
+        name: metadata.name,
+        description: metadata.description,
+        tags: Array.isArray(metadata.tags) ? metadata.tags.filter((tag): tag is string => typeof tag === 'string') : [],
+      })),
+    );
+    rankers.set(skills, ranker);
+  }
+  return ranker;
+}
+
+/** A whole number in [1, MAX_FIND_LIMIT]; models sometimes send "5" or 2.5. */
+function limitOf(value: unknown): number {
+  const number = typeof value === 'string' && value.trim() !== '' ? Number(value) : value;
+  if (typeof number !== 'number' || !Number.isFinite(number)) return DEFAULT_FIND_LIMIT;
+  return Math.min(MAX_FIND_LIMIT, Math.max(1, Math.floor(number)));
+}
+
+function search(index: SkillIndex, query: string, limit: number): string {
+  const matches = rankerForSkills(index.skills).rank(query, limit);
+  if (matches.length === 0) {
+    return `No skills match "${query}" among ${index.skills.length}. Try other words: what the task is about, or the tool or file type involved.`;
+  }
+  const lines = matches.map(({ name }) => `- ${name}: ${oneLine(index.get(name)?.metadata.description ?? '')}`);
+  return [
+    `Skills matching "${query}", best first:`,
+    ...lines,
+    `Call \`${USE_SKILL_TOOL}\` with the \`skill_name\` of the one that fits to get its instructions.`,
+  ].join('\n');
+}
+
+export function makeFindSkillsTool(source: IndexSource): HostTool<FindSkillsArgs> {
+  return {
+    name: FIND_SKILLS_TOOL,
+    description:
+      'Search all available skills by what they do. Returns the best matches with their descriptions; then activate one with use_skill. Use it when no skill listed in <available_skills> fits the task.',
+    schema: FindSkillsArgsSchema,
+    async handler(args: FindSkillsArgs, ctx: ToolContext): Promise<string> {
+      try {
+        const index = source(ctx);
+        if (!index || index.skills.length === 0) return 'No skills are loaded, so there is nothing to search.';
+        const raw = (typeof args === 'object' && args !== null ? args : {}) as Record<string, unknown>;
+        const query = typeof raw.query === 'string' ? oneLine(raw.query) : '';
+        if (query === '') {
+          return `${FIND_SKILLS_TOOL} needs a \`query\`: a few words about the task, e.g. {"query": "review a pull request"}.`;
+        }
+        const limit = limitOf(raw.limit);
+        const text = search(index, query, limit);
+        ctx.log?.debug('[skills] searched', { query, limit });
+        return text;
+      } catch (error) {
+        // A handler that throws ends the agent's turn; a message lets the model recover.
+        const reason = error instanceof Error ? error.message : String(error);
+        ctx.log?.error('[skills] find_skills failed', { error: reason });
+        return `Could not search the skills: ${reason}. Try again, or continue without a skill.`;
+      }
+    },
+  };
+}
