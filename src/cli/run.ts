@@ -1,0 +1,43 @@
+/**
+ * runCli(argv, io): parse, run one command, map every failure to an exit
+ * code. Never throws and never calls process.exit, so tests run it in-process.
+ */
+import { SkillsConfigError, SkillsUsageError } from '../errors.js';
+import { version } from '../../package.json';
+import { parseCommand } from './args.js';
+import { EXIT, listCommand, promptCommand, showCommand, validateCommand, type CliIO } from './commands.js';
+import { COMMANDS, commandUsage, usage, type CommandName } from './usage.js';
+
+export type { CliIO } from './commands.js';
+
+export async function runCli(argv: readonly string[], io: CliIO): Promise<number> {
+  try {
+    const command = parseCommand(argv);
+    switch (command.kind) {
+      case 'help':
+        io.out(command.command ? commandUsage(command.command) : usage());
+        return EXIT.ok;
+      case 'version':
+        io.out(version);
+        return EXIT.ok;
+      case 'list':
+        return await listCommand(command.directories, command, io);
+      case 'validate':
+        return await validateCommand(command.directories, command, io);
+      case 'prompt':
+        return await promptCommand(command.directories, command, io);
+      case 'show':
+        return await showCommand(command.name, command.directories, command, io);
+    }
+  } catch (error) {
+    // A bad folder argument reaches discovery's option check: still the caller's usage.
+    if (error instanceof SkillsUsageError || error instanceof SkillsConfigError) {
+      io.err(`sisu-skills: ${error.message.replace(/^\[skills\] /, '')}`);
+      const command = COMMANDS.find((name: CommandName) => name === argv[0]);
+      io.err(command ? commandUsage(command) : usage());
+      return EXIT.usage;
+    }
+    io.err(`sisu-skills: ${error instanceof Error ? error.message : String(error)}`);
+    return EXIT.problems;
+  }
+}
