@@ -88,6 +88,11 @@ export const BINARY_SNIFF_BYTES = 8 * 1024;
 /** The read cache keeps at most this many files and bytes; the oldest go first. */
 const CACHE_MAX_ENTRIES = 256;
 const CACHE_MAX_BYTES = 16 * 1024 * 1024;
+/**
+ * No single read allocates more than this, whatever maxFileSize says (it may
+ * be Infinity): a huge (or sparse) file is refused before it is opened.
+ */
+export const READ_CEILING_BYTES = 64 * 1024 * 1024;
 /** How many similar paths a "not listed" refusal suggests. */
 const SUGGESTED_PATHS = 5;
 
@@ -197,8 +202,9 @@ export function createResourceReader(settings: ResourceReaderSettings): Resource
     }
     // Checked before opening: opening a FIFO or a device could block or never end.
     if (!stats.isFile()) return refuse('not-a-file', 'it is not a regular file (a folder, pipe or device), so it cannot be read.');
-    if (stats.size > maxFileSize) {
-      return refuse('too-large', `it is ${formatBytes(stats.size)}, over the ${formatBytes(maxFileSize)} limit for one file (maxFileSize). Follow the skill's instructions for using it without reading it.`);
+    const limit = Math.min(maxFileSize, READ_CEILING_BYTES);
+    if (stats.size > limit) {
+      return refuse('too-large', `it is ${formatBytes(stats.size)}, over the ${formatBytes(limit)} limit for one file (maxFileSize). Follow the skill's instructions for using it without reading it.`);
     }
 
     const used = usedBy(request.state);
@@ -212,7 +218,7 @@ export function createResourceReader(settings: ResourceReaderSettings): Resource
       content = hit.content;
       cached = true;
     } else {
-      const loaded = await readContent(fs, realTarget, stats.size, maxFileSize);
+      const loaded = await readContent(fs, realTarget, stats.size);
       if (!('kind' in loaded)) return loaded;
       content = loaded;
       if (cacheTtl > 0) remember(realTarget, { mtimeMs: stats.mtimeMs, size: stats.size, at: now(), content });
@@ -287,7 +293,7 @@ function notListed(skill: Skill, path: string): Refusal {
  * binary; the whole file must then decode as UTF-8. `expected` is the size
  * just stat'ed: reading more than that means it changed under us.
  */
-async function readContent(fs: SkillsFileSystem, path: string, expected: number, maxFileSize: number): Promise<Content | Refusal> {
+async function readContent(fs: SkillsFileSystem, path: string, expected: number): Promise<Content | Refusal> {
   let handle: FileHandle;
   try {
     handle = await fs.open(path, 'r');
@@ -297,7 +303,7 @@ async function readContent(fs: SkillsFileSystem, path: string, expected: number,
   }
   try {
     // One byte of room beyond the expected size shows a file that grew.
-    const buffer = new Uint8Array(Math.min(expected, maxFileSize) + 1);
+    const buffer = new Uint8Array(expected + 1);
     let filled = 0;
     while (filled < buffer.length) {
       const { bytesRead } = await handle.read(buffer, filled, buffer.length - filled, filled);
