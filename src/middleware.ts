@@ -8,8 +8,9 @@ import { discover, loadSkillContent } from './discover/discover.js';
 import { createIndexCache } from './index-cache.js';
 import { resolveOptions, type SkillsOptions } from './options.js';
 import { beginRun, createLazySkillIndex, createSkillIndex, isSkillsState, runIndexOf, type SkillsState } from './skill-index.js';
-import { makeUseSkillTool, USE_SKILL_TOOL } from './tools/use-skill.js';
-import type { Middleware, Next, SkillsContext } from './types.js';
+import { makeReadResourceTool, READ_RESOURCE_TOOL } from './tools/read-resource.js';
+import { makeUseSkillTool, USE_SKILL_TOOL, type IndexSource } from './tools/use-skill.js';
+import type { HostTool, Middleware, Next, SkillsContext } from './types.js';
 
 export type SkillsMiddleware = Middleware<SkillsContext>;
 
@@ -22,8 +23,26 @@ export function skillsMiddleware(options: SkillsOptions): SkillsMiddleware {
       : (result, loadedAt) => createLazySkillIndex(result, (entry) => loadSkillContent(entry, resolved), loadedAt),
     ttl: resolved.cacheTtl,
   });
-  // One tool instance per middleware: a rerun can tell its own tool from someone else's.
-  const useSkill = makeUseSkillTool((ctx) => runIndexOf(ctx.state) ?? cache.peek());
+  const indexOf: IndexSource = (ctx) => runIndexOf(ctx.state) ?? cache.peek();
+  // One instance of each tool per middleware: a rerun can tell its own tools from
+  // someone else's, and the read cache is shared by every request.
+  const tools: HostTool[] = [
+    makeUseSkillTool(indexOf, {
+      max: resolved.maxListedResources,
+      readTool: resolved.resourceTool ? READ_RESOURCE_TOOL : undefined,
+    }),
+  ];
+  if (resolved.resourceTool) {
+    tools.push(
+      makeReadResourceTool(indexOf, {
+        fs: resolved.fs,
+        maxFileSize: resolved.maxFileSize,
+        maxSkillSize: resolved.maxSkillSize,
+        secretPatterns: resolved.secretPatterns,
+        cacheTtl: resolved.cacheTtl,
+      }),
+    );
+  }
 
   return async function skills(ctx: SkillsContext, next: Next): Promise<void> {
     let cached;
@@ -56,17 +75,20 @@ export function skillsMiddleware(options: SkillsOptions): SkillsMiddleware {
     if (index.skills.length > 0) {
       const updated = withCatalog(ctx.messages, renderCatalog(catalogEntries(index.skills), USE_SKILL_TOOL));
       ctx.messages.splice(0, ctx.messages.length, ...updated);
-      const registered = ctx.tools.get(USE_SKILL_TOOL);
-      if (registered === undefined) {
-        ctx.tools.register(useSkill);
-      } else if (registered !== useSkill) {
-        ctx.log.warn(`[skills] a tool named ${USE_SKILL_TOOL} is already registered; leaving it in place`, {
-          tool: USE_SKILL_TOOL,
-        });
-      }
+      for (const tool of tools) registerOnce(ctx, tool);
     }
     await next();
   };
+}
+
+/** Register `tool` unless this ctx already has it; never replace someone else's tool of the same name. */
+function registerOnce(ctx: SkillsContext, tool: HostTool): void {
+  const registered = ctx.tools.get(tool.name);
+  if (registered === undefined) {
+    ctx.tools.register(tool);
+  } else if (registered !== tool) {
+    ctx.log.warn(`[skills] a tool named ${tool.name} is already registered; leaving it in place`, { tool: tool.name });
+  }
 }
 
 function publish(ctx: SkillsContext, state: SkillsState): void {

@@ -19,11 +19,17 @@ export interface SkillsOptions {
   include?: readonly string[];
   /** Never load skills whose name or folder name matches one of these. Default: none. */
   exclude?: readonly string[];
-  /** Largest resource file listed, in bytes; larger files are left out with a warning. Default: 100 KB. */
+  /** Largest file `read_skill_resource` returns, in bytes; larger files are listed as too large to read. Default: 100 KB. */
   maxFileSize?: number;
-  /** Most resource bytes listed per skill; the rest are left out with a warning. Default: 500 KB. */
+  /** Most bytes `read_skill_resource` returns per skill per run. Default: 500 KB. */
   maxSkillSize?: number;
-  /** How long a discovery is reused, in milliseconds. `0` rescans on every request. Default: 5 minutes. */
+  /** Files named in a `use_skill` answer; the rest are counted by folder. Default: 200. */
+  maxListedResources?: number;
+  /** Register `read_skill_resource`. Default: true. */
+  resourceTool?: boolean;
+  /** More secret file-name patterns (`*`, `?`, case-insensitive, matched on every path segment), added to the defaults. Default: none. */
+  secretPatterns?: readonly string[];
+  /** How long a discovery (and a file read, while its mtime and size are unchanged) is reused, in ms. `0` rescans on every request. Default: 5 minutes. */
   cacheTtl?: number;
   /** Turn agentskills.io naming and length rules from warnings into errors. Default: false. */
   strict?: boolean;
@@ -39,6 +45,9 @@ export interface ResolvedOptions {
   exclude: string[];
   maxFileSize: number;
   maxSkillSize: number;
+  maxListedResources: number;
+  resourceTool: boolean;
+  secretPatterns: string[];
   cacheTtl: number;
   strict: boolean;
   preload: boolean;
@@ -48,6 +57,8 @@ export interface ResolvedOptions {
 export const DEFAULTS = {
   maxFileSize: 100 * 1024,
   maxSkillSize: 500 * 1024,
+  maxListedResources: 200,
+  resourceTool: true,
   cacheTtl: 5 * 60 * 1000,
   strict: false,
   preload: false,
@@ -61,6 +72,9 @@ const KNOWN_OPTIONS = [
   'exclude',
   'maxFileSize',
   'maxSkillSize',
+  'maxListedResources',
+  'resourceTool',
+  'secretPatterns',
   'cacheTtl',
   'strict',
   'preload',
@@ -154,7 +168,7 @@ export function resolveOptions(options: SkillsOptions | undefined): ResolvedOpti
   }
   const cwd = options.cwd ?? process.cwd();
   if (typeof cwd !== 'string' || cwd.trim() === '') fail(`\`cwd\` must be a non-empty string, got ${describe(cwd)}.`);
-  for (const flag of ['strict', 'preload'] as const) {
+  for (const flag of ['strict', 'preload', 'resourceTool'] as const) {
     if (options[flag] !== undefined && typeof options[flag] !== 'boolean') {
       fail(`\`${flag}\` must be true or false, got ${describe(options[flag])}.`);
     }
@@ -174,6 +188,9 @@ export function resolveOptions(options: SkillsOptions | undefined): ResolvedOpti
     exclude: options.exclude === undefined ? [] : checkStringList('exclude', options.exclude),
     maxFileSize: checkSize('maxFileSize', options.maxFileSize, DEFAULTS.maxFileSize),
     maxSkillSize: checkSize('maxSkillSize', options.maxSkillSize, DEFAULTS.maxSkillSize),
+    maxListedResources: checkSize('maxListedResources', options.maxListedResources, DEFAULTS.maxListedResources, true),
+    resourceTool: options.resourceTool ?? DEFAULTS.resourceTool,
+    secretPatterns: options.secretPatterns === undefined ? [] : checkStringList('secretPatterns', options.secretPatterns),
     cacheTtl: checkSize('cacheTtl', options.cacheTtl, DEFAULTS.cacheTtl, true),
     strict: options.strict ?? DEFAULTS.strict,
     preload: options.preload ?? DEFAULTS.preload,

@@ -18,6 +18,8 @@ export interface SkillResource {
   type: ResourceType;
   /** Size in bytes. */
   size: number;
+  /** Over `maxFileSize`: listed so the model knows it exists, never read. */
+  tooLarge?: boolean;
 }
 
 /** Validated frontmatter. Keys the schema does not know are kept as they were. */

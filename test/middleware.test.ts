@@ -2,7 +2,7 @@
  * The middleware composed the way a SISU app composes it: our skills
  * middleware, then a tool-calling loop driven by an offline scripted model.
  */
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -278,5 +278,36 @@ describe('skillsMiddleware', () => {
     await tool?.handler({ skill_name: 'heavy' } as never, createContext());
     const warnings = ctx.log.entries.filter((e) => e.level === 'warn' && e.args[0] === '[skills] warning');
     expect(warnings.map((w) => (w.args[1] as { code: string }).code)).toEqual(['RESOURCE_TOO_LARGE']);
+  });
+
+  it('registers read_skill_resource beside use_skill, and the model can read a listed file', async () => {
+    const model = scriptedModel([
+      { tool_calls: [{ name: 'use_skill', arguments: { skill_name: 'code-review' } }] },
+      { tool_calls: [{ name: 'read_skill_resource', arguments: { skill_name: 'code-review', path: 'references/checklist.md' } }] },
+      { tool_calls: [{ name: 'read_skill_resource', arguments: { skill_name: 'code-review', path: '../debug/SKILL.md' } }] },
+      { content: 'done' },
+    ]);
+    const ctx = createContext({ model, messages: [{ role: 'user', content: 'review' }] });
+    await compose<MiniContext>([skillsMiddleware({ directories: [fixtures] }), toolCalling()])(ctx);
+    const [activation, read, refused] = ctx.messages.filter((m) => m.role === 'tool').map((m) => m.content);
+    expect(activation).toContain('open one with read_skill_resource');
+    expect(read).toContain(await readFile(join(fixtures, 'code-review/references/checklist.md'), 'utf8').then((t) => t.split('\n')[0] ?? ''));
+    expect(refused).not.toContain('name: debug');
+    expect(refused).toMatch(/\.\./);
+    expect(model.calls[0]?.tools.find((t) => t.name === 'read_skill_resource')?.parameters.required).toEqual(['skill_name', 'path']);
+  });
+
+  it('resourceTool: false registers use_skill only, and maxListedResources caps the listing', async () => {
+    const root = await mkdtemp(join(temp, 'many-'));
+    const dir = await writeSkill(root, 'many', 'name: many\ndescription: Many files.');
+    await mkdir(join(dir, 'references'));
+    for (let i = 0; i < 5; i++) await writeFile(join(dir, 'references', `r${i}.md`), 'x');
+    const ctx = await run({ directories: [root], resourceTool: false, maxListedResources: 2 });
+    expect(ctx.tools.get('read_skill_resource')).toBeUndefined();
+    const result = await ctx.tools.get('use_skill')?.handler({ skill_name: 'many' } as never, ctx);
+    expect(result).toContain('- references/r0.md');
+    expect(result).not.toContain('- references/r2.md');
+    expect(result).toContain('and 3 more files not listed here (references/ 3)');
+    expect(result).not.toContain('read_skill_resource');
   });
 });

@@ -27,9 +27,20 @@ describe('resolveOptions', () => {
       cacheTtl: 5 * 60 * 1000,
       strict: false,
       preload: false,
+      maxListedResources: 200,
+      resourceTool: true,
+      secretPatterns: [],
     });
     expect(resolved.fs).toBe(nodeFileSystem);
-    expect(DEFAULTS).toEqual({ maxFileSize: 102400, maxSkillSize: 512000, cacheTtl: 300000, strict: false, preload: false });
+    expect(DEFAULTS).toEqual({
+      maxFileSize: 102400,
+      maxSkillSize: 512000,
+      maxListedResources: 200,
+      resourceTool: true,
+      cacheTtl: 300000,
+      strict: false,
+      preload: false,
+    });
   });
 
   it('requires directories and says how to fix it', () => {
@@ -63,6 +74,10 @@ describe('resolveOptions', () => {
     expect(configError({ directories: ['a'], cacheTtl: '5m' }).message).toMatch(/got the string "5m"/);
     expect(configError({ directories: ['a'], strict: 'yes' }).message).toMatch(/`strict` must be true or false/);
     expect(configError({ directories: ['a'], preload: 1 }).message).toMatch(/`preload` must be true or false, got number 1/);
+    expect(configError({ directories: ['a'], resourceTool: 'no' }).message).toMatch(/`resourceTool` must be true or false/);
+    expect(configError({ directories: ['a'], secretPatterns: '*.env' }).message).toMatch(/`secretPatterns` must be an array of strings/);
+    expect(configError({ directories: ['a'], maxListedResources: -5 }).message).toMatch(/`maxListedResources` must be a whole number of 0 or more/);
+    expect(resolveOptions({ directories: ['a'], secretPatterns: ['*.token'] }).secretPatterns).toEqual(['*.token']);
     expect(configError({ directories: ['a'], cwd: '' }).message).toMatch(/`cwd` must be a non-empty string/);
     expect(configError({ directories: ['a'], include: [1] }).message).toMatch(/`include\[0\]`/);
     expect(configError({ directories: ['a'], fs: {} }).message).toMatch(/`fs` must implement readdir\(\)/);

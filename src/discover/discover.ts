@@ -185,7 +185,7 @@ function uniqueDiagnostics(diagnostics: readonly Diagnostic[]): Diagnostic[] {
  */
 export async function loadSkillContent(
   entry: SkillEntry,
-  options: Pick<ResolvedOptions, 'fs' | 'maxFileSize' | 'maxSkillSize'>,
+  options: Pick<ResolvedOptions, 'fs' | 'maxFileSize' | 'secretPatterns'>,
 ): Promise<{ skill: Skill; diagnostics: Diagnostic[] }> {
   const { fs } = options;
   let text: string;

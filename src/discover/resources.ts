@@ -21,7 +21,7 @@ export interface ResourceLimits {
 }
 
 /** A listed resource. `tooLarge` marks a file over maxFileSize: listed so the model knows it exists, never read. */
-export type ListedResource = SkillResource & { tooLarge?: boolean };
+export type ListedResource = SkillResource;
 
 export interface ResourceListing {
   resources: ListedResource[];

@@ -4,7 +4,6 @@
  * every refusal or failure is a message the model can act on.
  */
 import { z } from 'zod';
-import type { ListedResource } from '../discover/resources.js';
 import { nodeFileSystem } from '../fs.js';
 import { DEFAULTS } from '../options.js';
 import { createResourceReader, type ReadText, type ResourceReaderSettings } from '../resource-reader.js';
@@ -154,7 +153,7 @@ export function renderResourceListing(resources: readonly SkillResource[], optio
     : 'open one only when the instructions call for it';
   const lines = [`Resources (paths relative to the skill directory; ${how}):`];
   for (const { resource } of shown) {
-    const tooLarge = (resource as ListedResource).tooLarge ? ', too large to read' : '';
+    const tooLarge = resource.tooLarge ? ', too large to read' : '';
     lines.push(`- ${resource.path} (${resource.type}, ${formatBytes(resource.size)}${tooLarge})`);
   }
   if (hidden.length > 0) {

@@ -5,7 +5,8 @@
  */
 import { z } from 'zod';
 import { activationsOf, createSkillIndex, type SkillIndex } from '../skill-index.js';
-import { closestNames, formatBytes } from '../text.js';
+import { closestNames } from '../text.js';
+import { renderResourceListing, type ListingOptions } from './read-resource.js';
 import type { HostTool, Skill, ToolContext } from '../types.js';
 
 export const USE_SKILL_TOOL = 'use_skill';
@@ -33,7 +34,7 @@ function notFound(requested: string, index: SkillIndex): string {
 }
 
 /** The text the model gets when it activates `skill`. */
-export function renderActivation(skill: Skill): string {
+export function renderActivation(skill: Skill, listing: ListingOptions = {}): string {
   const lines = [
     `<skill name="${skill.metadata.name}">`,
     `Skill directory: ${skill.directory}`,
@@ -41,14 +42,7 @@ export function renderActivation(skill: Skill): string {
     skill.instructions.trim(),
     '',
   ];
-  if (skill.resources.length > 0) {
-    lines.push('Resources (paths relative to the skill directory; open one only when the instructions call for it):');
-    for (const resource of skill.resources) {
-      lines.push(`- ${resource.path} (${resource.type}, ${formatBytes(resource.size)})`);
-    }
-  } else {
-    lines.push('This skill has no bundled resources.');
-  }
+  lines.push(renderResourceListing(skill.resources, listing));
   lines.push('</skill>');
   return lines.join('\n');
 }
@@ -56,7 +50,7 @@ export function renderActivation(skill: Skill): string {
 /** Where a tool finds the index: the run's, or a fallback it was built with. */
 export type IndexSource = (ctx: ToolContext) => SkillIndex | undefined;
 
-export function makeUseSkillTool(source: IndexSource): HostTool<UseSkillArgs> {
+export function makeUseSkillTool(source: IndexSource, listing: ListingOptions = {}): HostTool<UseSkillArgs> {
   return {
     name: USE_SKILL_TOOL,
     description:
@@ -85,7 +79,7 @@ export function makeUseSkillTool(source: IndexSource): HostTool<UseSkillArgs> {
         }
         activated.push(name);
         ctx.log?.info('[skills] activated', { skill: name, route: 'tool' });
-        return renderActivation(loaded.skill);
+        return renderActivation(loaded.skill, listing);
       } catch (error) {
         // A handler that throws ends the agent's turn; a message lets the model recover.
         const reason = error instanceof Error ? error.message : String(error);
