@@ -5,9 +5,9 @@
  */
 import { z } from 'zod';
 import { createRanker, type Ranker } from '../rank.js';
-import type { SkillIndex } from '../skill-index.js';
+import { createSkillIndex, type SkillIndex } from '../skill-index.js';
 import { oneLine } from '../text.js';
-import type { HostTool, SkillEntry, ToolContext } from '../types.js';
+import type { HostTool, Skill, SkillEntry, ToolContext } from '../types.js';
 import { USE_SKILL_TOOL, type IndexSource } from './use-skill.js';
 
 export const FIND_SKILLS_TOOL = 'find_skills';
@@ -92,4 +92,10 @@ export function makeFindSkillsTool(source: IndexSource): HostTool<FindSkillsArgs
       }
     },
   };
+}
+
+/** A find_skills tool over a fixed list of skills, for apps that wire tools by hand. */
+export function createFindSkillsTool(skills: readonly Skill[]): HostTool<FindSkillsArgs> {
+  const index = createSkillIndex({ skills });
+  return makeFindSkillsTool(() => index);
 }

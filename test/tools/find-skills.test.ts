@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { compose, createContext, createRecordingLogger, scriptedModel, toJsonSchemaLikeSisu, toolCalling, type MiniContext, type RecordingLogger } from '../../demo/mini-sisu.mjs';
 import { createSkillIndex, type SkillIndex } from '../../src/skill-index.js';
-import { FindSkillsArgsSchema, makeFindSkillsTool, MAX_FIND_LIMIT, rankerForSkills } from '../../src/tools/find-skills.js';
+import { createFindSkillsTool, FindSkillsArgsSchema, makeFindSkillsTool, MAX_FIND_LIMIT, rankerForSkills } from '../../src/tools/find-skills.js';
 import { makeUseSkillTool } from '../../src/tools/use-skill.js';
 import type { Skill, ToolContext } from '../../src/types.js';
 
@@ -49,6 +49,11 @@ describe('find_skills handler', () => {
     expect(lines[0]).toBe('Skills matching "please review my PR for security problems", best first:');
     expect(lines[1]).toBe('- code-review: Reviews a change for bugs and security. Use when asked to review a pull request.');
     expect(lines.at(-1)).toMatch(/^Call `use_skill` with the `skill_name`/);
+  });
+
+  it('works over a fixed list for hand-wired apps', async () => {
+    const tool = createFindSkillsTool(skills);
+    expect(await tool.handler({ query: 'stack trace' }, toolCtx())).toMatch(/\n- debug: /);
   });
 
   it('searches tags too', async () => {
