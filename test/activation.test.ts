@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
   alreadyActivated,
@@ -56,6 +57,39 @@ describe('findMentions', () => {
   it('returns nothing for text without mentions', () => {
     expect(findMentions('', KNOWN)).toEqual({ known: [], unknown: [] });
     expect(findMentions('plain text', [])).toEqual({ known: [], unknown: [] });
+  });
+});
+
+describe('findMentions (properties)', () => {
+  const name = fc.stringMatching(/^[a-z0-9]+(-[a-z0-9]+)*$/);
+
+  it('never throws, and every name it returns was written as @name', () => {
+    fc.assert(
+      fc.property(fc.string({ unit: fc.constantFrom('@', 'a', 'b', '-', '.', ' ', '\n', '`', '/', '_', 'Z', '1') }), (text) => {
+        const { known, unknown } = findMentions(text, ['a', 'b-a']);
+        for (const found of [...known, ...unknown]) {
+          expect(found).toMatch(/^[a-z0-9-]*[a-z0-9]$/);
+          expect(text).toContain(`@${found}`);
+        }
+        expect(new Set([...known, ...unknown]).size).toBe(known.length + unknown.length);
+      }),
+    );
+  });
+
+  it('an email address is never a mention', () => {
+    fc.assert(
+      fc.property(name, name, fc.constantFrom('com', 'io', 'dev'), (local, domain, tld) => {
+        expect(findMentions(`write to ${local}@${domain}.${tld} or ${local}.x@${domain}`, [domain])).toEqual({ known: [], unknown: [] });
+      }),
+    );
+  });
+
+  it('a name written as @name after a space is found', () => {
+    fc.assert(
+      fc.property(name, (skillName) => {
+        expect(findMentions(`please @${skillName}, thanks`, [skillName]).known).toEqual([skillName]);
+      }),
+    );
   });
 });
 
