@@ -11,7 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli, type CliIO } from '../src/cli/run.js';
-import { catalogEntries, renderCatalog } from '../src/catalog.js';
+import { buildCatalog, catalogEntries, renderCatalog } from '../src/catalog.js';
 import { discoverSkills } from '../src/index.js';
 import { FIXTURE_SKILL_NAMES, INVALID_FIXTURES, SKILLS_FIXTURES } from './helpers/agent.js';
 
@@ -80,6 +80,7 @@ describe('sisu-skills (in-process)', () => {
     [['show', 'a', 'b', '--dir', 'x'], /show: give exactly one skill name/],
     [['show', 'a', '--dir'], /show: Option '-d, --dir <value>' argument missing/],
     [['validate', ''], /directories\[0\]` must be a non-empty string/],
+    [['prompt', 'x', '--budget', 'lots'], /--budget takes a number of characters, got "lots"/],
   ])('usage error %j: message and usage on stderr, exit 2', async (argv, message) => {
     const result = await cli(argv);
     expect(result.code).toBe(2);
@@ -203,6 +204,23 @@ describe('sisu-skills (in-process)', () => {
     expect(stderr).toBe('');
     const { skills } = await discoverSkills({ directories: [SKILLS_FIXTURES] });
     expect(stdout).toBe(`${renderCatalog(catalogEntries(skills))}\n`);
+  });
+
+  it('prompt --budget and --query give the budgeted catalog the middleware renders for that request', async () => {
+    const { skills } = await discoverSkills({ directories: [SKILLS_FIXTURES] });
+    const entries = catalogEntries(skills);
+    for (const [budget, mode] of [[1000, 'shortened'], [600, 'names']] as const) {
+      const result = await cli(['prompt', skillsRel, '--budget', String(budget)]);
+      expect(result.code).toBe(0);
+      expect(buildCatalog(entries, { budget }).report.mode).toBe(mode);
+      expect(result.stdout).toBe(`${buildCatalog(entries, { budget }).text}\n`);
+      expect(result.stdout.length).toBeLessThanOrEqual(budget + 1);
+    }
+    const query = 'deploy this branch to staging';
+    const ranked = await cli(['prompt', skillsRel, '--budget', '600', '--query', query]);
+    expect(ranked.stdout).toBe(`${buildCatalog(entries, { budget: 600, query }).text}\n`);
+    const nothing = await cli(['prompt', skillsRel, '--budget', '0']);
+    expect(nothing).toMatchObject({ code: 0, stdout: '' });
   });
 
   it('prompt and list leave out skills with disable-model-invocation from the catalog only', async () => {

@@ -9,7 +9,8 @@ import { COMMANDS, type CommandName } from './usage.js';
 export type Command =
   | { kind: 'help'; command?: CommandName }
   | { kind: 'version' }
-  | { kind: 'list' | 'validate' | 'prompt'; directories: string[]; json: boolean; strict: boolean }
+  | { kind: 'list' | 'validate'; directories: string[]; json: boolean; strict: boolean }
+  | { kind: 'prompt'; directories: string[]; strict: boolean; budget?: number; query?: string }
   | { kind: 'show'; name: string; directories: string[]; json: boolean };
 
 type OptionSpec = NonNullable<ParseArgsConfig['options']>;
@@ -18,7 +19,7 @@ const HELP: OptionSpec = { help: { type: 'boolean', short: 'h' } };
 const OPTIONS: Record<CommandName, OptionSpec> = {
   list: { ...HELP, json: { type: 'boolean' }, strict: { type: 'boolean' } },
   validate: { ...HELP, json: { type: 'boolean' }, strict: { type: 'boolean' } },
-  prompt: { ...HELP, strict: { type: 'boolean' } },
+  prompt: { ...HELP, strict: { type: 'boolean' }, budget: { type: 'string' }, query: { type: 'string' } },
   show: { ...HELP, json: { type: 'boolean' }, dir: { type: 'string', short: 'd', multiple: true } },
 };
 
@@ -60,5 +61,16 @@ export function parseCommand(argv: readonly string[]): Command {
     return { kind: 'show', name: positionals[0] ?? '', directories, json };
   }
   if (positionals.length === 0) throw new SkillsUsageError(`${first}: give at least one skills folder.`);
-  return { kind: first, directories: positionals, json, strict: values.strict === true };
+  const strict = values.strict === true;
+  if (first === 'prompt') {
+    const query = typeof values.query === 'string' ? values.query : undefined;
+    return { kind: first, directories: positionals, strict, budget: budgetOf(values.budget), query };
+  }
+  return { kind: first, directories: positionals, json, strict };
+}
+
+function budgetOf(value: unknown): number | undefined {
+  if (typeof value !== 'string') return undefined;
+  if (!/^\d+$/.test(value)) throw new SkillsUsageError(`prompt: --budget takes a number of characters, got "${value}".`);
+  return Number(value);
 }

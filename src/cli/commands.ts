@@ -113,10 +113,14 @@ export async function showCommand(name: string, directories: string[], options: 
   return EXIT.ok;
 }
 
-export async function promptCommand(directories: string[], options: { strict: boolean }, io: CliIO): Promise<number> {
+export async function promptCommand(
+  directories: string[],
+  options: { strict: boolean; budget?: number; query?: string },
+  io: CliIO,
+): Promise<number> {
   const loaded = await load(directories, io.cwd, options.strict);
   if (reportUnreadable(loaded, io)) return EXIT.problems;
-  const section = catalogSection(loaded.skills);
+  const section = catalogSection(loaded.skills, options);
   if (section === undefined) io.err('No skills the model may invoke: the middleware adds no catalog section.');
   else io.out(section);
   noteSkipped(loaded, io, shellArgs(directories));

@@ -7,7 +7,7 @@ const SYNOPSIS: Record<CommandName, string> = {
   list: 'sisu-skills list <dir...> [--json] [--strict]',
   validate: 'sisu-skills validate <dir...> [--json] [--strict]',
   show: 'sisu-skills show <name> --dir <dir> [--dir <dir>...] [--json]',
-  prompt: 'sisu-skills prompt <dir...> [--strict]',
+  prompt: 'sisu-skills prompt <dir...> [--budget <chars>] [--query <text>] [--strict]',
 };
 
 const DETAILS: Record<CommandName, string[]> = {
@@ -23,7 +23,12 @@ const DETAILS: Record<CommandName, string[]> = {
     '--dir, -d  folder to search; repeat for several, in precedence order',
     '--json     print the skill as JSON',
   ],
-  prompt: ['Print the catalog section the middleware would add to the system prompt.', '--strict  load with the middleware\'s strict: true'],
+  prompt: [
+    'Print the catalog section the middleware would add to the system prompt.',
+    '--budget  the catalog budget in characters (default: the middleware\'s default)',
+    '--query   a user message, for the ranked list used when the catalog is over budget',
+    '--strict  load with the middleware\'s strict: true',
+  ],
 };
 
 /** The help of one command. */
