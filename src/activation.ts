@@ -225,7 +225,8 @@ export interface AutoActivateOptions {
   maxSkills?: number;
 }
 
-export const AUTO_ACTIVATE_DEFAULTS = { threshold: 0.5, maxSkills: 1 } as const;
+// 0.4: on the example skills, clear requests score 0.45-0.8 for the right skill and unrelated ones at most 0.25 (rank.ts scale).
+export const AUTO_ACTIVATE_DEFAULTS = { threshold: 0.4, maxSkills: 1 } as const;
 
 /**
  * `autoActivate` as given (undefined, false, true or an object) to its
@@ -236,7 +237,7 @@ export function resolveAutoActivate(value: unknown): Required<AutoActivateOption
   if (value === true) return { ...AUTO_ACTIVATE_DEFAULTS };
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     throw new SkillsConfigError(
-      '[skills] `autoActivate` must be true, false or { threshold, maxSkills }, e.g. autoActivate: { threshold: 0.5, maxSkills: 1 }.',
+      '[skills] `autoActivate` must be true, false or { threshold, maxSkills }, e.g. autoActivate: { threshold: 0.4, maxSkills: 1 }.',
     );
   }
   const { threshold = AUTO_ACTIVATE_DEFAULTS.threshold, maxSkills = AUTO_ACTIVATE_DEFAULTS.maxSkills, ...rest } =

@@ -254,8 +254,8 @@ describe('option checks', () => {
   it('resolveAutoActivate: off, on with defaults, or checked values', () => {
     expect(resolveAutoActivate(undefined)).toBeUndefined();
     expect(resolveAutoActivate(false)).toBeUndefined();
-    expect(resolveAutoActivate(true)).toEqual({ threshold: 0.5, maxSkills: 1 });
-    expect(resolveAutoActivate({})).toEqual({ threshold: 0.5, maxSkills: 1 });
+    expect(resolveAutoActivate(true)).toEqual({ threshold: 0.4, maxSkills: 1 });
+    expect(resolveAutoActivate({})).toEqual({ threshold: 0.4, maxSkills: 1 });
     expect(resolveAutoActivate({ threshold: 0, maxSkills: 3 })).toEqual({ threshold: 0, maxSkills: 3 });
   });
 
