@@ -1,18 +1,66 @@
 /**
  * skillsMiddleware(options): checks options once, then on every request reads
- * the cached index, puts the catalog into the system prompt and registers
- * use_skill. Skill problems are logged, never thrown into the agent.
+ * the cached index, puts the catalog into the system prompt, pre-activates
+ * mentioned / pinned / matching skills and registers the tools. Skill problems
+ * are logged, never thrown into the agent.
  */
-import { catalogEntries, renderCatalog, withCatalog } from './catalog.js';
+import { alreadyActivated, findMentions, isModelInvocable, latestUserMessage, selectActivations, type Activation } from './activation.js';
+import { catalogEntries, createCatalog, withCatalog, type Catalog } from './catalog.js';
 import { discover, loadSkillContent } from './discover/discover.js';
 import { createIndexCache } from './index-cache.js';
-import { resolveOptions, type SkillsOptions } from './options.js';
-import { beginRun, createLazySkillIndex, createSkillIndex, isSkillsState, runIndexOf, type SkillsState } from './skill-index.js';
+import { resolveOptions, type ResolvedOptions, type SkillsOptions } from './options.js';
+import type { Ranker } from './rank.js';
+import {
+  activationsOf,
+  beginRun,
+  createLazySkillIndex,
+  createSkillIndex,
+  isSkillsState,
+  narrowIndex,
+  recordCatalog,
+  runIndexOf,
+  type SkillIndex,
+  type SkillsState,
+} from './skill-index.js';
+import { closestNames } from './text.js';
+import { FIND_SKILLS_TOOL, makeFindSkillsTool, rankerForSkills } from './tools/find-skills.js';
 import { makeReadResourceTool, READ_RESOURCE_TOOL } from './tools/read-resource.js';
-import { makeUseSkillTool, USE_SKILL_TOOL, type IndexSource } from './tools/use-skill.js';
-import type { HostTool, Middleware, Next, SkillsContext } from './types.js';
+import { makeUseSkillTool, renderActivation, USE_SKILL_TOOL, type IndexSource } from './tools/use-skill.js';
+import type { HostMessage, HostTool, Middleware, Next, SkillsContext } from './types.js';
+import { watchSkillDirectories, type SkillsWatcher } from './watch.js';
 
-export type SkillsMiddleware = Middleware<SkillsContext>;
+export interface SkillsMiddleware extends Middleware<SkillsContext> {
+  /** Stop watching the directories (when `watch` is on). Safe to call more than once. */
+  close(): Promise<void>;
+}
+
+/** What a request needs from an index, worked out once per index. */
+interface Prepared {
+  /** The skills the model may see and activate (no `disable-model-invocation`). */
+  modelIndex: SkillIndex;
+  catalog: Catalog;
+  ranker: Ranker;
+  names: string[];
+  /** Names in `always` that no skill has, warned about once per index. */
+  unknownAlways: string[];
+}
+
+function prepare(index: SkillIndex, options: ResolvedOptions): Prepared {
+  const modelIndex = narrowIndex(index, (entry) => isModelInvocable(entry.metadata));
+  const ranker = rankerForSkills(modelIndex.skills);
+  return {
+    modelIndex,
+    ranker,
+    catalog: createCatalog(catalogEntries(modelIndex.skills), {
+      budget: options.catalogBudget,
+      ranker,
+      toolName: USE_SKILL_TOOL,
+      findToolName: FIND_SKILLS_TOOL,
+    }),
+    names: index.skills.map((entry) => entry.metadata.name),
+    unknownAlways: options.always.filter((name) => index.get(name) === undefined),
+  };
+}
 
 export function skillsMiddleware(options: SkillsOptions): SkillsMiddleware {
   const resolved = resolveOptions(options);
@@ -23,28 +71,55 @@ export function skillsMiddleware(options: SkillsOptions): SkillsMiddleware {
       : (result, loadedAt) => createLazySkillIndex(result, (entry) => loadSkillContent(entry, resolved), loadedAt),
     ttl: resolved.cacheTtl,
   });
-  const indexOf: IndexSource = (ctx) => runIndexOf(ctx.state) ?? cache.peek();
+  const prepared = new WeakMap<SkillIndex, Prepared>();
+  const preparedFor = (index: SkillIndex): Prepared => {
+    let ready = prepared.get(index);
+    if (!ready) {
+      ready = prepare(index, resolved);
+      prepared.set(index, ready);
+    }
+    return ready;
+  };
+
+  // Model-facing tools see only the skills the model may activate.
+  const modelIndexOf: IndexSource = (ctx) => {
+    const index = runIndexOf(ctx.state) ?? cache.peek();
+    return index && preparedFor(index).modelIndex;
+  };
   // One instance of each tool per middleware: a rerun can tell its own tools from
-  // someone else's, and the read cache is shared by every request.
-  const tools: HostTool[] = [
-    makeUseSkillTool(indexOf, {
-      max: resolved.maxListedResources,
-      readTool: resolved.resourceTool ? READ_RESOURCE_TOOL : undefined,
-    }),
-  ];
-  if (resolved.resourceTool) {
-    tools.push(
-      makeReadResourceTool(indexOf, {
+  // someone else's, and caches (reads, rankers) are shared by every request.
+  const useSkill = makeUseSkillTool(modelIndexOf, {
+    max: resolved.maxListedResources,
+    readTool: resolved.resourceTool ? READ_RESOURCE_TOOL : undefined,
+  });
+  const readResource = resolved.resourceTool
+    ? makeReadResourceTool((ctx) => runIndexOf(ctx.state) ?? cache.peek(), {
         fs: resolved.fs,
         maxFileSize: resolved.maxFileSize,
         maxSkillSize: resolved.maxSkillSize,
         secretPatterns: resolved.secretPatterns,
         cacheTtl: resolved.cacheTtl,
-      }),
-    );
+      })
+    : undefined;
+  const findSkills = makeFindSkillsTool(modelIndexOf);
+
+  // Watch problems happen between requests; they are logged by the next one.
+  const watchProblems: unknown[] = [];
+  let watcher: SkillsWatcher | undefined;
+  if (resolved.watch) {
+    watcher = watchSkillDirectories(resolved.directories, {
+      fs: resolved.fs,
+      debounceMs: resolved.watch.debounceMs,
+      signal: resolved.signal,
+      onChange: () => cache.invalidate(),
+      onError: (error) => watchProblems.push(error),
+    });
   }
 
-  return async function skills(ctx: SkillsContext, next: Next): Promise<void> {
+  async function skills(ctx: SkillsContext, next: Next): Promise<void> {
+    for (const problem of watchProblems.splice(0)) {
+      ctx.log.warn('[skills] watch', { error: problem instanceof Error ? problem.message : String(problem) });
+    }
     let cached;
     try {
       cached = await cache.get(ctx.signal);
@@ -57,28 +132,126 @@ export function skillsMiddleware(options: SkillsOptions): SkillsMiddleware {
       return next();
     }
     const { index, fresh, durationMs } = cached;
-    if (fresh) {
-      ctx.log.info('[skills] discovered', {
-        skills: index.skills.length,
-        errors: index.errors.length,
-        warnings: index.warnings.length,
-        directories: index.scannedDirectories,
-        durationMs,
-      });
-      for (const diagnostic of index.errors) ctx.log.warn('[skills] skipped', diagnostic);
-      for (const diagnostic of index.warnings) ctx.log.warn('[skills] warning', diagnostic);
-    }
+    const ready = preparedFor(index);
+    if (fresh) logDiscovery(ctx, index, durationMs, ready);
 
     const state = beginRun(ctx.state, index);
     publish(ctx, state);
+    if (index.skills.length === 0) return next();
 
-    if (index.skills.length > 0) {
-      const updated = withCatalog(ctx.messages, renderCatalog(catalogEntries(index.skills), USE_SKILL_TOOL));
-      ctx.messages.splice(0, ctx.messages.length, ...updated);
-      for (const tool of tools) registerOnce(ctx, tool);
+    const query = latestUserMessage(ctx.messages) ?? '';
+    const catalog = ready.catalog.render(query);
+    recordCatalog(ctx.state, catalog.report);
+    if (catalog.report.mode !== 'full') {
+      ctx.log.info('[skills] catalog over budget', {
+        mode: catalog.report.mode,
+        budget: catalog.report.budget,
+        length: catalog.report.length,
+        listed: catalog.report.included.length,
+        shortened: catalog.report.shortened,
+        omitted: catalog.report.omitted,
+      });
     }
+    if (catalog.text !== '' && ready.modelIndex.skills.length > 0) {
+      ctx.messages.splice(0, ctx.messages.length, ...withCatalog(ctx.messages, catalog.text));
+    }
+
+    registerOnce(ctx, useSkill);
+    if (readResource) registerOnce(ctx, readResource);
+    const needsSearch = catalog.report.mode === 'names' || catalog.report.mode === 'ranked' || catalog.report.omitted > 0;
+    if (resolved.findSkills ?? needsSearch) registerOnce(ctx, findSkills);
+
+    await preActivate(ctx, index, ready, query);
     await next();
-  };
+  }
+
+  /** Mentions, `always` and auto-activation: inject each chosen skill once per conversation. */
+  async function preActivate(ctx: SkillsContext, index: SkillIndex, ready: Prepared, query: string): Promise<void> {
+    const activated = activationsOf(ctx.state, index);
+    // Earlier turns (kept in the messages) count: a skill is never injected twice in a conversation.
+    for (const name of alreadyActivated(ctx.messages)) if (!activated.includes(name)) activated.push(name);
+
+    const mentions = findMentions(query, ready.names);
+    for (const mention of mentions.unknown) {
+      ctx.log.warn('[skills] unknown mention', { mention, suggestions: closestNames(ready.names, mention).slice(0, 3) });
+    }
+    const auto = resolved.autoActivate;
+    const picks = selectActivations({
+      mentions: mentions.known,
+      always: resolved.always.filter((name) => !ready.unknownAlways.includes(name)),
+      auto: auto && { query, ...auto, rank: (text) => ready.ranker.rank(text, Math.max(auto.maxSkills, 5)) },
+      alreadyActive: activated,
+      disabledForModel: index.skills.filter((entry) => !isModelInvocable(entry.metadata)).map((entry) => entry.metadata.name),
+    });
+    for (const pick of picks) await inject(ctx, index, pick, activated);
+  }
+
+  async function inject(ctx: SkillsContext, index: SkillIndex, pick: Activation, activated: string[]): Promise<void> {
+    let loaded;
+    try {
+      loaded = await index.loadDetailed(pick.name);
+    } catch (error) {
+      ctx.log.warn('[skills] could not activate', { skill: pick.name, route: pick.route, error: error instanceof Error ? error.message : String(error) });
+      return;
+    }
+    if (!loaded) return;
+    if (loaded.first) for (const diagnostic of loaded.diagnostics) ctx.log.warn('[skills] warning', diagnostic);
+    insertAfterLatestUser(ctx.messages, activationMessages(pick, renderActivation(loaded.skill, { max: resolved.maxListedResources, readTool: readResource && READ_RESOURCE_TOOL })));
+    activated.push(pick.name);
+    const data = { skill: pick.name, route: pick.route, ...(pick.score === undefined ? {} : { score: pick.score }) };
+    ctx.log.info('[skills] activated', data);
+    ctx.log.span?.('skills.activate', data);
+  }
+
+  function logDiscovery(ctx: SkillsContext, index: SkillIndex, durationMs: number, ready: Prepared): void {
+    const summary = {
+      skills: index.skills.length,
+      errors: index.errors.length,
+      warnings: index.warnings.length,
+      directories: index.scannedDirectories,
+      durationMs,
+    };
+    ctx.log.info('[skills] discovered', summary);
+    ctx.log.span?.('skills.discover', summary);
+    for (const diagnostic of index.errors) ctx.log.warn('[skills] skipped', diagnostic);
+    for (const diagnostic of index.warnings) ctx.log.warn('[skills] warning', diagnostic);
+    for (const name of ready.unknownAlways) {
+      ctx.log.warn('[skills] unknown skill in `always`', { skill: name, suggestions: closestNames(ready.names, name).slice(0, 3) });
+    }
+  }
+
+  return Object.assign(skills, {
+    close: async () => {
+      await watcher?.close();
+    },
+  });
+}
+
+/** An activation the model did not ask for, shaped exactly as if it had called use_skill. */
+export function activationMessages(pick: Activation, text: string): HostMessage[] {
+  const id = `skills_${pick.route}_${pick.name}`;
+  const call = { role: 'assistant', content: '', tool_calls: [{ id, name: USE_SKILL_TOOL, arguments: { skill_name: pick.name } }] };
+  const result = { role: 'tool', content: text, tool_call_id: id, name: USE_SKILL_TOOL };
+  return [call, result];
+}
+
+function insertAfterLatestUser(messages: HostMessage[], inserted: readonly HostMessage[]): void {
+  let at = messages.length;
+  for (let i = messages.length - 1; i >= 0; i--) {
+    if (messages[i]?.role === 'user') {
+      at = i + 1;
+      break;
+    }
+  }
+  // After any activations already placed behind the same user message, so their order is kept.
+  while (at < messages.length && isInjected(messages[at])) at++;
+  messages.splice(at, 0, ...inserted);
+}
+
+function isInjected(message: HostMessage | undefined): boolean {
+  const id = (message as { tool_call_id?: unknown; tool_calls?: Array<{ id?: unknown }> } | undefined);
+  const callId = id?.tool_call_id ?? id?.tool_calls?.[0]?.id;
+  return typeof callId === 'string' && callId.startsWith('skills_');
 }
 
 /** Register `tool` unless this ctx already has it; never replace someone else's tool of the same name. */

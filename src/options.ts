@@ -6,7 +6,10 @@ import { homedir } from 'node:os';
 import { isAbsolute, resolve } from 'node:path';
 import { SkillsConfigError } from './errors.js';
 import { nodeFileSystem, type SkillsFileSystem } from './fs.js';
+import { resolveAlways, resolveAutoActivate, type AutoActivateOptions } from './activation.js';
+import { DEFAULT_CATALOG_BUDGET } from './catalog.js';
 import { editDistance } from './text.js';
+import { WATCH_DEFAULTS } from './watch.js';
 
 export interface SkillsOptions {
   /** Folders to scan for skills, in precedence order (the first one wins a name clash). */
@@ -35,6 +38,18 @@ export interface SkillsOptions {
   strict?: boolean;
   /** Read every skill's instructions and resource listing at discovery instead of on first activation. Default: false. */
   preload?: boolean;
+  /** Most characters the catalog section may take in the system prompt. Default: 8000. */
+  catalogBudget?: number;
+  /** Register `find_skills`: true always, false never. Default: only when the catalog does not fit `catalogBudget`. */
+  findSkills?: boolean;
+  /** Skills every run starts with, activated before the model runs. Default: none. */
+  always?: readonly string[];
+  /** Pre-activate the skills that best match the latest user message. `true` means `{ threshold: 0.4, maxSkills: 1 }`. Default: off. */
+  autoActivate?: boolean | AutoActivateOptions;
+  /** Watch the directories and rebuild the index when skills change. Default: false. */
+  watch?: boolean | { debounceMs?: number };
+  /** Aborting it stops the watcher (as `close()` does). */
+  signal?: AbortSignal;
   /** The filesystem to read. Default: `node:fs/promises`. */
   fs?: SkillsFileSystem;
 }
@@ -51,6 +66,14 @@ export interface ResolvedOptions {
   cacheTtl: number;
   strict: boolean;
   preload: boolean;
+  catalogBudget: number;
+  /** undefined: only when over budget. */
+  findSkills: boolean | undefined;
+  always: string[];
+  autoActivate: Required<AutoActivateOptions> | undefined;
+  /** undefined: not watching. */
+  watch: { debounceMs: number } | undefined;
+  signal: AbortSignal | undefined;
   fs: SkillsFileSystem;
 }
 
@@ -62,6 +85,8 @@ export const DEFAULTS = {
   cacheTtl: 5 * 60 * 1000,
   strict: false,
   preload: false,
+  catalogBudget: DEFAULT_CATALOG_BUDGET,
+  watchDebounceMs: WATCH_DEFAULTS.debounceMs,
 } as const;
 
 const KNOWN_OPTIONS = [
@@ -78,6 +103,12 @@ const KNOWN_OPTIONS = [
   'cacheTtl',
   'strict',
   'preload',
+  'catalogBudget',
+  'findSkills',
+  'always',
+  'autoActivate',
+  'watch',
+  'signal',
   'fs',
 ] as const;
 
@@ -168,7 +199,7 @@ export function resolveOptions(options: SkillsOptions | undefined): ResolvedOpti
   }
   const cwd = options.cwd ?? process.cwd();
   if (typeof cwd !== 'string' || cwd.trim() === '') fail(`\`cwd\` must be a non-empty string, got ${describe(cwd)}.`);
-  for (const flag of ['strict', 'preload', 'resourceTool'] as const) {
+  for (const flag of ['strict', 'preload', 'resourceTool', 'findSkills'] as const) {
     if (options[flag] !== undefined && typeof options[flag] !== 'boolean') {
       fail(`\`${flag}\` must be true or false, got ${describe(options[flag])}.`);
     }
@@ -179,6 +210,10 @@ export function resolveOptions(options: SkillsOptions | undefined): ResolvedOpti
       fail(`\`fs\` must implement ${method}(): pass an object shaped like node:fs/promises (or leave \`fs\` out).`);
     }
   }
+  if (options.signal !== undefined && !(options.signal instanceof AbortSignal)) {
+    fail(`\`signal\` must be an AbortSignal, got ${describe(options.signal)}.`);
+  }
+  const watch = resolveWatch(options.watch, fs);
   const resolvedCwd = resolveDirectory(cwd, process.cwd());
   // The same folder listed twice is scanned once.
   const resolvedDirectories = [...new Set(listed.map((d) => resolveDirectory(d, resolvedCwd)))];
@@ -194,8 +229,29 @@ export function resolveOptions(options: SkillsOptions | undefined): ResolvedOpti
     cacheTtl: checkSize('cacheTtl', options.cacheTtl, DEFAULTS.cacheTtl, true),
     strict: options.strict ?? DEFAULTS.strict,
     preload: options.preload ?? DEFAULTS.preload,
+    catalogBudget: checkSize('catalogBudget', options.catalogBudget, DEFAULTS.catalogBudget, true),
+    findSkills: options.findSkills,
+    always: resolveAlways(options.always),
+    autoActivate: resolveAutoActivate(options.autoActivate),
+    watch,
+    signal: options.signal,
     fs,
   };
+}
+
+function resolveWatch(value: SkillsOptions['watch'], fs: SkillsFileSystem): ResolvedOptions['watch'] {
+  if (value === undefined || value === false) return undefined;
+  let debounceMs: number = DEFAULTS.watchDebounceMs;
+  if (typeof value === 'object' && value !== null && !Array.isArray(value)) {
+    const { debounceMs: given, ...rest } = value;
+    const unknownKey = Object.keys(rest)[0];
+    if (unknownKey !== undefined) fail(`unknown \`watch.${unknownKey}\`: the only key is debounceMs, e.g. watch: { debounceMs: 200 }.`);
+    debounceMs = checkSize('watch.debounceMs', given, debounceMs, true);
+  } else if (value !== true) {
+    fail(`\`watch\` must be true, false or { debounceMs }, got ${describe(value)}.`);
+  }
+  if (typeof fs.watch !== 'function') fail('`watch` needs an `fs` with a watch() method (node:fs/promises has one): leave `fs` out, or add watch().');
+  return { debounceMs };
 }
 
 /** `*` matches any run of characters, `?` one character; the rest is literal. Case-sensitive. */

@@ -7,6 +7,7 @@
  * listing (level 2) are loaded on first activation and kept as long as the
  * index, so start-up reads only frontmatter and memory stays small.
  */
+import type { CatalogReport } from './catalog.js';
 import type { Diagnostic } from './diagnostics.js';
 import type { Skill, SkillEntry } from './types.js';
 
@@ -35,8 +36,10 @@ export interface SkillIndex {
 
 /** What one run (one ctx) sees: the index it was given, and what it activated. */
 export interface SkillsState extends SkillIndex {
-  /** Names of the skills activated in this run, in activation order. */
+  /** Names of the skills activated in this conversation (earlier turns included), in activation order. */
   readonly activated: readonly string[];
+  /** What the catalog in this run's system prompt holds, and what the budget cut. */
+  readonly catalog: CatalogReport | undefined;
 }
 
 /** What an index is built from: a discovery result, or just a list of skills. */
@@ -100,6 +103,7 @@ export function createLazySkillIndex(input: SkillIndexInput<SkillEntry>, loader:
 interface RunState {
   index: SkillIndex;
   activated: string[];
+  catalog?: CatalogReport;
 }
 
 // Run states are found by the ctx.state object they belong to, so a tool
@@ -121,6 +125,9 @@ function viewOf(run: RunState): SkillsState {
     get activated() {
       return run.activated;
     },
+    get catalog() {
+      return run.catalog;
+    },
   };
   views.add(view);
   return view;
@@ -134,6 +141,29 @@ export function beginRun(state: Record<string, unknown>, index: SkillIndex): Ski
   const run: RunState = { index, activated: existing ? existing.activated : [] };
   runs.set(state, run);
   return viewOf(run);
+}
+
+/** Record what the catalog of the run on `state` holds. */
+export function recordCatalog(state: Record<string, unknown>, report: CatalogReport): void {
+  const run = runs.get(state);
+  if (run) run.catalog = report;
+}
+
+/**
+ * The part of `index` whose entries pass `keep`, sharing its loader and cache:
+ * what the model may see and activate when some skills opt out of it.
+ */
+export function narrowIndex(index: SkillIndex, keep: (entry: SkillEntry) => boolean): SkillIndex {
+  const skills = index.skills.filter(keep);
+  if (skills.length === index.skills.length) return index;
+  const names = new Set(skills.map((entry) => entry.metadata.name));
+  return Object.freeze({
+    ...index,
+    skills: Object.freeze(skills),
+    get: (name: string) => (names.has(name) ? index.get(name) : undefined),
+    load: async (name: string) => (names.has(name) ? index.load(name) : undefined),
+    loadDetailed: async (name: string) => (names.has(name) ? index.loadDetailed(name) : undefined),
+  });
 }
 
 /** The index of the run on `state`, if the middleware started one. */

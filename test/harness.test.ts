@@ -90,7 +90,7 @@ describe('compose', () => {
       await next();
     };
     const ctx = createContext({ messages: conversation('q'), model: scriptedModel(['ok']) });
-    await compose([host, toolCalling()])(ctx);
+    await compose<MiniContext>([host, toolCalling()])(ctx);
     expect(ctx.state.seen).toBe(true);
     expectTypeOf<MiniContext>().toMatchTypeOf<SkillsContext>();
   });

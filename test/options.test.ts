@@ -30,6 +30,12 @@ describe('resolveOptions', () => {
       maxListedResources: 200,
       resourceTool: true,
       secretPatterns: [],
+      catalogBudget: 8000,
+      findSkills: undefined,
+      always: [],
+      autoActivate: undefined,
+      watch: undefined,
+      signal: undefined,
     });
     expect(resolved.fs).toBe(nodeFileSystem);
     expect(DEFAULTS).toEqual({
@@ -40,6 +46,8 @@ describe('resolveOptions', () => {
       cacheTtl: 300000,
       strict: false,
       preload: false,
+      catalogBudget: 8000,
+      watchDebounceMs: 200,
     });
   });
 
@@ -78,6 +86,18 @@ describe('resolveOptions', () => {
     expect(configError({ directories: ['a'], secretPatterns: '*.env' }).message).toMatch(/`secretPatterns` must be an array of strings/);
     expect(configError({ directories: ['a'], maxListedResources: -5 }).message).toMatch(/`maxListedResources` must be a whole number of 0 or more/);
     expect(resolveOptions({ directories: ['a'], secretPatterns: ['*.token'] }).secretPatterns).toEqual(['*.token']);
+    expect(configError({ directories: ['a'], catalogBudget: -1 }).message).toMatch(/`catalogBudget`/);
+    expect(configError({ directories: ['a'], findSkills: 'auto' }).message).toMatch(/`findSkills` must be true or false/);
+    expect(configError({ directories: ['a'], always: 'debug' }).message).toMatch(/`always` must be a list of skill names/);
+    expect(configError({ directories: ['a'], autoActivate: 0.5 }).message).toMatch(/`autoActivate` must be true, false or \{ threshold, maxSkills \}/);
+    expect(configError({ directories: ['a'], watch: 'yes' }).message).toMatch(/`watch` must be true, false or \{ debounceMs \}/);
+    expect(configError({ directories: ['a'], watch: { debounce: 5 } }).message).toMatch(/unknown `watch.debounce`/);
+    expect(configError({ directories: ['a'], watch: { debounceMs: -5 } }).message).toMatch(/`watch.debounceMs`/);
+    expect(configError({ directories: ['a'], watch: true, fs: { ...nodeFileSystem, watch: undefined } }).message).toMatch(/`watch` needs an `fs` with a watch\(\) method/);
+    expect(configError({ directories: ['a'], signal: {} }).message).toMatch(/`signal` must be an AbortSignal/);
+    const resolved = resolveOptions({ directories: ['a'], always: [' debug ', 'debug'], autoActivate: true, watch: { debounceMs: 50 }, findSkills: false });
+    expect(resolved).toMatchObject({ always: ['debug'], autoActivate: { threshold: 0.4, maxSkills: 1 }, watch: { debounceMs: 50 }, findSkills: false });
+    expect(resolveOptions({ directories: ['a'], watch: true }).watch).toEqual({ debounceMs: 200 });
     expect(configError({ directories: ['a'], cwd: '' }).message).toMatch(/`cwd` must be a non-empty string/);
     expect(configError({ directories: ['a'], include: [1] }).message).toMatch(/`include\[0\]`/);
     expect(configError({ directories: ['a'], fs: {} }).message).toMatch(/`fs` must implement readdir\(\)/);
