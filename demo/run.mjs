@@ -18,6 +18,7 @@ const skillsDir = fileURLToPath(new URL('../fixtures/skills', import.meta.url));
 const SYSTEM = 'You are a careful coding assistant.';
 const USER = 'Can you review the change I made to src/auth/session.ts?';
 const WANTED_SKILL = 'code-review';
+const MENTIONED_SKILL = 'deploy-staging';
 const TOOL = 'use_skill';
 
 /** Thrown for anything the demo expected and did not find; printed without a stack. */
@@ -98,7 +99,9 @@ async function main() {
     ],
     model,
   });
-  const app = compose([pkg.skillsMiddleware({ directories: [skillsDir] }), toolCalling({ maxRounds: 3 })]);
+  // One middleware for both requests: the second reuses the cached index.
+  const skills = pkg.skillsMiddleware({ directories: [skillsDir] });
+  const app = compose([skills, toolCalling({ maxRounds: 3 })]);
 
   section('Setup');
   console.log(`Skills folder: ${skillsDir.startsWith(root) ? skillsDir.slice(root.length) : skillsDir}`);
@@ -148,8 +151,35 @@ async function main() {
   section('5. Final answer');
   console.log(indent(answer.content));
 
+  await mentionScene(app);
+
   section('Done');
-  console.log(`  ${model.calls.length} model calls, ${ctx.tools.list().length} tool(s) registered, ${ctx.messages.length} messages.`);
+  console.log(`  First request: ${model.calls.length} model calls, ${ctx.tools.list().length} tool(s) registered, ${ctx.messages.length} messages.`);
+}
+
+/** A second request in which the user names a skill with `@`: it is active before the model runs. */
+async function mentionScene(app) {
+  const user = `@${MENTIONED_SKILL} please ship my branch to staging`;
+  const model = scriptedModel([
+    (messages) => {
+      const injected = messages.find((m) => m.role === 'tool');
+      return { content: `Following "${firstHeading(injected?.content ?? '') ?? '?'}" from the ${MENTIONED_SKILL} skill: I'll run the checks first.` };
+    },
+  ]);
+  const ctx = createContext({ messages: [{ role: 'system', content: SYSTEM }, { role: 'user', content: user }], model });
+  await app(ctx);
+
+  section('6. A second request with an @ mention');
+  console.log(`  User: ${user}`);
+  const activation = ctx.log.entries.find((e) => e.args[0] === '[skills] activated');
+  expect(activation, `@${MENTIONED_SKILL} did not activate the skill`);
+  console.log(`  ctx.log: ${activation.args.map(formatArg).join(' ')}`);
+  const injected = ctx.messages.find((m) => m.role === 'tool');
+  expect(injected?.content.startsWith(`<skill name="${MENTIONED_SKILL}">`), `no ${MENTIONED_SKILL} instructions were injected`);
+  console.log('  Injected before the model ran (first lines):');
+  console.log(indent(injected.content.split('\n').slice(0, 6).join('\n')));
+  expect(model.calls.length === 1, 'the model should answer at once: the skill was already active');
+  console.log(`  Model: ${ctx.messages.at(-1).content}`);
 }
 
 function formatArg(arg) {
