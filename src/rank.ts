@@ -124,21 +124,42 @@ function fieldsOf(entry: RankEntry): Record<FieldKey, string[]> {
   };
 }
 
-interface Posting {
-  doc: number;
-  /** Saturated contribution before IDF: tf / (tf + k1), in [0, 1). */
-  weight: number;
-}
-
 function compareNames(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }
 
+interface Scored {
+  doc: number;
+  name: string;
+  score: number;
+}
+
+function better(x: Scored, y: Scored): number {
+  return y.score - x.score || compareNames(x.name, y.name) || x.doc - y.doc;
+}
+
+/** The best `k` of `items` in order; a bounded insertion when k is small next to the list. */
+function best(items: Scored[], k: number): Scored[] {
+  if (k >= items.length / 4) return items.sort(better).slice(0, k);
+  const top: Scored[] = [];
+  for (const item of items) {
+    if (top.length === k && better(item, top[k - 1] as Scored) >= 0) continue;
+    let i = top.length < k ? top.length : k - 1;
+    while (i > 0 && better(item, top[i - 1] as Scored) < 0) {
+      top[i] = top[i - 1] as Scored;
+      i--;
+    }
+    top[i] = item;
+  }
+  return top;
+}
+
 export function createRanker(entries: ReadonlyArray<RankEntry>): Ranker {
   const names = entries.map((entry) => entry.name);
-  const tokenized = entries.map(fieldsOf);
   const count = entries.length;
 
+  // Pass 1: tokens per field, for the average field lengths BM25 normalises by.
+  let tokenized: Array<Record<FieldKey, string[]>> = entries.map((entry) => fieldsOf(entry));
   const averageLength = {} as Record<FieldKey, number>;
   for (const field of FIELDS) {
     let total = 0;
@@ -146,49 +167,87 @@ export function createRanker(entries: ReadonlyArray<RankEntry>): Ranker {
     averageLength[field.key] = count === 0 ? 1 : Math.max(total / count, 1);
   }
 
-  // Term -> doc -> weighted, length-normalised frequency (BM25F's pseudo tf).
-  const frequencies = new Map<string, Map<number, number>>();
-  tokenized.forEach((doc, index) => {
+  // Pass 2: (term, doc, weighted length-normalised tf) triples, doc by doc.
+  const vocabulary = new Map<string, number>();
+  const pairTerm: number[] = [];
+  const pairDoc: number[] = [];
+  const pairTf: number[] = [];
+  // Plain loops, not callbacks: a callback would share the scope `rank` keeps, and with it these build-time arrays.
+  for (let index = 0; index < count; index++) {
+    const doc = tokenized[index] as Record<FieldKey, string[]>;
+    const tf = new Map<number, number>();
     for (const field of FIELDS) {
       const tokens = doc[field.key];
       if (tokens.length === 0) continue;
       const norm = field.weight / (1 - field.b + (field.b * tokens.length) / averageLength[field.key]);
       for (const token of tokens) {
-        let perDoc = frequencies.get(token);
-        if (!perDoc) frequencies.set(token, (perDoc = new Map()));
-        perDoc.set(index, (perDoc.get(index) ?? 0) + norm);
+        let id = vocabulary.get(token);
+        if (id === undefined) vocabulary.set(token, (id = vocabulary.size));
+        tf.set(id, (tf.get(id) ?? 0) + norm);
       }
     }
-  });
-
-  const postings = new Map<string, Posting[]>();
-  const idf = new Map<string, number>();
-  for (const [term, perDoc] of frequencies) {
-    const list: Posting[] = [];
-    for (const [doc, tf] of perDoc) list.push({ doc, weight: tf / (tf + K1) });
-    postings.set(term, list);
-    idf.set(term, idfOf(perDoc.size, count));
+    for (const [id, value] of tf) {
+      pairTerm.push(id);
+      pairDoc.push(index);
+      pairTf.push(value);
+    }
   }
+  tokenized = [];
+
+  // Pass 3: postings packed by term in typed arrays (a few bytes per pair, not an object each),
+  // so an index of 20,000 skills stays small.
+  const terms = vocabulary.size;
+  const offsets = new Int32Array(terms + 1);
+  for (const id of pairTerm) offsets[id + 1] = (offsets[id + 1] ?? 0) + 1;
+  for (let id = 0; id < terms; id++) offsets[id + 1] = (offsets[id + 1] ?? 0) + (offsets[id] ?? 0);
+  const postingDoc = new Int32Array(pairTerm.length);
+  const postingWeight = new Float32Array(pairTerm.length);
+  const fill = offsets.slice(0, terms);
+  for (let i = 0; i < pairTerm.length; i++) {
+    const id = pairTerm[i] ?? 0;
+    const at = fill[id] ?? 0;
+    fill[id] = at + 1;
+    const tf = pairTf[i] ?? 0;
+    postingDoc[at] = pairDoc[i] ?? 0;
+    postingWeight[at] = tf / (tf + K1);
+  }
+  const idf = new Float64Array(terms);
+  for (let id = 0; id < terms; id++) idf[id] = idfOf((offsets[id + 1] ?? 0) - (offsets[id] ?? 0), count);
   // A term no entry uses gets the highest IDF: it is the most specific word of the query.
   const unknownIdf = idfOf(0, count);
+  // Reused by every query (ranking is synchronous): scores by doc, and which docs were touched.
+  const scores = new Float64Array(count);
+  const touched = new Int32Array(count);
 
   function rank(query: string, limit?: number): RankResult[] {
-    const terms = [...new Set(tokenize(String(query).slice(0, MAX_QUERY_CHARS)))];
-    if (terms.length === 0 || count === 0) return [];
+    const queryTerms = [...new Set(tokenize(String(query).slice(0, MAX_QUERY_CHARS)))];
+    if (queryTerms.length === 0 || count === 0) return [];
     let attainable = 0;
-    const scores = new Map<number, number>();
-    for (const term of terms) {
-      const termIdf = idf.get(term) ?? unknownIdf;
+    let hits = 0;
+    for (const term of queryTerms) {
+      const id = vocabulary.get(term);
+      if (id === undefined) {
+        attainable += unknownIdf;
+        continue;
+      }
+      const termIdf = idf[id] ?? 0;
       attainable += termIdf;
-      for (const posting of postings.get(term) ?? []) {
-        scores.set(posting.doc, (scores.get(posting.doc) ?? 0) + termIdf * posting.weight);
+      const end = offsets[id + 1] ?? 0;
+      for (let p = offsets[id] ?? 0; p < end; p++) {
+        const doc = postingDoc[p] ?? 0;
+        if (scores[doc] === 0) touched[hits++] = doc;
+        scores[doc] = (scores[doc] ?? 0) + termIdf * (postingWeight[p] ?? 0);
       }
     }
-    const results: Array<RankResult & { doc: number }> = [];
-    for (const [doc, score] of scores) results.push({ doc, name: names[doc] ?? '', score: score / attainable });
-    results.sort((x, y) => y.score - x.score || compareNames(x.name, y.name) || x.doc - y.doc);
+    const results: Scored[] = [];
+    for (let i = 0; i < hits; i++) {
+      const doc = touched[i] ?? 0;
+      results.push({ doc, name: names[doc] ?? '', score: (scores[doc] ?? 0) / attainable });
+      scores[doc] = 0;
+    }
     const max = limit === undefined || !Number.isFinite(limit) ? results.length : Math.max(0, Math.floor(limit));
-    return results.slice(0, max).map(({ name, score }) => ({ name, score }));
+    if (max === 0) return [];
+    return best(results, max).map(({ name, score }) => ({ name, score }));
   }
 
   return { rank, size: count };

@@ -94,6 +94,15 @@ describe('createRanker', () => {
     expect(createRanker([]).rank('review')).toEqual([]);
   });
 
+  it('the best few of a long list are the head of the full ranking', () => {
+    const many = createRanker(
+      Array.from({ length: 300 }, (_, i) => ({ name: `s${String(i % 37).padStart(2, '0')}-${i}`, description: `report ${'weekly '.repeat(i % 7)}${i % 3 === 0 ? 'sales' : 'costs'}` })),
+    );
+    const all = many.rank('weekly sales report');
+    expect(all).toHaveLength(300);
+    for (const k of [1, 5, 20, 74, 75, 76]) expect(many.rank('weekly sales report', k)).toEqual(all.slice(0, k));
+  });
+
   it('reads only the first MAX_QUERY_CHARS of a long query', () => {
     const long = `${'x '.repeat(MAX_QUERY_CHARS)} review`;
     expect(ranker.rank(long)).toEqual([]);
@@ -110,6 +119,7 @@ describe('createRanker', () => {
           for (const r of results) expect(r.score).toBeLessThanOrEqual(1);
           const again = createRanker(list).rank(query);
           expect(again).toEqual(results);
+          expect(createRanker(list).rank(query, 2)).toEqual(results.slice(0, 2));
         },
       ),
       { numRuns: 200 },
