@@ -291,15 +291,21 @@ export interface Catalog {
  * rendered once and reused, and ranked mode builds its ranker once and keeps
  * the last query's result (a rerun on the same conversation ranks nothing).
  */
-export function createCatalog(entries: readonly CatalogEntry[], options: Omit<CatalogOptions, 'query'> = {}): Catalog {
-  const fixed = buildCatalog(entries, { ...options, query: '' });
+export interface CreateCatalogOptions extends Omit<CatalogOptions, 'query' | 'ranker'> {
+  /** A ranker over the same entries, or a function giving one: called only if requests are ranked. */
+  ranker?: Ranker | (() => Ranker);
+}
+
+export function createCatalog(entries: readonly CatalogEntry[], options: CreateCatalogOptions = {}): Catalog {
+  const { ranker: given, ...rest } = options;
+  const fixed = buildCatalog(entries, { ...rest, query: '' });
   if (fixed.report.mode !== 'ranked') return { render: () => fixed, mode: fixed.report.mode };
   const context = rankedContext(entries, {
     budget: budgetOf(options.budget),
     toolName: options.toolName ?? 'use_skill',
     findToolName: options.findToolName ?? 'find_skills',
   });
-  let ranker = options.ranker;
+  let ranker = typeof given === 'function' ? undefined : given;
   let last: { query: string; result: CatalogResult } | undefined;
   return {
     mode: 'ranked',
@@ -307,7 +313,7 @@ export function createCatalog(entries: readonly CatalogEntry[], options: Omit<Ca
       const trimmed = query.trim();
       if (trimmed === '') return fixed;
       if (last && last.query === trimmed) return last.result;
-      ranker ??= createRanker(entries);
+      ranker ??= typeof given === 'function' ? given() : createRanker(entries);
       const rendered = renderRanked(context, trimmed, ranker);
       last = { query: trimmed, result: rendered };
       return rendered;

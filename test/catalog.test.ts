@@ -186,6 +186,21 @@ describe('createCatalog', () => {
     expect(first).toEqual(buildCatalog(entries, { budget: 3000, query: 'task 7' }));
     expect(catalog.render('')).toEqual(buildCatalog(entries, { budget: 3000 }));
   });
+
+  it('asks for a shared ranker only when a request is ranked', () => {
+    let asked = 0;
+    const getRanker = () => {
+      asked++;
+      return createRanker(library(3000, 100));
+    };
+    expect(createCatalog(library(3), { ranker: getRanker }).render('task 1').report.mode).toBe('full');
+    const ranked = createCatalog(library(3000, 100), { budget: 3000, ranker: getRanker });
+    ranked.render('');
+    expect(asked).toBe(0);
+    expect(ranked.render('task 1').report.ranked[0]).toBe('skill-0001');
+    ranked.render('task 2');
+    expect(asked).toBe(1);
+  });
 });
 
 describe('latestUserText', () => {
