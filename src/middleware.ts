@@ -39,7 +39,8 @@ interface Prepared {
   /** The skills the model may see and activate (no `disable-model-invocation`). */
   modelIndex: SkillIndex;
   catalog: Catalog;
-  ranker: Ranker;
+  /** Built on first use: only ranked catalogs, find_skills and autoActivate need it. */
+  ranker: () => Ranker;
   names: string[];
   /** Names in `always` that no skill has, warned about once per index. */
   unknownAlways: string[];
@@ -47,7 +48,7 @@ interface Prepared {
 
 function prepare(index: SkillIndex, options: ResolvedOptions): Prepared {
   const modelIndex = narrowIndex(index, (entry) => isModelInvocable(entry.metadata));
-  const ranker = rankerForSkills(modelIndex.skills);
+  const ranker = (): Ranker => rankerForSkills(modelIndex.skills);
   return {
     modelIndex,
     ranker,
@@ -179,7 +180,7 @@ export function skillsMiddleware(options: SkillsOptions): SkillsMiddleware {
     const picks = selectActivations({
       mentions: mentions.known,
       always: resolved.always.filter((name) => !ready.unknownAlways.includes(name)),
-      auto: auto && { query, ...auto, rank: (text) => ready.ranker.rank(text, Math.max(auto.maxSkills, 5)) },
+      auto: auto && { query, ...auto, rank: (text) => ready.ranker().rank(text, Math.max(auto.maxSkills, 5)) },
       alreadyActive: activated,
       disabledForModel: index.skills.filter((entry) => !isModelInvocable(entry.metadata)).map((entry) => entry.metadata.name),
     });
