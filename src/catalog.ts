@@ -30,7 +30,8 @@ export interface CatalogEntry {
 export function catalogEntries(skills: readonly SkillEntry[]): CatalogEntry[] {
   return skills.map((skill) => {
     const { name, description, tags } = skill.metadata;
-    const entry: CatalogEntry = { name, description: oneLine(description) };
+    // Reuse the index's string when it is already one line: a copy per skill adds up at 20,000 skills.
+    const entry: CatalogEntry = { name, description: /\s\s|[^\S ]|^\s|\s$/.test(description) ? oneLine(description) : description };
     // Tags help ranking only; anything but a list of strings is ignored.
     if (Array.isArray(tags)) {
       const strings = tags.filter((tag): tag is string => typeof tag === 'string');
