@@ -5,7 +5,7 @@
  * are logged, never thrown into the agent.
  */
 import { alreadyActivated, findMentions, isModelInvocable, latestUserMessage, selectActivations, type Activation } from './activation.js';
-import { catalogEntries, createCatalog, withCatalog, type Catalog } from './catalog.js';
+import { catalogEntries, createCatalog, withCatalog, type Catalog, type CatalogMode } from './catalog.js';
 import { discover, loadSkillContent } from './discover/discover.js';
 import { createIndexCache } from './index-cache.js';
 import { resolveOptions, type ResolvedOptions, type SkillsOptions } from './options.js';
@@ -44,6 +44,8 @@ interface Prepared {
   names: string[];
   /** Names in `always` that no skill has, warned about once per index. */
   unknownAlways: string[];
+  /** The over-budget mode last logged at info level, so each index logs it once. */
+  loggedMode?: CatalogMode;
 }
 
 function prepare(index: SkillIndex, options: ResolvedOptions): Prepared {
@@ -144,7 +146,10 @@ export function skillsMiddleware(options: SkillsOptions): SkillsMiddleware {
     const catalog = ready.catalog.render(query);
     recordCatalog(ctx.state, catalog.report);
     if (catalog.report.mode !== 'full') {
-      ctx.log.info('[skills] catalog over budget', {
+      // Ranked catalogs change every turn: say so once per index (or mode), then at debug level.
+      const level = ready.loggedMode === catalog.report.mode ? 'debug' : 'info';
+      ready.loggedMode = catalog.report.mode;
+      ctx.log[level]('[skills] catalog over budget', {
         mode: catalog.report.mode,
         budget: catalog.report.budget,
         length: catalog.report.length,

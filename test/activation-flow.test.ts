@@ -70,7 +70,7 @@ describe('catalog budget and find_skills', () => {
     expect(section).toContain('find_skills');
     expect(ctx.tools.get('find_skills')).toBeDefined();
     const logged = ctx.log.entries.find((e) => e.args[0] === '[skills] catalog over budget');
-    expect(logged?.args[1]).toMatchObject({ mode: 'ranked', budget: 1500 });
+    expect(logged).toMatchObject({ level: 'info', args: [expect.any(String), { mode: 'ranked', budget: 1500 }] });
     const found = await ctx.tools.get('find_skills')?.handler({ query: 'PDF form' } as never, ctx);
     expect(String(found)).toMatch(/^[\s\S]*- pdf-forms: Fills in PDF forms/);
   });
@@ -79,12 +79,16 @@ describe('catalog budget and find_skills', () => {
     const root = await library(60);
     const middleware = skillsMiddleware({ directories: [root], catalogBudget: 1500 });
     const texts: string[] = [];
+    const levels: string[] = [];
     for (let i = 0; i < 3; i++) {
       const ctx = createContext({ messages: conversation('fill in a PDF form') });
       await middleware(ctx, async () => {});
       texts.push(ctx.messages[0]?.content ?? '');
+      levels.push(...ctx.log.entries.filter((e) => e.args[0] === '[skills] catalog over budget').map((e) => e.level));
     }
     expect(new Set(texts).size).toBe(1);
+    // Logged at info once for the index, then at debug on every later request.
+    expect(levels).toEqual(['info', 'debug', 'debug']);
   });
 
   it('injects exactly the section `sisu-skills prompt` prints, in full and in ranked mode', async () => {
