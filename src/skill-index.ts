@@ -96,8 +96,36 @@ export function createSkillIndex(input: SkillIndexInput<Skill>, loadedAt = Date.
 /** An index that keeps metadata only and loads each skill with `loader` on first activation. */
 export function createLazySkillIndex(input: SkillIndexInput<SkillEntry>, loader: SkillLoader, loadedAt = Date.now()): SkillIndex {
   // Keep only level-1 fields, so nothing else discovery produced stays reachable.
-  const entries = input.skills.map(({ metadata, path, directory }) => ({ metadata, path, directory }));
+  const entries = input.skills.map(({ metadata, path, directory }) => ({
+    metadata: compactCopy(metadata) as SkillEntry['metadata'],
+    path,
+    directory,
+  }));
   return buildIndex({ ...input, skills: entries }, loader, loadedAt);
+}
+
+/**
+ * A deep copy of parsed frontmatter with every string stored on its own. The
+ * parser's strings are slices of the file text, and a slice keeps its whole
+ * source alive; the index lives for the whole process, so it keeps copies.
+ */
+export function compactCopy(value: unknown): unknown {
+  if (typeof value === 'string') return flatString(value);
+  if (Array.isArray(value)) return value.map(compactCopy);
+  if (typeof value === 'object' && value !== null) {
+    const copy: Record<string, unknown> = {};
+    for (const [key, item] of Object.entries(value)) {
+      // defineProperty: a `__proto__` key stays an ordinary property, as the parser made it.
+      Object.defineProperty(copy, flatString(key), { value: compactCopy(item), enumerable: true, writable: true, configurable: true });
+    }
+    return copy;
+  }
+  return value;
+}
+
+function flatString(text: string): string {
+  // JSON.parse builds a new sequential string that owns its characters.
+  return text.length < 13 ? text : (JSON.parse(JSON.stringify(text)) as string);
 }
 
 interface RunState {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { activationsOf, beginRun, createLazySkillIndex, createSkillIndex, isSkillsState, runIndexOf } from '../src/skill-index.js';
+import { activationsOf, beginRun, compactCopy, createLazySkillIndex, createSkillIndex, isSkillsState, runIndexOf } from '../src/skill-index.js';
 import type { Skill, SkillEntry } from '../src/types.js';
 
 const skill = (name: string): Skill => ({ metadata: { name, description: name }, instructions: '', path: '', directory: '', resources: [] });
@@ -78,5 +78,19 @@ describe('lazy skill index', () => {
     const index = createSkillIndex({ skills: [full] });
     expect(await index.load('a')).toBe(full);
     expect((await index.loadDetailed('a'))?.diagnostics).toEqual([]);
+  });
+});
+
+describe('compactCopy', () => {
+  it('copies parsed frontmatter deeply, values and __proto__ keys intact', () => {
+    const parsed = JSON.parse('{"name":"a-long-skill-name","n":2.5,"ok":true,"none":null,"inf":0,"tags":["one-long-tag-here","b"],"metadata":{"__proto__":{"x":1},"deep":{"list":[{"k":"value that is long"}]}}}');
+    parsed.inf = Infinity;
+    const copy = compactCopy(parsed) as Record<string, unknown>;
+    expect(copy).toEqual(parsed);
+    expect(copy).not.toBe(parsed);
+    expect((copy.metadata as Record<string, unknown>).deep).not.toBe((parsed.metadata as Record<string, unknown>).deep);
+    expect(Object.keys(copy.metadata as object)).toEqual(['__proto__', 'deep']);
+    expect(Object.getPrototypeOf(copy.metadata)).toBe(Object.prototype);
+    expect(copy.inf).toBe(Infinity);
   });
 });
