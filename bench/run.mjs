@@ -38,36 +38,6 @@ function row(section, metric, value, unit, target, pass) {
 }
 
 // ---------------------------------------------------------------------------
-// Catalog and find_skills: from dist once the middleware exports them; until
-// then, bundled from src so the benchmark can show the budgeted path's cost.
-
-async function catalogApi() {
-  if (typeof api.createCatalog === 'function' && typeof api.makeFindSkillsTool === 'function') return { ...api, preview: false };
-  const { build } = await import('esbuild');
-  // Inside the project (bench-results/ is gitignored) so the bundle resolves zod from node_modules.
-  await mkdir(join(here, '..', 'bench-results'), { recursive: true });
-  const out = join(here, '..', 'bench-results', `preview-${process.pid}.mjs`);
-  await build({
-    stdin: {
-      contents: "export * from './src/catalog.js'; export * from './src/tools/find-skills.js';",
-      resolveDir: join(here, '..'),
-      loader: 'ts',
-    },
-    bundle: true,
-    format: 'esm',
-    platform: 'node',
-    outfile: out,
-    external: ['zod'],
-    logLevel: 'silent',
-  });
-  try {
-    return { ...(await import(out)), preview: true };
-  } finally {
-    await rm(out, { force: true });
-  }
-}
-
-// ---------------------------------------------------------------------------
 // (1) Discovery against the I/O floor
 
 async function middlewareDiscovery(root) {
@@ -161,25 +131,21 @@ async function perRequest(label, handle, requests) {
   row(`per request ${REQUEST_SIZE}`, `${label}: last/first 10%`, last / first, 'x', '<= 1.2', last / first <= 1.2);
 }
 
-async function benchRequests(workload, catalog) {
+async function benchRequests(workload) {
   const middleware = api.skillsMiddleware({ directories: [workload.root] });
   const first = ctxFor(0);
   await middleware(first, async () => {});
-  await perRequest('middleware (dist)', (ctx) => middleware(ctx, async () => {}), CONFIG.requests);
-
-  // The budgeted path the middleware is to use: catalog prepared once per index, rendered per request.
-  const state = api.getSkills(first);
-  const entries = catalog.catalogEntries(state.skills);
-  const prepared = catalog.createCatalog(entries, { budget: 8000, ranker: () => catalog.rankerForSkills(state.skills) });
-  const tool = catalog.makeFindSkillsTool(() => state);
-  let last;
-  await perRequest(`budgeted catalog${catalog.preview ? ' (src preview)' : ''}`, async (ctx) => {
-    const rendered = prepared.render(catalog.latestUserText(ctx.messages));
-    ctx.messages.splice(0, ctx.messages.length, ...catalog.withCatalog(ctx.messages, rendered.text));
-    if (!ctx.tools.get('use_skill')) ctx.tools.register({ name: 'use_skill', schema: api.UseSkillArgsSchema, handler: async () => '' });
-    if (!ctx.tools.get('find_skills')) ctx.tools.register(tool);
-    last = rendered.report;
+  // Catalog (budgeted, ranked by the request), tool registration, activation checks: the whole request.
+  let lastCtx = first;
+  await perRequest('middleware (dist)', async (ctx) => {
+    await middleware(ctx, async () => {});
+    lastCtx = ctx;
   }, CONFIG.requests);
+
+  const state = api.getSkills(first);
+  const last = api.getSkills(lastCtx).catalog;
+  const tool = first.tools.get('find_skills');
+  if (!tool) throw new Error('find_skills was not registered: the catalog fit the budget, so this workload tests nothing');
   results.catalogReport = { mode: last.mode, length: last.length, included: last.included.length, ranked: last.ranked.length, omitted: last.omitted };
   row(`per request ${REQUEST_SIZE}`, `catalog mode ${last.mode}, ${last.included.length} listed`, last.length, 'chars', '<= 8000', last.length <= 8000);
 
@@ -319,7 +285,6 @@ async function main() {
   const cleanup = () => rm(temp, { recursive: true, force: true });
   process.once('SIGINT', () => cleanup().finally(() => process.exit(130)));
   try {
-    const catalog = await catalogApi();
     const workloads = [];
     for (const size of CONFIG.sizes) {
       log(`[bench] writing ${size} skills...`);
@@ -333,7 +298,7 @@ async function main() {
     }
     const requestWorkload = workloads.find((w) => w.count === REQUEST_SIZE) ?? workloads[0];
     log(`[bench] per-request cost at ${requestWorkload.count}...`);
-    await benchRequests(requestWorkload, catalog);
+    await benchRequests(requestWorkload);
     log('[bench] parser...');
     benchParser(requestWorkload.frontmatters);
     benchAdversarial();

@@ -263,23 +263,6 @@ function compact(entries: readonly CatalogEntry[], budget: number, findToolName:
   return result('', budget, { mode: 'none', ...fields });
 }
 
-/**
- * Every skill with its whole description, whatever the length.
- * @deprecated Kept so the middleware builds until it switches to createCatalog/buildCatalog.
- */
-export function renderCatalog(entries: readonly CatalogEntry[], toolName = 'use_skill'): string {
-  return buildCatalog(entries, { budget: Infinity, toolName }).text;
-}
-
-/** The text of the latest user message: what ranked mode ranks by. */
-export function latestUserText(messages: readonly HostMessage[]): string {
-  for (let i = messages.length - 1; i >= 0; i--) {
-    const message = messages[i];
-    if (message?.role === 'user') return typeof message.content === 'string' ? message.content : '';
-  }
-  return '';
-}
-
 export interface Catalog {
   /** The section for a request; the same object for every request unless the mode is ranked. */
   render(query?: string): CatalogResult;

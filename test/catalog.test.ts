@@ -6,9 +6,7 @@ import {
   CATALOG_OPEN,
   catalogEntries,
   createCatalog,
-  latestUserText,
   MIN_DESCRIPTION_CHARS,
-  renderCatalog,
   shorten,
   withCatalog,
   type CatalogEntry,
@@ -51,12 +49,6 @@ describe('buildCatalog', () => {
     expect(text).toContain('call the `use_skill` tool with its `skill_name`');
     expect(text).not.toContain('find_skills');
     expect(report).toEqual({ mode: 'full', length: text.length, budget: 8000, included: ['code-review', 'debug'], shortened: [], ranked: [], omitted: 0 });
-  });
-
-  it('the deprecated string form renders every description whole', () => {
-    const entries = library(100);
-    expect(renderCatalog(entries, 'use_it')).toBe(buildCatalog(entries, { budget: Infinity, toolName: 'use_it' }).text);
-    expect(renderCatalog(entries).length).toBeGreaterThan(8000);
   });
 
   it('over budget, cuts the longest descriptions first, at a word boundary, and no further than needed', () => {
@@ -203,13 +195,6 @@ describe('createCatalog', () => {
   });
 });
 
-describe('latestUserText', () => {
-  it('is the last user message, or empty', () => {
-    expect(latestUserText([{ role: 'user', content: 'a' }, { role: 'assistant', content: 'b' }, { role: 'user', content: 'c' }, { role: 'tool', content: 'd' }])).toBe('c');
-    expect(latestUserText([{ role: 'system', content: 's' }])).toBe('');
-    expect(latestUserText([{ role: 'user', content: [{ type: 'text' }] as unknown as string }])).toBe('');
-  });
-});
 
 describe('withCatalog', () => {
   it('appends to the first system message and leaves the input untouched', () => {

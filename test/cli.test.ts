@@ -11,8 +11,9 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli, type CliIO } from '../src/cli/run.js';
-import { buildCatalog, catalogEntries, renderCatalog } from '../src/catalog.js';
-import { discoverSkills } from '../src/index.js';
+import { createContext } from '../demo/mini-sisu.mjs';
+import { buildCatalog, catalogEntries } from '../src/catalog.js';
+import { discoverSkills, skillsMiddleware } from '../src/index.js';
 import { FIXTURE_SKILL_NAMES, INVALID_FIXTURES, SKILLS_FIXTURES } from './helpers/agent.js';
 
 const exec = promisify(execFile);
@@ -202,8 +203,10 @@ describe('sisu-skills (in-process)', () => {
     const { code, stdout, stderr } = await cli(['prompt', skillsRel]);
     expect(code).toBe(0);
     expect(stderr).toBe('');
-    const { skills } = await discoverSkills({ directories: [SKILLS_FIXTURES] });
-    expect(stdout).toBe(`${renderCatalog(catalogEntries(skills))}\n`);
+    // What the middleware puts into a conversation that has no system message yet.
+    const ctx = createContext({ messages: [] });
+    await skillsMiddleware({ directories: [SKILLS_FIXTURES] })(ctx, async () => {});
+    expect(stdout).toBe(`${ctx.messages[0]?.content}\n`);
   });
 
   it('prompt --budget and --query give the budgeted catalog the middleware renders for that request', async () => {
