@@ -6,14 +6,10 @@ export { parseFrontmatter } from './frontmatter/parse.js';
 export type { ParsedFrontmatter, ParseOptions, FieldInfo } from './frontmatter/parse.js';
 export { createUseSkillTool, UseSkillArgsSchema, USE_SKILL_TOOL } from './tools/use-skill.js';
 export type { UseSkillArgs } from './tools/use-skill.js';
-export {
-  createReadResourceTool,
-  ReadResourceArgsSchema,
-  READ_RESOURCE_TOOL,
-  renderResourceListing,
-  DEFAULT_MAX_LISTED_RESOURCES,
-} from './tools/read-resource.js';
-export type { ReadResourceArgs, ReadResourceSettings, ListingOptions } from './tools/read-resource.js';
+export { createReadResourceTool, ReadResourceArgsSchema, READ_RESOURCE_TOOL } from './tools/read-resource.js';
+export type { ReadResourceArgs, ReadResourceSettings } from './tools/read-resource.js';
+export { renderResourceListing, DEFAULT_MAX_LISTED_RESOURCES } from './tools/resource-listing.js';
+export type { ListingOptions } from './tools/resource-listing.js';
 export { DEFAULT_SECRET_PATTERNS } from './secrets.js';
 export { SkillMetadataSchema } from './schema.js';
 export { DiagnosticCodes, formatDiagnostic } from './diagnostics.js';

@@ -7,15 +7,13 @@ import { z } from 'zod';
 import { nodeFileSystem } from '../fs.js';
 import { DEFAULTS } from '../options.js';
 import { createResourceReader, type ReadText, type ResourceReaderSettings } from '../resource-reader.js';
-import { createSkillIndex, type SkillIndex } from '../skill-index.js';
-import { closestNames, formatBytes } from '../text.js';
-import type { HostTool, ResourceType, Skill, SkillResource, ToolContext } from '../types.js';
-import type { IndexSource } from './use-skill.js';
+import { createSkillIndex } from '../skill-index.js';
+import { formatBytes } from '../text.js';
+import type { HostTool, Skill, ToolContext } from '../types.js';
+import { unknownSkillMessage, type IndexSource } from './use-skill.js';
 
 export const READ_RESOURCE_TOOL = 'read_skill_resource';
 
-/** Default for the `maxListedResources` option: files named in a use_skill answer. */
-export const DEFAULT_MAX_LISTED_RESOURCES = 200;
 
 /**
  * Arguments of read_skill_resource. Plain zod 3 strings and numbers on
@@ -32,8 +30,6 @@ export type ReadResourceArgs = z.infer<typeof ReadResourceArgsSchema>;
 
 export type ReadResourceSettings = ResourceReaderSettings;
 
-/** How many names a "skill not found" message suggests. */
-const SUGGESTED_NAMES = 10;
 
 function attribute(value: string): string {
   return value.replace(/&/gu, '&amp;').replace(/"/gu, '&quot;').replace(/</gu, '&lt;');
@@ -54,14 +50,6 @@ export function renderRead(skillName: string, result: ReadText): string {
   return out.join('\n');
 }
 
-function notFound(requested: string, index: SkillIndex): string {
-  const names = index.skills.map((s) => s.metadata.name);
-  if (names.length === 0) return `Skill "${requested}" not found: no skills are loaded.`;
-  const ranked = closestNames(names, requested);
-  const shown = ranked.slice(0, SUGGESTED_NAMES);
-  const more = ranked.length - shown.length;
-  return `Skill "${requested}" not found. Available skills (closest first): ${shown.join(', ')}${more > 0 ? `, and ${more} more` : ''}.`;
-}
 
 export function makeReadResourceTool(source: IndexSource, settings: ReadResourceSettings): HostTool<ReadResourceArgs> {
   const reader = createResourceReader(settings);
@@ -82,7 +70,7 @@ export function makeReadResourceTool(source: IndexSource, settings: ReadResource
         const { skill_name: rawName, path, offset, limit } = parsed.data;
         const name = rawName.trim();
         const skill = index.get(name) ? await index.load(name) : undefined;
-        if (!skill) return notFound(name, index);
+        if (!skill) return unknownSkillMessage(name, index);
         const outcome = await reader.read({ skill, path, offset, limit, state: ctx.state });
         if (!outcome.ok) {
           const log = SECURITY_REASONS.has(outcome.reason) ? ctx.log?.warn : ctx.log?.debug;
@@ -115,55 +103,4 @@ export function createReadResourceTool(skills: readonly Skill[], settings: Parti
     ...(settings.secretPatterns === undefined ? {} : { secretPatterns: settings.secretPatterns }),
     ...(settings.now === undefined ? {} : { now: settings.now }),
   });
-}
-
-// ---------------------------------------------------------------------------
-// The resource listing in a use_skill answer
-
-export interface ListingOptions {
-  /** Most files named; the rest are counted by folder. Default DEFAULT_MAX_LISTED_RESOURCES. */
-  max?: number;
-  /** The read tool's name, when it is registered; the header then says how to open a file. */
-  readTool?: string;
-}
-
-/** Which files are named first when not all fit: text the model can read, then assets. */
-const TYPE_PRIORITY: Record<ResourceType, number> = { reference: 0, script: 1, template: 2, other: 3, asset: 4 };
-
-function topFolder(path: string): string {
-  const slash = path.indexOf('/');
-  return slash === -1 ? '(top level)' : `${path.slice(0, slash)}/`;
-}
-
-/**
- * The "Resources" block of a use_skill answer: at most `max` files (relative
- * POSIX paths, type, size, and "too large to read" where it applies), in path
- * order, then one line counting the rest by top-level folder. Pure.
- */
-export function renderResourceListing(resources: readonly SkillResource[], options: ListingOptions = {}): string {
-  if (resources.length === 0) return 'This skill has no bundled resources.';
-  const max = Math.max(0, options.max ?? DEFAULT_MAX_LISTED_RESOURCES);
-  const ranked = resources.map((resource, order) => ({ resource, order }));
-  ranked.sort((a, b) => TYPE_PRIORITY[a.resource.type] - TYPE_PRIORITY[b.resource.type] || a.order - b.order);
-  const shown = ranked.slice(0, max).sort((a, b) => a.order - b.order);
-  const hidden = ranked.slice(max);
-
-  const how = options.readTool
-    ? `open one with ${options.readTool} only when the instructions call for it`
-    : 'open one only when the instructions call for it';
-  const lines = [`Resources (paths relative to the skill directory; ${how}):`];
-  for (const { resource } of shown) {
-    const tooLarge = resource.tooLarge ? ', too large to read' : '';
-    lines.push(`- ${resource.path} (${resource.type}, ${formatBytes(resource.size)}${tooLarge})`);
-  }
-  if (hidden.length > 0) {
-    const byFolder = new Map<string, number>();
-    for (const { resource } of hidden) {
-      const folder = topFolder(resource.path);
-      byFolder.set(folder, (byFolder.get(folder) ?? 0) + 1);
-    }
-    const counts = [...byFolder].map(([folder, count]) => `${folder} ${count}`).join(', ');
-    lines.push(`- ... and ${hidden.length} more file${hidden.length === 1 ? '' : 's'} not listed here (${counts}); ask for one by path if the instructions name it.`);
-  }
-  return lines.join('\n');
 }

@@ -6,7 +6,7 @@
 import { z } from 'zod';
 import { activationsOf, createSkillIndex, type SkillIndex } from '../skill-index.js';
 import { closestNames } from '../text.js';
-import { renderResourceListing, type ListingOptions } from './read-resource.js';
+import { renderResourceListing, type ListingOptions } from './resource-listing.js';
 import type { HostTool, Skill, ToolContext } from '../types.js';
 
 export const USE_SKILL_TOOL = 'use_skill';
@@ -24,13 +24,18 @@ export type UseSkillArgs = z.infer<typeof UseSkillArgsSchema>;
 /** How many names a "not found" message suggests. */
 const SUGGESTED_NAMES = 10;
 
-function notFound(requested: string, index: SkillIndex): string {
+/** "Not found" with the available names, closest first: every skill tool answers an unknown name this way. */
+export function unknownSkillMessage(requested: string, index: SkillIndex, retry = ''): string {
   const names = index.skills.map((s) => s.metadata.name);
   if (names.length === 0) return `Skill "${requested}" not found: no skills are loaded.`;
   const ranked = closestNames(names, requested);
   const shown = ranked.slice(0, SUGGESTED_NAMES);
   const more = ranked.length - shown.length;
-  return `Skill "${requested}" not found. Available skills (closest first): ${shown.join(', ')}${more > 0 ? `, and ${more} more` : ''}. Call ${USE_SKILL_TOOL} again with one of these names.`;
+  return `Skill "${requested}" not found. Available skills (closest first): ${shown.join(', ')}${more > 0 ? `, and ${more} more` : ''}.${retry ? ` ${retry}` : ''}`;
+}
+
+function notFound(requested: string, index: SkillIndex): string {
+  return unknownSkillMessage(requested, index, `Call ${USE_SKILL_TOOL} again with one of these names.`);
 }
 
 /** The text the model gets when it activates `skill`. */

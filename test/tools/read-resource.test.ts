@@ -3,14 +3,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createRecordingLogger, toJsonSchemaLikeSisu, type MiniContext, type Middleware, type RecordingLogger } from '../../demo/mini-sisu.mjs';
 import { discoverSkills } from '../../src/discover/discover.js';
 import { createSkillIndex } from '../../src/skill-index.js';
-import {
-  createReadResourceTool,
-  DEFAULT_MAX_LISTED_RESOURCES,
-  makeReadResourceTool,
-  READ_RESOURCE_TOOL,
-  ReadResourceArgsSchema,
-  renderResourceListing,
-} from '../../src/tools/read-resource.js';
+import { createReadResourceTool, makeReadResourceTool, READ_RESOURCE_TOOL, ReadResourceArgsSchema } from '../../src/tools/read-resource.js';
+import { DEFAULT_MAX_LISTED_RESOURCES, renderResourceListing } from '../../src/tools/resource-listing.js';
 import { createUseSkillTool } from '../../src/tools/use-skill.js';
 import { nodeFileSystem } from '../../src/fs.js';
 import type { Skill, SkillResource, ToolContext } from '../../src/types.js';
