@@ -72,6 +72,13 @@ export interface ValidationResult {
 export function validateMetadata(parsed: ParsedFrontmatter, context: ValidationContext): ValidationResult {
   const input = prepareInput(parsed);
   const diagnostics: Diagnostic[] = [];
+  // Discovery validates every skill: take the common, valid shape without zod's per-field
+  // contexts and issue objects; anything else goes through zod so messages stay the same.
+  const fast = fastParse(input);
+  if (fast) {
+    diagnostics.push(...checkNamingRules(input, parsed, context));
+    return diagnostics.some(isError) ? { diagnostics } : { metadata: fast, diagnostics };
+  }
   const result = SkillMetadataSchema.safeParse(input);
   if (!result.success) {
     for (const issue of result.error.issues) diagnostics.push(issueToDiagnostic(issue, input, parsed, context));
@@ -79,6 +86,85 @@ export function validateMetadata(parsed: ParsedFrontmatter, context: ValidationC
   diagnostics.push(...checkNamingRules(input, parsed, context));
   if (!result.success || diagnostics.some(isError)) return { diagnostics };
   return { metadata: result.data, diagnostics };
+}
+
+/** The schema's keys in its order: zod's output lists them first, in this order, then unknown keys. */
+const SHAPE_KEYS = Object.keys(SkillMetadataSchema.shape);
+const SHAPE_KEY_SET = new Set(SHAPE_KEYS);
+
+/** What zod calls an object: not null, an array, a promise-like, a Map, a Set or a Date. */
+function isZodObject(value: unknown): value is Record<string, unknown> {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
+  if (value instanceof Map || value instanceof Set || value instanceof Date) return false;
+  const { then, catch: onCatch } = value as { then?: unknown; catch?: unknown };
+  return !(typeof then === 'function' && typeof onCatch === 'function');
+}
+
+/** An array whose every slot (holes included) holds a string. */
+function isStringArray(value: unknown): value is string[] {
+  if (!Array.isArray(value)) return false;
+  for (let i = 0; i < value.length; i++) if (typeof value[i] !== 'string') return false;
+  return true;
+}
+
+const optionalString = (value: unknown): boolean => value === undefined || typeof value === 'string';
+
+/**
+ * `SkillMetadataSchema.safeParse(input).data` when the schema accepts `input`
+ * and it is in the common shape; undefined to let zod decide. The output is
+ * built the way zod builds it (fresh object, arrays and metadata map; shape
+ * keys first; `__proto__` dropped), so the two paths cannot be told apart.
+ */
+export function fastParse(input: Record<string, unknown>): SkillMetadata | undefined {
+  const { name, description, license, compatibility, metadata, version, author, tags } = input;
+  const tools = input['allowed-tools'];
+  if (typeof name !== 'string' || !hasText(name) || typeof description !== 'string' || !hasText(description)) return undefined;
+  if (!optionalString(license) || !optionalString(version) || !optionalString(author)) return undefined;
+  if (compatibility !== undefined && (typeof compatibility !== 'string' || compatibility.length > MAX_COMPATIBILITY_LENGTH)) return undefined;
+  if (metadata !== undefined && !isZodObject(metadata)) return undefined;
+  if (tools !== undefined && typeof tools !== 'string' && !isStringArray(tools)) return undefined;
+  if (tags !== undefined && !isStringArray(tags)) return undefined;
+
+  const output: Record<string, unknown> = {};
+  for (const key of SHAPE_KEYS) {
+    const value = input[key];
+    // zod sets a shape key whenever the input has it, even to undefined.
+    if (value === undefined && !(key in input)) continue;
+    if (Array.isArray(value)) output[key] = value.slice();
+    else if (key === 'metadata' && value !== undefined) output[key] = copyRecord(value as Record<string, unknown>);
+    else output[key] = value;
+  }
+  for (const key in input) {
+    if (SHAPE_KEY_SET.has(key) || key === '__proto__') continue;
+    const value = input[key];
+    if (value !== undefined) output[key] = value;
+  }
+  return output as SkillMetadata;
+}
+
+/** z.record(z.string(), z.unknown())'s output: every enumerable key but `__proto__`, undefined values kept. */
+function copyRecord(record: Record<string, unknown>): Record<string, unknown> {
+  const copy: Record<string, unknown> = {};
+  for (const key in record) {
+    if (key !== '__proto__') copy[key] = record[key];
+  }
+  return copy;
+}
+
+/** Length in code points, as `[...text].length`, without building the array. */
+function codePointLength(text: string): number {
+  let length = text.length;
+  for (let i = 0; i < text.length - 1; i++) {
+    const unit = text.charCodeAt(i);
+    if (unit >= 0xd800 && unit <= 0xdbff) {
+      const next = text.charCodeAt(i + 1);
+      if (next >= 0xdc00 && next <= 0xdfff) {
+        length--;
+        i++;
+      }
+    }
+  }
+  return length;
 }
 
 /**
@@ -221,7 +307,7 @@ function checkNamingRules(input: Record<string, unknown>, parsed: ParsedFrontmat
     }
   }
   if (typeof description === 'string') {
-    const length = [...description].length;
+    const length = codePointLength(description);
     if (length > MAX_DESCRIPTION_LENGTH) {
       found.push(
         diagnostic(

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { ZodIssue } from 'zod';
 import type { Diagnostic } from '../src/diagnostics.js';
 import type { FieldInfo, ParsedFrontmatter } from '../src/frontmatter/parse.js';
-import { describeValue, formatIssue, nameFormatProblem, SkillMetadataSchema, suggestName, validateMetadata } from '../src/schema.js';
+import { describeValue, fastParse, formatIssue, nameFormatProblem, SkillMetadataSchema, suggestName, validateMetadata } from '../src/schema.js';
 
 const FILE = '/skills/pdf-tools/SKILL.md';
 
@@ -298,5 +298,41 @@ describe('validateMetadata: agentskills.io rules', () => {
     const result = validate({ ...valid, name: 'Bad Name', tags: 'x' }, { folderName: 'other' });
     expect(codes(result.diagnostics)).toEqual(['METADATA_INVALID', 'NAME_FORMAT', 'NAME_MISMATCH']);
     expectPlainMessages(result.diagnostics);
+  });
+});
+
+describe('fastParse: the same output as zod, or no answer', () => {
+  const base = { name: 'pdf-tools', description: 'Fill PDF forms. Use when asked about PDFs.' };
+  const inputs: Array<Record<string, unknown>> = [
+    base,
+    { description: base.description, name: base.name },
+    { ...base, license: 'MIT', version: '1.2.0', author: 'Jane', tags: ['a', 'b'], 'allowed-tools': ['Read', 'Bash'] },
+    { ...base, 'allowed-tools': 'Read Bash(git:*)', compatibility: 'x'.repeat(500) },
+    { ...base, metadata: { author: 'x', nested: { deep: [1, 2] }, gone: undefined } },
+    { extra: 1, ...base, other: { a: 1 }, undef: undefined, license: undefined },
+    JSON.parse('{"name":"a","description":"b","__proto__":{"polluted":true},"metadata":{"__proto__":1,"k":2}}') as Record<string, unknown>,
+    { ...base, compatibility: 'x'.repeat(501) },
+    { ...base, name: '   ' },
+    { ...base, description: 5 },
+    { ...base, tags: ['a', 1] },
+    { ...base, tags: 'a' },
+    { ...base, 'allowed-tools': [true] },
+    { ...base, metadata: ['a'] },
+    { ...base, metadata: new Date(0) },
+    { ...base, license: 3 },
+    { name: 'a' },
+  ];
+  // The first seven are the common valid shapes, which must take the fast path.
+  const COMMON = 7;
+  it.each(inputs.map((input, i) => [i, input] as const))('input %i', (i, input) => {
+    const zod = SkillMetadataSchema.safeParse(input);
+    const fast = fastParse(input);
+    if (i < COMMON) expect(fast).toBeDefined();
+    // No answer is always safe: zod decides.
+    if (fast === undefined) return;
+    expect(zod.success).toBe(true);
+    expect(fast).toStrictEqual(zod.data);
+    expect(Object.keys(fast)).toEqual(Object.keys(zod.data ?? {}));
+    expect(JSON.stringify(fast)).toBe(JSON.stringify(zod.data));
   });
 });
