@@ -4,13 +4,14 @@
  */
 import { basename } from 'node:path';
 import { isError, type Diagnostic } from '../diagnostics.js';
-import { errorReason, type SkillsFileSystem } from '../fs.js';
+import { errorReason } from '../fs.js';
 import { parseFrontmatter } from '../frontmatter/parse.js';
 import { matchesPattern, resolveOptions, type ResolvedOptions, type SkillsOptions } from '../options.js';
 import { validateMetadata } from '../schema.js';
 import type { DiscoveryResult, Skill, SkillEntry, SkillMetadata } from '../types.js';
+import { readSkillHead } from './head.js';
 import { listResources } from './resources.js';
-import { limitConcurrency, MAX_CONCURRENT_FS_CALLS, memoizeReaddir, scanDirectory, type SkillLocation } from './scan.js';
+import { createLimiter, limitConcurrency, MAX_CONCURRENT_FS_CALLS, memoizeReaddir, scanDirectory, type SkillLocation } from './scan.js';
 
 /** Public entry: check options (throws SkillsConfigError on mistakes), then discover. */
 export async function discoverSkills(options: SkillsOptions): Promise<DiscoveryResult> {
@@ -43,12 +44,20 @@ export interface DiscoverMode {
 /** Discover skills with already-resolved options (the middleware's cache calls this). */
 export async function discover(options: ResolvedOptions, mode: DiscoverMode = {}): Promise<DiscoveryResult> {
   const lazy = mode.lazy === true;
-  const fs = memoizeReaddir(limitConcurrency(options.fs, MAX_CONCURRENT_FS_CALLS));
+  // One limit for every call: single calls, and a head read's open + reads + close as one.
+  const run = createLimiter(MAX_CONCURRENT_FS_CALLS);
+  const fs = memoizeReaddir(limitConcurrency(options.fs, run));
+  const read: ReadSkill = lazy
+    ? (file) => run(() => readSkillHead(options.fs, file))
+    : (file) => fs.readFile(file, 'utf8');
+
+  // Reading each SKILL.md as the walk finds it was tried and measured slower (2,000 skills,
+  // 2 CPUs): parsing then competes with the walk for the one JS thread. Walk first, then read.
   const scans = await Promise.all(options.directories.map((directory) => scanDirectory(fs, directory)));
   const diagnostics: Diagnostic[] = scans.flatMap((scan) => scan.diagnostics);
 
   const loaded = await Promise.all(
-    uniqueFolders(scans.flatMap((scan) => scan.skills)).map((location) => loadSkill(fs, location, options, lazy)),
+    uniqueFolders(scans.flatMap((scan) => scan.skills)).map((location) => loadSkill(read, location, options, lazy)),
   );
 
   // Sequential on purpose: filtering and name clashes follow discovery order.
@@ -115,7 +124,10 @@ function isSelected(names: readonly string[], options: ResolvedOptions): boolean
   return options.include.length === 0 || matchesAny(names, options.include);
 }
 
-async function loadSkill(fs: SkillsFileSystem, location: SkillLocation, options: ResolvedOptions, lazy: boolean): Promise<Loaded> {
+/** Reads a SKILL.md: all of it, or (lazy) its head. Rejects like `readFile`. */
+type ReadSkill = (file: string) => Promise<string>;
+
+async function loadSkill(read: ReadSkill, location: SkillLocation, options: ResolvedOptions, lazy: boolean): Promise<Loaded> {
   const folderName = basename(location.directory);
   const base: Loaded = { location, folderName, instructions: '', diagnostics: [], excluded: false };
   // An excluded folder is not read at all.
@@ -123,7 +135,7 @@ async function loadSkill(fs: SkillsFileSystem, location: SkillLocation, options:
 
   let text: string;
   try {
-    text = await fs.readFile(location.file, 'utf8');
+    text = await read(location.file);
   } catch (error) {
     return {
       ...base,

@@ -164,14 +164,13 @@ export function directoryProblem(path: string, error: unknown): Diagnostic {
   };
 }
 
-/**
- * Wrap a filesystem so at most `max` calls are in flight; the rest wait in
- * order. Only single calls hold a slot, so recursive walks cannot deadlock.
- */
-export function limitConcurrency(fs: SkillsFileSystem, max: number): SkillsFileSystem {
+/** Runs a call once fewer than its limit are in flight; callers queue in order. */
+export type Limiter = <T>(call: () => Promise<T>) => Promise<T>;
+
+export function createLimiter(max: number): Limiter {
   let active = 0;
   const waiting: Array<() => void> = [];
-  async function run<T>(call: () => Promise<T>): Promise<T> {
+  return async function run<T>(call: () => Promise<T>): Promise<T> {
     if (active < max) active++;
     else await new Promise<void>((resolve) => waiting.push(resolve));
     try {
@@ -182,7 +181,15 @@ export function limitConcurrency(fs: SkillsFileSystem, max: number): SkillsFileS
       if (next) next();
       else active--;
     }
-  }
+  };
+}
+
+/**
+ * Wrap a filesystem so at most `max` calls are in flight; the rest wait in
+ * order. Only single calls hold a slot, so recursive walks cannot deadlock.
+ */
+export function limitConcurrency(fs: SkillsFileSystem, max: number | Limiter): SkillsFileSystem {
+  const run = typeof max === 'number' ? createLimiter(max) : max;
   return {
     readdir: (path, options) => run(() => fs.readdir(path, options)),
     readFile: (path, encoding) => run(() => fs.readFile(path, encoding)),

@@ -1,0 +1,99 @@
+import { Buffer } from 'node:buffer';
+import { describe, expect, it } from 'vitest';
+import { HEAD_BYTES, readSkillHead } from '../../src/discover/head.js';
+import { parseFrontmatter } from '../../src/frontmatter/parse.js';
+import { faultyFs } from './helpers.js';
+
+const FILE = '/skills/a/SKILL.md';
+
+async function head(text: string): Promise<string> {
+  const { fs } = faultyFs({ [FILE]: text });
+  return readSkillHead(fs, FILE);
+}
+
+/** What lazy discovery keeps from a parse: everything but the body. */
+function frontmatterOf(text: string): unknown {
+  const { body: _body, ...rest } = parseFrontmatter(text, { file: FILE });
+  return rest;
+}
+
+const long = (n: number): string => `${'x'.repeat(n)}\n`;
+
+const CASES: Record<string, string> = {
+  simple: '---\nname: a\ndescription: b\n---\n# body\n',
+  'body larger than the head': `---\nname: a\ndescription: b\n---\n${long(3 * HEAD_BYTES)}`,
+  'frontmatter larger than the head': `---\nname: a\ndescription: ${'é'.repeat(HEAD_BYTES)}\n---\nbody\n`,
+  'multi-byte text across the head boundary': `---\nname: a\ndescription: ${'x'.repeat(HEAD_BYTES - 20)}😀😀😀😀😀😀😀😀\n---\nbody\n`,
+  'CRLF line ends': '---\r\nname: a\r\ndescription: b\r\n---\r\nbody\r\n',
+  'CR line ends': '---\rname: a\rdescription: b\r---\rbody\r',
+  'BOM': '\ufeff---\nname: a\ndescription: b\n---\nbody\n',
+  'dots close': '---\nname: a\ndescription: b\n...\nbody\n',
+  'fence with trailing spaces': '---  \nname: a\ndescription: b\n--- \t\nbody\n',
+  'not a fence: ---x': '---\nname: a\n---x\ndescription: b\n---\nbody\n',
+  'closing fence at EOF without a break': '---\nname: a\ndescription: b\n---',
+  unclosed: `---\nname: a\ndescription: b\n${long(2 * HEAD_BYTES)}more: text\n`,
+  'unclosed, short': '---\nname: a\n',
+  'no frontmatter': `# title\n${long(2 * HEAD_BYTES)}`,
+  'no frontmatter, one long line': 'y'.repeat(3 * HEAD_BYTES),
+  'only an opening fence': '---',
+  empty: '',
+  'YAML error': '---\nname: [a\ndescription: b\n---\nbody\n',
+};
+
+describe('readSkillHead', () => {
+  it.each(Object.entries(CASES))('%s: parses like the whole file, except for the body', async (_label, text) => {
+    const part = await head(text);
+    expect(text.startsWith(part)).toBe(true);
+    expect(frontmatterOf(part)).toEqual(frontmatterOf(text));
+  });
+
+  it('reads only the first block when the frontmatter ends in it', async () => {
+    const text = `---\nname: a\ndescription: b\n---\n${long(10 * HEAD_BYTES)}`;
+    const part = await head(text);
+    expect(part).toBe('---\nname: a\ndescription: b\n---\n');
+  });
+
+  it('reads to the end before calling the frontmatter unclosed', async () => {
+    const text = `---\nname: a\n${long(5 * HEAD_BYTES)}`;
+    expect(await head(text)).toBe(text);
+    expect(parseFrontmatter(await head(text)).diagnostics.map((d) => d.code)).toEqual(['FRONTMATTER_UNCLOSED']);
+  });
+
+  it('rejects like readFile when the file cannot be opened, and closes what it opened', async () => {
+    const { fs } = faultyFs({ [FILE]: 'x' }, [{ method: 'open', path: FILE, code: 'EACCES' }]);
+    await expect(readSkillHead(fs, FILE)).rejects.toMatchObject({ code: 'EACCES' });
+    let closed = 0;
+    const failing = {
+      ...fs,
+      open: async () => ({
+        read: async () => Promise.reject(Object.assign(new Error('EIO'), { code: 'EIO' })),
+        close: async () => {
+          closed++;
+        },
+      }),
+    };
+    await expect(readSkillHead(failing, FILE)).rejects.toMatchObject({ code: 'EIO' });
+    expect(closed).toBe(1);
+  });
+
+  it('handles reads shorter than asked for', async () => {
+    const text = Buffer.from(`---\nname: a\ndescription: ${'ü'.repeat(300)}\n---\nbody\n`);
+    let position = 0;
+    const { fs } = faultyFs({});
+    const trickle = {
+      ...fs,
+      open: async () => ({
+        // Seven bytes at a time: splits multi-byte characters and CRLFs between reads.
+        read: async (buffer: Uint8Array, offset: number, _length: number, at: number) => {
+          position = at;
+          const chunk = text.subarray(position, position + 7);
+          buffer.set(chunk, offset);
+          return { bytesRead: chunk.length };
+        },
+        close: async () => undefined,
+      }),
+    };
+    const part = await readSkillHead(trickle, FILE);
+    expect(frontmatterOf(part)).toEqual(frontmatterOf(text.toString('utf8')));
+  });
+});
