@@ -115,8 +115,13 @@ export function compactCopy(value: unknown): unknown {
   if (typeof value === 'object' && value !== null) {
     const copy: Record<string, unknown> = {};
     for (const [key, item] of Object.entries(value)) {
-      // defineProperty: a `__proto__` key stays an ordinary property, as the parser made it.
-      Object.defineProperty(copy, flatString(key), { value: compactCopy(item), enumerable: true, writable: true, configurable: true });
+      if (key === '__proto__') {
+        // Assignment would set the prototype; keep it an ordinary property, as the parser made it.
+        Object.defineProperty(copy, key, { value: compactCopy(item), enumerable: true, writable: true, configurable: true });
+      } else {
+        // Plain assignment keeps the object in V8's compact (shared-shape) form.
+        copy[flatString(key)] = compactCopy(item);
+      }
     }
     return copy;
   }
