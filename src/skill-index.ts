@@ -129,8 +129,9 @@ export function compactCopy(value: unknown): unknown {
 }
 
 function flatString(text: string): string {
-  // JSON.parse builds a new sequential string that owns its characters.
-  return text.length < 13 ? text : (JSON.parse(JSON.stringify(text)) as string);
+  // Slicing a concatenation makes V8 copy it into one new string; V8 copies
+  // strings under 13 characters anyway.
+  return text.length < 13 ? text : ` ${text}`.slice(1);
 }
 
 interface RunState {
