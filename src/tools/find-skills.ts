@@ -7,8 +7,9 @@ import { z } from 'zod';
 import { createRanker, type Ranker } from '../rank.js';
 import { createSkillIndex, type SkillIndex } from '../skill-index.js';
 import { oneLine } from '../text.js';
-import type { HostTool, Skill, SkillEntry, ToolContext } from '../types.js';
-import { USE_SKILL_TOOL, type IndexSource } from './use-skill.js';
+import type { HostTool, Skill, SkillEntry } from '../types.js';
+import { skillTool, type IndexSource } from './skill-tool.js';
+import { USE_SKILL_TOOL } from './use-skill.js';
 
 export const FIND_SKILLS_TOOL = 'find_skills';
 export const DEFAULT_FIND_LIMIT = 5;
@@ -66,32 +67,30 @@ function search(index: SkillIndex, query: string, limit: number): string {
 }
 
 export function makeFindSkillsTool(source: IndexSource): HostTool<FindSkillsArgs> {
-  return {
+  return skillTool<FindSkillsArgs>({
     name: FIND_SKILLS_TOOL,
     description:
       'Search all available skills by what they do. Returns the best matches with their descriptions; then activate one with use_skill. Use it when no skill listed in <available_skills> fits the task.',
     schema: FindSkillsArgsSchema,
-    async handler(args: FindSkillsArgs, ctx: ToolContext): Promise<string> {
-      try {
-        const index = source(ctx);
-        if (!index || index.skills.length === 0) return 'No skills are loaded, so there is nothing to search.';
-        const raw = (typeof args === 'object' && args !== null ? args : {}) as Record<string, unknown>;
-        const query = typeof raw.query === 'string' ? oneLine(raw.query) : '';
-        if (query === '') {
-          return `${FIND_SKILLS_TOOL} needs a \`query\`: a few words about the task, e.g. {"query": "review a pull request"}.`;
-        }
-        const limit = limitOf(raw.limit);
-        const text = search(index, query, limit);
-        ctx.log?.debug('[skills] searched', { query, limit });
-        return text;
-      } catch (error) {
-        // A handler that throws ends the agent's turn; a message lets the model recover.
-        const reason = error instanceof Error ? error.message : String(error);
-        ctx.log?.error('[skills] find_skills failed', { error: reason });
-        return `Could not search the skills: ${reason}. Try again, or continue without a skill.`;
+    source,
+    noSkills: 'No skills are loaded, so there is nothing to search.',
+    // Lenient on purpose: models send limits as "5" or 2.5.
+    parse(args) {
+      const raw = (typeof args === 'object' && args !== null ? args : {}) as Record<string, unknown>;
+      const query = typeof raw.query === 'string' ? oneLine(raw.query) : '';
+      if (query === '') {
+        return { invalid: `${FIND_SKILLS_TOOL} needs a \`query\`: a few words about the task, e.g. {"query": "review a pull request"}.` };
       }
+      return { query, limit: limitOf(raw.limit) };
     },
-  };
+    async run({ query, limit = DEFAULT_FIND_LIMIT }, index, ctx) {
+      if (index.skills.length === 0) return 'No skills are loaded, so there is nothing to search.';
+      const text = search(index, query, limit);
+      ctx.log?.debug('[skills] searched', { query, limit });
+      return text;
+    },
+    failed: (reason) => `Could not search the skills: ${reason}. Try again, or continue without a skill.`,
+  });
 }
 
 /** A find_skills tool over a fixed list of skills, for apps that wire tools by hand. */

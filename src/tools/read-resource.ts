@@ -9,8 +9,9 @@ import { DEFAULTS } from '../options.js';
 import { createResourceReader, type ReadText, type ResourceReaderSettings } from '../resource-reader.js';
 import { createSkillIndex } from '../skill-index.js';
 import { formatBytes } from '../text.js';
-import type { HostTool, Skill, ToolContext } from '../types.js';
-import { unknownSkillMessage, type IndexSource } from './use-skill.js';
+import type { HostTool, Skill } from '../types.js';
+import { skillTool, type IndexSource } from './skill-tool.js';
+import { unknownSkillMessage } from './use-skill.js';
 
 export const READ_RESOURCE_TOOL = 'read_skill_resource';
 
@@ -53,40 +54,36 @@ export function renderRead(skillName: string, result: ReadText): string {
 
 export function makeReadResourceTool(source: IndexSource, settings: ReadResourceSettings): HostTool<ReadResourceArgs> {
   const reader = createResourceReader(settings);
-  return {
+  return skillTool<ReadResourceArgs>({
     name: READ_RESOURCE_TOOL,
     description:
       "Read one file bundled with a skill (a reference, template or script listed by use_skill), as text. Only the skill's listed files can be read; use offset/limit for long files.",
     schema: ReadResourceArgsSchema,
-    async handler(args: ReadResourceArgs, ctx: ToolContext): Promise<string> {
-      try {
-        const index = source(ctx);
-        if (!index) return 'No skills are loaded, so there are no skill files to read.';
-        const parsed = ReadResourceArgsSchema.safeParse(args);
-        if (!parsed.success) {
-          const example = JSON.stringify({ skill_name: index.skills[0]?.metadata.name ?? 'my-skill', path: 'references/guide.md' });
-          return `${READ_RESOURCE_TOOL} needs \`skill_name\` and \`path\` strings (and optionally whole-number \`offset\` and \`limit\`), e.g. ${example}.`;
-        }
-        const { skill_name: rawName, path, offset, limit } = parsed.data;
-        const name = rawName.trim();
-        const skill = index.get(name) ? await index.load(name) : undefined;
-        if (!skill) return unknownSkillMessage(name, index);
-        const outcome = await reader.read({ skill, path, offset, limit, state: ctx.state });
-        if (!outcome.ok) {
-          const log = SECURITY_REASONS.has(outcome.reason) ? ctx.log?.warn : ctx.log?.debug;
-          log?.call(ctx.log, '[skills] resource refused', { skill: name, path, reason: outcome.reason });
-          return `Cannot read "${path}" from skill "${name}": ${outcome.message}`;
-        }
-        ctx.log?.info('[skills] resource read', { skill: name, path: outcome.path, bytes: outcome.bytes, cached: outcome.cached });
-        return renderRead(name, outcome);
-      } catch (error) {
-        // A handler that throws ends the agent's turn; a message lets the model recover.
-        const reason = error instanceof Error ? error.message : String(error);
-        ctx.log?.error('[skills] read_skill_resource failed', { error: reason });
-        return `Could not read the skill file: ${reason}. Continue without it.`;
-      }
+    source,
+    noSkills: 'No skills are loaded, so there are no skill files to read.',
+    parse(args, index) {
+      const parsed = ReadResourceArgsSchema.safeParse(args);
+      if (parsed.success) return parsed.data;
+      const example = JSON.stringify({ skill_name: index.skills[0]?.metadata.name ?? 'my-skill', path: 'references/guide.md' });
+      return {
+        invalid: `${READ_RESOURCE_TOOL} needs \`skill_name\` and \`path\` strings (and optionally whole-number \`offset\` and \`limit\`), e.g. ${example}.`,
+      };
     },
-  };
+    async run({ skill_name: rawName, path, offset, limit }, index, ctx) {
+      const name = rawName.trim();
+      const skill = index.get(name) ? await index.load(name) : undefined;
+      if (!skill) return unknownSkillMessage(name, index);
+      const outcome = await reader.read({ skill, path, offset, limit, state: ctx.state });
+      if (!outcome.ok) {
+        const log = SECURITY_REASONS.has(outcome.reason) ? ctx.log?.warn : ctx.log?.debug;
+        log?.call(ctx.log, '[skills] resource refused', { skill: name, path, reason: outcome.reason });
+        return `Cannot read "${path}" from skill "${name}": ${outcome.message}`;
+      }
+      ctx.log?.info('[skills] resource read', { skill: name, path: outcome.path, bytes: outcome.bytes, cached: outcome.cached });
+      return renderRead(name, outcome);
+    },
+    failed: (reason) => `Could not read the skill file: ${reason}. Continue without it.`,
+  });
 }
 
 /** Refusals worth a warning in the logs: something tried to reach outside the skill or a secret. */

@@ -7,7 +7,8 @@ import { z } from 'zod';
 import { activationsOf, createSkillIndex, type SkillIndex } from '../skill-index.js';
 import { closestNames } from '../text.js';
 import { renderResourceListing, type ListingOptions } from './resource-listing.js';
-import type { HostTool, Skill, ToolContext } from '../types.js';
+import { skillTool, type IndexSource } from './skill-tool.js';
+import type { HostTool, Skill } from '../types.js';
 
 export const USE_SKILL_TOOL = 'use_skill';
 
@@ -52,47 +53,41 @@ export function renderActivation(skill: Skill, listing: ListingOptions = {}): st
   return lines.join('\n');
 }
 
-/** Where a tool finds the index: the run's, or a fallback it was built with. */
-export type IndexSource = (ctx: ToolContext) => SkillIndex | undefined;
+export type { IndexSource } from './skill-tool.js';
 
 export function makeUseSkillTool(source: IndexSource, listing: ListingOptions = {}): HostTool<UseSkillArgs> {
-  return {
+  return skillTool<UseSkillArgs>({
     name: USE_SKILL_TOOL,
     description:
       'Activate a skill: returns its full instructions and the files bundled with it. Use it when a task matches a skill listed in <available_skills>.',
     schema: UseSkillArgsSchema,
-    async handler(args: UseSkillArgs, ctx: ToolContext): Promise<string> {
-      try {
-        const index = source(ctx);
-        if (!index) return 'No skills are loaded, so there is nothing to activate.';
-        const parsed = UseSkillArgsSchema.safeParse(args);
-        if (!parsed.success) {
-          return `${USE_SKILL_TOOL} needs a \`skill_name\` string, e.g. {"skill_name": "${index.skills[0]?.metadata.name ?? 'my-skill'}"}.`;
-        }
-        const requested = parsed.data.skill_name.trim();
-        const entry = index.get(requested);
-        if (!entry) return notFound(requested, index);
-        const name = entry.metadata.name;
-        const activated = activationsOf(ctx.state, index);
-        if (activated.includes(name)) {
-          return `Skill "${name}" is already active in this conversation: its instructions are above. Continue following them.`;
-        }
-        const loaded = await index.loadDetailed(name);
-        if (!loaded) return notFound(requested, index);
-        if (loaded.first) {
-          for (const diagnostic of loaded.diagnostics) ctx.log?.warn('[skills] warning', diagnostic);
-        }
-        activated.push(name);
-        ctx.log?.info('[skills] activated', { skill: name, route: 'tool' });
-        return renderActivation(loaded.skill, listing);
-      } catch (error) {
-        // A handler that throws ends the agent's turn; a message lets the model recover.
-        const reason = error instanceof Error ? error.message : String(error);
-        ctx.log?.error('[skills] use_skill failed', { error: reason });
-        return `Could not activate the skill: ${reason}. Try again, or continue without it.`;
-      }
+    source,
+    noSkills: 'No skills are loaded, so there is nothing to activate.',
+    parse(args, index) {
+      const parsed = UseSkillArgsSchema.safeParse(args);
+      if (parsed.success) return parsed.data;
+      return { invalid: `${USE_SKILL_TOOL} needs a \`skill_name\` string, e.g. {"skill_name": "${index.skills[0]?.metadata.name ?? 'my-skill'}"}.` };
     },
-  };
+    async run(args, index, ctx) {
+      const requested = args.skill_name.trim();
+      const entry = index.get(requested);
+      if (!entry) return notFound(requested, index);
+      const name = entry.metadata.name;
+      const activated = activationsOf(ctx.state, index);
+      if (activated.includes(name)) {
+        return `Skill "${name}" is already active in this conversation: its instructions are above. Continue following them.`;
+      }
+      const loaded = await index.loadDetailed(name);
+      if (!loaded) return notFound(requested, index);
+      if (loaded.first) {
+        for (const diagnostic of loaded.diagnostics) ctx.log?.warn('[skills] warning', diagnostic);
+      }
+      activated.push(name);
+      ctx.log?.info('[skills] activated', { skill: name, route: 'tool' });
+      return renderActivation(loaded.skill, listing);
+    },
+    failed: (reason) => `Could not activate the skill: ${reason}. Try again, or continue without it.`,
+  });
 }
 
 /** A use_skill tool over a fixed list of skills, for apps that wire tools by hand. */
