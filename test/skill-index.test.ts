@@ -93,4 +93,17 @@ describe('compactCopy', () => {
     expect(Object.getPrototypeOf(copy.metadata)).toBe(Object.prototype);
     expect(copy.inf).toBe(Infinity);
   });
+
+  it('gives the same copy whether or not JSON can carry every value', () => {
+    const text = '{"name":"a-long-skill-name","n":2.5,"ok":true,"none":null,"tags":["one-long-tag-here","b"],"metadata":{"__proto__":{"x":1},"deep":{"list":[{"k":"value that is long"}]}}}';
+    const plain = JSON.parse(text);
+    const copy = compactCopy(plain) as Record<string, unknown>;
+    expect(copy).toEqual(plain);
+    expect(Object.keys(copy.metadata as object)).toEqual(['__proto__', 'deep']);
+    expect(Object.getPrototypeOf(copy.metadata)).toBe(Object.prototype);
+    for (const odd of [-0, Number.NaN, Number.NEGATIVE_INFINITY]) {
+      const withOdd = { ...JSON.parse(text), odd: [odd] } as Record<string, unknown>;
+      expect(Object.is((compactCopy(withOdd) as { odd: number[] }).odd[0], odd)).toBe(true);
+    }
+  });
 });
