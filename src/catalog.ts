@@ -31,13 +31,16 @@ export function catalogEntries(skills: readonly SkillEntry[]): CatalogEntry[] {
   return skills.map((skill) => {
     const { name, description, tags } = skill.metadata;
     // Reuse the index's string when it is already one line: a copy per skill adds up at 20,000 skills.
-    const entry: CatalogEntry = { name, description: /\s\s|[^\S ]|^\s|\s$/.test(description) ? oneLine(description) : description };
-    // Tags help ranking only; anything but a list of strings is ignored.
-    if (Array.isArray(tags)) {
-      const strings = tags.filter((tag): tag is string => typeof tag === 'string');
-      if (strings.length > 0) entry.tags = strings;
-    }
-    return entry;
+    const line = /\s\s|[^\S ]|^\s|\s$/.test(description) ? oneLine(description) : description;
+    // Tags help ranking only; anything but a list of strings is ignored. A list of
+    // strings only is shared, not copied: a copy per skill adds up at 20,000 skills.
+    const strings: readonly string[] = !Array.isArray(tags)
+      ? []
+      : tags.every((tag) => typeof tag === 'string')
+        ? (tags as string[])
+        : tags.filter((tag): tag is string => typeof tag === 'string');
+    // One literal per shape, so `tags` is stored in the object itself rather than in a separate property array.
+    return strings.length > 0 ? { name, description: line, tags: strings } : { name, description: line };
   });
 }
 
