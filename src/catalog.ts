@@ -30,8 +30,14 @@ export interface CatalogEntry {
 export function catalogEntries(skills: readonly SkillEntry[]): CatalogEntry[] {
   return skills.map((skill) => {
     const { name, description, tags } = skill.metadata;
-    // Reuse the index's string when it is already one line: a copy per skill adds up at 20,000 skills.
-    const line = /\s\s|[^\S ]|^\s|\s$/.test(description) ? oneLine(description) : description;
+    // Reuse the index's string when it is already one line, and share its characters when only the
+    // ends need trimming (a folded `>` description ends in a newline): a copy per skill adds up at
+    // 20,000 skills. Without runs or non-space whitespace inside, oneLine is exactly trim.
+    let line = description;
+    if (/\s\s|[^\S ]|^\s|\s$/.test(description)) {
+      const trimmed = description.trim();
+      line = /\s\s|[^\S ]/.test(trimmed) ? oneLine(description) : trimmed;
+    }
     // Tags help ranking only; anything but a list of strings is ignored. A list of
     // strings only is shared, not copied: a copy per skill adds up at 20,000 skills.
     const strings: readonly string[] = !Array.isArray(tags)

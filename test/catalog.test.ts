@@ -12,6 +12,7 @@ import {
   type CatalogEntry,
 } from '../src/catalog.js';
 import { createRanker } from '../src/rank.js';
+import { oneLine } from '../src/text.js';
 import type { Skill } from '../src/types.js';
 
 const skill = (name: string, description: string, tags?: unknown): Skill => ({
@@ -37,6 +38,14 @@ describe('catalog entries', () => {
     const [entry, bare] = catalogEntries([skill('a', 'One.\n  Two', ['x', 3, 'y']), skill('b', 'B.', 'not-a-list')]);
     expect(entry).toEqual({ name: 'a', description: 'One. Two', tags: ['x', 'y'] });
     expect(bare).toEqual({ name: 'b', description: 'B.' });
+  });
+
+  it('give every description exactly as oneLine would, whatever whitespace it has', () => {
+    const descriptions = ['Folded and long enough.\n', '  both ends  ', '\tTab first.', 'Inner\nbreak.\n', 'Two  spaces.\n', 'Plain one.', 'Nbsp\u00a0inside. ', ' \u2028 '];
+    const entries = catalogEntries(descriptions.map((description, i) => skill(`s${i}`, description)));
+    expect(entries.map((entry) => entry.description)).toEqual(descriptions.map(oneLine));
+    const tags = ['x', 'y'];
+    expect(catalogEntries([skill('t', 'T.', tags), skill('u', 'U.', [])])).toEqual([{ name: 't', description: 'T.', tags }, { name: 'u', description: 'U.' }]);
   });
 });
 
