@@ -4,6 +4,7 @@
  * same input (no clocks, no Map order), so provider prompt caches keep hitting.
  * withCatalog puts that text into a message list exactly once.
  */
+import { nameLookup } from './name-lookup.js';
 import { createRanker, type Ranker } from './rank.js';
 import { oneLine } from './text.js';
 import type { HostMessage, SkillEntry } from './types.js';
@@ -205,23 +206,21 @@ export function buildCatalog(entries: readonly CatalogEntry[], options: CatalogO
 
 interface RankedContext {
   entries: readonly CatalogEntry[];
-  byName: ReadonlyMap<string, CatalogEntry>;
+  byName: (name: string) => CatalogEntry | undefined;
   budget: number;
   toolName: string;
   findToolName: string;
 }
 
 function rankedContext(entries: readonly CatalogEntry[], settings: Omit<RankedContext, 'entries' | 'byName'>): RankedContext {
-  const byName = new Map<string, CatalogEntry>();
-  // First wins, like the index.
-  for (const entry of entries) if (!byName.has(entry.name)) byName.set(entry.name, entry);
-  return { entries, byName, ...settings };
+  // First wins, like the index; a sorted lookup rather than a Map, which costs ~40 bytes a skill for as long as the index lives.
+  return { entries, byName: nameLookup(entries, (entry) => entry.name), ...settings };
 }
 
 function renderRanked(context: RankedContext, query: string, ranker: Ranker | undefined): CatalogResult {
   const { entries, byName, budget, toolName, findToolName } = context;
   const total = entries.length;
-  const matches = query === '' ? [] : (ranker ?? createRanker(entries)).rank(query, RANKED_WITH_DESCRIPTION).filter((r) => byName.has(r.name));
+  const matches = query === '' ? [] : (ranker ?? createRanker(entries)).rank(query, RANKED_WITH_DESCRIPTION).filter((r) => byName(r.name) !== undefined);
   const frame = frameFor('ranked', toolName, findToolName, total, matches.length > 0);
 
   // The trailer's digits can only shrink as more skills are listed, so reserving the widest is safe.
@@ -236,7 +235,7 @@ function renderRanked(context: RankedContext, query: string, ranker: Ranker | un
   const ranked: string[] = [];
   const listed = new Set<string>();
   for (const match of matches) {
-    const entry = byName.get(match.name);
+    const entry = byName(match.name);
     if (!entry || listed.has(entry.name)) continue;
     const description = shorten(entry.description, MIN_DESCRIPTION_CHARS);
     const text = line(entry, description);

@@ -9,6 +9,7 @@
  */
 import type { CatalogReport } from './catalog.js';
 import type { Diagnostic } from './diagnostics.js';
+import { nameLookup } from './name-lookup.js';
 import type { Skill, SkillEntry } from './types.js';
 
 /** A skill loaded for activation, with the problems found while loading it (resource warnings). */
@@ -54,15 +55,15 @@ export interface SkillIndexInput<S extends SkillEntry = Skill> {
 export type SkillLoader = (entry: SkillEntry) => Promise<{ skill: Skill; diagnostics: readonly Diagnostic[] }>;
 
 function buildIndex(input: SkillIndexInput<SkillEntry>, loader: SkillLoader, loadedAt: number): SkillIndex {
-  const byName = new Map<string, SkillEntry>();
   // First wins, as in discovery, so a hand-built list agrees with the catalog too.
-  for (const entry of input.skills) {
-    if (!byName.has(entry.metadata.name)) byName.set(entry.metadata.name, entry);
-  }
+  const seen = new Set<string>();
+  const skills = input.skills.filter((entry) => !seen.has(entry.metadata.name) && Boolean(seen.add(entry.metadata.name)));
+  // The set is dropped once the list is built: a lookup kept for the index's lifetime is much smaller.
+  const find = nameLookup(skills, (entry) => entry.metadata.name);
   const loads = new Map<string, Promise<{ skill: Skill; diagnostics: readonly Diagnostic[] }>>();
 
   async function loadDetailed(name: string): Promise<LoadedSkill | undefined> {
-    const entry = byName.get(name);
+    const entry = find(name);
     if (!entry) return undefined;
     let pending = loads.get(name);
     const first = pending === undefined;
@@ -77,8 +78,8 @@ function buildIndex(input: SkillIndexInput<SkillEntry>, loader: SkillLoader, loa
   }
 
   return Object.freeze({
-    skills: Object.freeze([...byName.values()]),
-    get: (name: string) => byName.get(name),
+    skills: Object.freeze(skills),
+    get: find,
     load: async (name: string) => (await loadDetailed(name))?.skill,
     loadDetailed,
     errors: Object.freeze([...(input.errors ?? [])]),
