@@ -7,8 +7,10 @@
  * listing (level 2) are loaded on first activation and kept as long as the
  * index, so start-up reads only frontmatter and memory stays small.
  */
+import { sep } from 'node:path';
 import type { CatalogReport } from './catalog.js';
 import type { Diagnostic } from './diagnostics.js';
+import { SKILL_FILE } from './discover/scan.js';
 import { nameLookup } from './name-lookup.js';
 import type { Skill, SkillEntry } from './types.js';
 
@@ -94,14 +96,23 @@ export function createSkillIndex(input: SkillIndexInput<Skill>, loadedAt = Date.
   return buildIndex(input, async (entry) => ({ skill: entry as Skill, diagnostics: [] }), loadedAt);
 }
 
+const SKILL_SUFFIX = `${sep}${SKILL_FILE}`;
+
 /** An index that keeps metadata only and loads each skill with `loader` on first activation. */
 export function createLazySkillIndex(input: SkillIndexInput<SkillEntry>, loader: SkillLoader, loadedAt = Date.now()): SkillIndex {
+  // Folder paths come from joins: strings built of pieces (some shared, some not) that cost
+  // about twice a flat copy. JSON.parse gives one flat string each, in one pass for all.
+  const directories = JSON.parse(JSON.stringify(input.skills.map((entry) => entry.directory))) as string[];
   // Keep only level-1 fields, so nothing else discovery produced stays reachable.
-  const entries = input.skills.map(({ metadata, path, directory }) => ({
-    metadata: compactCopy(metadata) as SkillEntry['metadata'],
-    path,
-    directory,
-  }));
+  const entries = input.skills.map(({ metadata, path, directory }, i) => {
+    const folder = directories[i] ?? directory;
+    return {
+      metadata: compactCopy(metadata) as SkillEntry['metadata'],
+      // The usual path is the folder plus a fixed suffix: stored as a pair that shares the folder's characters.
+      path: path.length === folder.length + SKILL_SUFFIX.length && path.endsWith(SKILL_SUFFIX) && path.startsWith(folder) ? folder + SKILL_SUFFIX : path,
+      directory: folder,
+    };
+  });
   return buildIndex({ ...input, skills: entries }, loader, loadedAt);
 }
 

@@ -1,3 +1,4 @@
+import { join, sep } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { activationsOf, beginRun, compactCopy, createLazySkillIndex, createSkillIndex, isSkillsState, runIndexOf } from '../src/skill-index.js';
 import type { Skill, SkillEntry } from '../src/types.js';
@@ -60,6 +61,18 @@ describe('lazy skill index', () => {
     expect(calls).toBe(1);
     expect(await index.load('missing')).toBeUndefined();
     expect(await index.loadDetailed('missing')).toBeUndefined();
+  });
+
+  it('keeps each path and directory as given, whether or not the path is the folder plus SKILL.md', () => {
+    const given = [
+      { metadata: { name: 'a', description: 'A.' }, directory: join('/lib', 'a'), path: join('/lib', 'a', 'SKILL.md') },
+      { metadata: { name: 'b', description: 'B.' }, directory: `/lib/b${sep}`, path: join('/lib', 'b', 'SKILL.md') },
+      { metadata: { name: 'c', description: 'C.' }, directory: '/lib/c', path: '/elsewhere/SKILL.md' },
+    ];
+    const index = createLazySkillIndex({ skills: given }, async () => {
+      throw new Error('not loaded');
+    });
+    expect(index.skills.map(({ path, directory }) => ({ path, directory }))).toEqual(given.map(({ path, directory }) => ({ path, directory })));
   });
 
   it('does not keep a failed load: the next activation tries again', async () => {
