@@ -1,7 +1,11 @@
 import { Buffer } from 'node:buffer';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { HEAD_BYTES, readSkillHead } from '../../src/discover/head.js';
 import { parseFrontmatter } from '../../src/frontmatter/parse.js';
+import { nodeFileSystem } from '../../src/fs.js';
 import { faultyFs } from './helpers.js';
 
 const FILE = '/skills/a/SKILL.md';
@@ -74,6 +78,24 @@ describe('readSkillHead', () => {
     };
     await expect(readSkillHead(failing, FILE)).rejects.toMatchObject({ code: 'EIO' });
     expect(closed).toBe(1);
+  });
+
+  it('reads the real disk the same way (plain descriptors), and rejects like readFile', async () => {
+    const folder = await mkdtemp(join(tmpdir(), 'mw-skills-head-'));
+    try {
+      for (const [index, text] of Object.values(CASES).entries()) {
+        const file = join(folder, `${index}.md`);
+        await writeFile(file, text);
+        const part = await readSkillHead(nodeFileSystem, file);
+        expect(part).toBe(await head(text));
+      }
+      const missing = join(folder, 'missing.md');
+      const expected = await readFile(missing, 'utf8').catch((error: unknown) => error);
+      await expect(readSkillHead(nodeFileSystem, missing)).rejects.toEqual(expected);
+      await expect(readSkillHead(nodeFileSystem, folder)).rejects.toMatchObject({ code: 'EISDIR' });
+    } finally {
+      await rm(folder, { recursive: true, force: true });
+    }
   });
 
   it('handles reads shorter than asked for', async () => {
