@@ -10,8 +10,7 @@
  * `body` differs. The fence rules mirror `splitFrontmatter`.
  */
 import { Buffer } from 'node:buffer';
-import { close, open, read } from 'node:fs';
-import { nodeFileSystem, type SkillsFileSystem } from '../fs.js';
+import type { SkillsFileSystem } from '../fs.js';
 
 /** First read: holds the frontmatter of nearly every real SKILL.md in one call. */
 export const HEAD_BYTES = 4096;
@@ -81,7 +80,10 @@ function headEnd(bytes: Uint8Array, length: number, state: { from: number }): nu
  * as `readFile` would when the file cannot be opened or read.
  */
 export async function readSkillHead(fs: SkillsFileSystem, path: string): Promise<string> {
-  if (fs === nodeFileSystem) return readHeadFromDisk(path);
+  if (fs.readUntil) {
+    const state = { from: 0 };
+    return fs.readUntil(path, (bytes, length) => headEnd(bytes, length, state), HEAD_BYTES);
+  }
   const handle = await fs.open(path, 'r');
   try {
     let bytes = Buffer.allocUnsafe(HEAD_BYTES);
@@ -104,46 +106,4 @@ export async function readSkillHead(fs: SkillsFileSystem, path: string): Promise
     // A failed close must not hide the text already read, nor turn into a rejection.
     await handle.close().catch(() => undefined);
   }
-}
-
-/**
- * `readSkillHead` on the real disk through node:fs callbacks and a plain file
- * descriptor: one promise per file instead of a FileHandle and a promise per
- * call. Profiled at 2,000 skills, the FileHandle open/read/close took more of
- * the main thread than the parser. Same text, same errors (the same system
- * calls); it settles once the file is closed, so no more files are open than
- * the caller's concurrency limit allows.
- */
-function readHeadFromDisk(path: string): Promise<string> {
-  return new Promise((resolve, reject) => {
-    open(path, 'r', (openError, fd) => {
-      if (openError) {
-        reject(openError);
-        return;
-      }
-      // A failed close must not hide the text already read, nor turn into a rejection.
-      const settle = (outcome: { text: string } | { error: Error }): void =>
-        close(fd, () => ('text' in outcome ? resolve(outcome.text) : reject(outcome.error)));
-      let bytes = Buffer.allocUnsafe(HEAD_BYTES);
-      let length = 0;
-      const state = { from: 0 };
-      const next = (): void => {
-        if (length === bytes.length) {
-          const grown = Buffer.allocUnsafe(bytes.length * 4);
-          bytes.copy(grown, 0, 0, length);
-          bytes = grown;
-        }
-        read(fd, bytes, length, bytes.length - length, length, (readError, bytesRead) => {
-          if (readError) return settle({ error: readError });
-          // End of file without a closing fence: the whole text, so the parser reports it as it would.
-          if (bytesRead === 0) return settle({ text: bytes.toString('utf8', 0, length) });
-          length += bytesRead;
-          const end = headEnd(bytes, length, state);
-          if (end >= 0) return settle({ text: bytes.toString('utf8', 0, end) });
-          next();
-        });
-      };
-      next();
-    });
-  });
 }
