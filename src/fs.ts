@@ -3,7 +3,7 @@
  * `SkillsFileSystem`, so tests can inject faults (memfs) and the rest of the
  * package stays pure.
  */
-import { close, open, read } from 'node:fs';
+import { close, constants, open, read } from 'node:fs';
 import * as fsp from 'node:fs/promises';
 import { Buffer } from 'node:buffer';
 
@@ -17,6 +17,9 @@ export interface DirEntry {
 export interface FileStats {
   size: number;
   mtimeMs: number;
+  /** Which file this is (with `dev`), where the filesystem says; node's does. */
+  ino?: number;
+  dev?: number;
   isFile(): boolean;
   isDirectory(): boolean;
   isSymbolicLink(): boolean;
@@ -26,6 +29,8 @@ export interface FileStats {
 export interface FileHandle {
   read(buffer: Uint8Array, offset: number, length: number, position: number): Promise<{ bytesRead: number }>;
   close(): Promise<void>;
+  /** Stats of the open file itself (not of whatever its path names by now), where available. */
+  stat?(): Promise<FileStats>;
 }
 
 /** The subset of `node:fs/promises` the package uses. memfs's `fs.promises` fits it. */
@@ -53,7 +58,8 @@ export const nodeFileSystem: SkillsFileSystem = {
   stat: (path) => fsp.stat(path),
   lstat: (path) => fsp.lstat(path),
   realpath: (path) => fsp.realpath(path),
-  open: (path, flags) => fsp.open(path, flags),
+  // Non-blocking: a pipe swapped in after a check must not hang the read (no effect on regular files).
+  open: (path) => fsp.open(path, constants.O_RDONLY | constants.O_NONBLOCK),
   readUntil: readUntilOnDisk,
   watch: (path, options) => fsp.watch(path, options),
 };

@@ -7,7 +7,7 @@
 import { join, relative, sep } from 'node:path';
 import { hasHiddenCharacters } from './discover/resources.js';
 import { isSameOrInside } from './discover/scan.js';
-import { errorCode, errorReason, type FileHandle, type SkillsFileSystem } from './fs.js';
+import { errorCode, errorReason, type FileHandle, type FileStats, type SkillsFileSystem } from './fs.js';
 import { checkResourcePath, type PathProblem } from './resource-path.js';
 import { createSecretMatcher } from './secrets.js';
 import { closestNames, formatBytes } from './text.js';
@@ -32,6 +32,7 @@ export type RefusalReason =
   | 'secret'
   | 'not-listed'
   | 'outside'
+  | 'swapped'
   | 'missing'
   | 'not-a-file'
   | 'too-large'
@@ -124,6 +125,7 @@ type Content = { kind: 'text'; text: string } | { kind: 'binary' };
 interface CacheEntry {
   mtimeMs: number;
   size: number;
+  ino: number | undefined;
   at: number;
   content: Content;
 }
@@ -214,14 +216,14 @@ export function createResourceReader(settings: ResourceReaderSettings): Resource
     let content: Content;
     let cached = false;
     const hit = cache.get(realTarget);
-    if (hit && now() - hit.at < cacheTtl && hit.mtimeMs === stats.mtimeMs && hit.size === stats.size) {
+    if (hit && now() - hit.at < cacheTtl && hit.mtimeMs === stats.mtimeMs && hit.size === stats.size && hit.ino === stats.ino) {
       content = hit.content;
       cached = true;
     } else {
-      const loaded = await readContent(fs, realTarget, stats.size);
+      const loaded = await readContent(fs, realTarget, stats);
       if (!('kind' in loaded)) return loaded;
       content = loaded;
-      if (cacheTtl > 0) remember(realTarget, { mtimeMs: stats.mtimeMs, size: stats.size, at: now(), content });
+      if (cacheTtl > 0) remember(realTarget, { mtimeMs: stats.mtimeMs, size: stats.size, ino: stats.ino, at: now(), content });
       else forget(realTarget);
     }
     if (content.kind === 'binary') {
@@ -293,7 +295,8 @@ function notListed(skill: Skill, path: string): Refusal {
  * binary; the whole file must then decode as UTF-8. `expected` is the size
  * just stat'ed: reading more than that means it changed under us.
  */
-async function readContent(fs: SkillsFileSystem, path: string, expected: number): Promise<Content | Refusal> {
+async function readContent(fs: SkillsFileSystem, path: string, checked: FileStats): Promise<Content | Refusal> {
+  const expected = checked.size;
   let handle: FileHandle;
   try {
     handle = await fs.open(path, 'r');
@@ -302,6 +305,13 @@ async function readContent(fs: SkillsFileSystem, path: string, expected: number)
     return refuse('unreadable', `it cannot be opened (${errorReason(error)}).`);
   }
   try {
+    // The checks above looked at a path; make sure the file opened is the one they passed.
+    if (handle.stat) {
+      const opened = await handle.stat();
+      if (!opened.isFile() || (checked.ino !== undefined && (opened.ino !== checked.ino || opened.dev !== checked.dev))) {
+        return refuse('swapped', 'it was replaced between the safety checks and the read (a link or another file took its place), so it was not read.');
+      }
+    }
     // One byte of room beyond the expected size shows a file that grew.
     const buffer = new Uint8Array(expected + 1);
     let filled = 0;

@@ -87,7 +87,7 @@ export function makeReadResourceTool(source: IndexSource, settings: ReadResource
 }
 
 /** Refusals worth a warning in the logs: something tried to reach outside the skill or a secret. */
-const SECURITY_REASONS = new Set<string>(['absolute', 'drive', 'url', 'parent', 'encoded', 'lookalike', 'hidden-characters', 'nul', 'secret', 'outside']);
+const SECURITY_REASONS = new Set<string>(['absolute', 'drive', 'url', 'parent', 'encoded', 'lookalike', 'hidden-characters', 'nul', 'secret', 'outside', 'swapped']);
 
 /** A read_skill_resource tool over a fixed list of skills, for apps that wire tools by hand. */
 export function createReadResourceTool(skills: readonly Skill[], settings: Partial<ReadResourceSettings> = {}): HostTool<ReadResourceArgs> {

@@ -10,6 +10,7 @@ import fc from 'fast-check';
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { MiniContext, Middleware } from '../../demo/mini-sisu.mjs';
 import { discoverSkills } from '../../src/discover/discover.js';
+import { nodeFileSystem, type SkillsFileSystem } from '../../src/fs.js';
 import { createReadResourceTool, READ_RESOURCE_TOOL, type ReadResourceArgs } from '../../src/tools/read-resource.js';
 import { renderResourceListing } from '../../src/tools/resource-listing.js';
 import { createUseSkillTool } from '../../src/tools/use-skill.js';
@@ -225,6 +226,44 @@ describe('read_skill_resource under attack', () => {
     await rm(join(skillDir, 'references', 'notes.md'));
     execFileSync('mkfifo', [join(skillDir, 'references', 'notes.md')]);
     expectRefused(await attack(skill, ['references/notes.md']), /not a regular file/);
+  }, 5_000);
+
+  it('a file swapped between the safety checks and the open is refused, never read (link, other file, pipe)', async (ctx) => {
+    const skill = await discover();
+    const target = join(skillDir, 'references', 'guide.md');
+    // An fs that swaps the file at the worst moment: after every check passed, just before open().
+    const swapping = (swap: () => Promise<void>): SkillsFileSystem => ({
+      ...nodeFileSystem,
+      open: async (path, flags) => {
+        if (path.endsWith('guide.md')) await swap();
+        return nodeFileSystem.open(path, flags);
+      },
+    });
+    const toLink = swapping(async () => {
+      await rm(target);
+      await symlink(join(base, 'outside', 'canary.txt'), target);
+    });
+    expectRefused(await attack(skill, ['references/guide.md'], { fs: toLink }), /replaced between the safety checks and the read/);
+
+    await rm(target);
+    await writeFile(target, '# Guide\nSafe text.\n');
+    await writeFile(join(base, 'outside', 'look-alike.md'), CANARY);
+    const toOtherFile = swapping(() => rename(join(base, 'outside', 'look-alike.md'), target));
+    expectRefused(await attack(skill, ['references/guide.md'], { fs: toOtherFile }), /replaced between the safety checks and the read/);
+
+    await rm(target);
+    await writeFile(target, '# Guide\nSafe text.\n');
+    const toPipe = swapping(async () => {
+      await rm(target);
+      execFileSync('mkfifo', [target]);
+    });
+    try {
+      execFileSync('mkfifo', [join(base, 'probe-fifo')]);
+    } catch {
+      ctx.skip();
+    }
+    // Opened without blocking, then refused: not the regular file that was checked.
+    expectRefused(await attack(skill, ['references/guide.md'], { fs: toPipe }), /replaced between the safety checks and the read/);
   }, 5_000);
 
   it('a file that disappears between listing and reading gives a message', async () => {
