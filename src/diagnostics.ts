@@ -38,7 +38,6 @@ export const DiagnosticCodes = {
   SYMLINK_BROKEN: 'SYMLINK_BROKEN',
   RESOURCE_UNREADABLE: 'RESOURCE_UNREADABLE',
   RESOURCE_TOO_LARGE: 'RESOURCE_TOO_LARGE',
-  SKILL_RESOURCES_TRUNCATED: 'SKILL_RESOURCES_TRUNCATED',
 } as const;
 
 export type DiagnosticCode = (typeof DiagnosticCodes)[keyof typeof DiagnosticCodes];
