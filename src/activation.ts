@@ -124,7 +124,7 @@ export function alreadyActivated(messages: readonly ActivationMessage[]): string
 // Model invocation
 
 /** The frontmatter key that keeps a skill out of the catalog and the model's reach. */
-export const DISABLE_MODEL_INVOCATION = 'disable-model-invocation';
+const DISABLE_MODEL_INVOCATION = 'disable-model-invocation';
 
 /**
  * False when the frontmatter says `disable-model-invocation: true` (a boolean,

@@ -18,7 +18,7 @@ export const DEFAULT_CATALOG_BUDGET = 8000;
 /** Descriptions are never cut below this many characters; past that, names only. */
 export const MIN_DESCRIPTION_CHARS = 80;
 /** In ranked mode, how many of the best matches keep a (shortened) description. */
-export const RANKED_WITH_DESCRIPTION = 20;
+const RANKED_WITH_DESCRIPTION = 20;
 const ELLIPSIS = '…';
 
 export interface CatalogEntry {

@@ -234,7 +234,7 @@ export function skillsMiddleware(options: SkillsOptions): SkillsMiddleware {
 }
 
 /** An activation the model did not ask for, shaped exactly as if it had called use_skill. */
-export function activationMessages(pick: Activation, text: string): HostMessage[] {
+function activationMessages(pick: Activation, text: string): HostMessage[] {
   const id = `skills_${pick.route}_${pick.name}`;
   const call = { role: 'assistant', content: '', tool_calls: [{ id, name: USE_SKILL_TOOL, arguments: { skill_name: pick.name } }] };
   const result = { role: 'tool', content: text, tool_call_id: id, name: USE_SKILL_TOOL };

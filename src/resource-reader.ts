@@ -93,7 +93,7 @@ const CACHE_MAX_BYTES = 16 * 1024 * 1024;
  * No single read allocates more than this, whatever maxFileSize says (it may
  * be Infinity): a huge (or sparse) file is refused before it is opened.
  */
-export const READ_CEILING_BYTES = 64 * 1024 * 1024;
+const READ_CEILING_BYTES = 64 * 1024 * 1024;
 /** How many similar paths a "not listed" refusal suggests. */
 const SUGGESTED_PATHS = 5;
 

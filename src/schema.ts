@@ -8,9 +8,9 @@ import { isError, type Diagnostic, type DiagnosticCode, type Severity } from './
 import type { FieldInfo, ParsedFrontmatter } from './frontmatter/parse.js';
 import type { SkillMetadata } from './types.js';
 
-export const MAX_NAME_LENGTH = 64;
-export const MAX_DESCRIPTION_LENGTH = 1024;
-export const MAX_COMPATIBILITY_LENGTH = 500;
+const MAX_NAME_LENGTH = 64;
+const MAX_DESCRIPTION_LENGTH = 1024;
+const MAX_COMPATIBILITY_LENGTH = 500;
 
 const NAME_PATTERN = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
 

@@ -131,7 +131,7 @@ export function symlinkLoop(path: string, reason: string): Diagnostic {
   };
 }
 
-export function brokenLink(path: string): Diagnostic {
+function brokenLink(path: string): Diagnostic {
   return {
     code: 'SYMLINK_BROKEN',
     severity: 'warning',
@@ -143,7 +143,7 @@ export function brokenLink(path: string): Diagnostic {
 }
 
 /** DIRECTORY_NOT_FOUND or DIRECTORY_UNREADABLE for a folder that could not be listed. */
-export function directoryProblem(path: string, error: unknown): Diagnostic {
+function directoryProblem(path: string, error: unknown): Diagnostic {
   if (errorCode(error) === 'ENOENT') {
     return {
       code: 'DIRECTORY_NOT_FOUND',

@@ -12,7 +12,7 @@ import { skillTool, type IndexSource } from './skill-tool.js';
 import { USE_SKILL_TOOL } from './use-skill.js';
 
 export const FIND_SKILLS_TOOL = 'find_skills';
-export const DEFAULT_FIND_LIMIT = 5;
+const DEFAULT_FIND_LIMIT = 5;
 export const MAX_FIND_LIMIT = 20;
 
 /**

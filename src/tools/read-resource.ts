@@ -37,7 +37,7 @@ function attribute(value: string): string {
 }
 
 /** The text the model gets for a successful read. */
-export function renderRead(skillName: string, result: ReadText): string {
+function renderRead(skillName: string, result: ReadText): string {
   const lines = result.totalLines === 0 ? 'empty' : `${result.startLine}-${result.endLine} of ${result.totalLines}`;
   const out = [
     `<skill_resource skill="${attribute(skillName)}" path="${attribute(result.path)}" size="${formatBytes(result.size)}" lines="${lines}">`,
