@@ -632,10 +632,7 @@ export class Lexer {
       }
       i++;
     }
-    this.pos = i;
-    const token = this.make('double', start, i, out);
-    token.contIndent = contIndent;
-    return token;
+    return this.quotedToken('double', start, i, out, contIndent);
   }
 
   private singleQuoted(start: number): Token {
@@ -669,8 +666,13 @@ export class Lexer {
       }
       i++;
     }
-    this.pos = i;
-    const token = this.make('single', start, i, out);
+    return this.quotedToken('single', start, i, out, contIndent);
+  }
+
+  /** The token for a quoted scalar that ends at `end`, with the least indentation of its continuation lines. */
+  private quotedToken(kind: 'double' | 'single', start: number, end: number, value: string, contIndent: number): Token {
+    this.pos = end;
+    const token = this.make(kind, start, end, value);
     token.contIndent = contIndent;
     return token;
   }
