@@ -8,7 +8,7 @@
  */
 import type { Diagnostic, DiagnosticCode, Severity } from '../diagnostics.js';
 import { Lexer } from './lexer.js';
-import type { Token } from './lexer.js';
+import type { Token, TokenKind } from './lexer.js';
 import { keyString, resolvePlain, setOwn } from './scalars.js';
 
 export interface ComposeOptions {
@@ -49,6 +49,16 @@ const EOF_TOKEN: Token = {
 };
 
 const MAX_QUOTED_LINE = 80;
+
+/** YAML the composer refuses (no published skill uses it), with what it says. */
+const UNSUPPORTED: Record<Extract<TokenKind, 'anchor' | 'alias' | 'tag' | 'directive' | 'explicitKey' | 'docMarker'>, string> = {
+  anchor: 'anchors are not supported',
+  alias: 'aliases are not supported',
+  tag: 'tags are not supported',
+  directive: 'directives are not supported',
+  explicitKey: 'explicit "? " keys are not supported',
+  docMarker: 'a second YAML document inside the frontmatter is not supported',
+};
 
 class Composer {
   readonly diagnostics: Diagnostic[] = [];
@@ -198,19 +208,11 @@ class Composer {
         this.fail(token.kind === 'alias' ? 'YAML_UNSUPPORTED' : 'YAML_SYNTAX', token, `unexpected ${JSON.stringify(token.value.charAt(0))}`);
         return null;
       case 'anchor':
-        this.fail('YAML_UNSUPPORTED', token, 'anchors are not supported');
-        return null;
       case 'tag':
-        this.fail('YAML_UNSUPPORTED', token, 'tags are not supported');
-        return null;
       case 'directive':
-        this.fail('YAML_UNSUPPORTED', token, 'directives are not supported');
-        return null;
       case 'explicitKey':
-        this.fail('YAML_UNSUPPORTED', token, 'explicit "? " keys are not supported');
-        return null;
       case 'docMarker':
-        this.fail('YAML_UNSUPPORTED', token, 'a second YAML document inside the frontmatter is not supported');
+        this.fail('YAML_UNSUPPORTED', token, UNSUPPORTED[token.kind]);
         return null;
       default:
         this.fail('YAML_SYNTAX', token, `unexpected ${JSON.stringify(token.value)}`);
@@ -291,8 +293,7 @@ class Composer {
         break;
       }
       if (next.kind !== 'plain' && next.kind !== 'single' && next.kind !== 'double' && next.kind !== 'colon') {
-        if (next.kind === 'explicitKey') this.fail('YAML_UNSUPPORTED', next, 'explicit "? " keys are not supported');
-        else if (next.kind === 'docMarker') this.fail('YAML_UNSUPPORTED', next, 'a second YAML document inside the frontmatter is not supported');
+        if (next.kind === 'explicitKey' || next.kind === 'docMarker') this.fail('YAML_UNSUPPORTED', next, UNSUPPORTED[next.kind]);
         else this.fail('YAML_SYNTAX', next, 'expected a "key: value" entry');
         break;
       }
@@ -442,7 +443,7 @@ class Composer {
       case 'anchor':
       case 'alias':
       case 'tag':
-        this.fail('YAML_UNSUPPORTED', token, `${token.kind}s are not supported`);
+        this.fail('YAML_UNSUPPORTED', token, UNSUPPORTED[token.kind]);
         return null;
       default:
         this.fail('YAML_SYNTAX', token, `unexpected ${JSON.stringify(token.value)} in a flow collection`);

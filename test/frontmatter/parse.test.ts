@@ -281,6 +281,14 @@ describe('errors', () => {
     expect(codes(result)).toEqual(['error:FRONTMATTER_UNCLOSED@1:1']);
   });
 
+  it('names each refused construct, in block and flow context alike', () => {
+    const message = (yaml: string) => parseFrontmatter(`---\n${yaml}\n---\n`).diagnostics.map((d) => `${d.code} ${d.message}`);
+    expect(message('k: [*x]')).toEqual(['YAML_UNSUPPORTED aliases are not supported: "k: [*x]"']);
+    expect(message('k: {a: &x 1}')).toEqual(['YAML_UNSUPPORTED anchors are not supported: "k: {a: &x 1}"']);
+    expect(message('k: !!str v')).toEqual(['YAML_UNSUPPORTED tags are not supported: "k: !!str v"']);
+    expect(message('a: 1\n? k')).toEqual(['YAML_UNSUPPORTED explicit "? " keys are not supported: "? k"']);
+  });
+
   it('unclosed quote, with the line quoted and the keys read before it', () => {
     const result = fixture('error-quote.md');
     expect(result.metadata).toEqual({ name: 'error-quote' });
