@@ -58,7 +58,8 @@ function withoutFencedCode(text: string): string {
  * names, each deduplicated in order of first mention.
  */
 export function findMentions(text: string, knownNames: Iterable<string>): Mentions {
-  const known = new Set(knownNames);
+  // A caller that checks every request passes a Set it keeps, so nothing is rebuilt here.
+  const known = knownNames instanceof Set ? (knownNames as ReadonlySet<string>) : new Set(knownNames);
   const seen = new Set<string>();
   const result: Mentions = { known: [], unknown: [] };
   for (const match of withoutFencedCode(text).matchAll(MENTION)) {

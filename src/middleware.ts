@@ -41,8 +41,11 @@ interface Prepared {
   catalog: Catalog;
   /** Built on first use: only ranked catalogs, find_skills and autoActivate need it. */
   ranker: () => Ranker;
+  /** Every skill's name: a list for suggestions, a set for mentions. */
   names: string[];
-  /** Names in `always` that no skill has, warned about once per index. */
+  nameSet: ReadonlySet<string>;
+  /** The `always` names this index has, and those it has not (warned about once per index). */
+  always: string[];
   unknownAlways: string[];
   /** The over-budget mode last logged at info level, so each index logs it once. */
   loggedMode?: CatalogMode;
@@ -51,6 +54,7 @@ interface Prepared {
 function prepare(index: SkillIndex, options: ResolvedOptions): Prepared {
   const modelIndex = narrowIndex(index, (entry) => isModelInvocable(entry.metadata));
   const ranker = (): Ranker => rankerForSkills(modelIndex.skills);
+  const names = index.skills.map((entry) => entry.metadata.name);
   return {
     modelIndex,
     ranker,
@@ -60,7 +64,9 @@ function prepare(index: SkillIndex, options: ResolvedOptions): Prepared {
       toolName: USE_SKILL_TOOL,
       findToolName: FIND_SKILLS_TOOL,
     }),
-    names: index.skills.map((entry) => entry.metadata.name),
+    names,
+    nameSet: new Set(names),
+    always: options.always.filter((name) => index.get(name) !== undefined),
     unknownAlways: options.always.filter((name) => index.get(name) === undefined),
   };
 }
@@ -177,17 +183,17 @@ export function skillsMiddleware(options: SkillsOptions): SkillsMiddleware {
     // Earlier turns (kept in the messages) count: a skill is never injected twice in a conversation.
     for (const name of alreadyActivated(ctx.messages)) if (!activated.includes(name)) activated.push(name);
 
-    const mentions = findMentions(query, ready.names);
+    const mentions = findMentions(query, ready.nameSet);
     for (const mention of mentions.unknown) {
       ctx.log.warn('[skills] unknown mention', { mention, suggestions: closestNames(ready.names, mention).slice(0, 3) });
     }
     const auto = resolved.autoActivate;
     const picks = selectActivations({
       mentions: mentions.known,
-      always: resolved.always.filter((name) => !ready.unknownAlways.includes(name)),
+      always: ready.always,
+      // The ranker covers the model-visible skills only, so hidden ones are never auto-activated.
       auto: auto && { query, ...auto, rank: (text) => ready.ranker().rank(text, Math.max(auto.maxSkills, 5)) },
       alreadyActive: activated,
-      disabledForModel: index.skills.filter((entry) => !isModelInvocable(entry.metadata)).map((entry) => entry.metadata.name),
     });
     for (const pick of picks) await inject(ctx, index, pick, activated);
   }

@@ -176,6 +176,21 @@ describe('activation strategies', () => {
     expect(toolMessages(pinned)[0]?.content).toContain('OPS BODY');
   });
 
+  it('autoActivate never picks a hidden skill; several activations keep their order behind the user message', async () => {
+    const root = await mkdtemp(join(temp, 'auto-hidden-'));
+    await writeSkill(root, 'invoice-export', 'name: invoice-export\ndescription: Exports invoices to CSV files.\ndisable-model-invocation: true', 'HIDDEN BODY');
+    await writeSkill(root, 'invoice-reader', 'name: invoice-reader\ndescription: Reads invoices and answers questions about them.', 'READER BODY');
+    await writeSkill(root, 'notes', 'name: notes\ndescription: Takes notes.', 'NOTES BODY');
+    const ctx = await run(
+      { directories: [root], always: ['notes'], autoActivate: { threshold: 0, maxSkills: 5 } },
+      conversation('@notes export my invoices to CSV files'),
+    );
+    const injected = toolMessages(ctx).map((m) => m.content.split('\n')[0]);
+    // The mention first, then auto; `always` adds nothing new; the hidden skill is never auto-activated.
+    expect(injected).toEqual(['<skill name="notes">', '<skill name="invoice-reader">']);
+    expect(ctx.messages.map((m) => m.role)).toEqual(['system', 'user', 'assistant', 'tool', 'assistant', 'tool']);
+  });
+
   it('with only hidden skills there is no catalog section, but mentions work', async () => {
     const root = await mkdtemp(join(temp, 'all-hidden-'));
     await writeSkill(root, 'quiet', 'name: quiet\ndescription: Hidden.\ndisable-model-invocation: "true"', 'QUIET BODY');
