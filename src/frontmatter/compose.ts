@@ -281,17 +281,8 @@ class Composer {
         if (this.lastPlain !== undefined && (value === null || typeof value !== 'object')) field.plain = this.lastPlain;
         setOwn(this.fields as Record<string, unknown>, name, field);
       }
-      const next = this.peek();
-      if (next.kind === 'eof') break;
-      if (!next.lineStart) {
-        this.fail('YAML_SYNTAX', next, 'unexpected text after the value');
-        break;
-      }
-      if (next.col < indent) break;
-      if (next.col > indent) {
-        this.fail('YAML_BAD_INDENT', next, 'unexpected indentation');
-        break;
-      }
+      const next = this.nextEntryAt(indent);
+      if (!next) break;
       if (next.kind !== 'plain' && next.kind !== 'single' && next.kind !== 'double' && next.kind !== 'colon') {
         if (next.kind === 'explicitKey' || next.kind === 'docMarker') this.fail('YAML_UNSUPPORTED', next, UNSUPPORTED[next.kind]);
         else this.fail('YAML_SYNTAX', next, 'expected a "key: value" entry');
@@ -307,6 +298,26 @@ class Composer {
     return map;
   }
 
+  /**
+   * After an entry of a block collection at column `indent`: the first token of
+   * the next line when another entry may start there; undefined at the end of
+   * the collection, or after reporting text that cannot follow.
+   */
+  private nextEntryAt(indent: number): Token | undefined {
+    const next = this.peek();
+    if (next.kind === 'eof') return undefined;
+    if (!next.lineStart) {
+      this.fail('YAML_SYNTAX', next, 'unexpected text after the value');
+      return undefined;
+    }
+    if (next.col < indent) return undefined;
+    if (next.col > indent) {
+      this.fail('YAML_BAD_INDENT', next, 'unexpected indentation');
+      return undefined;
+    }
+    return next;
+  }
+
   /** A block sequence whose first `- ` is the next token, at column `indent`. */
   private blockSeq(indent: number): unknown[] {
     const list: unknown[] = [];
@@ -316,17 +327,8 @@ class Composer {
       const value = this.blockValue(indent, 'seq');
       if (this.stopped) break;
       list.push(value);
-      const next = this.peek();
-      if (next.kind === 'eof') break;
-      if (!next.lineStart) {
-        this.fail('YAML_SYNTAX', next, 'unexpected text after the value');
-        break;
-      }
-      if (next.col < indent) break;
-      if (next.col > indent) {
-        this.fail('YAML_BAD_INDENT', next, 'unexpected indentation');
-        break;
-      }
+      const next = this.nextEntryAt(indent);
+      if (!next) break;
       // Same column but no `- `: the mapping holding this sequence goes on.
       if (next.kind !== 'seq') break;
     }
