@@ -39,6 +39,8 @@ export interface Ranker {
 /** BM25 saturation and length-normalisation constants (the usual values). */
 const K1 = 1.2;
 const B = 0.75;
+/** Postings keep the saturated weight tf/(tf + K1), which is below 1, as a 16-bit fraction. */
+const WEIGHT_SCALE = 0xffff;
 
 /**
  * Field weights. Names are short and chosen with care, so a word in the name
@@ -194,14 +196,16 @@ export function createRanker(entries: ReadonlyArray<RankEntry>): Ranker {
   }
   tokenized = [];
 
-  // Pass 3: postings packed by term in typed arrays (a few bytes per pair, not an object each),
-  // so an index of 20,000 skills stays small.
+  // Pass 3: postings packed by term in typed arrays, not an object each: at 20,000 skills there are
+  // some 600,000 of them, so 4 bytes a posting instead of 8 saves megabytes for as long as the index
+  // lives. Doc numbers fit 16 bits up to 65,536 skills; the saturated weight is in [0, 1) and keeps
+  // 16 bits of it (steps of 1.5e-5, far below any difference ranking relies on).
   const terms = vocabulary.size;
   const offsets = new Int32Array(terms + 1);
   for (const id of pairTerm) offsets[id + 1] = (offsets[id + 1] ?? 0) + 1;
   for (let id = 0; id < terms; id++) offsets[id + 1] = (offsets[id + 1] ?? 0) + (offsets[id] ?? 0);
-  const postingDoc = new Int32Array(pairTerm.length);
-  const postingWeight = new Float32Array(pairTerm.length);
+  const postingDoc = count <= 0x10000 ? new Uint16Array(pairTerm.length) : new Uint32Array(pairTerm.length);
+  const postingWeight = new Uint16Array(pairTerm.length);
   const fill = offsets.slice(0, terms);
   for (let i = 0; i < pairTerm.length; i++) {
     const id = pairTerm[i] ?? 0;
@@ -209,7 +213,8 @@ export function createRanker(entries: ReadonlyArray<RankEntry>): Ranker {
     fill[id] = at + 1;
     const tf = pairTf[i] ?? 0;
     postingDoc[at] = pairDoc[i] ?? 0;
-    postingWeight[at] = tf / (tf + K1);
+    // At least 1: a posting must add to its doc's score, or the doc could be counted as touched twice.
+    postingWeight[at] = Math.max(1, Math.round((tf / (tf + K1)) * WEIGHT_SCALE));
   }
   const idf = new Float64Array(terms);
   for (let id = 0; id < terms; id++) idf[id] = idfOf((offsets[id + 1] ?? 0) - (offsets[id] ?? 0), count);
@@ -236,7 +241,7 @@ export function createRanker(entries: ReadonlyArray<RankEntry>): Ranker {
       for (let p = offsets[id] ?? 0; p < end; p++) {
         const doc = postingDoc[p] ?? 0;
         if (scores[doc] === 0) touched[hits++] = doc;
-        scores[doc] = (scores[doc] ?? 0) + termIdf * (postingWeight[p] ?? 0);
+        scores[doc] = (scores[doc] ?? 0) + termIdf * ((postingWeight[p] ?? 0) / WEIGHT_SCALE);
       }
     }
     const results: Scored[] = [];

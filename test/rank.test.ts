@@ -103,6 +103,16 @@ describe('createRanker', () => {
     for (const k of [1, 5, 20, 74, 75, 76]) expect(many.rank('weekly sales report', k)).toEqual(all.slice(0, k));
   });
 
+  it('tells apart skills past the 65,536th (postings switch to 32-bit skill numbers)', () => {
+    const count = 70_000;
+    const large = createRanker(
+      Array.from({ length: count }, (_, i) => ({ name: `skill-${i}`, description: i === 68_000 ? 'Tunes the zeppelin.' : i === 2_464 ? 'Cleans the zeppelin.' : 'Does the usual.' })),
+    );
+    // 68,000 is 2,464 modulo 65,536: 16-bit numbers would credit the wrong skill.
+    expect(large.rank('tune zeppelin', 2).map((r) => r.name)).toEqual(['skill-68000', 'skill-2464']);
+    expect(large.size).toBe(count);
+  });
+
   it('reads only the first MAX_QUERY_CHARS of a long query', () => {
     const long = `${'x '.repeat(MAX_QUERY_CHARS)} review`;
     expect(ranker.rank(long)).toEqual([]);
