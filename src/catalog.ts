@@ -22,33 +22,37 @@ const RANKED_WITH_DESCRIPTION = 20;
 const ELLIPSIS = '…';
 
 export interface CatalogEntry {
-  name: string;
-  /** One line (whitespace collapsed). */
-  description: string;
-  tags?: readonly string[];
+  readonly name: string;
+  /** As written; the catalog puts it on one line (whitespace collapsed) where it lists it. */
+  readonly description: string;
+  readonly tags?: readonly string[];
 }
 
+/**
+ * The catalog's view of an index: each skill's metadata itself when its tags
+ * are absent or all strings (as validated metadata always is), else a copy
+ * with the string tags only. No copies of descriptions: an index lives for
+ * the whole process, and a copy per skill adds up at 20,000 skills.
+ */
 export function catalogEntries(skills: readonly SkillEntry[]): CatalogEntry[] {
-  return skills.map((skill) => {
-    const { name, description, tags } = skill.metadata;
-    // Reuse the index's string when it is already one line, and share its characters when only the
-    // ends need trimming (a folded `>` description ends in a newline): a copy per skill adds up at
-    // 20,000 skills. Without runs or non-space whitespace inside, oneLine is exactly trim.
-    let line = description;
-    if (/\s\s|[^\S ]|^\s|\s$/.test(description)) {
-      const trimmed = description.trim();
-      line = /\s\s|[^\S ]/.test(trimmed) ? oneLine(description) : trimmed;
-    }
-    // Tags help ranking only; anything but a list of strings is ignored. A list of
-    // strings only is shared, not copied: a copy per skill adds up at 20,000 skills.
-    const strings: readonly string[] = !Array.isArray(tags)
-      ? []
-      : tags.every((tag) => typeof tag === 'string')
-        ? (tags as string[])
-        : tags.filter((tag): tag is string => typeof tag === 'string');
-    // One literal per shape, so `tags` is stored in the object itself rather than in a separate property array.
-    return strings.length > 0 ? { name, description: line, tags: strings } : { name, description: line };
+  return skills.map(({ metadata }) => {
+    const tags: unknown = metadata.tags;
+    if (tags === undefined || (Array.isArray(tags) && tags.every((tag) => typeof tag === 'string'))) return metadata;
+    const strings = Array.isArray(tags) ? tags.filter((tag): tag is string => typeof tag === 'string') : [];
+    // Tags help ranking only; anything but a list of strings is ignored.
+    return strings.length > 0 ? { name: metadata.name, description: metadata.description, tags: strings } : { name: metadata.name, description: metadata.description };
   });
+}
+
+/**
+ * `description` on one line, exactly as oneLine gives it, but the same string
+ * when it already is one line, and a trim (which shares characters) when only
+ * the ends need it: a folded `>` description ends in a newline.
+ */
+function catalogLine(description: string): string {
+  if (!/\s\s|[^\S ]|^\s|\s$/.test(description)) return description;
+  const trimmed = description.trim();
+  return /\s\s|[^\S ]/.test(trimmed) ? oneLine(description) : trimmed;
 }
 
 export type CatalogMode = 'full' | 'shortened' | 'names' | 'ranked' | 'none';
@@ -139,13 +143,13 @@ export function shorten(text: string, max: number): string {
   return `${text.slice(0, cut).replace(/[\s,;:.\-–—]+$/u, '')}${ELLIPSIS}`;
 }
 
-const line = (entry: CatalogEntry, description: string): string => `- ${entry.name}: ${description}`;
+const line = (name: string, description: string): string => `- ${name}: ${description}`;
 const nameLine = (name: string): string => `- ${name}`;
 
 /** Total characters of entry lines (each plus its '\n') when descriptions are capped at `cap`. */
-function linesLength(entries: readonly CatalogEntry[], cap: number): number {
+function linesLength(names: readonly string[], descriptions: readonly string[], cap: number): number {
   let total = 0;
-  for (const entry of entries) total += line(entry, shorten(entry.description, cap)).length + 1;
+  for (const [i, name] of names.entries()) total += line(name, shorten(descriptions[i] ?? '', cap)).length + 1;
   return total;
 }
 
@@ -169,26 +173,29 @@ export function buildCatalog(entries: readonly CatalogEntry[], options: CatalogO
   const fits = (frame: Frame, body: number): boolean => frameLength(frame) + body <= budget;
 
   const wide = frameFor('full', toolName, findToolName, total);
-  const longest = entries.reduce((max, entry) => Math.max(max, entry.description.length), 0);
-  if (fits(wide, linesLength(entries, longest))) {
-    const text = [...wide.head, ...entries.map((e) => line(e, e.description)), ...wide.tail].join('\n');
+  // One-line forms for this build only; nothing keeps them (see catalogEntries).
+  const descriptions = entries.map((entry) => catalogLine(entry.description));
+  const longest = descriptions.reduce((max, description) => Math.max(max, description.length), 0);
+  if (fits(wide, linesLength(names, descriptions, longest))) {
+    const text = [...wide.head, ...names.map((name, i) => line(name, descriptions[i] ?? '')), ...wide.tail].join('\n');
     return result(text, budget, { mode: 'full', included: names, shortened: [], ranked: [], omitted: 0 });
   }
 
-  if (longest > MIN_DESCRIPTION_CHARS && fits(wide, linesLength(entries, MIN_DESCRIPTION_CHARS))) {
+  if (longest > MIN_DESCRIPTION_CHARS && fits(wide, linesLength(names, descriptions, MIN_DESCRIPTION_CHARS))) {
     // The highest common cap that fits: cuts the longest descriptions first and only as far as needed.
     let low = MIN_DESCRIPTION_CHARS;
     let high = longest - 1;
     while (low < high) {
       const mid = Math.ceil((low + high) / 2);
-      if (fits(wide, linesLength(entries, mid))) low = mid;
+      if (fits(wide, linesLength(names, descriptions, mid))) low = mid;
       else high = mid - 1;
     }
     const shortened: string[] = [];
-    const lines = entries.map((entry) => {
-      const description = shorten(entry.description, low);
-      if (description !== entry.description) shortened.push(entry.name);
-      return line(entry, description);
+    const lines = names.map((name, i) => {
+      const whole = descriptions[i] ?? '';
+      const description = shorten(whole, low);
+      if (description !== whole) shortened.push(name);
+      return line(name, description);
     });
     const text = [...wide.head, ...lines, ...wide.tail].join('\n');
     return result(text, budget, { mode: 'shortened', included: names, shortened, ranked: [], omitted: 0 });
@@ -237,15 +244,16 @@ function renderRanked(context: RankedContext, query: string, ranker: Ranker | un
   for (const match of matches) {
     const entry = byName(match.name);
     if (!entry || listed.has(entry.name)) continue;
-    const description = shorten(entry.description, MIN_DESCRIPTION_CHARS);
-    const text = line(entry, description);
+    const whole = catalogLine(entry.description);
+    const description = shorten(whole, MIN_DESCRIPTION_CHARS);
+    const text = line(entry.name, description);
     if (used + text.length + 1 > budget) break;
     used += text.length + 1;
     lines.push(text);
     included.push(entry.name);
     ranked.push(entry.name);
     listed.add(entry.name);
-    if (description !== entry.description) shortened.push(entry.name);
+    if (description !== whole) shortened.push(entry.name);
   }
   // Then other names in catalog order, so this part changes little between requests.
   for (const entry of entries) {

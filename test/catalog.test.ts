@@ -34,18 +34,19 @@ function library(count: number, length = 200): CatalogEntry[] {
 }
 
 describe('catalog entries', () => {
-  it('collapse whitespace and keep string tags only', () => {
-    const [entry, bare] = catalogEntries([skill('a', 'One.\n  Two', ['x', 3, 'y']), skill('b', 'B.', 'not-a-list')]);
-    expect(entry).toEqual({ name: 'a', description: 'One. Two', tags: ['x', 'y'] });
+  it('are the metadata itself when tags are absent or all strings, a copy with string tags only otherwise', () => {
+    const plain = skill('p', 'One.\n  Two', ['x', 'y']);
+    const [same, mixed, bare] = catalogEntries([plain, skill('a', 'A.', ['x', 3, 'y']), skill('b', 'B.', 'not-a-list')]);
+    expect(same).toBe(plain.metadata);
+    expect(same?.description).toBe('One.\n  Two');
+    expect(mixed).toEqual({ name: 'a', description: 'A.', tags: ['x', 'y'] });
     expect(bare).toEqual({ name: 'b', description: 'B.' });
   });
 
-  it('give every description exactly as oneLine would, whatever whitespace it has', () => {
+  it('are listed with every description exactly as oneLine would put it, whatever whitespace it has', () => {
     const descriptions = ['Folded and long enough.\n', '  both ends  ', '\tTab first.', 'Inner\nbreak.\n', 'Two  spaces.\n', 'Plain one.', 'Nbsp\u00a0inside. ', ' \u2028 '];
-    const entries = catalogEntries(descriptions.map((description, i) => skill(`s${i}`, description)));
-    expect(entries.map((entry) => entry.description)).toEqual(descriptions.map(oneLine));
-    const tags = ['x', 'y'];
-    expect(catalogEntries([skill('t', 'T.', tags), skill('u', 'U.', [])])).toEqual([{ name: 't', description: 'T.', tags }, { name: 'u', description: 'U.' }]);
+    const { text } = buildCatalog(catalogEntries(descriptions.map((description, i) => skill(`s${i}`, description))));
+    for (const [i, description] of descriptions.entries()) expect(text).toContain(`\n- s${i}: ${oneLine(description)}\n`);
   });
 });
 
@@ -95,7 +96,7 @@ describe('buildCatalog', () => {
   it('past names only, lists the skills relevant to the query, then other names, then how many more', () => {
     const entries = [
       ...library(1000, 120),
-      { name: 'pdf-forms', description: 'Fill in and flatten PDF forms. Use when a user sends a PDF form to complete.' },
+      { name: 'pdf-forms', description: 'Fill in and flatten PDF forms.\nUse when a user sends  a PDF form to complete.\n' },
       { name: 'invoice-chaser', description: 'Write reminders for unpaid invoices.' },
     ];
     const { text, report } = buildCatalog(entries, { budget: 3000, query: 'please fill this PDF form', findToolName: 'find_skills' });
