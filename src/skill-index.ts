@@ -56,11 +56,18 @@ export interface SkillIndexInput<S extends SkillEntry = Skill> {
 /** Reads a skill's instructions and resources (level 2) for an index entry. */
 export type SkillLoader = (entry: SkillEntry) => Promise<{ skill: Skill; diagnostics: readonly Diagnostic[] }>;
 
-function buildIndex(input: SkillIndexInput<SkillEntry>, loader: SkillLoader, loadedAt: number): SkillIndex {
-  // First wins, as in discovery, so a hand-built list agrees with the catalog too.
+/**
+ * First wins, as in discovery, so a hand-built list agrees with the catalog
+ * too. A function of its own so its set of names is dropped when it returns:
+ * built inside buildIndex, it would share the scope the index's closures keep.
+ */
+function firstOfEachName<S extends SkillEntry>(skills: readonly S[]): S[] {
   const seen = new Set<string>();
-  const skills = input.skills.filter((entry) => !seen.has(entry.metadata.name) && Boolean(seen.add(entry.metadata.name)));
-  // The set is dropped once the list is built: a lookup kept for the index's lifetime is much smaller.
+  return skills.filter((entry) => !seen.has(entry.metadata.name) && Boolean(seen.add(entry.metadata.name)));
+}
+
+function buildIndex(input: SkillIndexInput<SkillEntry>, loader: SkillLoader, loadedAt: number): SkillIndex {
+  const skills = firstOfEachName(input.skills);
   const find = nameLookup(skills, (entry) => entry.metadata.name);
   const loads = new Map<string, Promise<{ skill: Skill; diagnostics: readonly Diagnostic[] }>>();
 
