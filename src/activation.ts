@@ -55,11 +55,12 @@ function withoutFencedCode(text: string): string {
 
 /**
  * The `@skill-name` mentions in `text`, split into loaded skills and unknown
- * names, each deduplicated in order of first mention.
+ * names, each deduplicated in order of first mention. `knownNames` is the
+ * names, or a test for one (a caller that checks every request passes its
+ * index's lookup, so nothing is built per request or kept per skill).
  */
-export function findMentions(text: string, knownNames: Iterable<string>): Mentions {
-  // A caller that checks every request passes a Set it keeps, so nothing is rebuilt here.
-  const known = knownNames instanceof Set ? (knownNames as ReadonlySet<string>) : new Set(knownNames);
+export function findMentions(text: string, knownNames: Iterable<string> | ((name: string) => boolean)): Mentions {
+  const isKnown = typeof knownNames === 'function' ? knownNames : setOf(knownNames);
   const seen = new Set<string>();
   const result: Mentions = { known: [], unknown: [] };
   for (const match of withoutFencedCode(text).matchAll(MENTION)) {
@@ -67,9 +68,14 @@ export function findMentions(text: string, knownNames: Iterable<string>): Mentio
     const name = (match[1] ?? '').replace(/-+$/, '');
     if (name === '' || seen.has(name)) continue;
     seen.add(name);
-    (known.has(name) ? result.known : result.unknown).push(name);
+    (isKnown(name) ? result.known : result.unknown).push(name);
   }
   return result;
+}
+
+function setOf(names: Iterable<string>): (name: string) => boolean {
+  const set = names instanceof Set ? (names as ReadonlySet<string>) : new Set(names);
+  return (name) => set.has(name);
 }
 
 /** The text of a message: a string, or the text parts of a multi-part content array. */

@@ -41,9 +41,6 @@ interface Prepared {
   catalog: Catalog;
   /** Built on first use: only ranked catalogs, find_skills and autoActivate need it. */
   ranker: () => Ranker;
-  /** Every skill's name: a list for suggestions, a set for mentions. */
-  names: string[];
-  nameSet: ReadonlySet<string>;
   /** The `always` names this index has, and those it has not (warned about once per index). */
   always: string[];
   unknownAlways: string[];
@@ -54,7 +51,6 @@ interface Prepared {
 function prepare(index: SkillIndex, options: ResolvedOptions): Prepared {
   const modelIndex = narrowIndex(index, (entry) => isModelInvocable(entry.metadata));
   const ranker = (): Ranker => rankerForSkills(modelIndex.skills);
-  const names = index.skills.map((entry) => entry.metadata.name);
   return {
     modelIndex,
     ranker,
@@ -64,8 +60,6 @@ function prepare(index: SkillIndex, options: ResolvedOptions): Prepared {
       toolName: USE_SKILL_TOOL,
       findToolName: FIND_SKILLS_TOOL,
     }),
-    names,
-    nameSet: new Set(names),
     always: options.always.filter((name) => index.get(name) !== undefined),
     unknownAlways: options.always.filter((name) => index.get(name) === undefined),
   };
@@ -183,9 +177,10 @@ export function skillsMiddleware(options: SkillsOptions): SkillsMiddleware {
     // Earlier turns (kept in the messages) count: a skill is never injected twice in a conversation.
     for (const name of alreadyActivated(ctx.messages)) if (!activated.includes(name)) activated.push(name);
 
-    const mentions = findMentions(query, ready.nameSet);
+    // The index's lookup, not a set of names: nothing kept per skill for as long as the index lives.
+    const mentions = findMentions(query, (name) => index.get(name) !== undefined);
     for (const mention of mentions.unknown) {
-      ctx.log.warn('[skills] unknown mention', { mention, suggestions: closestNames(ready.names, mention).slice(0, 3) });
+      ctx.log.warn('[skills] unknown mention', { mention, suggestions: suggestionsFor(index, mention) });
     }
     const auto = resolved.autoActivate;
     const picks = selectActivations({
@@ -228,7 +223,7 @@ export function skillsMiddleware(options: SkillsOptions): SkillsMiddleware {
     for (const diagnostic of index.errors) ctx.log.warn('[skills] skipped', diagnostic);
     for (const diagnostic of index.warnings) ctx.log.warn('[skills] warning', diagnostic);
     for (const name of ready.unknownAlways) {
-      ctx.log.warn('[skills] unknown skill in `always`', { skill: name, suggestions: closestNames(ready.names, name).slice(0, 3) });
+      ctx.log.warn('[skills] unknown skill in `always`', { skill: name, suggestions: suggestionsFor(index, name) });
     }
   }
 
@@ -240,6 +235,14 @@ export function skillsMiddleware(options: SkillsOptions): SkillsMiddleware {
 }
 
 /** An activation the model did not ask for, shaped exactly as if it had called use_skill. */
+/** Up to three known names close to `name`, for a warning (rare: built only then). */
+function suggestionsFor(index: SkillIndex, name: string): string[] {
+  return closestNames(
+    index.skills.map((entry) => entry.metadata.name),
+    name,
+  ).slice(0, 3);
+}
+
 function activationMessages(pick: Activation, text: string): HostMessage[] {
   const id = `skills_${pick.route}_${pick.name}`;
   const call = { role: 'assistant', content: '', tool_calls: [{ id, name: USE_SKILL_TOOL, arguments: { skill_name: pick.name } }] };

@@ -25,6 +25,19 @@ describe('findMentions', () => {
     });
   });
 
+  it('takes the known names as a list, a set or a test for one, with the same answer', () => {
+    const text = '@debug this, then @code-review it; @nope and @debug again';
+    const expected = { known: ['debug', 'code-review'], unknown: ['nope'] };
+    expect(findMentions(text, new Set(KNOWN))).toEqual(expected);
+    const asked: string[] = [];
+    const isKnown = (name: string): boolean => {
+      asked.push(name);
+      return KNOWN.includes(name);
+    };
+    expect(findMentions(text, isKnown)).toEqual(expected);
+    expect(asked).toEqual(['debug', 'code-review', 'nope']);
+  });
+
   it('accepts a mention at the start, after punctuation and before punctuation', () => {
     const text = '@explain (@test-gen) "@debug", @deploy-staging. @code-review!';
     expect(findMentions(text, KNOWN).known).toEqual(['explain', 'test-gen', 'debug', 'deploy-staging', 'code-review']);
