@@ -571,7 +571,9 @@ export class Lexer {
 
   private doubleQuoted(start: number): Token {
     const src = this.src;
-    let out = '';
+    // Pieces joined once at the end: `+=` per piece builds a rope node per escape, and a long
+    // line full of escapes then spends its time collecting them.
+    const out: string[] = [];
     let seg = start + 1;
     let i = seg;
     let contIndent = Infinity;
@@ -581,12 +583,12 @@ export class Lexer {
       if (i >= src.length) return this.unclosed(start, startLine, startCol, 'unclosed double quote');
       const c = src.charCodeAt(i);
       if (c === DQUOTE) {
-        out += src.slice(seg, i);
+        out.push(src.slice(seg, i));
         i++;
         break;
       }
       if (c === BACKSLASH) {
-        out += src.slice(seg, i);
+        out.push(src.slice(seg, i));
         const e = this.code(i + 1);
         if (e === LF) {
           i += 2;
@@ -601,7 +603,7 @@ export class Lexer {
         }
         const simple = simpleEscape(e);
         if (simple !== undefined) {
-          out += simple;
+          out.push(simple);
           i += 2;
         } else {
           const width = e === 120 ? 2 : e === 117 ? 4 : e === 85 ? 8 : 0;
@@ -617,7 +619,7 @@ export class Lexer {
           if (cp < 0 || cp > 0x10ffff) {
             return this.error('YAML_BAD_ESCAPE', i, `invalid escape \\${src.slice(i + 1, i + 2 + width)}`);
           }
-          out += String.fromCodePoint(cp);
+          out.push(String.fromCodePoint(cp));
           i += 2 + width;
         }
         seg = i;
@@ -625,19 +627,21 @@ export class Lexer {
       }
       if (c === LF) {
         const folded = this.quotedLineBreak(i, seg);
-        out += folded.text;
+        out.push(folded.text);
         if (folded.indent < contIndent) contIndent = folded.indent;
         i = seg = folded.next;
         continue;
       }
       i++;
     }
-    return this.quotedToken('double', start, i, out, contIndent);
+    return this.quotedToken('double', start, i, out.join(''), contIndent);
   }
 
   private singleQuoted(start: number): Token {
     const src = this.src;
-    let out = '';
+    // Pieces joined once at the end: `+=` per piece builds a rope node per escape, and a long
+    // line full of escapes then spends its time collecting them.
+    const out: string[] = [];
     let seg = start + 1;
     let i = seg;
     let contIndent = Infinity;
@@ -648,25 +652,25 @@ export class Lexer {
       const c = src.charCodeAt(i);
       if (c === SQUOTE) {
         if (this.code(i + 1) === SQUOTE) {
-          out += src.slice(seg, i + 1);
+          out.push(src.slice(seg, i + 1));
           i += 2;
           seg = i;
           continue;
         }
-        out += src.slice(seg, i);
+        out.push(src.slice(seg, i));
         i++;
         break;
       }
       if (c === LF) {
         const folded = this.quotedLineBreak(i, seg);
-        out += folded.text;
+        out.push(folded.text);
         if (folded.indent < contIndent) contIndent = folded.indent;
         i = seg = folded.next;
         continue;
       }
       i++;
     }
-    return this.quotedToken('single', start, i, out, contIndent);
+    return this.quotedToken('single', start, i, out.join(''), contIndent);
   }
 
   /** The token for a quoted scalar that ends at `end`, with the least indentation of its continuation lines. */
