@@ -5,7 +5,7 @@
  * separate skill. Output order is fixed by the tree (entries sorted by name),
  * never by which read finished first.
  */
-import { join, sep } from 'node:path';
+import { sep } from 'node:path';
 import type { Diagnostic } from '../diagnostics.js';
 import { errorCode, errorReason, type DirEntry, type SkillsFileSystem } from '../fs.js';
 
@@ -67,6 +67,15 @@ export async function scanDirectory(fs: SkillsFileSystem, root: string): Promise
   return walk(fs, root, { path: root, realPath: realRoot, depth: 0 });
 }
 
+/**
+ * `name` inside `folder`. Plain concatenation, not path.join: both parts are
+ * already normal (absolute resolved paths and names from readdir), and the
+ * walk builds one per entry.
+ */
+export function childPath(folder: string, name: string): string {
+  return folder.endsWith(sep) ? folder + name : folder + sep + name;
+}
+
 async function walk(fs: SkillsFileSystem, root: string, folder: Folder): Promise<ScanResult> {
   let entries: DirEntry[];
   try {
@@ -76,35 +85,37 @@ async function walk(fs: SkillsFileSystem, root: string, folder: Folder): Promise
   }
   const result: ScanResult = { skills: [], diagnostics: [] };
   if (hasSkillFile(entries)) {
-    result.skills.push({ root, directory: folder.path, realDirectory: folder.realPath, file: join(folder.path, SKILL_FILE) });
+    result.skills.push({ root, directory: folder.path, realDirectory: folder.realPath, file: childPath(folder.path, SKILL_FILE) });
   }
   if (folder.depth >= MAX_SCAN_DEPTH) return result;
 
-  const candidates = entries.filter((entry) => !isSkippedName(entry.name)).sort((a, b) => compareNames(a.name, b.name));
-  const children = await Promise.all(candidates.map((entry) => childFolder(fs, folder, entry)));
+  // Only folders and links can lead further; files (most entries) cost nothing more. Folders are
+  // walked at once; a link needs a stat first. Results are merged in name order, whatever finishes first.
+  const candidates = entries
+    .filter((entry) => (entry.isDirectory() || entry.isSymbolicLink()) && !isSkippedName(entry.name))
+    .sort((a, b) => compareNames(a.name, b.name));
   const subtrees = await Promise.all(
-    children.map((child) => (child && 'realPath' in child ? walk(fs, root, child) : undefined)),
+    candidates.map((entry) =>
+      entry.isDirectory()
+        ? walk(fs, root, { path: childPath(folder.path, entry.name), realPath: childPath(folder.realPath, entry.name), depth: folder.depth + 1 })
+        : linkedFolder(fs, folder, entry).then((child) =>
+            child === undefined ? { skills: [], diagnostics: [] } : 'realPath' in child ? walk(fs, root, child) : { skills: [], diagnostics: [child] },
+          ),
+    ),
   );
-  children.forEach((child, i) => {
-    if (child && !('realPath' in child)) result.diagnostics.push(child);
-    const subtree = subtrees[i];
-    if (subtree) {
-      result.skills.push(...subtree.skills);
-      result.diagnostics.push(...subtree.diagnostics);
-    }
-  });
+  for (const subtree of subtrees) {
+    for (const skill of subtree.skills) result.skills.push(skill);
+    for (const diagnostic of subtree.diagnostics) result.diagnostics.push(diagnostic);
+  }
   return result;
 }
 
 /**
- * The folder an entry leads to, a warning (a link loop, a broken or
- * unreadable link), or nothing (a file). Only symlinks cost a stat: readdir
- * already typed the rest.
+ * The folder a symbolic link leads to, a warning (a link loop, a broken or
+ * unreadable link), or nothing (a link to a file).
  */
-async function childFolder(fs: SkillsFileSystem, parent: Folder, entry: DirEntry): Promise<Folder | Diagnostic | undefined> {
-  const path = join(parent.path, entry.name);
-  if (entry.isDirectory()) return { path, realPath: join(parent.realPath, entry.name), depth: parent.depth + 1 };
-  if (!entry.isSymbolicLink()) return undefined;
+async function linkedFolder(fs: SkillsFileSystem, parent: Folder, entry: DirEntry): Promise<Folder | Diagnostic | undefined> {
+  const path = childPath(parent.path, entry.name);
   let realPath: string;
   try {
     if (!(await fs.stat(path)).isDirectory()) return undefined;

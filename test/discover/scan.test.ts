@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import { join, sep } from 'node:path';
 import {
+  childPath,
   compareNames,
   isSameOrInside,
   isSkippedName,
@@ -107,6 +109,12 @@ describe('scan helpers', () => {
     expect(isSameOrInside('/a', '/a')).toBe(true);
     expect(isSameOrInside('/ab', '/a')).toBe(false);
     expect(isSameOrInside('/a/b', '/')).toBe(true);
+  });
+
+  it('builds child paths exactly as path.join would for normal folders, the filesystem root included', () => {
+    for (const folder of [sep, join(sep, 'skills'), join(sep, 'a', 'b c')]) {
+      expect(childPath(folder, 'SKILL.md')).toBe(join(folder, 'SKILL.md'));
+    }
   });
 });
 
