@@ -46,7 +46,10 @@ export async function discover(options: ResolvedOptions, mode: DiscoverMode = {}
   const lazy = mode.lazy === true;
   // One limit for every call: single calls, and a head read's open + reads + close as one.
   const run = createLimiter(MAX_CONCURRENT_FS_CALLS);
-  const fs = memoizeReaddir(limitConcurrency(options.fs, run));
+  // Listings are kept for the resource listing to reuse; lazy discovery lists no resources,
+  // and keeping every folder's entries to the end would only add work for the collector.
+  const limited = limitConcurrency(options.fs, run);
+  const fs = lazy ? limited : memoizeReaddir(limited);
   const read: ReadSkill = lazy
     ? (file) => run(() => readSkillHead(options.fs, file))
     : (file) => fs.readFile(file, 'utf8');
