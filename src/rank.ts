@@ -98,10 +98,13 @@ function undouble(word: string): string {
   return word;
 }
 
+/** What separates words: anything that is not a letter or a digit. */
+const WORD_BREAK = /[^\p{L}\p{N}]+/u;
+
 /** Lowercase, split on anything that is not a letter or digit, drop stopwords, stem. */
 export function tokenize(text: string): string[] {
   const out: string[] = [];
-  for (const raw of text.toLowerCase().split(/[^\p{L}\p{N}]+/u)) {
+  for (const raw of text.toLowerCase().split(WORD_BREAK)) {
     if (raw.length === 0 || STOPWORDS.has(raw)) continue;
     out.push(stem(raw));
   }
@@ -117,12 +120,47 @@ export function whenClauses(description: string): string {
   return parts.join(' ');
 }
 
-function fieldsOf(entry: RankEntry): Record<FieldKey, string[]> {
+/**
+ * tokenize, giving term ids, for building an index: each distinct word is
+ * looked up in the stopwords and stemmed once, not at every occurrence (the
+ * same few thousand words fill most descriptions). Build-time only.
+ */
+class TermTable {
+  /** Stemmed term -> id. */
+  readonly vocabulary = new Map<string, number>();
+  /** Lowercase word as split -> its term's id, or -1 for a stopword. */
+  private readonly words = new Map<string, number>();
+
+  ids(text: string): number[] {
+    const out: number[] = [];
+    for (const raw of text.toLowerCase().split(WORD_BREAK)) {
+      if (raw.length === 0) continue;
+      let id = this.words.get(raw);
+      if (id === undefined) {
+        id = STOPWORDS.has(raw) ? -1 : this.idOf(stem(raw));
+        this.words.set(raw, id);
+      }
+      if (id >= 0) out.push(id);
+    }
+    return out;
+  }
+
+  private idOf(term: string): number {
+    let id = this.vocabulary.get(term);
+    if (id === undefined) {
+      id = this.vocabulary.size;
+      this.vocabulary.set(term, id);
+    }
+    return id;
+  }
+}
+
+function fieldsOf(entry: RankEntry, table: TermTable): Record<FieldKey, number[]> {
   return {
-    name: tokenize(entry.name),
-    tags: tokenize((entry.tags ?? []).join(' ')),
-    when: tokenize(whenClauses(entry.description)),
-    description: tokenize(entry.description),
+    name: table.ids(entry.name),
+    tags: table.ids((entry.tags ?? []).join(' ')),
+    when: table.ids(whenClauses(entry.description)),
+    description: table.ids(entry.description),
   };
 }
 
@@ -160,8 +198,10 @@ export function createRanker(entries: ReadonlyArray<RankEntry>): Ranker {
   const names = entries.map((entry) => entry.name);
   const count = entries.length;
 
-  // Pass 1: tokens per field, for the average field lengths BM25 normalises by.
-  let tokenized: Array<Record<FieldKey, string[]>> = entries.map((entry) => fieldsOf(entry));
+  // Pass 1: term ids per field, for the average field lengths BM25 normalises by.
+  const table = new TermTable();
+  let tokenized: Array<Record<FieldKey, number[]>> = [];
+  for (const entry of entries) tokenized.push(fieldsOf(entry, table));
   const averageLength = {} as Record<FieldKey, number>;
   for (const field of FIELDS) {
     let total = 0;
@@ -170,29 +210,33 @@ export function createRanker(entries: ReadonlyArray<RankEntry>): Ranker {
   }
 
   // Pass 2: (term, doc, weighted length-normalised tf) triples, doc by doc.
-  const vocabulary = new Map<string, number>();
+  const vocabulary = table.vocabulary;
   const pairTerm: number[] = [];
   const pairDoc: number[] = [];
   const pairTf: number[] = [];
+  // One doc's frequencies by term id and the ids it used, reset after each doc: no Map per doc.
+  const tfById = new Float64Array(vocabulary.size);
+  const docTerms: number[] = [];
   // Plain loops, not callbacks: a callback would share the scope `rank` keeps, and with it these build-time arrays.
   for (let index = 0; index < count; index++) {
-    const doc = tokenized[index] as Record<FieldKey, string[]>;
-    const tf = new Map<number, number>();
+    const doc = tokenized[index] as Record<FieldKey, number[]>;
     for (const field of FIELDS) {
-      const tokens = doc[field.key];
-      if (tokens.length === 0) continue;
-      const norm = field.weight / (1 - field.b + (field.b * tokens.length) / averageLength[field.key]);
-      for (const token of tokens) {
-        let id = vocabulary.get(token);
-        if (id === undefined) vocabulary.set(token, (id = vocabulary.size));
-        tf.set(id, (tf.get(id) ?? 0) + norm);
+      const ids = doc[field.key];
+      if (ids.length === 0) continue;
+      const norm = field.weight / (1 - field.b + (field.b * ids.length) / averageLength[field.key]);
+      for (const id of ids) {
+        // norm is positive, so 0 means not yet seen in this doc.
+        if (tfById[id] === 0) docTerms.push(id);
+        tfById[id] = (tfById[id] ?? 0) + norm;
       }
     }
-    for (const [id, value] of tf) {
+    for (const id of docTerms) {
       pairTerm.push(id);
       pairDoc.push(index);
-      pairTf.push(value);
+      pairTf.push(tfById[id] ?? 0);
+      tfById[id] = 0;
     }
+    docTerms.length = 0;
   }
   tokenized = [];
 
