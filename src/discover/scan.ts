@@ -56,15 +56,20 @@ export function hasSkillFile(entries: readonly DirEntry[]): boolean {
   return entries.some((entry) => entry.name === SKILL_FILE && !entry.isDirectory());
 }
 
-/** Find the skills under one configured directory. Never throws. */
-export async function scanDirectory(fs: SkillsFileSystem, root: string): Promise<ScanResult> {
+/**
+ * Find the skills under one configured directory. Never throws. `onSkill` is
+ * told of each skill as soon as its folder is listed (in no fixed order), so a
+ * caller can start reading it while the walk goes on; the result's order is
+ * the tree's.
+ */
+export async function scanDirectory(fs: SkillsFileSystem, root: string, onSkill?: (location: SkillLocation) => void): Promise<ScanResult> {
   let realRoot: string;
   try {
     realRoot = await fs.realpath(root);
   } catch (error) {
     return { skills: [], diagnostics: [directoryProblem(root, error)] };
   }
-  return walk(fs, root, { path: root, realPath: realRoot, depth: 0 });
+  return walk({ fs, root, onSkill }, { path: root, realPath: realRoot, depth: 0 });
 }
 
 /**
@@ -76,7 +81,14 @@ export function childPath(folder: string, name: string): string {
   return folder.endsWith(sep) ? folder + name : folder + sep + name;
 }
 
-async function walk(fs: SkillsFileSystem, root: string, folder: Folder): Promise<ScanResult> {
+interface Walk {
+  fs: SkillsFileSystem;
+  root: string;
+  onSkill: ((location: SkillLocation) => void) | undefined;
+}
+
+async function walk(scan: Walk, folder: Folder): Promise<ScanResult> {
+  const { fs, root } = scan;
   let entries: DirEntry[];
   try {
     entries = await fs.readdir(folder.path, { withFileTypes: true });
@@ -85,7 +97,9 @@ async function walk(fs: SkillsFileSystem, root: string, folder: Folder): Promise
   }
   const result: ScanResult = { skills: [], diagnostics: [] };
   if (hasSkillFile(entries)) {
-    result.skills.push({ root, directory: folder.path, realDirectory: folder.realPath, file: childPath(folder.path, SKILL_FILE) });
+    const location = { root, directory: folder.path, realDirectory: folder.realPath, file: childPath(folder.path, SKILL_FILE) };
+    result.skills.push(location);
+    scan.onSkill?.(location);
   }
   if (folder.depth >= MAX_SCAN_DEPTH) return result;
 
@@ -97,9 +111,9 @@ async function walk(fs: SkillsFileSystem, root: string, folder: Folder): Promise
   const subtrees = await Promise.all(
     candidates.map((entry) =>
       entry.isDirectory()
-        ? walk(fs, root, { path: childPath(folder.path, entry.name), realPath: childPath(folder.realPath, entry.name), depth: folder.depth + 1 })
+        ? walk(scan, { path: childPath(folder.path, entry.name), realPath: childPath(folder.realPath, entry.name), depth: folder.depth + 1 })
         : linkedFolder(fs, folder, entry).then((child) =>
-            child === undefined ? { skills: [], diagnostics: [] } : 'realPath' in child ? walk(fs, root, child) : { skills: [], diagnostics: [child] },
+            child === undefined ? { skills: [], diagnostics: [] } : 'realPath' in child ? walk(scan, child) : { skills: [], diagnostics: [child] },
           ),
     ),
   );
