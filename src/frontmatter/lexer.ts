@@ -639,8 +639,7 @@ export class Lexer {
 
   private singleQuoted(start: number): Token {
     const src = this.src;
-    // Pieces joined once at the end: `+=` per piece builds a rope node per escape, and a long
-    // line full of escapes then spends its time collecting them.
+    // Pieces joined once at the end, as in doubleQuoted.
     const out: string[] = [];
     let seg = start + 1;
     let i = seg;
