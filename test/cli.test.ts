@@ -3,7 +3,7 @@
  * coverage); a second suite builds the package with the real tsup config into
  * a private folder and runs the built binary as a user would.
  */
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { copyFile, mkdir, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
@@ -356,6 +356,26 @@ describe('sisu-skills (built binary)', () => {
       expect(built).toEqual(inProcess);
     }
   });
+
+  it('stops quietly, exit code 0, when the reader closes the pipe early (`sisu-skills list dir | head -1`)', async () => {
+    // Far more output than a pipe buffers, so the binary is still writing when the pipe closes.
+    const many = join(temp, 'many');
+    await Promise.all(
+      Array.from({ length: 1500 }, (_, i) => writeSkill(many, `skill-${i}`, `name: skill-${i}\ndescription: ${'Does one numbered task well. '.repeat(4)}`)),
+    );
+    const child = spawn(process.execPath, [bin, 'list', many], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let stderr = '';
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    let firstChunk = '';
+    child.stdout.once('data', (chunk: Buffer) => {
+      firstChunk = chunk.toString();
+      child.stdout.destroy();
+    });
+    const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+    expect(firstChunk).toMatch(/^skill-0 /);
+    expect(stderr).toBe('');
+    expect(code).toBe(0);
+  }, 60_000);
 
   it('npm pack would ship dist/cli.js as the sisu-skills bin', async () => {
     const { stdout } = await exec('npm', ['pack', '--dry-run', '--json'], { cwd: pack });
