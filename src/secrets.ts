@@ -17,14 +17,15 @@ export const DEFAULT_SECRET_PATTERNS: readonly string[] = Object.freeze([
 /** Whether a path (or a single name) holds a secret. */
 export type SecretMatcher = (relativePath: string) => boolean;
 
-function patternToRegExp(pattern: string): RegExp {
-  let source = '^';
+/** A pattern's regular-expression source, unanchored: `*` any run, `?` one character. */
+function patternSource(pattern: string): string {
+  let source = '';
   for (const ch of pattern) {
     if (ch === '*') source += '.*';
     else if (ch === '?') source += '.';
     else source += ch.replace(/[.+^${}()|[\]\\]/g, '\\$&');
   }
-  return new RegExp(`${source}$`, 'iu');
+  return source;
 }
 
 /**
@@ -37,12 +38,28 @@ function nameForms(name: string): string[] {
   return normalized === name ? [name] : [name, normalized];
 }
 
-/** A matcher for the default patterns plus `extra`. Both `/` and `\` separate segments. */
-export function createSecretMatcher(extra: readonly string[] = []): SecretMatcher {
-  const patterns = [...new Set([...DEFAULT_SECRET_PATTERNS, ...extra])].map(patternToRegExp);
-  return (relativePath) =>
-    relativePath
-      .split(/[\\/]/u)
-      .filter((segment) => segment !== '')
-      .some((segment) => nameForms(segment).some((form) => patterns.some((pattern) => pattern.test(form))));
+const NO_EXTRA_PATTERNS: readonly string[] = Object.freeze([]);
+
+/** Matchers already made, by the `extra` list they were made for (resolved options keep theirs). */
+const matchers = new WeakMap<readonly string[], SecretMatcher>();
+
+/**
+ * A matcher for the default patterns plus `extra`. Both `/` and `\` separate
+ * segments. Made once per `extra` list: the resource listing asks for one per
+ * skill, and compiling the patterns each time showed in discovery profiles.
+ */
+export function createSecretMatcher(extra: readonly string[] = NO_EXTRA_PATTERNS): SecretMatcher {
+  let matcher = matchers.get(extra);
+  if (!matcher) {
+    // One expression for every pattern: one test per name instead of one per pattern.
+    const sources = [...new Set([...DEFAULT_SECRET_PATTERNS, ...extra])].map(patternSource);
+    const secret = new RegExp(`^(?:${sources.join('|')})$`, 'iu');
+    matcher = (relativePath) =>
+      relativePath
+        .split(/[\\/]/u)
+        .filter((segment) => segment !== '')
+        .some((segment) => nameForms(segment).some((form) => secret.test(form)));
+    matchers.set(extra, matcher);
+  }
+  return matcher;
 }

@@ -52,6 +52,19 @@ describe('createSecretMatcher', () => {
     // Regex characters in patterns are literal.
     expect(createSecretMatcher(['a+b(c).txt'])('A+B(C).TXT')).toBe(true);
     expect(createSecretMatcher(['a+b(c).txt'])('aab(c).txt')).toBe(false);
+    // Alternation is literal too: one pattern cannot widen the combined expression.
+    expect(createSecretMatcher(['a|b'])('a')).toBe(false);
+    expect(createSecretMatcher(['a|b'])('A|B')).toBe(true);
+  });
+
+  it('is made once per pattern list, so a caller asking per skill compiles nothing again', () => {
+    const patterns = ['*.p12'];
+    expect(createSecretMatcher(patterns)).toBe(createSecretMatcher(patterns));
+    expect(createSecretMatcher()).toBe(createSecretMatcher());
+    const other = createSecretMatcher(['*.jks']);
+    expect(other).not.toBe(createSecretMatcher(patterns));
+    expect(other('store.jks')).toBe(true);
+    expect(createSecretMatcher(patterns)('store.jks')).toBe(false);
   });
 
   it('any path with a secret segment is a secret, wherever the segment is', () => {
