@@ -98,15 +98,22 @@ function undouble(word: string): string {
   return word;
 }
 
-/** What separates words: anything that is not a letter or a digit. */
-const WORD_BREAK = /[^\p{L}\p{N}]+/u;
+/** The words of `text`, lowercased: split on anything that is not a letter or a digit (may hold ''). */
+function words(text: string): string[] {
+  return text.toLowerCase().split(/[^\p{L}\p{N}]+/u);
+}
+
+/** The term a lowercased word counts as, or undefined for a stopword. Queries and skills share it. */
+function termOf(word: string): string | undefined {
+  return STOPWORDS.has(word) ? undefined : stem(word);
+}
 
 /** Lowercase, split on anything that is not a letter or digit, drop stopwords, stem. */
 export function tokenize(text: string): string[] {
   const out: string[] = [];
-  for (const raw of text.toLowerCase().split(WORD_BREAK)) {
-    if (raw.length === 0 || STOPWORDS.has(raw)) continue;
-    out.push(stem(raw));
+  for (const word of words(text)) {
+    const term = word.length === 0 ? undefined : termOf(word);
+    if (term !== undefined) out.push(term);
   }
   return out;
 }
@@ -129,16 +136,17 @@ class TermTable {
   /** Stemmed term -> id. */
   readonly vocabulary = new Map<string, number>();
   /** Lowercase word as split -> its term's id, or -1 for a stopword. */
-  private readonly words = new Map<string, number>();
+  private readonly idByWord = new Map<string, number>();
 
   ids(text: string): number[] {
     const out: number[] = [];
-    for (const raw of text.toLowerCase().split(WORD_BREAK)) {
+    for (const raw of words(text)) {
       if (raw.length === 0) continue;
-      let id = this.words.get(raw);
+      let id = this.idByWord.get(raw);
       if (id === undefined) {
-        id = STOPWORDS.has(raw) ? -1 : this.idOf(stem(raw));
-        this.words.set(raw, id);
+        const term = termOf(raw);
+        id = term === undefined ? -1 : this.idOf(term);
+        this.idByWord.set(raw, id);
       }
       if (id >= 0) out.push(id);
     }
