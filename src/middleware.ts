@@ -1,32 +1,28 @@
 /**
- * skillsMiddleware(options): checks options once, then on every request reads
- * the cached index, puts the catalog into the system prompt, pre-activates
- * mentioned / pinned / matching skills and registers the tools. Skill problems
- * are logged, never thrown into the agent.
+ * skillsMiddleware(options): checks options once and prepares what every
+ * request shares (the index cache, the resource reader, the watcher). Each
+ * request then runs the same steps: get the index, continue or start the
+ * ctx's run, put the catalog into the system prompt, register the run's
+ * tools, and pre-activate mentioned / pinned / matching skills. Skill
+ * problems are logged, never thrown into the agent.
  */
-import { alreadyActivated, findMentions, isModelInvocable, latestUserMessage, selectActivations, type Activation } from './activation.js';
-import { catalogEntries, createCatalog, withCatalog, type Catalog, type CatalogMode } from './catalog.js';
+import { findMentions, isModelInvocable, selectActivations, type Activation } from './activation.js';
+import { catalogEntries, createCatalog, withCatalog, type Catalog, type CatalogMode, type CatalogResult } from './catalog.js';
+import { activatedSkills, activationMessages, injectedCallId, insertAfterLatestUser, toolCallIds, userTurn } from './conversation.js';
 import { discover, loadSkillContent } from './discover/discover.js';
+import { createLimiter, MAX_CONCURRENT_FS_CALLS } from './discover/scan.js';
 import { createIndexCache } from './index-cache.js';
 import { resolveOptions, type ResolvedOptions, type SkillsOptions } from './options.js';
 import type { Ranker } from './rank.js';
-import {
-  activationsOf,
-  beginRun,
-  createLazySkillIndex,
-  createSkillIndex,
-  isSkillsState,
-  narrowIndex,
-  recordCatalog,
-  runIndexOf,
-  type SkillIndex,
-  type SkillsState,
-} from './skill-index.js';
+import { createResourceReader, type ResourceReader } from './resource-reader.js';
+import { isSkillsState, runOf, SkillsRun } from './run.js';
+import { createLazySkillIndex, createSkillIndex, narrowIndex, type SkillIndex, type SkillsState } from './skill-index.js';
 import { closestNames } from './text.js';
-import { FIND_SKILLS_TOOL, makeFindSkillsTool, rankerForSkills } from './tools/find-skills.js';
-import { makeReadResourceTool, READ_RESOURCE_TOOL } from './tools/read-resource.js';
-import { makeUseSkillTool, renderActivation, USE_SKILL_TOOL, type IndexSource } from './tools/use-skill.js';
-import type { HostMessage, HostTool, Middleware, Next, SkillsContext } from './types.js';
+import { FIND_SKILLS_TOOL, READ_RESOURCE_TOOL, USE_SKILL_TOOL } from './tool-names.js';
+import { makeFindSkillsTool, rankerForSkills } from './tools/find-skills.js';
+import { makeReadResourceTool } from './tools/read-resource.js';
+import { makeUseSkillTool, renderActivation, type ActivationTextOptions } from './tools/use-skill.js';
+import type { HostMessage, HostModel, HostTool, Middleware, Next, SkillsContext } from './types.js';
 import { watchSkillDirectories, type SkillsWatcher } from './watch.js';
 
 export interface SkillsMiddleware extends Middleware<SkillsContext> {
@@ -34,8 +30,9 @@ export interface SkillsMiddleware extends Middleware<SkillsContext> {
   close(): Promise<void>;
 }
 
-/** What a request needs from an index, worked out once per index. */
-interface Prepared {
+/** What every request needs from one index, worked out once per index. */
+interface Library {
+  index: SkillIndex;
   /** The skills the model may see and activate (no `disable-model-invocation`). */
   modelIndex: SkillIndex;
   catalog: Catalog;
@@ -44,14 +41,26 @@ interface Prepared {
   /** The `always` names this index has, and those it has not (warned about once per index). */
   always: string[];
   unknownAlways: string[];
+  /** How long the discovery that built the index took, in milliseconds. */
+  durationMs?: number;
+  /** Discovery is logged by the first request that uses the index, even when the one that started the scan was aborted. */
+  logged: boolean;
   /** The over-budget mode last logged at info level, so each index logs it once. */
   loggedMode?: CatalogMode;
 }
 
-function prepare(index: SkillIndex, options: ResolvedOptions): Prepared {
+/** The tools of one run, made once per run and bound to it. */
+interface RunTools {
+  useSkill: HostTool;
+  readResource?: HostTool;
+  findSkills: HostTool;
+}
+
+function libraryOf(index: SkillIndex, options: ResolvedOptions): Library {
   const modelIndex = narrowIndex(index, (entry) => isModelInvocable(entry.metadata));
   const ranker = (): Ranker => rankerForSkills(modelIndex.skills);
   return {
+    index,
     modelIndex,
     ranker,
     catalog: createCatalog(catalogEntries(modelIndex.skills), {
@@ -62,41 +71,34 @@ function prepare(index: SkillIndex, options: ResolvedOptions): Prepared {
     }),
     always: options.always.filter((name) => index.get(name) !== undefined),
     unknownAlways: options.always.filter((name) => index.get(name) === undefined),
+    logged: false,
   };
 }
 
 export function skillsMiddleware(options: SkillsOptions): SkillsMiddleware {
   const resolved = resolveOptions(options);
+  // Activation reads share one bound, like discovery's, so a burst of use_skill calls cannot exhaust file handles.
+  const activationReads = createLimiter(MAX_CONCURRENT_FS_CALLS);
   const cache = createIndexCache({
     load: () => discover(resolved, { lazy: !resolved.preload }),
     toIndex: resolved.preload
       ? createSkillIndex
-      : (result, loadedAt) => createLazySkillIndex(result, (entry) => loadSkillContent(entry, resolved), loadedAt),
+      : (result, loadedAt) => createLazySkillIndex(result, (entry) => activationReads(() => loadSkillContent(entry, resolved)), loadedAt),
     ttl: resolved.cacheTtl,
   });
-  const prepared = new WeakMap<SkillIndex, Prepared>();
-  const preparedFor = (index: SkillIndex): Prepared => {
-    let ready = prepared.get(index);
-    if (!ready) {
-      ready = prepare(index, resolved);
-      prepared.set(index, ready);
+  // Keyed by our own index objects: a rebuilt index gets a new library, the old one is collected with it.
+  const libraries = new WeakMap<SkillIndex, Library>();
+  const libraryFor = (index: SkillIndex): Library => {
+    let library = libraries.get(index);
+    if (!library) {
+      library = libraryOf(index, resolved);
+      libraries.set(index, library);
     }
-    return ready;
+    return library;
   };
-
-  // Model-facing tools see only the skills the model may activate.
-  const modelIndexOf: IndexSource = (ctx) => {
-    const index = runIndexOf(ctx.state) ?? cache.peek();
-    return index && preparedFor(index).modelIndex;
-  };
-  // One instance of each tool per middleware: a rerun can tell its own tools from
-  // someone else's, and caches (reads, rankers) are shared by every request.
-  const useSkill = makeUseSkillTool(modelIndexOf, {
-    max: resolved.maxListedResources,
-    readTool: resolved.resourceTool ? READ_RESOURCE_TOOL : undefined,
-  });
-  const readResource = resolved.resourceTool
-    ? makeReadResourceTool((ctx) => runIndexOf(ctx.state) ?? cache.peek(), {
+  // One reader for every run: its file cache is shared; each run brings its own read budget.
+  const reader: ResourceReader | undefined = resolved.resourceTool
+    ? createResourceReader({
         fs: resolved.fs,
         maxFileSize: resolved.maxFileSize,
         maxSkillSize: resolved.maxSkillSize,
@@ -104,7 +106,14 @@ export function skillsMiddleware(options: SkillsOptions): SkillsMiddleware {
         cacheTtl: resolved.cacheTtl,
       })
     : undefined;
-  const findSkills = makeFindSkillsTool(modelIndexOf);
+  const activationText: ActivationTextOptions = {
+    max: resolved.maxListedResources,
+    maxInstructionChars: resolved.maxInstructionChars,
+    ...(reader ? { readTool: READ_RESOURCE_TOOL } : {}),
+  };
+  // Tools made by this instance (for any run): a shared registry may still hold an earlier run's.
+  const ownTools = new WeakSet<HostTool>();
+  const runTools = new WeakMap<SkillsRun, RunTools>();
 
   // Watch problems happen between requests; they are logged by the next one.
   const watchProblems: unknown[] = [];
@@ -123,32 +132,65 @@ export function skillsMiddleware(options: SkillsOptions): SkillsMiddleware {
     for (const problem of watchProblems.splice(0)) {
       ctx.log.warn('[skills] watch', { error: problem instanceof Error ? problem.message : String(problem) });
     }
-    let cached;
+    const index = await currentIndex(ctx);
+    if (!index) return next();
+    const library = libraryFor(index);
+    if (!library.logged) logDiscovery(ctx, library);
+
+    const run = continueRun(ctx, index);
+    if (index.skills.length === 0) return next();
+
+    const turn = userTurn(ctx.messages, ctx.input);
+    const catalog = renderCatalog(ctx, library, run, turn.text);
+    registerRunTools(ctx, run, library, catalog);
+    const injected = await preActivate(ctx, library, run, turn.text);
+    if (injected.length === 0) return next();
+    if (!turn.pending) {
+      insertAfterLatestUser(ctx.messages, injected);
+      return next();
+    }
+    await withDeferredInjection(ctx, injected, next);
+  }
+
+  /** The cached index; undefined (logged) when discovery itself failed. Rethrows an abort. */
+  async function currentIndex(ctx: SkillsContext): Promise<SkillIndex | undefined> {
     try {
-      cached = await cache.get(ctx.signal);
+      const cached = await cache.get(ctx.signal);
+      const library = libraryFor(cached.index);
+      library.durationMs ??= cached.durationMs;
+      return cached.index;
     } catch (error) {
       if (ctx.signal?.aborted) throw error;
       // Discovery itself reports bad skills as diagnostics; reaching here is a bug or a broken fs.
       ctx.log.error('[skills] discovery failed; continuing without skills', {
         error: error instanceof Error ? error.message : String(error),
       });
-      return next();
+      return undefined;
     }
-    const { index, fresh, durationMs } = cached;
-    const ready = preparedFor(index);
-    if (fresh) logDiscovery(ctx, index, durationMs, ready);
+  }
 
-    const state = beginRun(ctx.state, index);
-    publish(ctx, state);
-    if (index.skills.length === 0) return next();
+  /** The ctx's run: continued on a rerun by this instance (moved to a rebuilt index), else a new one; published either way. */
+  function continueRun(ctx: SkillsContext, index: SkillIndex): SkillsRun {
+    const existing = runOf(ctx.state.skills) ?? runOf(ctx.skills);
+    let run: SkillsRun;
+    if (existing?.owner === skills) {
+      run = existing;
+      run.index = index;
+    } else {
+      run = new SkillsRun(skills, index);
+    }
+    ctx.skills = run.view;
+    ctx.state.skills = run.view;
+    return run;
+  }
 
-    const query = latestUserMessage(ctx.messages) ?? '';
-    const catalog = ready.catalog.render(query);
-    recordCatalog(ctx.state, catalog.report);
+  function renderCatalog(ctx: SkillsContext, library: Library, run: SkillsRun, query: string): CatalogResult {
+    const catalog = library.catalog.render(query);
+    run.catalog = catalog.report;
     if (catalog.report.mode !== 'full') {
       // Ranked catalogs change every turn: say so once per index (or mode), then at debug level.
-      const level = ready.loggedMode === catalog.report.mode ? 'debug' : 'info';
-      ready.loggedMode = catalog.report.mode;
+      const level = library.loggedMode === catalog.report.mode ? 'debug' : 'info';
+      library.loggedMode = catalog.report.mode;
       ctx.log[level]('[skills] catalog over budget', {
         mode: catalog.report.mode,
         budget: catalog.report.budget,
@@ -158,24 +200,58 @@ export function skillsMiddleware(options: SkillsOptions): SkillsMiddleware {
         omitted: catalog.report.omitted,
       });
     }
-    if (catalog.text !== '' && ready.modelIndex.skills.length > 0) {
+    if (catalog.text !== '' && library.modelIndex.skills.length > 0) {
       ctx.messages.splice(0, ctx.messages.length, ...withCatalog(ctx.messages, catalog.text));
     }
-
-    registerOnce(ctx, useSkill);
-    if (readResource) registerOnce(ctx, readResource);
-    const needsSearch = catalog.report.mode === 'names' || catalog.report.mode === 'ranked' || catalog.report.omitted > 0;
-    if (resolved.findSkills ?? needsSearch) registerOnce(ctx, findSkills);
-
-    await preActivate(ctx, index, ready, query);
-    await next();
+    return catalog;
   }
 
-  /** Mentions, `always` and auto-activation: inject each chosen skill once per conversation. */
-  async function preActivate(ctx: SkillsContext, index: SkillIndex, ready: Prepared, query: string): Promise<void> {
-    const activated = activationsOf(ctx.state, index);
-    // Earlier turns (kept in the messages) count: a skill is never injected twice in a conversation.
-    for (const name of alreadyActivated(ctx.messages)) if (!activated.includes(name)) activated.push(name);
+  function toolsOf(run: SkillsRun): RunTools {
+    let tools = runTools.get(run);
+    if (!tools) {
+      // Model-facing tools see only the skills the model may activate; reads cover every loaded skill.
+      const modelIndex = () => libraryFor(run.index).modelIndex;
+      tools = {
+        useSkill: makeUseSkillTool({
+          source: modelIndex,
+          isActive: (name) => run.activated.includes(name),
+          activate: (name) => run.activate(name),
+          text: activationText,
+        }),
+        findSkills: makeFindSkillsTool(modelIndex),
+        ...(reader ? { readResource: makeReadResourceTool({ source: () => run.index, reader, budget: run.reads }) } : {}),
+      };
+      for (const tool of Object.values(tools)) ownTools.add(tool);
+      runTools.set(run, tools);
+    }
+    return tools;
+  }
+
+  function registerRunTools(ctx: SkillsContext, run: SkillsRun, library: Library, catalog: CatalogResult): void {
+    const tools = toolsOf(run);
+    register(ctx, tools.useSkill);
+    if (tools.readResource) register(ctx, tools.readResource);
+    const mode = catalog.report.mode;
+    const needsSearch = mode === 'names' || mode === 'ranked' || catalog.report.omitted > 0;
+    if ((resolved.findSkills ?? needsSearch) && library.modelIndex.skills.length > 0) register(ctx, tools.findSkills);
+  }
+
+  /** Register `tool` unless this ctx has it; replace an earlier run's copy of ours, never someone else's tool. */
+  function register(ctx: SkillsContext, tool: HostTool): void {
+    const registered = ctx.tools.get(tool.name);
+    if (registered === tool) return;
+    if (registered === undefined || ownTools.has(registered)) {
+      ctx.tools.register(tool);
+    } else {
+      ctx.log.warn(`[skills] a tool named ${tool.name} is already registered; leaving it in place`, { tool: tool.name });
+    }
+  }
+
+  /** Mentions, `always` and auto-activation: the messages that activate each chosen skill once per conversation. */
+  async function preActivate(ctx: SkillsContext, library: Library, run: SkillsRun, query: string): Promise<HostMessage[]> {
+    const { index } = library;
+    // Earlier turns count: a skill is never injected twice in a conversation.
+    for (const name of activatedSkills(ctx.messages, (requested) => index.get(requested)?.metadata.name)) run.activate(name);
 
     // The index's lookup, not a set of names: nothing kept per skill for as long as the index lives.
     const mentions = findMentions(query, (name) => index.get(name) !== undefined);
@@ -185,44 +261,53 @@ export function skillsMiddleware(options: SkillsOptions): SkillsMiddleware {
     const auto = resolved.autoActivate;
     const picks = selectActivations({
       mentions: mentions.known,
-      always: ready.always,
+      always: library.always,
       // The ranker covers the model-visible skills only, so hidden ones are never auto-activated.
-      auto: auto && { query, ...auto, rank: (text) => ready.ranker().rank(text, Math.max(auto.maxSkills, 5)) },
-      alreadyActive: activated,
+      auto: auto && { query, ...auto, rank: (text) => library.ranker().rank(text, Math.max(auto.maxSkills, 5)) },
+      alreadyActive: run.activated,
     });
-    for (const pick of picks) await inject(ctx, index, pick, activated);
+    const messages: HostMessage[] = [];
+    const taken = toolCallIds(ctx.messages);
+    for (const pick of picks) {
+      const text = await activationTextFor(ctx, index, pick);
+      if (text === undefined || !run.activate(pick.name)) continue;
+      const id = injectedCallId(pick.route, pick.name, taken);
+      taken.add(id);
+      messages.push(...activationMessages(id, pick.name, text));
+      const data = { skill: pick.name, route: pick.route, ...(pick.score === undefined ? {} : { score: pick.score }) };
+      ctx.log.info('[skills] activated', data);
+      ctx.log.span?.('skills.activate', data);
+    }
+    return messages;
   }
 
-  async function inject(ctx: SkillsContext, index: SkillIndex, pick: Activation, activated: string[]): Promise<void> {
-    let loaded;
+  async function activationTextFor(ctx: SkillsContext, index: SkillIndex, pick: Activation): Promise<string | undefined> {
     try {
-      loaded = await index.loadDetailed(pick.name);
+      const loaded = await index.loadDetailed(pick.name);
+      if (!loaded) return undefined;
+      if (loaded.first) for (const diagnostic of loaded.diagnostics) ctx.log.warn('[skills] warning', diagnostic);
+      return renderActivation(loaded.skill, activationText);
     } catch (error) {
       ctx.log.warn('[skills] could not activate', { skill: pick.name, route: pick.route, error: error instanceof Error ? error.message : String(error) });
-      return;
+      return undefined;
     }
-    if (!loaded) return;
-    if (loaded.first) for (const diagnostic of loaded.diagnostics) ctx.log.warn('[skills] warning', diagnostic);
-    insertAfterLatestUser(ctx.messages, activationMessages(pick, renderActivation(loaded.skill, { max: resolved.maxListedResources, readTool: readResource && READ_RESOURCE_TOOL })));
-    activated.push(pick.name);
-    const data = { skill: pick.name, route: pick.route, ...(pick.score === undefined ? {} : { score: pick.score }) };
-    ctx.log.info('[skills] activated', data);
-    ctx.log.span?.('skills.activate', data);
   }
 
-  function logDiscovery(ctx: SkillsContext, index: SkillIndex, durationMs: number, ready: Prepared): void {
+  function logDiscovery(ctx: SkillsContext, library: Library): void {
+    library.logged = true;
+    const { index } = library;
     const summary = {
       skills: index.skills.length,
       errors: index.errors.length,
       warnings: index.warnings.length,
       directories: index.scannedDirectories,
-      durationMs,
+      durationMs: library.durationMs,
     };
     ctx.log.info('[skills] discovered', summary);
     ctx.log.span?.('skills.discover', summary);
     for (const diagnostic of index.errors) ctx.log.warn('[skills] skipped', diagnostic);
     for (const diagnostic of index.warnings) ctx.log.warn('[skills] warning', diagnostic);
-    for (const name of ready.unknownAlways) {
+    for (const name of library.unknownAlways) {
       ctx.log.warn('[skills] unknown skill in `always`', { skill: name, suggestions: suggestionsFor(index, name) });
     }
   }
@@ -234,54 +319,48 @@ export function skillsMiddleware(options: SkillsOptions): SkillsMiddleware {
   });
 }
 
-/** An activation the model did not ask for, shaped exactly as if it had called use_skill. */
+/**
+ * Placed before `inputToMessage`, the middleware runs before the user's
+ * message exists, and an activation must follow that message (Anthropic wants
+ * the user's turn first, OpenAI an answer right after each call). So the
+ * activations wait for the request's first model call on the conversation,
+ * by which time every middleware in between has run.
+ */
+async function withDeferredInjection(ctx: SkillsContext, injected: readonly HostMessage[], next: Next): Promise<void> {
+  const model = ctx.model;
+  if (!model || typeof model.generate !== 'function') {
+    // No model to wait for: the best place left is the end of the conversation.
+    insertAfterLatestUser(ctx.messages, injected);
+    return next();
+  }
+  let pending = true;
+  const generate = model.generate as (this: unknown, ...args: unknown[]) => unknown;
+  const wrapped: HostModel = Object.create(model, {
+    generate: {
+      value(messages: unknown, ...rest: unknown[]): unknown {
+        // Only the conversation itself: another middleware may ask the model about something else first.
+        if (pending && messages === ctx.messages) {
+          pending = false;
+          insertAfterLatestUser(ctx.messages, injected);
+        }
+        return generate.call(model, messages, ...rest);
+      },
+    },
+  }) as HostModel;
+  ctx.model = wrapped;
+  try {
+    await next();
+  } finally {
+    if (ctx.model === wrapped) ctx.model = model;
+  }
+}
+
 /** Up to three known names close to `name`, for a warning (rare: built only then). */
 function suggestionsFor(index: SkillIndex, name: string): string[] {
   return closestNames(
     index.skills.map((entry) => entry.metadata.name),
     name,
   ).slice(0, 3);
-}
-
-function activationMessages(pick: Activation, text: string): HostMessage[] {
-  const id = `skills_${pick.route}_${pick.name}`;
-  const call = { role: 'assistant', content: '', tool_calls: [{ id, name: USE_SKILL_TOOL, arguments: { skill_name: pick.name } }] };
-  const result = { role: 'tool', content: text, tool_call_id: id, name: USE_SKILL_TOOL };
-  return [call, result];
-}
-
-function insertAfterLatestUser(messages: HostMessage[], inserted: readonly HostMessage[]): void {
-  let at = messages.length;
-  for (let i = messages.length - 1; i >= 0; i--) {
-    if (messages[i]?.role === 'user') {
-      at = i + 1;
-      break;
-    }
-  }
-  // After any activations already placed behind the same user message, so their order is kept.
-  while (at < messages.length && isInjected(messages[at])) at++;
-  messages.splice(at, 0, ...inserted);
-}
-
-function isInjected(message: HostMessage | undefined): boolean {
-  const id = (message as { tool_call_id?: unknown; tool_calls?: Array<{ id?: unknown }> } | undefined);
-  const callId = id?.tool_call_id ?? id?.tool_calls?.[0]?.id;
-  return typeof callId === 'string' && callId.startsWith('skills_');
-}
-
-/** Register `tool` unless this ctx already has it; never replace someone else's tool of the same name. */
-function registerOnce(ctx: SkillsContext, tool: HostTool): void {
-  const registered = ctx.tools.get(tool.name);
-  if (registered === undefined) {
-    ctx.tools.register(tool);
-  } else if (registered !== tool) {
-    ctx.log.warn(`[skills] a tool named ${tool.name} is already registered; leaving it in place`, { tool: tool.name });
-  }
-}
-
-function publish(ctx: SkillsContext, state: SkillsState): void {
-  ctx.skills = state;
-  ctx.state.skills = state;
 }
 
 /** The skills this run sees, as published by skillsMiddleware; undefined before it ran. */

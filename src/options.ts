@@ -28,6 +28,13 @@ export interface SkillsOptions {
   maxSkillSize?: number;
   /** Files named in a `use_skill` answer; the rest are counted by folder. Default: 200. */
   maxListedResources?: number;
+  /**
+   * Most characters of a skill's instructions a `use_skill` answer carries. A
+   * longer body is cut at a line boundary and the answer says how to read the
+   * rest (SKILL.md through `read_skill_resource`, in windows). Default: 50,000
+   * (3 of the 1,129 real skills we test against are longer).
+   */
+  maxInstructionChars?: number;
   /** Register `read_skill_resource`. Default: true. */
   resourceTool?: boolean;
   /** More secret file-name patterns (`*`, `?`, case-insensitive, matched on every path segment), added to the defaults. Default: none. */
@@ -61,6 +68,7 @@ export interface ResolvedOptions {
   maxFileSize: number;
   maxSkillSize: number;
   maxListedResources: number;
+  maxInstructionChars: number;
   resourceTool: boolean;
   secretPatterns: string[];
   cacheTtl: number;
@@ -81,6 +89,7 @@ export const DEFAULTS = {
   maxFileSize: 100 * 1024,
   maxSkillSize: 500 * 1024,
   maxListedResources: 200,
+  maxInstructionChars: 50_000,
   resourceTool: true,
   cacheTtl: 5 * 60 * 1000,
   strict: false,
@@ -98,6 +107,7 @@ const KNOWN_OPTIONS = [
   'maxFileSize',
   'maxSkillSize',
   'maxListedResources',
+  'maxInstructionChars',
   'resourceTool',
   'secretPatterns',
   'cacheTtl',
@@ -224,6 +234,7 @@ export function resolveOptions(options: SkillsOptions | undefined): ResolvedOpti
     maxFileSize: checkSize('maxFileSize', options.maxFileSize, DEFAULTS.maxFileSize),
     maxSkillSize: checkSize('maxSkillSize', options.maxSkillSize, DEFAULTS.maxSkillSize),
     maxListedResources: checkSize('maxListedResources', options.maxListedResources, DEFAULTS.maxListedResources, true),
+    maxInstructionChars: checkSize('maxInstructionChars', options.maxInstructionChars, DEFAULTS.maxInstructionChars),
     resourceTool: options.resourceTool ?? DEFAULTS.resourceTool,
     secretPatterns: options.secretPatterns === undefined ? [] : checkStringList('secretPatterns', options.secretPatterns),
     cacheTtl: checkSize('cacheTtl', options.cacheTtl, DEFAULTS.cacheTtl, true),

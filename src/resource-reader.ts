@@ -6,18 +6,18 @@
  */
 import { join, relative, sep } from 'node:path';
 import { hasHiddenCharacters } from './discover/resources.js';
-import { isSameOrInside } from './discover/scan.js';
+import { isSameOrInside, SKILL_FILE } from './discover/scan.js';
 import { errorCode, errorReason, type FileHandle, type FileStats, type SkillsFileSystem } from './fs.js';
 import { checkResourcePath, type PathProblem } from './resource-path.js';
 import { createSecretMatcher } from './secrets.js';
 import { closestNames, formatBytes } from './text.js';
-import type { Skill } from './types.js';
+import type { Skill, SkillResource } from './types.js';
 
 export interface ResourceReaderSettings {
   fs: SkillsFileSystem;
   /** Largest file returned, in bytes. */
   maxFileSize: number;
-  /** Most bytes returned per skill per run (per `ctx.state`). */
+  /** Most bytes returned per skill per run (counted in the request's `budget`). */
   maxSkillSize: number;
   /** Added to DEFAULT_SECRET_PATTERNS. */
   secretPatterns?: readonly string[];
@@ -48,8 +48,11 @@ export interface ReadRequest {
   offset?: number;
   /** Most lines to return. Default DEFAULT_LINE_LIMIT. */
   limit?: number;
-  /** The run's `ctx.state`: the read budget is counted per state object. */
-  state: object;
+  /**
+   * The run's bytes read per skill, charged by this read. Without one (a
+   * hand-wired tool has no run) only the per-file limit applies.
+   */
+  budget?: Map<string, number>;
 }
 
 export interface ReadText {
@@ -108,18 +111,6 @@ export function looksBinary(block: Uint8Array): boolean {
   }
 }
 
-// Budgets are found by the run's state object, like use_skill's activations.
-const budgets = new WeakMap<object, Map<string, number>>();
-
-function usedBy(state: object): Map<string, number> {
-  let used = budgets.get(state);
-  if (!used) {
-    used = new Map();
-    budgets.set(state, used);
-  }
-  return used;
-}
-
 type Content = { kind: 'text'; text: string } | { kind: 'binary' };
 
 interface CacheEntry {
@@ -171,7 +162,8 @@ export function createResourceReader(settings: ResourceReaderSettings): Resource
     const path = checked.path;
     if (isSecret(path)) return refuse('secret', 'it matches a secret file pattern (.env*, *.pem, *.key, id_rsa*, credentials*, secrets* or a configured one); secrets are never read.');
 
-    const resource = skill.resources.find((r) => r.path.normalize('NFC') === path.normalize('NFC'));
+    // SKILL.md itself is readable too: a use_skill answer cut at maxInstructionChars points here for the rest.
+    const resource = path === SKILL_FILE ? skillFileResource(skill) : skill.resources.find((r) => r.path.normalize('NFC') === path.normalize('NFC'));
     if (!resource) return notListed(skill, path);
 
     // Real paths now, not at discovery: a link may have been swapped in since.
@@ -209,8 +201,8 @@ export function createResourceReader(settings: ResourceReaderSettings): Resource
       return refuse('too-large', `it is ${formatBytes(stats.size)}, over the ${formatBytes(limit)} limit for one file (maxFileSize). Follow the skill's instructions for using it without reading it.`);
     }
 
-    const used = usedBy(request.state);
-    const spent = used.get(skill.metadata.name) ?? 0;
+    const used = request.budget;
+    const spent = used?.get(skill.metadata.name) ?? 0;
     if (spent >= maxSkillSize) return budgetSpent(skill, spent);
 
     let content: Content;
@@ -229,7 +221,7 @@ export function createResourceReader(settings: ResourceReaderSettings): Resource
     if (content.kind === 'binary') {
       return refuse('binary', `it is a binary file (${resource.type}, ${formatBytes(stats.size)}), so its bytes are not returned. Use it by its path as the skill's instructions say.`);
     }
-    return window(path, stats.size, content.text, request, spent, cached, (bytes) => used.set(skill.metadata.name, spent + bytes));
+    return window(path, stats.size, content.text, request, spent, cached, (bytes) => used?.set(skill.metadata.name, spent + bytes));
   }
 
   function budgetSpent(skill: Skill, spent: number): Refusal {
@@ -274,6 +266,10 @@ export function createResourceReader(settings: ResourceReaderSettings): Resource
   }
 
   return { read };
+}
+
+function skillFileResource(skill: Skill): SkillResource {
+  return { name: SKILL_FILE, path: SKILL_FILE, absolutePath: skill.path, type: 'reference', size: 0 };
 }
 
 function notListed(skill: Skill, path: string): Refusal {

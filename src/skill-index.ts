@@ -1,7 +1,7 @@
 /**
  * The skill index: discovery's result frozen into a name lookup, shared by
- * every request until it is rebuilt, and the per-run view of it that other
- * middleware reads as `ctx.skills` / `ctx.state.skills`.
+ * every request until it is rebuilt. A request's run (src/run.ts) publishes a
+ * view of it that other middleware reads as `ctx.skills` / `ctx.state.skills`.
  *
  * The index holds metadata (level 1). A skill's instructions and resource
  * listing (level 2) are loaded on first activation and kept as long as the
@@ -182,55 +182,6 @@ function flatString(text: string): string {
   return text.length < 13 ? text : ` ${text}`.slice(1);
 }
 
-interface RunState {
-  index: SkillIndex;
-  activated: string[];
-  catalog?: CatalogReport;
-}
-
-// Run states are found by the ctx.state object they belong to, so a tool
-// handler given only the ctx finds the same run as the middleware did.
-const runs = new WeakMap<object, RunState>();
-const views = new WeakSet<object>();
-
-function viewOf(run: RunState): SkillsState {
-  const { index } = run;
-  const view: SkillsState = {
-    skills: index.skills,
-    get: index.get,
-    load: index.load,
-    loadDetailed: index.loadDetailed,
-    errors: index.errors,
-    warnings: index.warnings,
-    scannedDirectories: index.scannedDirectories,
-    loadedAt: index.loadedAt,
-    get activated() {
-      return run.activated;
-    },
-    get catalog() {
-      return run.catalog;
-    },
-  };
-  views.add(view);
-  return view;
-}
-
-/** Start (or continue) a run on `state` with `index`; returns the view to publish. */
-export function beginRun(state: Record<string, unknown>, index: SkillIndex): SkillsState {
-  const existing = runs.get(state);
-  if (existing && existing.index === index) return viewOf(existing);
-  // A rerun on the same ctx keeps what it already activated.
-  const run: RunState = { index, activated: existing ? existing.activated : [] };
-  runs.set(state, run);
-  return viewOf(run);
-}
-
-/** Record what the catalog of the run on `state` holds. */
-export function recordCatalog(state: Record<string, unknown>, report: CatalogReport): void {
-  const run = runs.get(state);
-  if (run) run.catalog = report;
-}
-
 /**
  * The part of `index` whose entries pass `keep`, sharing its loader and cache:
  * what the model may see and activate when some skills opt out of it.
@@ -246,24 +197,4 @@ export function narrowIndex(index: SkillIndex, keep: (entry: SkillEntry) => bool
     load: async (name: string) => (names.has(name) ? index.load(name) : undefined),
     loadDetailed: async (name: string) => (names.has(name) ? index.loadDetailed(name) : undefined),
   });
-}
-
-/** The index of the run on `state`, if the middleware started one. */
-export function runIndexOf(state: Record<string, unknown>): SkillIndex | undefined {
-  return runs.get(state)?.index;
-}
-
-/** The names activated in the run on `state` (mutable), starting a run with `index` when there is none. */
-export function activationsOf(state: Record<string, unknown>, index: SkillIndex): string[] {
-  let run = runs.get(state);
-  if (!run) {
-    run = { index, activated: [] };
-    runs.set(state, run);
-  }
-  return run.activated;
-}
-
-/** Whether `value` is a SkillsState made by this package. */
-export function isSkillsState(value: unknown): value is SkillsState {
-  return typeof value === 'object' && value !== null && views.has(value);
 }

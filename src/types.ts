@@ -49,6 +49,8 @@ export interface SkillEntry {
 export interface Skill extends SkillEntry {
   /** The markdown after the frontmatter. */
   instructions: string;
+  /** 1-based line of SKILL.md on which `instructions` start, when discovery read the file. */
+  instructionsLine?: number;
   /** Bundled files, relative to `directory`, within the size limits. */
   resources: SkillResource[];
 }
@@ -95,19 +97,31 @@ export interface HostToolRegistry {
   register(tool: HostTool): void;
 }
 
-/** What a tool handler receives: the request's context. */
+/**
+ * What a tool handler may use from its second argument. SISU passes a
+ * `ToolContext` of `{ memory, signal, log, model, deps }`, not the request's
+ * ctx; our tools are bound to their run instead, so they read only these two
+ * (both optional, so a hand call with `{}` works too).
+ */
 export interface ToolContext {
-  state: Record<string, unknown>;
   log?: HostLogger;
   signal?: AbortSignal;
 }
 
+/** The part of SISU's model (`ctx.model`) the middleware touches: it may wrap `generate` for one request. */
+export interface HostModel {
+  generate(messages: never, options?: never): unknown;
+}
+
 /** The parts of SISU's `Ctx` this middleware reads and writes. */
 export interface SkillsContext {
+  /** The request's user input; `inputToMessage` turns it into the user message when it runs. */
+  input?: string;
   messages: HostMessage[];
   tools: HostToolRegistry;
   state: Record<string, unknown>;
   log: HostLogger;
+  model?: HostModel;
   signal?: AbortSignal;
   /** Set by the skills middleware: the index this run sees and what it activated. */
   skills?: SkillsState;

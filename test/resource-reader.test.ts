@@ -31,10 +31,10 @@ describe('looksBinary', () => {
 
 describe('createResourceReader (real folders)', () => {
   let root: string;
-  let state: object;
+  let budget: Map<string, number>;
   beforeEach(async () => {
     root = await makeTempTree({ 'SKILL.md': skillMd('demo') });
-    state = {};
+    budget = new Map();
   });
   afterEach(async () => {
     await cleanup(root);
@@ -43,7 +43,7 @@ describe('createResourceReader (real folders)', () => {
   it('returns a listed file with its clean path, size and line numbers', async () => {
     await writeTree(root, { 'references/guide.md': '# Guide\r\nline 2\nline 3\n' });
     const reader = createResourceReader(SETTINGS);
-    const outcome = await reader.read({ skill: await skillAt(root), path: './references\\guide.md', state });
+    const outcome = await reader.read({ skill: await skillAt(root), path: './references\\guide.md', budget });
     expect(outcome).toMatchObject({ ok: true, path: 'references/guide.md', size: 23, text: '# Guide\nline 2\nline 3', startLine: 1, endLine: 3, totalLines: 3, cached: false });
   });
 
@@ -52,21 +52,21 @@ describe('createResourceReader (real folders)', () => {
     await writeTree(root, { 'long.txt': lines.join('\n') });
     const reader = createResourceReader(SETTINGS);
     const skill = await skillAt(root);
-    const first = await reader.read({ skill, path: 'long.txt', state });
+    const first = await reader.read({ skill, path: 'long.txt', budget });
     expect(first).toMatchObject({ startLine: 1, endLine: DEFAULT_LINE_LIMIT, totalLines: 1000 });
-    expect(text(await reader.read({ skill, path: 'long.txt', offset: 998, state }))).toBe('line 998\nline 999\nline 1000');
-    expect(text(await reader.read({ skill, path: 'long.txt', offset: 10, limit: 2, state }))).toBe('line 10\nline 11');
+    expect(text(await reader.read({ skill, path: 'long.txt', offset: 998, budget }))).toBe('line 998\nline 999\nline 1000');
+    expect(text(await reader.read({ skill, path: 'long.txt', offset: 10, limit: 2, budget }))).toBe('line 10\nline 11');
     for (const bad of [{ offset: 0 }, { offset: 1001 }, { limit: 0 }, { offset: 1.5 }, { limit: -3 }]) {
-      expect(await reader.read({ skill, path: 'long.txt', ...bad, state })).toMatchObject({ ok: false, reason: 'bad-range' });
+      expect(await reader.read({ skill, path: 'long.txt', ...bad, budget })).toMatchObject({ ok: false, reason: 'bad-range' });
     }
-    expect((await reader.read({ skill, path: 'long.txt', offset: 1001, state })) as { message: string }).toMatchObject({
+    expect((await reader.read({ skill, path: 'long.txt', offset: 1001, budget })) as { message: string }).toMatchObject({
       message: expect.stringContaining('the file has 1000 lines'),
     });
   });
 
   it('an empty file is read as empty', async () => {
     await writeTree(root, { 'empty.md': '' });
-    expect(await createResourceReader(SETTINGS).read({ skill: await skillAt(root), path: 'empty.md', state })).toMatchObject({
+    expect(await createResourceReader(SETTINGS).read({ skill: await skillAt(root), path: 'empty.md', budget })).toMatchObject({
       ok: true,
       text: '',
       totalLines: 0,
@@ -78,13 +78,14 @@ describe('createResourceReader (real folders)', () => {
   it('refuses a path that is not listed, suggesting the closest listed ones', async () => {
     await writeTree(root, { 'references/guide.md': 'g', 'scripts/run.sh': 'r' });
     const reader = createResourceReader(SETTINGS);
-    const outcome = await reader.read({ skill: await skillAt(root), path: 'references/guid.md', state });
+    const outcome = await reader.read({ skill: await skillAt(root), path: 'references/guid.md', budget });
     expect(outcome).toMatchObject({ ok: false, reason: 'not-listed' });
     expect(outcome.ok ? '' : outcome.message).toContain('Closest listed paths: references/guide.md, scripts/run.sh');
-    const bare = await reader.read({ skill: await skillAt(root, nodeFileSystem), path: 'SKILL.md', state });
-    expect(bare).toMatchObject({ ok: false, reason: 'not-listed' });
+    // SKILL.md itself is readable (a cut use_skill answer points there), listed or not.
+    const bare = await reader.read({ skill: await skillAt(root, nodeFileSystem), path: 'SKILL.md', budget });
+    expect(bare).toMatchObject({ ok: true, path: 'SKILL.md', text: expect.stringContaining('name: demo') });
     const none = { ...(await skillAt(root)), resources: [] };
-    expect(await reader.read({ skill: none, path: 'x.md', state })).toMatchObject({ ok: false, message: expect.stringContaining('has no bundled files') });
+    expect(await reader.read({ skill: none, path: 'x.md', budget })).toMatchObject({ ok: false, message: expect.stringContaining('has no bundled files') });
   });
 
   it('refuses secrets even when a hand-built listing names them, and configured patterns too', async () => {
@@ -95,8 +96,8 @@ describe('createResourceReader (real folders)', () => {
       { name: 'vault.txt', path: 'vault.txt', absolutePath: join(root, 'vault.txt'), type: 'reference', size: 6 },
     );
     const reader = createResourceReader({ ...SETTINGS, secretPatterns: ['vault*'] });
-    expect(await reader.read({ skill, path: '.env', state })).toMatchObject({ ok: false, reason: 'secret' });
-    expect(await reader.read({ skill, path: 'VAULT.txt', state })).toMatchObject({ ok: false, reason: 'secret' });
+    expect(await reader.read({ skill, path: '.env', budget })).toMatchObject({ ok: false, reason: 'secret' });
+    expect(await reader.read({ skill, path: 'VAULT.txt', budget })).toMatchObject({ ok: false, reason: 'secret' });
   });
 
   it('returns a message, not bytes, for binary files (NUL or invalid UTF-8), and text across the sniff boundary', async () => {
@@ -110,43 +111,50 @@ describe('createResourceReader (real folders)', () => {
     const reader = createResourceReader(SETTINGS);
     const skill = await skillAt(root);
     for (const path of ['logo.png', 'latin1.txt', 'late.txt']) {
-      const outcome = await reader.read({ skill, path, state });
+      const outcome = await reader.read({ skill, path, budget });
       expect(outcome).toMatchObject({ ok: false, reason: 'binary' });
       expect(outcome.ok ? '' : outcome.message).toMatch(/binary file \((asset|reference), \d/);
     }
-    expect(text(await reader.read({ skill, path: 'boundary.md', state }))).toBe(boundary);
+    expect(text(await reader.read({ skill, path: 'boundary.md', budget }))).toBe(boundary);
   });
 
   it('refuses a file that grew past maxFileSize after it was listed', async () => {
     await writeTree(root, { 'grows.md': 'small' });
     const skill = await skillAt(root, nodeFileSystem, 100);
     await appendFile(join(root, 'grows.md'), 'x'.repeat(200));
-    const outcome = await createResourceReader({ ...SETTINGS, maxFileSize: 100 }).read({ skill, path: 'grows.md', state });
+    const outcome = await createResourceReader({ ...SETTINGS, maxFileSize: 100 }).read({ skill, path: 'grows.md', budget });
     expect(outcome).toMatchObject({ ok: false, reason: 'too-large' });
     expect(outcome.ok ? '' : outcome.message).toContain('205 B, over the 100 B limit for one file (maxFileSize)');
   });
 
-  it('caps the bytes read per skill per run (maxSkillSize), counted per state object', async () => {
+  it('caps the bytes read per skill per run (maxSkillSize), counted in the run\'s budget', async () => {
     await writeTree(root, { 'a.md': 'a'.repeat(60), 'b.md': 'b\n'.repeat(30) });
     const reader = createResourceReader({ ...SETTINGS, maxSkillSize: 100 });
     const skill = await skillAt(root);
-    expect(await reader.read({ skill, path: 'a.md', state })).toMatchObject({ ok: true, bytes: 60, remaining: 40 });
-    const over = await reader.read({ skill, path: 'b.md', state });
+    expect(await reader.read({ skill, path: 'a.md', budget })).toMatchObject({ ok: true, bytes: 60, remaining: 40 });
+    const over = await reader.read({ skill, path: 'b.md', budget });
     expect(over).toMatchObject({ ok: false, reason: 'budget' });
     expect(over.ok ? '' : over.message).toContain('only 40 B of the per-skill read limit');
     // A smaller window still fits.
-    expect(await reader.read({ skill, path: 'b.md', limit: 10, state })).toMatchObject({ ok: true, bytes: 19, remaining: 21 });
+    expect(await reader.read({ skill, path: 'b.md', limit: 10, budget })).toMatchObject({ ok: true, bytes: 19, remaining: 21 });
   });
 
-  it('a spent budget refuses at once; another run (state) or skill starts afresh', async () => {
+  it('without a run budget (a hand-wired tool) only the per-file limit applies', async () => {
     await writeTree(root, { 'a.md': 'a'.repeat(100) });
     const reader = createResourceReader({ ...SETTINGS, maxSkillSize: 100 });
     const skill = await skillAt(root);
-    expect(await reader.read({ skill, path: 'a.md', state })).toMatchObject({ ok: true, remaining: 0 });
-    expect(await reader.read({ skill, path: 'a.md', state })).toMatchObject({ ok: false, reason: 'budget', message: expect.stringContaining('already read 100 B') });
-    expect(await reader.read({ skill, path: 'a.md', state: {} })).toMatchObject({ ok: true });
+    for (let i = 0; i < 3; i++) expect(await reader.read({ skill, path: 'a.md' })).toMatchObject({ ok: true, bytes: 100 });
+  });
+
+  it('a spent budget refuses at once; another run (budget) or skill starts afresh', async () => {
+    await writeTree(root, { 'a.md': 'a'.repeat(100) });
+    const reader = createResourceReader({ ...SETTINGS, maxSkillSize: 100 });
+    const skill = await skillAt(root);
+    expect(await reader.read({ skill, path: 'a.md', budget })).toMatchObject({ ok: true, remaining: 0 });
+    expect(await reader.read({ skill, path: 'a.md', budget })).toMatchObject({ ok: false, reason: 'budget', message: expect.stringContaining('already read 100 B') });
+    expect(await reader.read({ skill, path: 'a.md', budget: new Map() })).toMatchObject({ ok: true });
     const other = { ...skill, metadata: { name: 'other', description: 'Other.' } };
-    expect(await reader.read({ skill: other, path: 'a.md', state })).toMatchObject({ ok: true });
+    expect(await reader.read({ skill: other, path: 'a.md', budget })).toMatchObject({ ok: true });
   });
 
   it('caches by real path and mtime: an edited file is read again; cacheTtl 0 never reuses; the TTL expires', async () => {
@@ -154,17 +162,17 @@ describe('createResourceReader (real folders)', () => {
     let clock = 1_000;
     const reader = createResourceReader({ ...SETTINGS, now: () => clock });
     const skill = await skillAt(root);
-    expect(await reader.read({ skill, path: 'notes.md', state })).toMatchObject({ text: 'first', cached: false });
-    expect(await reader.read({ skill, path: 'notes.md', state })).toMatchObject({ text: 'first', cached: true });
+    expect(await reader.read({ skill, path: 'notes.md', budget })).toMatchObject({ text: 'first', cached: false });
+    expect(await reader.read({ skill, path: 'notes.md', budget })).toMatchObject({ text: 'first', cached: true });
     await writeFile(join(root, 'notes.md'), 'edits');
     const later = new Date(Date.now() + 5_000);
     await utimes(join(root, 'notes.md'), later, later);
-    expect(await reader.read({ skill, path: 'notes.md', state })).toMatchObject({ text: 'edits', cached: false });
+    expect(await reader.read({ skill, path: 'notes.md', budget })).toMatchObject({ text: 'edits', cached: false });
     clock += 60_000;
-    expect(await reader.read({ skill, path: 'notes.md', state })).toMatchObject({ text: 'edits', cached: false });
+    expect(await reader.read({ skill, path: 'notes.md', budget })).toMatchObject({ text: 'edits', cached: false });
     const uncached = createResourceReader({ ...SETTINGS, cacheTtl: 0 });
-    await uncached.read({ skill, path: 'notes.md', state });
-    expect(await uncached.read({ skill, path: 'notes.md', state })).toMatchObject({ cached: false });
+    await uncached.read({ skill, path: 'notes.md', budget });
+    expect(await uncached.read({ skill, path: 'notes.md', budget })).toMatchObject({ cached: false });
   });
 });
 
@@ -180,7 +188,7 @@ describe('createResourceReader (memfs faults)', () => {
     ] as const) {
       const { fs, calls } = faultyFs(tree, [{ method, path, code: 'EACCES' }]);
       const skill = await skillAt('/s', faultyFs(tree).fs);
-      const outcome = await createResourceReader({ ...SETTINGS, fs }).read({ skill, path: 'a.md', state: {} });
+      const outcome = await createResourceReader({ ...SETTINGS, fs }).read({ skill, path: 'a.md', budget: new Map() });
       expect(outcome).toMatchObject({ ok: false, reason });
       expect(outcome.ok ? '' : outcome.message).toContain('permission denied');
       if (method !== 'open') expect(calls).not.toContain('open /s/a.md');
@@ -202,7 +210,7 @@ describe('createResourceReader (memfs faults)', () => {
       }),
     };
     const skill = await skillAt('/s', fs);
-    expect(await createResourceReader({ ...SETTINGS, fs: failing }).read({ skill, path: 'a.md', state: {} })).toMatchObject({ ok: false, reason: 'unreadable', message: expect.stringContaining('EIO') });
+    expect(await createResourceReader({ ...SETTINGS, fs: failing }).read({ skill, path: 'a.md', budget: new Map() })).toMatchObject({ ok: false, reason: 'unreadable', message: expect.stringContaining('EIO') });
     expect(closed).toBe(1);
   });
 
@@ -219,6 +227,6 @@ describe('createResourceReader (memfs faults)', () => {
       }),
     };
     const skill = await skillAt('/s', fs);
-    expect(await createResourceReader({ ...SETTINGS, fs: growing }).read({ skill, path: 'a.md', state: {} })).toMatchObject({ ok: false, message: expect.stringContaining('changed while it was being read') });
+    expect(await createResourceReader({ ...SETTINGS, fs: growing }).read({ skill, path: 'a.md', budget: new Map() })).toMatchObject({ ok: false, message: expect.stringContaining('changed while it was being read') });
   });
 });

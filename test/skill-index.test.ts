@@ -1,6 +1,6 @@
 import { join, sep } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { activationsOf, beginRun, compactCopy, createLazySkillIndex, createSkillIndex, isSkillsState, runIndexOf } from '../src/skill-index.js';
+import { compactCopy, createLazySkillIndex, createSkillIndex } from '../src/skill-index.js';
 import type { Skill, SkillEntry } from '../src/types.js';
 
 const skill = (name: string): Skill => ({ metadata: { name, description: name }, instructions: '', path: '', directory: '', resources: [] });
@@ -17,23 +17,6 @@ describe('skill index', () => {
     expect(index.errors).toEqual([]);
     expect(Object.isFrozen(index)).toBe(true);
     expect(Object.isFrozen(index.skills)).toBe(true);
-  });
-
-  it('a run view exposes the index and what the run activated', () => {
-    const index = createSkillIndex({ skills: [skill('a')] });
-    const state: Record<string, unknown> = {};
-    const view = beginRun(state, index);
-    expect(isSkillsState(view)).toBe(true);
-    expect(isSkillsState({ ...view })).toBe(false);
-    expect(runIndexOf(state)).toBe(index);
-    activationsOf(state, index).push('a');
-    expect(view.activated).toEqual(['a']);
-    // Rerunning on the same state keeps activations, even with a rebuilt index.
-    expect(beginRun(state, index).activated).toEqual(['a']);
-    const rebuilt = createSkillIndex({ skills: [skill('a')] });
-    expect(beginRun(state, rebuilt).activated).toEqual(['a']);
-    expect(runIndexOf(state)).toBe(rebuilt);
-    expect(runIndexOf({})).toBeUndefined();
   });
 });
 

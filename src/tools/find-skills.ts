@@ -7,11 +7,11 @@ import { z } from 'zod';
 import { createRanker, type Ranker } from '../rank.js';
 import { createSkillIndex, type SkillIndex } from '../skill-index.js';
 import { oneLine } from '../text.js';
+import { FIND_SKILLS_TOOL, USE_SKILL_TOOL } from '../tool-names.js';
 import type { HostTool, Skill, SkillEntry } from '../types.js';
 import { skillTool, type IndexSource } from './skill-tool.js';
-import { USE_SKILL_TOOL } from './use-skill.js';
 
-export const FIND_SKILLS_TOOL = 'find_skills';
+export { FIND_SKILLS_TOOL } from '../tool-names.js';
 const DEFAULT_FIND_LIMIT = 5;
 export const MAX_FIND_LIMIT = 20;
 

@@ -6,14 +6,16 @@
 import { z } from 'zod';
 import { nodeFileSystem } from '../fs.js';
 import { DEFAULTS } from '../options.js';
-import { createResourceReader, type ReadText, type ResourceReaderSettings } from '../resource-reader.js';
+import { createResourceReader, type ReadText, type ResourceReader, type ResourceReaderSettings } from '../resource-reader.js';
+import type { ReadBudget } from '../run.js';
 import { createSkillIndex } from '../skill-index.js';
 import { formatBytes } from '../text.js';
+import { READ_RESOURCE_TOOL } from '../tool-names.js';
 import type { HostTool, Skill } from '../types.js';
 import { skillTool, type IndexSource } from './skill-tool.js';
 import { unknownSkillMessage } from './use-skill.js';
 
-export const READ_RESOURCE_TOOL = 'read_skill_resource';
+export { READ_RESOURCE_TOOL } from '../tool-names.js';
 
 
 /**
@@ -52,8 +54,15 @@ function renderRead(skillName: string, result: ReadText): string {
 }
 
 
-export function makeReadResourceTool(source: IndexSource, settings: ReadResourceSettings): HostTool<ReadResourceArgs> {
-  const reader = createResourceReader(settings);
+export interface ReadResourceBinding {
+  source: IndexSource;
+  /** One reader per middleware: its file cache is shared by every run. */
+  reader: ResourceReader;
+  /** The run's bytes read per skill; absent for a hand-wired tool (no per-run limit). */
+  budget?: ReadBudget;
+}
+
+export function makeReadResourceTool({ source, reader, budget }: ReadResourceBinding): HostTool<ReadResourceArgs> {
   return skillTool<ReadResourceArgs>({
     name: READ_RESOURCE_TOOL,
     description:
@@ -73,7 +82,7 @@ export function makeReadResourceTool(source: IndexSource, settings: ReadResource
       const name = rawName.trim();
       const skill = index.get(name) ? await index.load(name) : undefined;
       if (!skill) return unknownSkillMessage(name, index);
-      const outcome = await reader.read({ skill, path, offset, limit, state: ctx.state });
+      const outcome = await reader.read({ skill, path, offset, limit, budget });
       if (!outcome.ok) {
         const log = SECURITY_REASONS.has(outcome.reason) ? ctx.log?.warn : ctx.log?.debug;
         log?.call(ctx.log, '[skills] resource refused', { skill: name, path, reason: outcome.reason });
@@ -89,10 +98,14 @@ export function makeReadResourceTool(source: IndexSource, settings: ReadResource
 /** Refusals worth a warning in the logs: something tried to reach outside the skill or a secret. */
 const SECURITY_REASONS = new Set<string>(['absolute', 'drive', 'url', 'parent', 'encoded', 'lookalike', 'hidden-characters', 'nul', 'secret', 'outside', 'swapped']);
 
-/** A read_skill_resource tool over a fixed list of skills, for apps that wire tools by hand. */
+/**
+ * A read_skill_resource tool over a fixed list of skills, for apps that wire
+ * tools by hand. It has no run, so `maxSkillSize` (a per-run limit) does not
+ * apply; `maxFileSize` does.
+ */
 export function createReadResourceTool(skills: readonly Skill[], settings: Partial<ReadResourceSettings> = {}): HostTool<ReadResourceArgs> {
   const index = createSkillIndex({ skills });
-  return makeReadResourceTool(() => index, {
+  const reader = createResourceReader({
     fs: settings.fs ?? nodeFileSystem,
     maxFileSize: settings.maxFileSize ?? DEFAULTS.maxFileSize,
     maxSkillSize: settings.maxSkillSize ?? DEFAULTS.maxSkillSize,
@@ -100,4 +113,5 @@ export function createReadResourceTool(skills: readonly Skill[], settings: Parti
     ...(settings.secretPatterns === undefined ? {} : { secretPatterns: settings.secretPatterns }),
     ...(settings.now === undefined ? {} : { now: settings.now }),
   });
+  return makeReadResourceTool({ source: () => index, reader });
 }

@@ -1,13 +1,19 @@
 /**
- * What every skill tool shares: find the run's index, check the arguments,
- * and never throw. A handler that throws ends the agent's turn; a message lets
+ * What every skill tool shares: find the index, check the arguments, and
+ * never throw. A handler that throws ends the agent's turn; a message lets
  * the model recover, so every failure becomes one.
+ *
+ * A tool never looks anything up through its second argument: SISU passes a
+ * `ToolContext` (`{ memory, signal, log, model, deps }`), not the request's
+ * ctx. The middleware binds each tool to its run instead; a hand-wired tool
+ * is bound to the skills it was made with.
  */
+import type { z } from 'zod';
 import type { SkillIndex } from '../skill-index.js';
 import type { HostTool, ToolContext } from '../types.js';
 
-/** Where a tool finds the index: the run's, or a fallback it was built with. */
-export type IndexSource = (ctx: ToolContext) => SkillIndex | undefined;
+/** Where a tool finds the index it answers from; undefined when none is loaded. */
+export type IndexSource = () => SkillIndex | undefined;
 
 /** Arguments that failed the check, with the message telling the model how to call the tool. */
 export interface InvalidArgs {
@@ -17,8 +23,8 @@ export interface InvalidArgs {
 export interface SkillToolSpec<A> {
   name: string;
   description: string;
-  /** The zod 3 schema the model is shown (SISU's adapters convert it). */
-  schema: unknown;
+  /** The zod 3 schema the model is shown (SISU's adapters convert it by `_def.typeName`). */
+  schema: z.ZodTypeAny;
   source: IndexSource;
   /** The answer when no skills are loaded at all. */
   noSkills: string;
@@ -33,14 +39,32 @@ function isInvalid(value: unknown): value is InvalidArgs {
   return typeof value === 'object' && value !== null && 'invalid' in value;
 }
 
+/**
+ * `schema` as the host sees it (same `_def`, so the adapters convert it the
+ * same), except that `parse` never throws. SISU's execute calls
+ * `tool.schema.parse(args)` before the handler, and a ZodError there ends the
+ * whole turn; arguments that fail go through unchanged, so the handler can
+ * answer with how to call the tool instead.
+ */
+export function forgivingSchema<S extends z.ZodTypeAny>(schema: S): S {
+  const wrapped = Object.create(schema) as S;
+  Object.defineProperty(wrapped, 'parse', {
+    value: (value: unknown): unknown => {
+      const checked = schema.safeParse(value);
+      return checked.success ? checked.data : value;
+    },
+  });
+  return wrapped;
+}
+
 export function skillTool<A>(spec: SkillToolSpec<A>): HostTool<A> {
   return {
     name: spec.name,
     description: spec.description,
-    schema: spec.schema,
-    async handler(args: A, ctx: ToolContext): Promise<string> {
+    schema: forgivingSchema(spec.schema),
+    async handler(args: A, ctx: ToolContext = {}): Promise<string> {
       try {
-        const index = spec.source(ctx);
+        const index = spec.source();
         if (!index) return spec.noSkills;
         const parsed = spec.parse(args, index);
         if (isInvalid(parsed)) return parsed.invalid;
@@ -48,8 +72,14 @@ export function skillTool<A>(spec: SkillToolSpec<A>): HostTool<A> {
       } catch (error) {
         const reason = error instanceof Error ? error.message : String(error);
         ctx.log?.error(`[skills] ${spec.name} failed`, { error: reason });
-        return spec.failed(reason);
+        return spec.failed(busy(error) ? 'busy: too many files are open right now' : reason);
       }
     },
   };
+}
+
+/** Out of file descriptors: a passing condition, not a broken skill. */
+export function busy(error: unknown): boolean {
+  const code = typeof error === 'object' && error !== null ? (error as { code?: unknown }).code : undefined;
+  return code === 'EMFILE' || code === 'ENFILE';
 }

@@ -4,13 +4,14 @@
  * is a message the model can act on.
  */
 import { z } from 'zod';
-import { activationsOf, createSkillIndex, type SkillIndex } from '../skill-index.js';
+import { createSkillIndex, type SkillIndex } from '../skill-index.js';
 import { closestNames } from '../text.js';
+import { USE_SKILL_TOOL } from '../tool-names.js';
 import { renderResourceListing, type ListingOptions } from './resource-listing.js';
 import { skillTool, type IndexSource } from './skill-tool.js';
 import type { HostTool, Skill } from '../types.js';
 
-export const USE_SKILL_TOOL = 'use_skill';
+export { USE_SKILL_TOOL } from '../tool-names.js';
 
 /**
  * Arguments of use_skill. Plain zod 3 object and string on purpose: SISU's
@@ -39,23 +40,65 @@ function notFound(requested: string, index: SkillIndex): string {
   return unknownSkillMessage(requested, index, `Call ${USE_SKILL_TOOL} again with one of these names.`);
 }
 
+export interface ActivationTextOptions extends ListingOptions {
+  /** Most characters of instructions carried; a longer body is cut at a line boundary. Default: no limit. */
+  maxInstructionChars?: number;
+}
+
+/**
+ * The instructions, cut at the last line boundary within `max` characters,
+ * with how to read the rest. A single line longer than `max` is cut inside it.
+ */
+function instructionsWithin(skill: Skill, max: number, readTool: string | undefined): string {
+  const text = skill.instructions.trim();
+  if (text.length <= max) return text;
+  const lineEnd = text.lastIndexOf('\n', max);
+  const kept = text.slice(0, lineEnd > 0 ? lineEnd : max);
+  const keptLines = kept.split('\n').length;
+  const totalLines = text.split('\n').length;
+  // Instructions start after the frontmatter: where they start in SKILL.md, when discovery recorded it.
+  const leading = skill.instructions.length - skill.instructions.trimStart().length;
+  const firstLine = skill.instructionsLine === undefined ? undefined : skill.instructionsLine + (skill.instructions.slice(0, leading).match(/\n/g)?.length ?? 0);
+  const cut = `[Instructions cut here: ${keptLines} of ${totalLines} lines shown (${kept.length.toLocaleString('en-US')} of ${text.length.toLocaleString('en-US')} characters, maxInstructionChars).`;
+  if (readTool === undefined) return `${kept}\n\n${cut} The rest is in ${skill.path}.]`;
+  const next =
+    firstLine === undefined
+      ? `call ${readTool} with {"skill_name": ${JSON.stringify(skill.metadata.name)}, "path": "SKILL.md"} and read on past the text above`
+      : `call ${readTool} with ${JSON.stringify({ skill_name: skill.metadata.name, path: 'SKILL.md', offset: firstLine + keptLines })}`;
+  return `${kept}\n\n${cut} To read the rest, ${next}.]`;
+}
+
 /** The text the model gets when it activates `skill`. */
-export function renderActivation(skill: Skill, listing: ListingOptions = {}): string {
+export function renderActivation(skill: Skill, options: ActivationTextOptions = {}): string {
+  const max = options.maxInstructionChars ?? Infinity;
   const lines = [
     `<skill name="${skill.metadata.name}">`,
     `Skill directory: ${skill.directory}`,
     '',
-    skill.instructions.trim(),
+    instructionsWithin(skill, max, options.readTool),
     '',
   ];
-  lines.push(renderResourceListing(skill.resources, listing));
+  lines.push(renderResourceListing(skill.resources, options));
   lines.push('</skill>');
   return lines.join('\n');
 }
 
 export type { IndexSource } from './skill-tool.js';
 
-export function makeUseSkillTool(source: IndexSource, listing: ListingOptions = {}): HostTool<UseSkillArgs> {
+export interface UseSkillBinding {
+  source: IndexSource;
+  /**
+   * The run's record of activations: false when the skill is already active
+   * in this conversation. Absent for a hand-wired tool, which has no run and
+   * answers every call with the instructions.
+   */
+  activate?: (name: string) => boolean;
+  /** Whether `name` is already active, before anything is read. */
+  isActive?: (name: string) => boolean;
+  text?: ActivationTextOptions;
+}
+
+export function makeUseSkillTool({ source, activate, isActive, text = {} }: UseSkillBinding): HostTool<UseSkillArgs> {
   return skillTool<UseSkillArgs>({
     name: USE_SKILL_TOOL,
     description:
@@ -73,8 +116,7 @@ export function makeUseSkillTool(source: IndexSource, listing: ListingOptions = 
       const entry = index.get(requested);
       if (!entry) return notFound(requested, index);
       const name = entry.metadata.name;
-      const activated = activationsOf(ctx.state, index);
-      if (activated.includes(name)) {
+      if (isActive?.(name)) {
         return `Skill "${name}" is already active in this conversation: its instructions are above. Continue following them.`;
       }
       const loaded = await index.loadDetailed(name);
@@ -82,16 +124,22 @@ export function makeUseSkillTool(source: IndexSource, listing: ListingOptions = 
       if (loaded.first) {
         for (const diagnostic of loaded.diagnostics) ctx.log?.warn('[skills] warning', diagnostic);
       }
-      activated.push(name);
+      // Two calls in one round may both get here; the second still answers, the run records one.
+      activate?.(name);
       ctx.log?.info('[skills] activated', { skill: name, route: 'tool' });
-      return renderActivation(loaded.skill, listing);
+      ctx.log?.span?.('skills.activate', { skill: name, route: 'tool' });
+      return renderActivation(loaded.skill, text);
     },
     failed: (reason) => `Could not activate the skill: ${reason}. Try again, or continue without it.`,
   });
 }
 
-/** A use_skill tool over a fixed list of skills, for apps that wire tools by hand. */
-export function createUseSkillTool(skills: readonly Skill[]): HostTool<UseSkillArgs> {
+/**
+ * A use_skill tool over a fixed list of skills, for apps that wire tools by
+ * hand (`registerTools([createUseSkillTool(skills)])`). It has no run, so it
+ * does not track activations: every call answers with the instructions.
+ */
+export function createUseSkillTool(skills: readonly Skill[], text: ActivationTextOptions = {}): HostTool<UseSkillArgs> {
   const index = createSkillIndex({ skills });
-  return makeUseSkillTool(() => index);
+  return makeUseSkillTool({ source: () => index, text });
 }

@@ -1,0 +1,93 @@
+/**
+ * A request's run: the index it sees, what it activated, what it read and
+ * what its catalog holds, as one object. The tools registered on a ctx close
+ * over its run, because SISU hands a tool handler a `ToolContext`, not the
+ * request's ctx. Other middleware sees the run through its published view
+ * (`ctx.skills` / `ctx.state.skills`), which is branded so `getSkills` can
+ * tell ours from anything else stored under that key, across package copies.
+ */
+import type { CatalogReport } from './catalog.js';
+import type { SkillIndex, SkillsState } from './skill-index.js';
+
+/** Read budget: bytes returned so far, per skill name. */
+export type ReadBudget = Map<string, number>;
+
+// Symbol.for, not Symbol(): an app may load both the ESM and the CJS build.
+const RUN = Symbol.for('@sisu-ai/mw-skills/run');
+
+export class SkillsRun {
+  /** Names activated in this conversation (earlier turns included), in order. */
+  readonly activated: string[] = [];
+  /** Bytes read_skill_resource returned, per skill, in this run. */
+  readonly reads: ReadBudget = new Map();
+  /** What the catalog in this run's system prompt holds; undefined before it was rendered. */
+  catalog: CatalogReport | undefined;
+  /** What other middleware reads; the same object for the whole run. */
+  readonly view: SkillsState;
+
+  /**
+   * @param owner the middleware instance that started the run: a rerun by the
+   *   same instance continues it, another instance starts its own.
+   * @param index the index the run sees; a rerun after a rebuild moves to the new one.
+   */
+  constructor(
+    readonly owner: object,
+    public index: SkillIndex,
+  ) {
+    this.view = viewOf(this);
+  }
+
+  /** Record an activation; false when the skill was already active. */
+  activate(name: string): boolean {
+    if (this.activated.includes(name)) return false;
+    this.activated.push(name);
+    return true;
+  }
+}
+
+function viewOf(run: SkillsRun): SkillsState {
+  const view = {
+    get skills() {
+      return run.index.skills;
+    },
+    get: (name: string) => run.index.get(name),
+    load: (name: string) => run.index.load(name),
+    loadDetailed: (name: string) => run.index.loadDetailed(name),
+    get errors() {
+      return run.index.errors;
+    },
+    get warnings() {
+      return run.index.warnings;
+    },
+    get scannedDirectories() {
+      return run.index.scannedDirectories;
+    },
+    get loadedAt() {
+      return run.index.loadedAt;
+    },
+    get activated(): readonly string[] {
+      return run.activated;
+    },
+    get catalog() {
+      return run.catalog;
+    },
+  };
+  Object.defineProperty(view, RUN, { value: run, enumerable: false });
+  return Object.freeze(view);
+}
+
+/** The run behind a published view, when `value` is one made by this copy of the package. */
+export function runOf(value: unknown): SkillsRun | undefined {
+  const run = brandOf(value);
+  return run instanceof SkillsRun ? run : undefined;
+}
+
+/** Whether `value` is a run view published by this package (either build: no instanceof). */
+export function isSkillsState(value: unknown): value is SkillsState {
+  const run = brandOf(value);
+  return typeof run === 'object' && run !== null && (run as { view?: unknown }).view === value;
+}
+
+function brandOf(value: unknown): unknown {
+  return typeof value === 'object' && value !== null ? (value as { [RUN]?: unknown })[RUN] : undefined;
+}

@@ -1,0 +1,60 @@
+import { describe, expect, it } from 'vitest';
+import { isSkillsState, runOf, SkillsRun } from '../src/run.js';
+import { createSkillIndex } from '../src/skill-index.js';
+import type { Skill } from '../src/types.js';
+
+const skill = (name: string): Skill => ({ metadata: { name, description: name }, instructions: '', path: '', directory: '', resources: [] });
+
+describe('SkillsRun', () => {
+  it('its view shows the index it sees now and what it activated', () => {
+    const owner = {};
+    const index = createSkillIndex({ skills: [skill('a')], scannedDirectories: ['/x'] }, 7);
+    const run = new SkillsRun(owner, index);
+    const view = run.view;
+    expect(view.skills.map((s) => s.metadata.name)).toEqual(['a']);
+    expect(view.get('a')?.metadata.name).toBe('a');
+    expect(view.loadedAt).toBe(7);
+    expect(view.scannedDirectories).toEqual(['/x']);
+    expect(view.errors).toEqual([]);
+    expect(view.warnings).toEqual([]);
+    expect(view.catalog).toBeUndefined();
+    expect(run.activate('a')).toBe(true);
+    expect(run.activate('a')).toBe(false);
+    expect(view.activated).toEqual(['a']);
+    // A rerun after a rebuild moves the same run (and its view) to the new index.
+    run.index = createSkillIndex({ skills: [skill('a'), skill('b')] });
+    expect(view.skills.map((s) => s.metadata.name)).toEqual(['a', 'b']);
+    expect(view.activated).toEqual(['a']);
+    expect(Object.isFrozen(view)).toBe(true);
+  });
+
+  it('loads through the index it sees', async () => {
+    const run = new SkillsRun({}, createSkillIndex({ skills: [skill('a')] }));
+    expect((await run.view.loadDetailed('a'))?.first).toBe(true);
+    expect((await run.view.load('a'))?.metadata.name).toBe('a');
+    expect((await run.view.loadDetailed('a'))?.first).toBe(false);
+  });
+
+  it('a view is recognised as ours; copies and look-alikes are not', () => {
+    const run = new SkillsRun({}, createSkillIndex({ skills: [] }));
+    expect(isSkillsState(run.view)).toBe(true);
+    expect(runOf(run.view)).toBe(run);
+    expect(isSkillsState({ ...run.view })).toBe(false);
+    expect(runOf({ ...run.view })).toBeUndefined();
+    for (const value of [undefined, null, 1, 'x', {}, { activated: [] }]) {
+      expect(isSkillsState(value)).toBe(false);
+      expect(runOf(value)).toBeUndefined();
+    }
+  });
+
+  it('recognises a view made by another copy of the package (the other build) without instanceof', () => {
+    const run = new SkillsRun({}, createSkillIndex({ skills: [] }));
+    const foreignRun = { view: undefined as unknown };
+    const foreignView = Object.defineProperty({}, Symbol.for('@sisu-ai/mw-skills/run'), { value: foreignRun });
+    foreignRun.view = foreignView;
+    expect(isSkillsState(foreignView)).toBe(true);
+    // Not ours to continue: runOf only hands back this copy's runs.
+    expect(runOf(foreignView)).toBeUndefined();
+    expect(runOf(run.view)).toBe(run);
+  });
+});
