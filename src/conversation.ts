@@ -73,13 +73,17 @@ function skillNameArgument(call: ToolCallLike): string | undefined {
  * activation (so a failed or unknown-name call does not count). The answer is
  * recognised as plain text or as the host serialised it.
  */
-export function activatedSkills(messages: readonly HostMessage[], resolve: (requested: string) => string | undefined = (name) => name): string[] {
+export function activatedSkills(
+  messages: readonly HostMessage[],
+  resolve: (requested: string) => string | undefined = (name) => name,
+  toolNames: readonly string[] = [USE_SKILL_TOOL],
+): string[] {
   const pending = new Map<string, string>();
   const found: string[] = [];
   for (const message of messages as readonly MessageLike[]) {
     if (message.role === 'assistant' && Array.isArray(message.tool_calls)) {
       for (const call of message.tool_calls as ToolCallLike[]) {
-        if (callName(call) !== USE_SKILL_TOOL || typeof call.id !== 'string') continue;
+        if (!toolNames.includes(callName(call) as string) || typeof call.id !== 'string') continue;
         const requested = skillNameArgument(call);
         const name = requested === undefined ? undefined : resolve(requested);
         if (name !== undefined) pending.set(call.id, name);
@@ -122,6 +126,15 @@ export function injectedCallId(route: string, name: string, taken: ReadonlySet<s
   return id;
 }
 
+/**
+ * The name the model calls `tool` by: SISU's registerTools keeps API aliases
+ * as a Map in `ctx.state.toolAliases`.
+ */
+export function modelToolName(aliases: unknown, tool: string): string {
+  const alias = aliases instanceof Map ? (aliases as Map<unknown, unknown>).get(tool) : undefined;
+  return typeof alias === 'string' && alias !== '' ? alias : tool;
+}
+
 /** Every tool-call id the conversation holds. */
 export function toolCallIds(messages: readonly HostMessage[]): Set<string> {
   const ids = new Set<string>();
@@ -134,10 +147,13 @@ export function toolCallIds(messages: readonly HostMessage[]): Set<string> {
   return ids;
 }
 
-/** An activation the model did not ask for, shaped exactly as if it had called use_skill. */
-export function activationMessages(id: string, name: string, text: string): HostMessage[] {
-  const call = { role: 'assistant', content: '', tool_calls: [{ id, name: USE_SKILL_TOOL, arguments: { skill_name: name } }] };
-  const result = { role: 'tool', content: text, tool_call_id: id, name: USE_SKILL_TOOL };
+/**
+ * An activation the model did not ask for, shaped exactly as if it had called
+ * use_skill (under the name the model knows it by, when registerTools gave it an alias).
+ */
+export function activationMessages(id: string, name: string, text: string, toolName: string = USE_SKILL_TOOL): HostMessage[] {
+  const call = { role: 'assistant', content: '', tool_calls: [{ id, name: toolName, arguments: { skill_name: name } }] };
+  const result = { role: 'tool', content: text, tool_call_id: id, name: toolName };
   return [call, result];
 }
 

@@ -8,7 +8,7 @@
  */
 import { findMentions, isModelInvocable, selectActivations, type Activation } from './activation.js';
 import { catalogEntries, createCatalog, withCatalog, type Catalog, type CatalogMode, type CatalogResult } from './catalog.js';
-import { activatedSkills, activationMessages, injectedCallId, insertAfterLatestUser, toolCallIds, userTurn } from './conversation.js';
+import { activatedSkills, activationMessages, injectedCallId, insertAfterLatestUser, modelToolName, toolCallIds, userTurn } from './conversation.js';
 import { discover, loadSkillContent } from './discover/discover.js';
 import { createLimiter, MAX_CONCURRENT_FS_CALLS } from './discover/scan.js';
 import { createIndexCache } from './index-cache.js';
@@ -250,8 +250,10 @@ export function skillsMiddleware(options: SkillsOptions): SkillsMiddleware {
   /** Mentions, `always` and auto-activation: the messages that activate each chosen skill once per conversation. */
   async function preActivate(ctx: SkillsContext, library: Library, run: SkillsRun, query: string): Promise<HostMessage[]> {
     const { index } = library;
+    const toolName = modelToolName(ctx.state.toolAliases, USE_SKILL_TOOL);
     // Earlier turns count: a skill is never injected twice in a conversation.
-    for (const name of activatedSkills(ctx.messages, (requested) => index.get(requested)?.metadata.name)) run.activate(name);
+    const earlier = activatedSkills(ctx.messages, (requested) => index.get(requested)?.metadata.name, [...new Set([USE_SKILL_TOOL, toolName])]);
+    for (const name of earlier) run.activate(name);
 
     // The index's lookup, not a set of names: nothing kept per skill for as long as the index lives.
     const mentions = findMentions(query, (name) => index.get(name) !== undefined);
@@ -273,7 +275,7 @@ export function skillsMiddleware(options: SkillsOptions): SkillsMiddleware {
       if (text === undefined || !run.activate(pick.name)) continue;
       const id = injectedCallId(pick.route, pick.name, taken);
       taken.add(id);
-      messages.push(...activationMessages(id, pick.name, text));
+      messages.push(...activationMessages(id, pick.name, text, toolName));
       const data = { skill: pick.name, route: pick.route, ...(pick.score === undefined ? {} : { score: pick.score }) };
       ctx.log.info('[skills] activated', data);
       ctx.log.span?.('skills.activate', data);

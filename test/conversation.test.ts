@@ -6,6 +6,7 @@ import {
   insertAfterLatestUser,
   latestUserText,
   MAX_TOOL_CALL_ID,
+  modelToolName,
   toolCallIds,
   toolResultText,
   userTurn,
@@ -164,5 +165,18 @@ describe('userTurn', () => {
     expect(userTurn([system, { role: 'user', content: 'hello' }], undefined)).toEqual({ text: 'hello', pending: false });
     expect(userTurn([system], '  ')).toEqual({ text: '', pending: false });
     expect(latestUserText([system])).toBeUndefined();
+  });
+});
+
+describe('tool aliases (registerTools)', () => {
+  it('the model-facing name comes from ctx.state.toolAliases, and activations under it are recognised', () => {
+    const aliases = new Map([['use_skill', 'activate_skill']]);
+    expect(modelToolName(aliases, 'use_skill')).toBe('activate_skill');
+    expect(modelToolName(undefined, 'use_skill')).toBe('use_skill');
+    expect(modelToolName(new Map([['use_skill', '']]), 'use_skill')).toBe('use_skill');
+    const messages = activationMessages('skills_always_a', 'a', activation('a'), 'activate_skill');
+    expect((messages[0] as { tool_calls: Array<{ name: string }> }).tool_calls[0]?.name).toBe('activate_skill');
+    expect(activatedSkills(messages)).toEqual([]);
+    expect(activatedSkills(messages, undefined, ['use_skill', 'activate_skill'])).toEqual(['a']);
   });
 });

@@ -161,6 +161,21 @@ describe('placement before inputToMessage', () => {
   });
 });
 
+describe('tool aliases', () => {
+  it('an injected activation uses the name registerTools gave use_skill, and counts on the next turn', async () => {
+    const middleware = skillsMiddleware({ directories: [SKILLS_FIXTURES] });
+    const ctx = createContext({ messages: conversation('Use @debug.') });
+    ctx.state.toolAliases = new Map([['use_skill', 'activate_skill']]);
+    await middleware(ctx, async () => {});
+    const call = ctx.messages.find((m) => m.role === 'assistant') as { tool_calls?: Array<{ name: string }> } | undefined;
+    expect(call?.tool_calls?.[0]?.name).toBe('activate_skill');
+    const next = createContext({ messages: [...ctx.messages, { role: 'assistant', content: 'ok' }, { role: 'user', content: 'And @debug again.' }] });
+    next.state.toolAliases = ctx.state.toolAliases;
+    await middleware(next, async () => {});
+    expect(next.messages.filter((m) => m.role === 'tool')).toHaveLength(1);
+  });
+});
+
 describe('discovery logs', () => {
   it('are logged by the next request when the one that started the scan was aborted', async () => {
     const middleware = skillsMiddleware({ directories: [SKILLS_FIXTURES] });
