@@ -78,8 +78,12 @@ export function skillTool<A>(spec: SkillToolSpec<A>): HostTool<A> {
   };
 }
 
-/** Out of file descriptors: a passing condition, not a broken skill. */
+/** Out of file descriptors (here or in the error's cause): a passing condition, not a broken skill. */
 export function busy(error: unknown): boolean {
-  const code = typeof error === 'object' && error !== null ? (error as { code?: unknown }).code : undefined;
-  return code === 'EMFILE' || code === 'ENFILE';
+  for (let current = error, depth = 0; typeof current === 'object' && current !== null && depth < 5; depth++) {
+    const { code, cause } = current as { code?: unknown; cause?: unknown };
+    if (code === 'EMFILE' || code === 'ENFILE') return true;
+    current = cause;
+  }
+  return false;
 }

@@ -60,6 +60,8 @@ describe('busy', () => {
     expect(busy(Object.assign(new Error('x'), { code: 'ENFILE' }))).toBe(true);
     expect(busy(Object.assign(new Error('x'), { code: 'ENOENT' }))).toBe(false);
     expect(busy('EMFILE')).toBe(false);
+    // Discovery wraps the fs error in one that names the file.
+    expect(busy(new Error('SKILL.md cannot be read any more', { cause: Object.assign(new Error('x'), { code: 'EMFILE' }) }))).toBe(true);
   });
 
   it('a tool that runs out of file descriptors says to try again', async () => {
