@@ -1,359 +1,190 @@
 /**
- * A tiny, offline, SISU-shaped runtime: just enough of SISU's context,
- * middleware composition and tool-calling loop to exercise the skills
- * middleware without a network, an API key or `@sisu-ai/core`.
- *
- * Used by demo/run.mjs and (through mini-sisu.d.mts) by the TypeScript tests.
- * Plain JavaScript so the demo runs with `node` alone.
+ * The demo's fallback host: used only when neither `@sisu-ai/core` (installed
+ * in the app) nor ../shared/sisu is available. It models the parts of SISU
+ * 2.6 the demo touches, as read from SISU's code: Agent/compose, createCtx,
+ * inputToMessage, execute (tool handlers get a ToolContext of
+ * { memory, signal, log, model, deps }, arguments go through
+ * `schema.parse`, results are stored as `JSON.stringify(result)`), and an
+ * OpenAI adapter that POSTs to `<baseUrl>/v1/chat/completions` with fetch.
+ * It is not SISU; the demo says so when it runs on it. No test relies on it.
  */
-/* global AbortController, structuredClone */
+/* global AbortController, fetch */
+
+export const HOST_NAME = 'demo/mini-sisu.mjs (a small model of SISU, not SISU)';
 
 // ---------------------------------------------------------------------------
-// Composition
+// Agent and middleware
 
-/**
- * Koa-style composition: each middleware gets `(ctx, next)`; `next()` runs the
- * rest of the chain. Calling `next()` twice from one middleware rejects,
- * because running the downstream chain twice would duplicate side effects.
- *
- * @template C
- * @param {ReadonlyArray<(ctx: C, next: () => Promise<void>) => unknown>} middlewares
- * @returns {(ctx: C, next?: () => Promise<void>) => Promise<void>}
- */
-export function compose(middlewares) {
-  if (!Array.isArray(middlewares)) throw new TypeError('compose() expects an array of middleware functions');
-  middlewares.forEach((mw, i) => {
-    if (typeof mw !== 'function') throw new TypeError(`compose(): middleware at index ${i} is not a function`);
-  });
-  const chain = [...middlewares];
-  return function composed(ctx, next) {
-    let lastIndex = -1;
-    function dispatch(i) {
-      if (i <= lastIndex) return Promise.reject(new Error('next() called multiple times'));
-      lastIndex = i;
-      const fn = i === chain.length ? next : chain[i];
-      if (!fn) return Promise.resolve();
-      try {
-        return Promise.resolve(fn(ctx, () => dispatch(i + 1))).then(() => undefined);
-      } catch (err) {
-        // A synchronous throw becomes a rejection so callers see one failure mode.
-        return Promise.reject(err);
-      }
+export function compose(stack) {
+  return (ctx, nextOuter) => {
+    let index = -1;
+    async function dispatch(i) {
+      if (i <= index) throw new Error('next() called multiple times');
+      index = i;
+      const fn = stack[i] ?? nextOuter;
+      if (fn) await fn(ctx, () => dispatch(i + 1));
     }
     return dispatch(0);
   };
 }
 
-// ---------------------------------------------------------------------------
-// Context parts
+export class Agent {
+  #stack = [];
+  use(middleware) {
+    this.#stack.push(middleware);
+    return this;
+  }
+  handler() {
+    return compose(this.#stack);
+  }
+}
 
-/**
- * A tool registry. Registering an existing name replaces the tool (as a map
- * would); every call is recorded in `registrations` so tests can tell
- * "registered once" from "registered on every request".
- */
-export function createToolRegistry() {
-  /** @type {Map<string, { name: string, description?: string, schema?: unknown, handler: Function }>} */
+export function createCtx({ model, input, systemPrompt, signal, state }) {
   const tools = new Map();
-  /** @type {string[]} */
-  const registrations = [];
-  return {
-    registrations,
-    list() {
-      return [...tools.values()];
-    },
-    get(name) {
-      return tools.get(name);
-    },
-    register(tool) {
-      if (!tool || typeof tool.name !== 'string' || tool.name === '') {
-        throw new TypeError('tools.register(): a tool needs a non-empty string `name`');
-      }
-      if (typeof tool.handler !== 'function') {
-        throw new TypeError(`tools.register(): tool "${tool.name}" needs a handler function`);
-      }
-      tools.set(tool.name, tool);
-      registrations.push(tool.name);
-    },
-    timesRegistered(name) {
-      return registrations.filter((n) => n === name).length;
-    },
-  };
-}
-
-/** A logger that keeps every call, so tests can assert on warnings. */
-export function createRecordingLogger() {
-  /** @type {Array<{ level: string, args: unknown[] }>} */
-  const entries = [];
-  const record =
-    (level) =>
-    (...args) => {
-      entries.push({ level, args });
-    };
-  return {
-    entries,
-    debug: record('debug'),
-    info: record('info'),
-    warn: record('warn'),
-    error: record('error'),
-    span: record('span'),
-  };
-}
-
-function unconfiguredModel() {
-  return {
-    name: 'unconfigured',
-    capabilities: { functionCall: true, streaming: false },
-    async generate() {
-      throw new Error('mini-sisu: no model configured; pass createContext({ model: scriptedModel([...]) })');
-    },
-  };
-}
-
-/**
- * A SISU-shaped request context.
- * Messages are copied (each one shallowly) so a middleware that edits the
- * system message cannot leak that edit into a fixture shared between tests.
- *
- * @param {{ messages?: Array<{ role: string, content: string }>, model?: object, input?: string, signal?: AbortSignal }} [init]
- */
-export function createContext(init = {}) {
-  const { messages = [], model, input, signal } = init;
   const memory = new Map();
-  /** @type {string[]} */
-  const chunks = [];
-  const stream = {
-    chunks,
-    ended: false,
-    write(token) {
-      chunks.push(String(token));
-    },
-    end() {
-      stream.ended = true;
-    },
-  };
+  const quiet = () => {};
   return {
     input,
-    messages: messages.map((m) => ({ ...m })),
-    model: model ?? unconfiguredModel(),
-    tools: createToolRegistry(),
-    state: {},
-    log: createRecordingLogger(),
+    messages: systemPrompt ? [{ role: 'system', content: systemPrompt }] : [],
+    model,
+    tools: {
+      list: () => [...tools.values()],
+      get: (name) => tools.get(name),
+      register: (tool) => void tools.set(tool.name, tool),
+    },
+    memory: { get: async (key) => memory.get(key), set: async (key, value) => void memory.set(key, value) },
+    stream: { write: quiet, end: quiet },
+    state: state ?? {},
     signal: signal ?? new AbortController().signal,
-    memory: {
-      async get(key) {
-        return memory.get(key);
-      },
-      async set(key, value) {
-        memory.set(key, value);
-      },
-    },
-    stream,
+    log: { debug: quiet, info: quiet, warn: quiet, error: quiet },
   };
 }
 
-// ---------------------------------------------------------------------------
-// Tool-calling loop
+export const inputToMessage = async (ctx, next) => {
+  if (ctx.input) ctx.messages.push({ role: 'user', content: ctx.input });
+  await next();
+};
 
-function formatValidationError(err) {
-  if (err && Array.isArray(err.issues)) {
-    return err.issues
-      .map((issue) => `${issue.path && issue.path.length ? issue.path.join('.') : '(root)'}: ${issue.message}`)
-      .join('; ');
-  }
-  return err instanceof Error ? err.message : String(err);
+export function getExecutionResult(ctx) {
+  return ctx.state.executionResult;
 }
 
-async function runToolCall(ctx, call) {
-  const tool = ctx.tools.get(call.name);
-  if (!tool) {
-    const known = ctx.tools.list().map((t) => t.name);
-    return `Unknown tool "${call.name}". Available tools: ${known.length ? known.join(', ') : '(none)'}.`;
-  }
-  let args = call.arguments ?? {};
-  if (typeof args === 'string') {
-    // OpenAI sends arguments as a JSON string; adapters parse it before tools see it.
-    try {
-      args = args.trim() === '' ? {} : JSON.parse(args);
-    } catch (err) {
-      return `Invalid arguments for tool "${call.name}": not valid JSON (${err instanceof Error ? err.message : String(err)}).`;
-    }
-  }
-  if (tool.schema && typeof tool.schema.parse === 'function') {
-    try {
-      args = tool.schema.parse(args);
-    } catch (err) {
-      return `Invalid arguments for tool "${call.name}": ${formatValidationError(err)}`;
-    }
-  }
+function parseArguments(args) {
+  if (typeof args !== 'string') return args;
   try {
-    const result = await tool.handler(args, ctx);
-    if (typeof result === 'string') return result;
-    return JSON.stringify(result) ?? '';
-  } catch (err) {
-    // Reported to the model (so the loop can continue) and logged (so tests notice).
-    ctx.log.error(`[mini-sisu] tool "${call.name}" threw`, err);
-    return `Error from tool "${call.name}": ${err instanceof Error ? err.message : String(err)}`;
+    return JSON.parse(args);
+  } catch {
+    return args;
   }
 }
 
-/**
- * The tool-calling loop: ask the model, run the tools it asks for, append
- * the results, and repeat until it answers without tool calls. Throws when
- * the model still asks for tools after `maxRounds` rounds, so a runaway
- * script fails loudly instead of looping.
- *
- * @param {{ maxRounds?: number }} [options]
- */
-export function toolCalling({ maxRounds = 6 } = {}) {
-  if (!Number.isInteger(maxRounds) || maxRounds < 1) throw new TypeError('toolCalling(): maxRounds must be a whole number >= 1');
-  return async function toolCallingMiddleware(ctx, next) {
-    for (let round = 0; round <= maxRounds; round++) {
-      ctx.signal?.throwIfAborted();
-      const response = await ctx.model.generate(ctx.messages, {
-        tools: ctx.tools.list(),
-        toolChoice: 'auto',
-        signal: ctx.signal,
-      });
-      const message = response.message;
+/** SISU's tool loop: the rest of the stack first, then model calls until one has no tool calls (12 rounds at most). */
+export const execute = async (ctx, next) => {
+  await next();
+  const tools = ctx.tools.list();
+  for (let round = 0; round < 12; round++) {
+    const { message } = await ctx.model.generate(ctx.messages, { tools, toolChoice: tools.length ? 'auto' : 'none', signal: ctx.signal });
+    if (!message.tool_calls?.length) {
       ctx.messages.push(message);
-      const calls = message.tool_calls ?? [];
-      if (calls.length === 0) {
-        await next();
-        return;
-      }
-      if (round === maxRounds) break;
-      for (const call of calls) {
-        const content = await runToolCall(ctx, call);
-        ctx.messages.push({ role: 'tool', tool_call_id: call.id, name: call.name, content });
-      }
+      ctx.state.executionResult = { message, text: message.content, rounds: round + 1 };
+      return;
     }
-    throw new Error(`toolCalling(): the model still requested tools after ${maxRounds} rounds`);
-  };
-}
+    ctx.messages.push(message);
+    for (const call of message.tool_calls) {
+      const tool = ctx.tools.get(call.name);
+      if (!tool) throw new Error(`Unknown tool: ${call.name}`);
+      const raw = parseArguments(call.arguments);
+      const args = typeof tool.schema?.parse === 'function' ? tool.schema.parse(raw) : raw;
+      const toolCtx = { memory: ctx.memory, signal: ctx.signal, log: ctx.log, model: ctx.model, deps: ctx.state.toolDeps };
+      const result = await tool.handler(args, toolCtx);
+      ctx.messages.push({ role: 'tool', tool_call_id: call.id, name: call.name, content: JSON.stringify(result) });
+    }
+  }
+  throw new Error('[execute] exceeded max rounds (12)');
+};
 
 // ---------------------------------------------------------------------------
-// Offline model
+// OpenAI adapter (Chat Completions over fetch)
 
-function toAssistantMessage(reply, callNumber) {
-  if (typeof reply === 'string') return { role: 'assistant', content: reply };
-  if (!reply || typeof reply !== 'object') {
-    throw new TypeError(`scriptedModel: step ${callNumber} must give a string or an assistant message object`);
-  }
-  const message = { ...reply, role: 'assistant', content: reply.content ?? '' };
-  if (reply.tool_calls) {
-    message.tool_calls = reply.tool_calls.map((call, i) => ({
-      ...call,
-      id: call.id ?? `call_${callNumber}_${i + 1}`,
-      arguments: call.arguments ?? {},
-    }));
-    if (message.tool_calls.length === 0) delete message.tool_calls;
-  }
-  return message;
-}
-
-/**
- * A model that replays a script. A step is an assistant message (or just its
- * text), or a function `(messages, opts) => message` for replies that depend
- * on what the model was shown, such as the skills catalog or a tool result.
- * Every call is recorded in `calls`.
- *
- * @param {ReadonlyArray<unknown>} steps
- */
-export function scriptedModel(steps) {
-  if (!Array.isArray(steps)) throw new TypeError('scriptedModel() expects an array of steps');
-  const script = [...steps];
-  /** @type {Array<Record<string, unknown>>} */
-  const calls = [];
-  let next = 0;
-  return {
-    name: 'scripted',
-    capabilities: { functionCall: true, streaming: false },
-    calls,
-    get remaining() {
-      return script.length - next;
-    },
-    async generate(messages, opts = {}) {
-      opts.signal?.throwIfAborted();
-      const tools = opts.tools ?? [];
-      const system = messages.find((m) => m.role === 'system');
-      calls.push({
-        // A snapshot: later pushes to ctx.messages must not rewrite history.
-        messages: structuredClone(messages),
-        system: system ? system.content : undefined,
-        toolNames: tools.map((t) => t.name),
-        tools: toolDefinitionsLikeSisu(tools),
-        toolChoice: opts.toolChoice,
-      });
-      if (next >= script.length) {
-        throw new Error(`scriptedModel: call ${calls.length} has no scripted step (the script has ${script.length})`);
-      }
-      const step = script[next++];
-      const reply = typeof step === 'function' ? await step(messages, opts) : step;
-      return { message: toAssistantMessage(reply, calls.length) };
-    },
-  };
-}
-
-// ---------------------------------------------------------------------------
-// Tool schemas as a provider adapter sees them
-
-/**
- * Converts a tool's zod schema to JSON Schema the way SISU's OpenAI and
- * Anthropic adapters do: by zod 3's `_def.typeName`, knowing only objects,
- * strings, numbers, booleans, arrays and optionals. Anything else (enums,
- * effects, defaults, zod 4 schemas) degrades to `{ type: 'object' }`, which is
- * exactly what a model would then be sent, so tests should check it.
- *
- * @param {unknown} schema
- */
-export function toJsonSchemaLikeSisu(schema) {
-  const def = schema && typeof schema === 'object' ? schema._def : undefined;
-  const typeName = def && typeof def === 'object' ? def.typeName : undefined;
-  let out;
-  switch (typeName) {
+/** zod 3 to JSON Schema as SISU's OpenAI adapter does it: by `_def.typeName`, a few types only. */
+function toJsonSchema(schema) {
+  const def = schema?._def;
+  switch (def?.typeName) {
+    case 'ZodString':
+      return { type: 'string' };
+    case 'ZodNumber':
+      return { type: 'number' };
+    case 'ZodBoolean':
+      return { type: 'boolean' };
+    case 'ZodArray':
+      return { type: 'array', items: toJsonSchema(def.type) };
+    case 'ZodOptional':
+      return toJsonSchema(def.innerType);
     case 'ZodObject': {
       const shape = typeof def.shape === 'function' ? def.shape() : (def.shape ?? {});
       const properties = {};
       const required = [];
       for (const [key, value] of Object.entries(shape)) {
-        properties[key] = toJsonSchemaLikeSisu(value);
-        if (value?._def?.typeName !== 'ZodOptional') required.push(key);
+        properties[key] = toJsonSchema(value);
+        const inner = value?._def?.typeName;
+        if (inner !== 'ZodOptional' && inner !== 'ZodDefault') required.push(key);
       }
-      out = { type: 'object', properties, required, additionalProperties: false };
-      break;
+      return { type: 'object', properties, ...(required.length ? { required } : {}), additionalProperties: false };
     }
-    case 'ZodString':
-      out = { type: 'string' };
-      break;
-    case 'ZodNumber':
-      out = { type: 'number' };
-      break;
-    case 'ZodBoolean':
-      out = { type: 'boolean' };
-      break;
-    case 'ZodArray':
-      out = { type: 'array', items: toJsonSchemaLikeSisu(def.type) };
-      break;
-    case 'ZodOptional':
-      out = { ...toJsonSchemaLikeSisu(def.innerType) };
-      break;
     default:
       return { type: 'object' };
   }
-  if (typeof def.description === 'string' && def.description !== '') out.description = def.description;
-  return out;
 }
 
-/**
- * The tool list as an adapter sends it: name, description, parameters.
- *
- * @param {ReadonlyArray<{ name: string, description?: string, schema?: unknown }>} tools
- */
-export function toolDefinitionsLikeSisu(tools) {
-  return tools.map((tool) => ({
-    name: tool.name,
-    description: tool.description ?? '',
-    parameters: toJsonSchemaLikeSisu(tool.schema),
-  }));
+function toOpenAIMessage(message) {
+  if (message.role === 'tool') return { role: 'tool', content: String(message.content ?? ''), tool_call_id: message.tool_call_id };
+  if (message.role === 'assistant' && message.tool_calls?.length) {
+    return {
+      role: 'assistant',
+      content: message.content ? message.content : null,
+      tool_calls: message.tool_calls.map((call) => ({
+        id: call.id,
+        type: 'function',
+        function: { name: call.name, arguments: JSON.stringify(call.arguments ?? {}) },
+      })),
+    };
+  }
+  return { role: message.role, content: message.content ?? '' };
+}
+
+export function openAIAdapter({ model, apiKey, baseUrl }) {
+  return {
+    name: `openai:${model}`,
+    capabilities: { functionCall: true, streaming: false },
+    async generate(messages, options = {}) {
+      const tools = (options.tools ?? []).map((tool) => ({
+        type: 'function',
+        function: { name: tool.name, description: tool.description, parameters: toJsonSchema(tool.schema) },
+      }));
+      const body = {
+        model,
+        messages: messages.map(toOpenAIMessage),
+        temperature: 0.2,
+        ...(tools.length ? { tools, tool_choice: options.toolChoice ?? 'auto' } : {}),
+      };
+      const response = await fetch(`${baseUrl.replace(/\/$/, '')}/v1/chat/completions`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+        signal: options.signal,
+      });
+      const data = await response.json();
+      if (!response.ok) throw new Error(`OpenAI API error: ${response.status} — ${data?.error?.message ?? 'unknown error'}`);
+      const reply = data.choices?.[0]?.message ?? {};
+      const message = { role: 'assistant', content: reply.content ?? '' };
+      if (reply.tool_calls?.length) {
+        message.tool_calls = reply.tool_calls.map((call) => ({
+          id: call.id,
+          name: call.function?.name ?? '',
+          arguments: parseArguments(call.function?.arguments),
+        }));
+      }
+      return { message };
+    },
+  };
 }
