@@ -89,7 +89,7 @@ export interface HostTool<TArgs = never> {
   schema: unknown;
   // Method syntax on purpose: SISU's handlers take its own `Ctx`, and method
   // parameters are compared bivariantly, which keeps SISU's tools assignable.
-  handler(args: TArgs, ctx: ToolContext): Promise<unknown>;
+  handler(args: TArgs, ctx?: ToolContext): Promise<unknown>;
 }
 
 export interface HostToolRegistry {

@@ -175,7 +175,7 @@ describe('tool aliases (registerTools)', () => {
     expect(modelToolName(undefined, 'use_skill')).toBe('use_skill');
     expect(modelToolName(new Map([['use_skill', '']]), 'use_skill')).toBe('use_skill');
     const messages = activationMessages('skills_always_a', 'a', activation('a'), 'activate_skill');
-    expect((messages[0] as { tool_calls: Array<{ name: string }> }).tool_calls[0]?.name).toBe('activate_skill');
+    expect((messages[0] as unknown as { tool_calls: Array<{ name: string }> }).tool_calls[0]?.name).toBe('activate_skill');
     expect(activatedSkills(messages)).toEqual([]);
     expect(activatedSkills(messages, undefined, ['use_skill', 'activate_skill'])).toEqual(['a']);
   });
