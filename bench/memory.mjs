@@ -2,18 +2,31 @@
 // the heap holds nothing else: prints the heap kept by one skill index as JSON.
 //   what = middleware: the middleware's cached index after its first request
 //   what = discover:   the result of the public discoverSkills (eager)
-import { createContext } from '../demo/mini-sisu.mjs';
+/* global AbortController */
 import { discoverSkills, skillsMiddleware } from '../dist/index.js';
 import { gc } from './stats.mjs';
 
 const [root, what, warmRoot] = process.argv.slice(2);
 const heap = () => process.memoryUsage().heapUsed;
 
+/** A plain request ctx with the fields the middleware touches; dropped after the request. */
+function requestContext(messages) {
+  const tools = new Map();
+  const noop = () => {};
+  return {
+    messages,
+    tools: { list: () => [...tools.values()], get: (name) => tools.get(name), register: (tool) => tools.set(tool.name, tool) },
+    state: {},
+    log: { debug: noop, info: noop, warn: noop, error: noop },
+    signal: new AbortController().signal,
+  };
+}
+
 async function build(directory) {
   if (what === 'middleware') {
     const middleware = skillsMiddleware({ directories: [directory] });
     // The request's context (with its catalog) is dropped: only what the middleware keeps counts.
-    await middleware(createContext({ messages: [{ role: 'user', content: 'hello' }] }), async () => {});
+    await middleware(requestContext([{ role: 'user', content: 'hello' }]), async () => {});
     return middleware;
   }
   return discoverSkills({ directories: [directory] });

@@ -1,17 +1,18 @@
 /**
- * Issue 5 and 6 behaviour through a composed stack: the catalog budget and
- * find_skills, @mentions, `always`, auto-activation, disable-model-invocation,
- * live reload, and an error boundary that no skill failure reaches.
+ * Issue 5 and 6 behaviour through a middleware stack on plain objects: the
+ * catalog budget and find_skills, @mentions, `always`, auto-activation,
+ * disable-model-invocation, live reload, and an error boundary that no skill
+ * failure reaches. Tools are called as a host calls them, from the ctx's registry.
  */
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { compose, createContext, scriptedModel, toolCalling, type MiniContext, type MiniMessage } from '../demo/mini-sisu.mjs';
 import { nodeFileSystem } from '../src/fs.js';
 import { catalogSection } from '../src/cli/catalog-section.js';
 import { discoverSkills, getSkills, skillsMiddleware, type SkillsOptions } from '../src/index.js';
+import { callTool, compose, createContext, toolMessages, type StackContext, type StackMessage } from './helpers/stack.js';
 
 const fixtures = fileURLToPath(new URL('../fixtures/skills', import.meta.url));
 
@@ -40,20 +41,18 @@ async function library(size: number): Promise<string> {
   return root;
 }
 
-function conversation(user: string): MiniMessage[] {
+function conversation(user: string): StackMessage[] {
   return [
     { role: 'system', content: 'Base.' },
     { role: 'user', content: user },
   ];
 }
 
-async function run(options: SkillsOptions, messages: MiniMessage[]): Promise<MiniContext> {
+async function run(options: SkillsOptions, messages: StackMessage[]): Promise<StackContext> {
   const ctx = createContext({ messages });
   await skillsMiddleware(options)(ctx, async () => {});
   return ctx;
 }
-
-const toolMessages = (ctx: MiniContext) => ctx.messages.filter((m) => m.role === 'tool');
 
 describe('catalog budget and find_skills', () => {
   it('keeps the catalog within the budget, records and logs what was cut, and registers find_skills', async () => {
@@ -71,8 +70,8 @@ describe('catalog budget and find_skills', () => {
     expect(ctx.tools.get('find_skills')).toBeDefined();
     const logged = ctx.log.entries.find((e) => e.args[0] === '[skills] catalog over budget');
     expect(logged).toMatchObject({ level: 'info', args: [expect.any(String), { mode: 'ranked', budget: 1500 }] });
-    const found = await ctx.tools.get('find_skills')?.handler({ query: 'PDF form' } as never, ctx);
-    expect(String(found)).toMatch(/^[\s\S]*- pdf-forms: Fills in PDF forms/);
+    const found = await callTool(ctx, 'find_skills', { query: 'PDF form' });
+    expect(found).toMatch(/^[\s\S]*- pdf-forms: Fills in PDF forms/);
   });
 
   it('renders the same catalog for the same input, request after request', async () => {
@@ -97,7 +96,7 @@ describe('catalog budget and find_skills', () => {
       const query = 'fill in a PDF form';
       const ctx = await run({ directories: [directory], catalogBudget: budget }, [{ role: 'user', content: query }]);
       const { skills } = await discoverSkills({ directories: [directory] });
-      expect(ctx.messages[0]?.content).toBe(catalogSection(skills, { budget, query }));
+      expect(ctx.messages[0]?.content).toBe(catalogSection(skills, { budget, query }).text);
     }
   });
 
@@ -159,7 +158,7 @@ describe('activation strategies', () => {
     await middleware(next, async () => {});
     expect(toolMessages(next)).toHaveLength(1);
     // And the model asking for it by tool gets the short note.
-    expect(await next.tools.get('use_skill')?.handler({ skill_name: 'debug' } as never, next)).toMatch(/already active/);
+    expect(await callTool(next, 'use_skill', { skill_name: 'debug' })).toMatch(/already active/);
   });
 
   it('disable-model-invocation keeps a skill out of the catalog and use_skill, while @ and always still work', async () => {
@@ -169,7 +168,7 @@ describe('activation strategies', () => {
     const ctx = await run({ directories: [root] }, conversation('hello'));
     expect(ctx.messages[0]?.content).toContain('- visible:');
     expect(ctx.messages[0]?.content).not.toContain('secret-ops');
-    expect(await ctx.tools.get('use_skill')?.handler({ skill_name: 'secret-ops' } as never, ctx)).toMatch(/not found/);
+    expect(await callTool(ctx, 'use_skill', { skill_name: 'secret-ops' })).toMatch(/not found/);
     const mentioned = await run({ directories: [root] }, conversation('@secret-ops now'));
     expect(toolMessages(mentioned)[0]?.content).toContain('OPS BODY');
     const pinned = await run({ directories: [root], always: ['secret-ops'] }, conversation('hello'));
@@ -211,11 +210,13 @@ describe('activation strategies', () => {
     expect(ctx.log.entries.find((e) => e.args[0] === '[skills] could not activate')?.args[1]).toMatchObject({ skill: 'gone', route: 'mention' });
   });
 
-  it('the model runs after pre-activation and sees the injected instructions', async () => {
-    const model = scriptedModel([(messages) => ({ content: String(messages.find((m) => m.role === 'tool')?.content).split('\n')[0] ?? '' })]);
-    const ctx = createContext({ model, messages: conversation('@explain how does the cache work?') });
-    await compose<MiniContext>([skillsMiddleware({ directories: [fixtures] }), toolCalling()])(ctx);
-    expect(ctx.messages.at(-1)).toMatchObject({ role: 'assistant', content: '<skill name="explain">' });
+  it('middleware after it (where the model runs) sees the injected instructions', async () => {
+    let seen = '';
+    const model = async (ctx: StackContext): Promise<void> => {
+      seen = String(toolMessages(ctx)[0]?.content).split('\n')[0] ?? '';
+    };
+    await compose([skillsMiddleware({ directories: [fixtures] }), model])(createContext({ messages: conversation('@explain how does the cache work?') }));
+    expect(seen).toBe('<skill name="explain">');
   });
 });
 
@@ -283,26 +284,32 @@ describe('errors stay inside', () => {
     await writeSkill(root, 'tags-string', 'name: tags-string\ndescription: x\ntags: one');
     await writeSkill(root, 'fine', 'name: fine\ndescription: Works.');
     const caught: unknown[] = [];
-    const boundary = async (_ctx: MiniContext, next: () => Promise<void>) => {
+    const boundary = async (_ctx: StackContext, next: () => Promise<void>): Promise<void> => {
       try {
         await next();
       } catch (error) {
         caught.push(error);
       }
     };
-    const model = scriptedModel([
-      { tool_calls: [{ name: 'use_skill', arguments: { skill_name: 'bad-yaml' } }] },
-      { tool_calls: [{ name: 'use_skill', arguments: {} }] },
-      { tool_calls: [{ name: 'read_skill_resource', arguments: { skill_name: 'fine', path: '/etc/passwd' } }] },
-      { tool_calls: [{ name: 'find_skills', arguments: { query: 42 } }] },
-      { content: 'done' },
-    ]);
-    const ctx = createContext({ model, messages: conversation('@missing-skill do it') });
+    // Stands where the tool loop runs: the calls a confused model makes, straight to the registered tools.
+    const answers: string[] = [];
+    const confusedModel = async (ctx: StackContext): Promise<void> => {
+      answers.push(await callTool(ctx, 'use_skill', { skill_name: 'bad-yaml' }));
+      answers.push(await callTool(ctx, 'use_skill', {}));
+      answers.push(await callTool(ctx, 'read_skill_resource', { skill_name: 'fine', path: '/etc/passwd' }));
+      answers.push(await callTool(ctx, 'find_skills', { query: 42 }));
+    };
+    const ctx = createContext({ messages: conversation('@missing-skill do it') });
     const middleware = skillsMiddleware({ directories: [root, join(root, 'does-not-exist')], findSkills: true });
-    await compose<MiniContext>([boundary, middleware, toolCalling()])(ctx);
+    await compose([boundary, middleware, confusedModel])(ctx);
     expect(caught).toEqual([]);
-    expect(ctx.messages.at(-1)).toMatchObject({ content: 'done' });
-    expect(getSkills(ctx)?.errors.map((e) => e.code).sort()).toEqual(['METADATA_INVALID', 'YAML_UNCLOSED_FLOW']);
+    expect(answers).toHaveLength(4);
+    expect(answers[1]).toMatch(/needs a `skill_name` string/);
+    expect(answers[2]).toMatch(/^Cannot read "\/etc\/passwd" from skill "fine": it is an absolute path/);
+    expect(answers[3]).toMatch(/needs a `query`/);
+    // tags-string cannot load; the unclosed flow is read as plain text, with a warning.
+    expect(getSkills(ctx)?.errors.map((e) => e.code)).toEqual(['METADATA_INVALID']);
+    expect(getSkills(ctx)?.warnings.map((w) => w.code)).toContain('YAML_RECOVERED');
   });
 
   it('configuration errors are thrown at construction only, as SkillsConfigError', () => {

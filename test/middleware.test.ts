@@ -1,15 +1,17 @@
 /**
- * The middleware composed the way a SISU app composes it: our skills
- * middleware, then a tool-calling loop driven by an offline scripted model.
+ * The middleware on a plain ctx: what it puts in the conversation, what it
+ * registers, and what the registered tools answer when called as a host
+ * calls them (arguments plus `{ signal, log }`, never the request ctx).
+ * The real SISU tool loop and adapters are tested in test/real-sisu.
  */
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { compose, createContext, scriptedModel, toolCalling, type MiniContext } from '../demo/mini-sisu.mjs';
 import { nodeFileSystem, type SkillsFileSystem } from '../src/fs.js';
 import { getSkills, SkillsConfigError, skillsMiddleware, type SkillsOptions } from '../src/index.js';
+import { callTool, compose, createContext, type StackContext, type StackMessage } from './helpers/stack.js';
 
 const fixtures = fileURLToPath(new URL('../fixtures/skills', import.meta.url));
 const FIXTURE_NAMES = ['code-review', 'debug', 'deploy-staging', 'explain', 'test-gen'];
@@ -41,15 +43,17 @@ function countingFs(): SkillsFileSystem & { readdirCalls: number } {
   return fs;
 }
 
-function ctxWith(messages = [
-  { role: 'system', content: 'You are a careful coding assistant.' },
-  { role: 'user', content: 'Review my change please.' },
-]): MiniContext {
-  return createContext({ messages: messages.map((m) => ({ ...m })) });
+function ctxWith(
+  messages: StackMessage[] = [
+    { role: 'system', content: 'You are a careful coding assistant.' },
+    { role: 'user', content: 'Review my change please.' },
+  ],
+): StackContext {
+  return createContext({ messages });
 }
 
-async function run(options: SkillsOptions, ctx = ctxWith()): Promise<MiniContext> {
-  await compose<MiniContext>([skillsMiddleware(options)])(ctx);
+async function run(options: SkillsOptions, ctx = ctxWith()): Promise<StackContext> {
+  await compose([skillsMiddleware(options)])(ctx);
   return ctx;
 }
 
@@ -75,7 +79,7 @@ describe('skillsMiddleware', () => {
     const ctx = await run({ directories: [fixtures] });
     const state = getSkills(ctx);
     expect(state?.skills.map((s) => s.metadata.name).sort()).toEqual(FIXTURE_NAMES);
-    expect((ctx as MiniContext & { skills?: unknown }).skills).toBe(state);
+    expect((ctx as StackContext & { skills?: unknown }).skills).toBe(state);
     expect(ctx.state.skills).toBe(state);
     expect(state?.get('debug')?.directory).toBe(join(fixtures, 'debug'));
     expect(state?.scannedDirectories).toEqual([fixtures]);
@@ -136,7 +140,8 @@ describe('skillsMiddleware', () => {
   it('logs discovery once, with counts, and each skipped skill with its diagnostic', async () => {
     const root = await mkdtemp(join(temp, 'mixed-'));
     await writeSkill(root, 'good-one', 'name: good-one\ndescription: Works.');
-    await writeSkill(root, 'broken', 'name: broken\ndescription: [unclosed');
+    // No description: a skill that cannot load, whatever the YAML reader recovers.
+    await writeSkill(root, 'broken', 'name: broken');
     const middleware = skillsMiddleware({ directories: [root] });
     const first = ctxWith();
     await middleware(first, async () => {});
@@ -159,53 +164,40 @@ describe('skillsMiddleware', () => {
     const system = ctx.messages[0]?.content ?? '';
     expect(system.match(/^- shared:/gm)).toHaveLength(1);
     expect(system).toContain('- shared: From the first directory.');
-    const result = await ctx.tools.get('use_skill')?.handler({ skill_name: 'shared' } as never, ctx);
+    const result = await callTool(ctx, 'use_skill', { skill_name: 'shared' });
     expect(result).toContain('FIRST BODY');
     expect(getSkills(ctx)?.warnings.map((w) => w.code)).toContain('SKILL_DUPLICATE');
   });
 
-  it('end to end: the model reads the catalog, calls use_skill, and gets the instructions', async () => {
-    const model = scriptedModel([
-      (messages) => {
-        const system = String(messages[0]?.content);
-        const name = /^- (code-review):/m.exec(system)?.[1];
-        return { content: '', tool_calls: [{ name: 'use_skill', arguments: { skill_name: name } }] };
-      },
-      { content: 'Reviewed.' },
-    ]);
-    const ctx = createContext({
-      model,
-      messages: [
-        { role: 'system', content: 'Base.' },
-        { role: 'user', content: 'Review src/auth.ts' },
-      ],
-    });
-    await compose<MiniContext>([skillsMiddleware({ directories: [fixtures] }), toolCalling()])(ctx);
-    const toolMessage = ctx.messages.find((m) => m.role === 'tool');
-    expect(toolMessage?.content).toContain('<skill name="code-review">');
-    expect(toolMessage?.content).toContain('# Code Review');
-    expect(toolMessage?.content).toContain('references/checklist.md (reference,');
-    expect(toolMessage?.content).not.toContain('description: >');
-    expect(model.calls[0]?.toolNames).toContain('use_skill');
-    expect(model.calls[0]?.tools.find((t) => t.name === 'use_skill')?.parameters).toMatchObject({
-      properties: { skill_name: { type: 'string' } },
-      required: ['skill_name'],
-    });
+  it('end to end: a name read from the catalog activates through the registered use_skill', async () => {
+    const ctx = await run({ directories: [fixtures] }, ctxWith([
+      { role: 'system', content: 'Base.' },
+      { role: 'user', content: 'Review src/auth.ts' },
+    ]));
+    const name = /^- (code-review):/m.exec(ctx.messages[0]?.content ?? '')?.[1];
+    expect(name).toBe('code-review');
+    const result = await callTool(ctx, 'use_skill', { skill_name: name });
+    expect(result).toContain('<skill name="code-review">');
+    expect(result).toContain('# Code Review');
+    expect(result).toContain('references/checklist.md (reference,');
+    expect(result).not.toContain('description: >');
     expect(getSkills(ctx)?.activated).toEqual(['code-review']);
-    expect(ctx.messages.at(-1)).toMatchObject({ role: 'assistant', content: 'Reviewed.' });
+    expect(ctx.log.entries).toContainEqual({ level: 'info', args: ['[skills] activated', { skill: 'code-review', route: 'tool' }] });
   });
 
   it('a second activation of the same skill in the run gets a short note', async () => {
-    const model = scriptedModel([
-      { tool_calls: [{ name: 'use_skill', arguments: { skill_name: 'debug' } }] },
-      { tool_calls: [{ name: 'use_skill', arguments: { skill_name: 'debug' } }] },
-      { content: 'done' },
-    ]);
-    const ctx = createContext({ model, messages: [{ role: 'user', content: 'it crashes' }] });
-    await compose<MiniContext>([skillsMiddleware({ directories: [fixtures] }), toolCalling()])(ctx);
-    const toolMessages = ctx.messages.filter((m) => m.role === 'tool');
-    expect(toolMessages[0]?.content).toContain('<skill name="debug">');
-    expect(toolMessages[1]?.content).toMatch(/already active/);
+    const ctx = await run({ directories: [fixtures] }, ctxWith([{ role: 'user', content: 'it crashes' }]));
+    expect(await callTool(ctx, 'use_skill', { skill_name: 'debug' })).toContain('<skill name="debug">');
+    expect(await callTool(ctx, 'use_skill', { skill_name: 'debug' })).toMatch(/already active/);
+  });
+
+  it('each request gets tools bound to its own run: activations never leak between concurrent requests', async () => {
+    const middleware = skillsMiddleware({ directories: [fixtures] });
+    const ctxs = [ctxWith(), ctxWith(), ctxWith()];
+    await Promise.all(ctxs.map((ctx) => middleware(ctx, async () => {})));
+    const answers = await Promise.all(ctxs.map((ctx) => callTool(ctx, 'use_skill', { skill_name: 'debug' })));
+    for (const answer of answers) expect(answer).toContain('<skill name="debug">');
+    for (const ctx of ctxs) expect(getSkills(ctx)?.activated).toEqual(['debug']);
   });
 
   it('a broken filesystem is logged and the agent continues without skills', async () => {
@@ -243,7 +235,7 @@ describe('skillsMiddleware', () => {
     expect(getSkills(ctx)?.get('notes')).not.toHaveProperty('resources');
     // Edited after discovery: activation reads the file as it is now.
     await writeFile(join(dir, 'SKILL.md'), '---\nname: notes\ndescription: Takes notes.\n---\nEDITED BODY\n');
-    const result = await ctx.tools.get('use_skill')?.handler({ skill_name: 'notes' } as never, ctx);
+    const result = await callTool(ctx, 'use_skill', { skill_name: 'notes' });
     expect(result).toContain('EDITED BODY');
     expect(result).toContain('- template.md (');
     expect((await getSkills(ctx)?.load('notes'))?.instructions).toContain('EDITED BODY');
@@ -254,11 +246,10 @@ describe('skillsMiddleware', () => {
     await writeSkill(root, 'ghost', 'name: ghost\ndescription: Disappears.', 'BOO');
     const ctx = await run({ directories: [root] });
     await rm(join(root, 'ghost'), { recursive: true });
-    const tool = ctx.tools.get('use_skill');
-    const missing = await tool?.handler({ skill_name: 'ghost' } as never, ctx);
+    const missing = await callTool(ctx, 'use_skill', { skill_name: 'ghost' });
     expect(missing).toMatch(/^Could not activate the skill: .*ghost\/SKILL\.md cannot be read any more \(it does not exist\)/);
     await writeSkill(root, 'ghost', 'name: ghost\ndescription: Disappears.', 'BACK AGAIN');
-    expect(await tool?.handler({ skill_name: 'ghost' } as never, ctx)).toContain('BACK AGAIN');
+    expect(await callTool(ctx, 'use_skill', { skill_name: 'ghost' })).toContain('BACK AGAIN');
   });
 
   it('preload: true reads instructions and resources at discovery', async () => {
@@ -268,33 +259,30 @@ describe('skillsMiddleware', () => {
     expect(entry?.resources?.length).toBeGreaterThan(0);
   });
 
-  it('logs resource warnings found at activation, once', async () => {
+  it('logs resource warnings found at activation once per index, not once per request', async () => {
     const root = await mkdtemp(join(temp, 'big-'));
     const dir = await writeSkill(root, 'heavy', 'name: heavy\ndescription: Has a big file.');
     await writeFile(join(dir, 'big.bin'), Buffer.alloc(2048));
-    const ctx = await run({ directories: [root], maxFileSize: 1024 });
-    const tool = ctx.tools.get('use_skill');
-    await tool?.handler({ skill_name: 'heavy' } as never, ctx);
-    await tool?.handler({ skill_name: 'heavy' } as never, createContext());
-    const warnings = ctx.log.entries.filter((e) => e.level === 'warn' && e.args[0] === '[skills] warning');
-    expect(warnings.map((w) => (w.args[1] as { code: string }).code)).toEqual(['RESOURCE_TOO_LARGE']);
+    const middleware = skillsMiddleware({ directories: [root], maxFileSize: 1024 });
+    const codes = async (): Promise<string[]> => {
+      const ctx = ctxWith();
+      await middleware(ctx, async () => {});
+      expect(await callTool(ctx, 'use_skill', { skill_name: 'heavy' })).toContain('- big.bin (other, 2.0 KB, too large to read)');
+      return ctx.log.entries.filter((e) => e.level === 'warn' && e.args[0] === '[skills] warning').map((w) => (w.args[1] as { code: string }).code);
+    };
+    expect(await codes()).toEqual(['RESOURCE_TOO_LARGE']);
+    expect(await codes()).toEqual([]);
   });
 
-  it('registers read_skill_resource beside use_skill, and the model can read a listed file', async () => {
-    const model = scriptedModel([
-      { tool_calls: [{ name: 'use_skill', arguments: { skill_name: 'code-review' } }] },
-      { tool_calls: [{ name: 'read_skill_resource', arguments: { skill_name: 'code-review', path: 'references/checklist.md' } }] },
-      { tool_calls: [{ name: 'read_skill_resource', arguments: { skill_name: 'code-review', path: '../debug/SKILL.md' } }] },
-      { content: 'done' },
-    ]);
-    const ctx = createContext({ model, messages: [{ role: 'user', content: 'review' }] });
-    await compose<MiniContext>([skillsMiddleware({ directories: [fixtures] }), toolCalling()])(ctx);
-    const [activation, read, refused] = ctx.messages.filter((m) => m.role === 'tool').map((m) => m.content);
+  it('registers read_skill_resource beside use_skill, and a listed file can be read after activation', async () => {
+    const ctx = await run({ directories: [fixtures] }, ctxWith([{ role: 'user', content: 'review' }]));
+    const activation = await callTool(ctx, 'use_skill', { skill_name: 'code-review' });
+    const read = await callTool(ctx, 'read_skill_resource', { skill_name: 'code-review', path: 'references/checklist.md' });
+    const refused = await callTool(ctx, 'read_skill_resource', { skill_name: 'code-review', path: '../debug/SKILL.md' });
     expect(activation).toContain('open one with read_skill_resource');
     expect(read).toContain(await readFile(join(fixtures, 'code-review/references/checklist.md'), 'utf8').then((t) => t.split('\n')[0] ?? ''));
     expect(refused).not.toContain('name: debug');
     expect(refused).toMatch(/\.\./);
-    expect(model.calls[0]?.tools.find((t) => t.name === 'read_skill_resource')?.parameters.required).toEqual(['skill_name', 'path']);
   });
 
   it('resourceTool: false registers use_skill only, and maxListedResources caps the listing', async () => {
@@ -304,7 +292,7 @@ describe('skillsMiddleware', () => {
     for (let i = 0; i < 5; i++) await writeFile(join(dir, 'references', `r${i}.md`), 'x');
     const ctx = await run({ directories: [root], resourceTool: false, maxListedResources: 2 });
     expect(ctx.tools.get('read_skill_resource')).toBeUndefined();
-    const result = await ctx.tools.get('use_skill')?.handler({ skill_name: 'many' } as never, ctx);
+    const result = await callTool(ctx, 'use_skill', { skill_name: 'many' });
     expect(result).toContain('- references/r0.md');
     expect(result).not.toContain('- references/r2.md');
     expect(result).toContain('and 3 more files not listed here (references/ 3)');

@@ -1,6 +1,6 @@
 /**
- * Attacks on read_skill_resource, through the public tools in a composed
- * stack. A canary file sits next to the skill (and secrets inside it): no
+ * Attacks on read_skill_resource, through the public tools registered in a
+ * middleware stack and called as a host calls them. A canary file sits next to the skill (and secrets inside it): no
  * answer may ever contain it, whatever is asked and whatever changes on disk.
  */
 import { execFileSync } from 'node:child_process';
@@ -8,7 +8,6 @@ import { mkdir, open, rename, rm, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { MiniContext, Middleware } from '../../demo/mini-sisu.mjs';
 import { discoverSkills } from '../../src/discover/discover.js';
 import { nodeFileSystem, type SkillsFileSystem } from '../../src/fs.js';
 import { createReadResourceTool, READ_RESOURCE_TOOL, type ReadResourceArgs } from '../../src/tools/read-resource.js';
@@ -16,7 +15,7 @@ import { renderResourceListing } from '../../src/tools/resource-listing.js';
 import { createUseSkillTool } from '../../src/tools/use-skill.js';
 import type { Skill } from '../../src/types.js';
 import { cleanup, makeTempTree, skillMd } from '../discover/helpers.js';
-import { runAgent, toolMessages } from '../helpers/agent.js';
+import { callTool, invoke, runStack, type StackContext } from '../helpers/stack.js';
 
 const CANARY = 'CANARY-7f3a9c-must-never-be-returned';
 /** The start of /etc/passwd on every Unix. */
@@ -65,16 +64,18 @@ async function discover(): Promise<Skill> {
   return skill;
 }
 
-/** Runs the agent with the model asking for every `path` in one turn; returns the answers in order. */
+/** Asks the registered read_skill_resource for every `path`, in order, in one run; returns the answers. */
 async function attack(skill: Skill, requests: ReadonlyArray<string | Partial<ReadResourceArgs>>, settings = {}): Promise<string[]> {
-  const register: Middleware<MiniContext> = async (ctx, next) => {
+  const register = async (ctx: StackContext, next: () => Promise<void>): Promise<void> => {
     ctx.tools.register(createUseSkillTool([skill]));
     ctx.tools.register(createReadResourceTool([skill], settings));
     await next();
   };
-  const calls = requests.map((r) => ({ name: READ_RESOURCE_TOOL, arguments: typeof r === 'string' ? { skill_name: 'demo', path: r } : { skill_name: 'demo', ...r } }));
-  const { ctx } = await runAgent(register, [{ content: '', tool_calls: calls }, 'Done.']);
-  const answers = toolMessages(ctx).map((m) => m.content);
+  const ctx = await runStack(register);
+  const answers: string[] = [];
+  for (const r of requests) {
+    answers.push(await callTool(ctx, READ_RESOURCE_TOOL, typeof r === 'string' ? { skill_name: 'demo', path: r } : { skill_name: 'demo', ...r }));
+  }
   everyAnswer.push(...answers);
   expect(answers).toHaveLength(requests.length);
   for (const answer of answers) {
@@ -155,11 +156,11 @@ describe('read_skill_resource under attack', () => {
     const guide = join(skillDir, 'references', 'guide.md');
     // One tool across both turns, so its read cache holds the earlier content.
     const tool = createReadResourceTool([skill]);
-    const before = String(await tool.handler({ skill_name: 'demo', path: 'references/guide.md' }, { state: {} }));
+    const before = await invoke(tool, { skill_name: 'demo', path: 'references/guide.md' });
     expect(before).toContain('Safe text.');
     await rm(guide);
     await symlink(join(base, 'outside', 'canary.txt'), guide);
-    const after = String(await tool.handler({ skill_name: 'demo', path: 'references/guide.md' }, { state: {} }));
+    const after = await invoke(tool, { skill_name: 'demo', path: 'references/guide.md' });
     everyAnswer.push(after);
     expectRefused([after], /outside the skill folder/);
     // The whole folder swapped for a link to a look-alike folder outside.
@@ -205,10 +206,8 @@ describe('read_skill_resource under attack', () => {
     expect(huge).toMatchObject({ size: 1024 ** 3, tooLarge: true });
     expect(renderResourceListing(skill.resources)).toContain('- assets-huge.bin (other, 1024.0 MB, too large to read)');
     const rss = process.memoryUsage().rss;
-    const started = performance.now();
     // Even with no per-file limit, a read never allocates the whole file.
     const answers = [...(await attack(skill, ['assets-huge.bin'])), ...(await attack(skill, ['assets-huge.bin'], { maxFileSize: Infinity, maxSkillSize: Infinity }))];
-    expect(performance.now() - started).toBeLessThan(2_000);
     expect(process.memoryUsage().rss - rss).toBeLessThan(200 * 1024 * 1024);
     expectRefused(answers, /it is 1024\.0 MB, over the (100\.0 KB|64\.0 MB) limit for one file/);
   });
@@ -297,7 +296,7 @@ describe('read_skill_resource under attack', () => {
     const piece = fc.constantFrom('..', '.', '', '%2e', '%2e%2e', '%2f', '%5c', '%252e', '\uff0e', '\uff0f', '\u2025', '\\', 'outside', 'canary.txt', 'outside-link', 'canary-link.txt', 'etc-link', 'etc', 'passwd', '.env', 'secrets', 'token.txt', 'references', 'guide.md', base, skillDir, 'C:');
     await fc.assert(
       fc.asyncProperty(fc.array(piece, { minLength: 1, maxLength: 7 }), fc.constantFrom('/', '\\', ''), async (pieces, separator) => {
-        const answer = String(await tool.handler({ skill_name: 'demo', path: pieces.join(separator) }, { state: {} }));
+        const answer = await invoke(tool, { skill_name: 'demo', path: pieces.join(separator) });
         everyAnswer.push(answer);
         expect(answer).not.toContain(CANARY);
         expect(answer).not.toContain(PASSWD);

@@ -1,9 +1,14 @@
+/**
+ * find_skills as a hand-wired app registers it (`createFindSkillsTool`),
+ * called with arguments and `{ log }` only, as a host calls a tool. How SISU's
+ * adapters show its schema to a model is tested on the real SISU (test/real-sisu).
+ */
 import { describe, expect, it } from 'vitest';
-import { compose, createContext, createRecordingLogger, scriptedModel, toJsonSchemaLikeSisu, toolCalling, type MiniContext, type RecordingLogger } from '../../demo/mini-sisu.mjs';
 import { createSkillIndex, type SkillIndex } from '../../src/skill-index.js';
-import { createFindSkillsTool, FindSkillsArgsSchema, makeFindSkillsTool, MAX_FIND_LIMIT, rankerForSkills } from '../../src/tools/find-skills.js';
-import { makeUseSkillTool } from '../../src/tools/use-skill.js';
-import type { Skill, ToolContext } from '../../src/types.js';
+import { createFindSkillsTool, MAX_FIND_LIMIT, rankerForSkills } from '../../src/tools/find-skills.js';
+import { createUseSkillTool } from '../../src/tools/use-skill.js';
+import type { Skill } from '../../src/types.js';
+import { callTool, invoke, recordingLogger, runStack, type RecordingLogger, type StackContext } from '../helpers/stack.js';
 
 function skill(name: string, description: string, tags?: unknown): Skill {
   return {
@@ -23,24 +28,23 @@ const skills = [
 ];
 const index = createSkillIndex({ skills });
 
-function toolCtx(): ToolContext & { log: RecordingLogger } {
-  return { state: {}, log: createRecordingLogger() };
+function toolCtx(): { log: RecordingLogger } {
+  return { log: recordingLogger() };
 }
 
-const find = makeFindSkillsTool(() => index);
-const call = (args: unknown, ctx = toolCtx()): Promise<string> => find.handler(args as never, ctx) as Promise<string>;
+const find = createFindSkillsTool(skills);
+const call = (args: unknown, ctx = toolCtx()): Promise<string> => invoke(find, args, ctx);
 
-describe('find_skills schema', () => {
-  it('survives the conversion SISU adapters apply: query a required string, limit an optional number', () => {
-    const json = toJsonSchemaLikeSisu(FindSkillsArgsSchema);
-    expect(json).toMatchObject({
-      type: 'object',
-      properties: { query: { type: 'string' }, limit: { type: 'number' } },
-      required: ['query'],
-    });
-    expect(json.properties?.limit?.description).toMatch(/default 5, at most 20/);
+/** A skill whose description cannot be read: stands for anything failing inside the tool. */
+function exploding(): Skill {
+  const broken = skill('broken', 'x');
+  Object.defineProperty(broken.metadata, 'description', {
+    get() {
+      throw new Error('index gone');
+    },
   });
-});
+  return broken;
+}
 
 describe('find_skills handler', () => {
   it('returns the best matches, one per line with the description, and points at use_skill', async () => {
@@ -52,8 +56,7 @@ describe('find_skills handler', () => {
   });
 
   it('works over a fixed list for hand-wired apps', async () => {
-    const tool = createFindSkillsTool(skills);
-    expect(await tool.handler({ query: 'stack trace' }, toolCtx())).toMatch(/\n- debug: /);
+    expect(await invoke(createFindSkillsTool(skills.slice(0, 3)), { query: 'stack trace' })).toMatch(/\n- debug: /);
   });
 
   it('searches tags too', async () => {
@@ -74,18 +77,12 @@ describe('find_skills handler', () => {
     expect(await call({ query: '   ' })).toMatch(/needs a `query`/);
     expect(await call({})).toMatch(/needs a `query`/);
     expect(await call(null)).toMatch(/needs a `query`/);
-    const none = makeFindSkillsTool(() => undefined);
-    expect(await none.handler({ query: 'x' }, toolCtx())).toMatch(/No skills are loaded/);
-    const empty = createSkillIndex({ skills: [] });
-    expect(await makeFindSkillsTool(() => empty).handler({ query: 'x' }, toolCtx())).toMatch(/No skills are loaded/);
+    expect(await invoke(createFindSkillsTool([]), { query: 'x' })).toMatch(/No skills are loaded/);
   });
 
   it('never throws: a failing source becomes a message and an error log', async () => {
-    const broken = makeFindSkillsTool(() => {
-      throw new Error('index gone');
-    });
     const ctx = toolCtx();
-    await expect(broken.handler({ query: 'review' }, ctx)).resolves.toMatch(/^Could not search the skills: index gone\./);
+    await expect(invoke(createFindSkillsTool([exploding()]), { query: 'review' }, ctx)).resolves.toMatch(/^Could not search the skills: index gone\./);
     expect(ctx.log.entries.some((e) => e.level === 'error' && e.args[0] === '[skills] find_skills failed')).toBe(true);
   });
 
@@ -98,27 +95,17 @@ describe('find_skills handler', () => {
   });
 });
 
-describe('find_skills in a composed stack', () => {
-  it('the model searches, then activates what it found', async () => {
-    const register = async (ctx: MiniContext, next: () => Promise<void>): Promise<void> => {
-      ctx.tools.register(makeFindSkillsTool(() => index));
-      ctx.tools.register(makeUseSkillTool(() => index));
+describe('find_skills in a middleware stack', () => {
+  it('a search answer names a skill that use_skill then activates', async () => {
+    const register = async (ctx: StackContext, next: () => Promise<void>): Promise<void> => {
+      ctx.tools.register(createFindSkillsTool(skills));
+      ctx.tools.register(createUseSkillTool(skills));
       await next();
     };
-    const model = scriptedModel([
-      { tool_calls: [{ name: 'find_skills', arguments: JSON.stringify({ query: 'app crashed with a stack trace', limit: 3 }) }] },
-      (messages) => {
-        const found = String(messages.at(-1)?.content);
-        const name = /^- ([a-z0-9-]+):/m.exec(found)?.[1];
-        return { tool_calls: [{ name: 'use_skill', arguments: { skill_name: name } }] };
-      },
-      { content: 'done' },
-    ]);
-    const ctx = createContext({ model, messages: [{ role: 'user', content: 'it crashes' }] });
-    await compose<MiniContext>([register, toolCalling()])(ctx);
-    const tools = ctx.messages.filter((m) => m.role === 'tool').map((m) => m.content);
-    expect(tools[0]).toMatch(/^Skills matching "app crashed with a stack trace", best first:\n- debug:/);
-    expect(tools[1]).toContain('<skill name="debug">');
-    expect(model.calls[0]?.tools.find((t) => t.name === 'find_skills')?.parameters.required).toEqual(['query']);
+    const ctx = await runStack(register, [{ role: 'user', content: 'it crashes' }]);
+    const found = await callTool(ctx, 'find_skills', { query: 'app crashed with a stack trace', limit: 3 });
+    expect(found).toMatch(/^Skills matching "app crashed with a stack trace", best first:\n- debug:/);
+    const name = /^- ([a-z0-9-]+):/m.exec(found)?.[1];
+    expect(await callTool(ctx, 'use_skill', { skill_name: name })).toContain('<skill name="debug">');
   });
 });

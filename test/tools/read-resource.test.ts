@@ -1,41 +1,26 @@
+/**
+ * read_skill_resource as a hand-wired app registers it
+ * (`createReadResourceTool`), called with arguments and `{ log }` only, as a
+ * host calls a tool. Attacks are in test/security; how SISU's adapters show
+ * its schema to a model is tested on the real SISU (test/real-sisu).
+ */
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createRecordingLogger, toJsonSchemaLikeSisu, type MiniContext, type Middleware, type RecordingLogger } from '../../demo/mini-sisu.mjs';
 import { discoverSkills } from '../../src/discover/discover.js';
-import { createSkillIndex } from '../../src/skill-index.js';
-import { createReadResourceTool, makeReadResourceTool, READ_RESOURCE_TOOL, ReadResourceArgsSchema } from '../../src/tools/read-resource.js';
+import { createReadResourceTool, READ_RESOURCE_TOOL } from '../../src/tools/read-resource.js';
 import { DEFAULT_MAX_LISTED_RESOURCES, renderResourceListing } from '../../src/tools/resource-listing.js';
 import { createUseSkillTool } from '../../src/tools/use-skill.js';
-import { nodeFileSystem } from '../../src/fs.js';
-import type { Skill, SkillResource, ToolContext } from '../../src/types.js';
+import type { Skill, SkillResource } from '../../src/types.js';
 import { cleanup, makeTempTree, skillMd } from '../discover/helpers.js';
-import { callTool, runAgent, toolMessages, useSkill } from '../helpers/agent.js';
+import { callTool, invoke, recordingLogger, runStack, type RecordingLogger, type StackContext } from '../helpers/stack.js';
 
-const SETTINGS = { fs: nodeFileSystem, maxFileSize: 100 * 1024, maxSkillSize: 500 * 1024, cacheTtl: 60_000 };
-
-function toolCtx(): ToolContext & { log: RecordingLogger } {
-  return { state: {}, log: createRecordingLogger() };
+function toolCtx(): { log: RecordingLogger } {
+  return { log: recordingLogger() };
 }
 
 async function skillsIn(root: string): Promise<Skill[]> {
   return (await discoverSkills({ directories: [root] })).skills;
 }
-
-describe('read_skill_resource schema', () => {
-  it('survives the conversion SISU adapters apply: four parameters, two required', () => {
-    expect(toJsonSchemaLikeSisu(ReadResourceArgsSchema)).toEqual({
-      type: 'object',
-      properties: {
-        skill_name: { type: 'string', description: expect.any(String) },
-        path: { type: 'string', description: expect.any(String) },
-        offset: { type: 'number', description: expect.any(String) },
-        limit: { type: 'number', description: expect.any(String) },
-      },
-      required: ['skill_name', 'path'],
-      additionalProperties: false,
-    });
-  });
-});
 
 describe('read_skill_resource handler', () => {
   let root: string;
@@ -57,29 +42,29 @@ describe('read_skill_resource handler', () => {
   });
 
   it('returns the text with skill, path, size and lines', async () => {
-    const result = await createReadResourceTool(skills).handler({ skill_name: 'pdf', path: 'references/forms.md' }, toolCtx());
+    const result = await invoke(createReadResourceTool(skills), { skill_name: 'pdf', path: 'references/forms.md' }, toolCtx());
     expect(result).toBe('<skill_resource skill="pdf" path="references/forms.md" size="27 B" lines="1-3 of 3">\n# Forms\n\nFill every field.\n</skill_resource>');
   });
 
   it('for a long file returns a window and says how to read on', async () => {
     const tool = createReadResourceTool(skills);
-    const first = await tool.handler({ skill_name: 'pdf', path: 'references/long.md' }, toolCtx());
+    const first = await invoke(tool, { skill_name: 'pdf', path: 'references/long.md' }, toolCtx());
     expect(first).toContain('lines="1-400 of 450"');
     expect(first).toMatch(/step 400\n<\/skill_resource>\nShowing lines 1-400 of 450\. To read on, call read_skill_resource with \{"skill_name":"pdf","path":"references\/long.md","offset":401\}\.$/);
-    const rest = await tool.handler({ skill_name: 'pdf', path: 'references/long.md', offset: 401 }, toolCtx());
+    const rest = await invoke(tool, { skill_name: 'pdf', path: 'references/long.md', offset: 401 }, toolCtx());
     expect(rest).toContain('lines="401-450 of 450"');
     expect(rest).not.toContain('Showing lines');
   });
 
   it('a nested folder with its own SKILL.md is a separate skill, not a resource', async () => {
     expect(skills.map((s) => s.metadata.name).sort()).toEqual(['nested', 'pdf']);
-    const result = await createReadResourceTool(skills).handler({ skill_name: 'pdf', path: 'nested/own.md' }, toolCtx());
+    const result = await invoke(createReadResourceTool(skills), { skill_name: 'pdf', path: 'nested/own.md' }, toolCtx());
     expect(result).toMatch(/^Cannot read "nested\/own.md" from skill "pdf": it is not one of the skill's listed files\./);
-    expect(await createReadResourceTool(skills).handler({ skill_name: 'nested', path: 'own.md' }, toolCtx())).toContain('belongs to nested');
+    expect(await invoke(createReadResourceTool(skills), { skill_name: 'nested', path: 'own.md' }, toolCtx())).toContain('belongs to nested');
   });
 
   it('an unknown skill lists the available names', async () => {
-    expect(await createReadResourceTool(skills).handler({ skill_name: 'pfd', path: 'x' }, toolCtx())).toBe(
+    expect(await invoke(createReadResourceTool(skills), { skill_name: 'pfd', path: 'x' }, toolCtx())).toBe(
       'Skill "pfd" not found. Available skills (closest first): pdf, nested.',
     );
   });
@@ -88,16 +73,16 @@ describe('read_skill_resource handler', () => {
     const tool = createReadResourceTool(skills);
     const bad = [undefined, {}, { skill_name: 'pdf' }, { skill_name: 'pdf', path: 3 }, { skill_name: 'pdf', path: 'a', offset: 1.5 }, 'pdf'];
     for (const args of bad) {
-      expect(await tool.handler(args as never, toolCtx())).toMatch(/^read_skill_resource needs `skill_name` and `path` strings .* e\.g\. \{"skill_name":"pdf","path":"references\/guide.md"\}\.$/);
+      expect(await invoke(tool, args, toolCtx())).toMatch(/^read_skill_resource needs `skill_name` and `path` strings .* e\.g\. \{"skill_name":"pdf","path":"references\/guide.md"\}\.$/);
     }
   });
 
   it('logs reads, and refusals with their reason (security ones as warnings)', async () => {
     const tool = createReadResourceTool(skills);
     const ctx = toolCtx();
-    await tool.handler({ skill_name: 'pdf', path: 'scripts/fill.py' }, ctx);
-    await tool.handler({ skill_name: 'pdf', path: '../../etc/passwd' }, ctx);
-    await tool.handler({ skill_name: 'pdf', path: 'nope.md' }, ctx);
+    await invoke(tool, { skill_name: 'pdf', path: 'scripts/fill.py' }, ctx);
+    await invoke(tool, { skill_name: 'pdf', path: '../../etc/passwd' }, ctx);
+    await invoke(tool, { skill_name: 'pdf', path: 'nope.md' }, ctx);
     expect(ctx.log.entries).toEqual([
       { level: 'info', args: ['[skills] resource read', { skill: 'pdf', path: 'scripts/fill.py', bytes: 13, cached: false }] },
       { level: 'warn', args: ['[skills] resource refused', { skill: 'pdf', path: '../../etc/passwd', reason: 'parent' }] },
@@ -106,42 +91,39 @@ describe('read_skill_resource handler', () => {
   });
 
   it('never throws: a failure inside becomes a message and is logged', async () => {
-    const tool = makeReadResourceTool(() => {
-      throw new Error('index exploded');
-    }, SETTINGS);
+    const [pdf] = skills.filter((s) => s.metadata.name === 'pdf');
+    if (!pdf) throw new Error('pdf skill not discovered');
+    // A skill whose resource list cannot be read stands for anything failing inside the tool.
+    const broken: Skill = { ...pdf, metadata: { ...pdf.metadata, name: 'broken' } };
+    Object.defineProperty(broken, 'resources', {
+      get() {
+        throw new Error('index exploded');
+      },
+    });
     const ctx = toolCtx();
-    await expect(tool.handler({ skill_name: 'x', path: 'y' }, ctx)).resolves.toBe('Could not read the skill file: index exploded. Continue without it.');
-    expect(ctx.log.entries.map((e) => e.level)).toEqual(['error']);
-    const failingLoad = createSkillIndex({ skills });
-    const broken = makeReadResourceTool(() => ({ ...failingLoad, load: () => Promise.reject(new Error('SKILL.md vanished')) }), SETTINGS);
-    await expect(broken.handler({ skill_name: 'pdf', path: 'a' }, { state: {} })).resolves.toContain('SKILL.md vanished');
-  });
-
-  it('with no index says nothing is loaded', async () => {
-    expect(await makeReadResourceTool(() => undefined, SETTINGS).handler({ skill_name: 'x', path: 'y' }, { state: {} })).toBe(
-      'No skills are loaded, so there are no skill files to read.',
+    await expect(invoke(createReadResourceTool([broken]), { skill_name: 'broken', path: 'references/forms.md' }, ctx)).resolves.toBe(
+      'Could not read the skill file: index exploded. Continue without it.',
     );
-    expect(await createReadResourceTool([]).handler({ skill_name: 'x', path: 'y' }, { state: {} })).toBe('Skill "x" not found: no skills are loaded.');
+    expect(ctx.log.entries.filter((e) => e.level === 'error')).toEqual([
+      { level: 'error', args: ['[skills] read_skill_resource failed', { error: 'index exploded' }] },
+    ]);
   });
 
-  it('works through a composed stack: the model activates a skill, then reads a listed file', async () => {
-    const register: Middleware<MiniContext> = async (ctx, next) => {
+  it('with an empty list says no skills are loaded', async () => {
+    expect(await invoke(createReadResourceTool([]), { skill_name: 'x', path: 'y' })).toBe('Skill "x" not found: no skills are loaded.');
+  });
+
+  it('works in a middleware stack: a skill is activated, then a file its listing names is read', async () => {
+    const register = async (ctx: StackContext, next: () => Promise<void>): Promise<void> => {
       ctx.tools.register(createUseSkillTool(skills));
       ctx.tools.register(createReadResourceTool(skills));
       await next();
     };
-    const { ctx, model } = await runAgent(register, [
-      useSkill('pdf'),
-      (messages) => {
-        const activation = String(messages[messages.length - 1]?.content);
-        const path = /^- (references\/forms\.md) /m.exec(activation)?.[1];
-        return callTool(READ_RESOURCE_TOOL, JSON.stringify({ skill_name: 'pdf', path }));
-      },
-      'Done.',
-    ]);
-    const [, read] = toolMessages(ctx);
-    expect(read?.content).toContain('Fill every field.');
-    expect(model.calls[0]?.tools.find((t) => t.name === READ_RESOURCE_TOOL)?.parameters.required).toEqual(['skill_name', 'path']);
+    const ctx = await runStack(register);
+    const activation = await callTool(ctx, 'use_skill', { skill_name: 'pdf' });
+    const path = /^- (references\/forms\.md) /m.exec(activation)?.[1];
+    expect(path).toBe('references/forms.md');
+    expect(await callTool(ctx, READ_RESOURCE_TOOL, { skill_name: 'pdf', path })).toContain('Fill every field.');
     expect(ctx.log.entries.filter((e) => e.level === 'error')).toEqual([]);
   });
 });
