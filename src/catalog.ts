@@ -6,7 +6,7 @@
  */
 import { nameLookup } from './name-lookup.js';
 import { createRanker, type Ranker } from './rank.js';
-import { oneLine } from './text.js';
+import { FIND_SKILLS_TOOL, USE_SKILL_TOOL } from './tool-names.js';
 import type { HostMessage, SkillEntry } from './types.js';
 
 /** Opening and closing tags of the section; used to find it again on a rerun. */
@@ -45,14 +45,28 @@ export function catalogEntries(skills: readonly SkillEntry[]): CatalogEntry[] {
 }
 
 /**
- * `description` on one line, exactly as oneLine gives it, but the same string
- * when it already is one line, and a trim (which shares characters) when only
- * the ends need it: a folded `>` description ends in a newline.
+ * Any markup character, any control or invisible format character (line
+ * breaks, bidi overrides, zero-width characters), and any whitespace that
+ * is not a single inner space: what catalogText has to rewrite.
  */
-function catalogLine(description: string): string {
-  if (!/\s\s|[^\S ]|^\s|\s$/.test(description)) return description;
-  const trimmed = description.trim();
-  return /\s\s|[^\S ]/.test(trimmed) ? oneLine(description) : trimmed;
+const NEEDS_REWRITE = /[<>\p{Cc}\p{Cf}]|[^\S ]| {2}|^ | $/u;
+/** Invisible characters, and controls that are not whitespace: dropped. NEL is a line break, so it becomes a space instead. */
+const INVISIBLE = /\p{Cf}|(?![\t\n\v\f\r\u0085])\p{Cc}/gu;
+const SPACES = /[\s\u0085]+/g;
+const MARKUP = /[<>]/g;
+
+/**
+ * A name or description as the catalog lists it: on one line (every run of
+ * whitespace and line breaks, U+2028/2029 and NEL included, is one space),
+ * without invisible or control characters, and with `<` and `>` escaped, so
+ * nothing a skill's frontmatter holds can start a line of its own or open or
+ * close a tag. Returns `text` itself when it needs none of that (the common
+ * case), so listing a clean library copies nothing.
+ */
+export function catalogText(text: string): string {
+  if (!NEEDS_REWRITE.test(text)) return text;
+  const flat = text.replace(INVISIBLE, '').replace(SPACES, ' ').trim();
+  return flat.replace(MARKUP, (c) => (c === '<' ? '&lt;' : '&gt;'));
 }
 
 export type CatalogMode = 'full' | 'shortened' | 'names' | 'ranked' | 'none';
@@ -61,8 +75,10 @@ export interface CatalogReport {
   /**
    * full: every skill with its whole description. shortened: every skill, the
    * longest descriptions cut. names: every skill, names only. ranked: the
-   * skills most relevant to the query, then as many other names as fit.
-   * none: the budget cannot hold even the section's frame; `text` is ''.
+   * skills most relevant to the query first, then as many other names as fit
+   * (none at all when even one name does not fit: the section then only says
+   * how many skills there are). none: no skills, or the budget cannot hold
+   * even the smallest section; `text` is ''.
    */
   mode: CatalogMode;
   /** Characters of `text`; never more than `budget`. */
@@ -72,7 +88,7 @@ export interface CatalogReport {
   included: string[];
   /** Names whose description was cut (shortened and ranked modes). */
   shortened: string[];
-  /** In ranked mode, the names listed because they matched the query, best first. */
+  /** In ranked mode, the names listed because they matched the query, best first; they come first in `included`. */
   ranked: string[];
   /** Skills not listed at all. */
   omitted: number;
@@ -90,49 +106,65 @@ export interface CatalogOptions {
   query?: string;
   /** A ranker built over the same entries; built on the spot when missing (slower). */
   ranker?: Ranker;
-  /** Default `use_skill`. */
+  /** The tool that activates a skill. Default `use_skill`. */
   toolName?: string;
-  /** The search tool named once the list is incomplete. Default `find_skills`. */
-  findToolName?: string;
+  /**
+   * The search tool, named when the section lists names only or leaves skills
+   * out. Default `find_skills`. `null` when no search tool is registered: the
+   * section then names none and only says how many skills it leaves out.
+   */
+  findToolName?: string | null;
 }
 
-function budgetOf(value: number | undefined): number {
-  if (value === undefined || Number.isNaN(value)) return DEFAULT_CATALOG_BUDGET;
-  return Math.max(0, Math.floor(value));
+/** Options with their defaults applied; `findToolName` is undefined when there is no search tool. */
+interface Settings {
+  budget: number;
+  toolName: string;
+  findToolName: string | undefined;
 }
 
-interface Frame {
-  head: string[];
-  tail: string[];
+function settingsOf(options: Omit<CatalogOptions, 'query' | 'ranker'>): Settings {
+  const { budget, toolName, findToolName } = options;
+  return {
+    budget: budget === undefined || Number.isNaN(budget) ? DEFAULT_CATALOG_BUDGET : Math.max(0, Math.floor(budget)),
+    toolName: toolName ?? USE_SKILL_TOOL,
+    findToolName: findToolName === null ? undefined : (findToolName ?? FIND_SKILLS_TOOL),
+  };
 }
 
-function frameFor(mode: CatalogMode, toolName: string, findToolName: string, total: number, hasMatches = false): Frame {
-  const head = [CATALOG_OPEN];
-  if (mode === 'full' || mode === 'shortened') {
-    head.push('Skills are folders of instructions for specific tasks. Each line below is a skill name and when to use it.');
-  } else if (mode === 'names') {
-    head.push(
-      `Skills are folders of instructions for specific tasks. There are ${total}; each line below is a skill name. Call \`${findToolName}\` with a few words about the task to see which skills fit and what they do.`,
-    );
-  } else if (hasMatches) {
-    head.push(
-      `Skills are folders of instructions for specific tasks. There are ${total}; first those most relevant to this request, with what they do, then other skill names.`,
-    );
-  } else {
-    head.push(`Skills are folders of instructions for specific tasks. There are ${total}; the first ones are listed below by name.`);
-  }
-  const use = `When a task matches a skill, call the \`${toolName}\` tool with its \`skill_name\` before you start, then follow the instructions it returns. Call it once per skill; do not guess what a skill says.`;
-  return { head, tail: [use, CATALOG_CLOSE] };
+const INTRO = 'Skills are folders of instructions for specific tasks.';
+const thereAre = (n: number): string => (n === 1 ? 'There is 1' : `There are ${n}`);
+const skillsAre = (n: number): string => (n === 1 ? '1 skill is' : `${n} skills are`);
+
+function useLine(toolName: string): string {
+  return `When a task matches a skill, call the \`${toolName}\` tool with its \`skill_name\` before you start, then follow the instructions it returns. Call it once per skill; do not guess what a skill says.`;
 }
 
-/** Characters of the frame's lines when joined with the entry lines by '\n'. */
-function frameLength(frame: Frame): number {
-  return [...frame.head, ...frame.tail].reduce((sum, line) => sum + line.length + 1, 0) - 1;
+/** The header of a section listing every skill: whole or shortened descriptions, or names only. */
+function fixedHead(mode: 'full' | 'names', total: number, findToolName: string | undefined): string {
+  if (mode === 'full') return `${INTRO} Each line below is a skill name and when to use it.`;
+  const search = findToolName === undefined ? '' : ` Call \`${findToolName}\` with a few words about the task to see which skills fit and what they do.`;
+  return `${INTRO} ${thereAre(total)}; each line below is a skill name.${search}`;
+}
+
+/** The header of a ranked section, saying exactly what follows it: how many lines, and whether the first ones matched the request. */
+function rankedHead(total: number, listed: number, ranked: number): string {
+  const head = `${INTRO} ${thereAre(total)}; ${listed} ${listed === 1 ? 'is' : 'are'} listed below`;
+  if (ranked === 0) return `${head} by name.`;
+  if (ranked === listed) return `${head}, the most relevant to this request first.`;
+  return `${head}: first the ${ranked === 1 ? 'one' : ranked} most relevant to this request, then others by name.`;
+}
+
+/** The last line of a ranked section that leaves skills out. */
+function trailer(omitted: number, total: number, findToolName: string | undefined): string {
+  const search = findToolName === undefined ? '' : ` Call \`${findToolName}\` with a few words about the task to search all ${total}.`;
+  return `${omitted} more ${omitted === 1 ? 'skill is' : 'skills are'} not listed here.${search}`;
 }
 
 /**
  * `text` cut to at most `max` characters (ellipsis included), at the last
- * word boundary when there is one in the second half, else mid-word.
+ * word boundary when there is one in the second half, else mid-word; never
+ * inside an escaped `&lt;` or `&gt;`.
  */
 export function shorten(text: string, max: number): string {
   if (text.length <= max) return text;
@@ -140,10 +172,11 @@ export function shorten(text: string, max: number): string {
   const room = max - ELLIPSIS.length;
   const space = text.lastIndexOf(' ', room);
   const cut = space >= room / 2 ? space : room;
-  return `${text.slice(0, cut).replace(/[\s,;:.\-–—]+$/u, '')}${ELLIPSIS}`;
+  // A partial escape goes, and trailing punctuation too, but not the `;` that ends an escape.
+  return `${text.slice(0, cut).replace(/&[lg]?t?$/, '').replace(/(?:[\s,:.\-–—]|(?<!&[lg]t);)+$/u, '')}${ELLIPSIS}`;
 }
 
-const line = (name: string, description: string): string => `- ${name}: ${description}`;
+const line = (name: string, description: string): string => (description === '' ? `- ${name}` : `- ${name}: ${description}`);
 const nameLine = (name: string): string => `- ${name}`;
 
 /** Total characters of entry lines (each plus its '\n') when descriptions are capped at `cap`. */
@@ -151,6 +184,11 @@ function linesLength(names: readonly string[], descriptions: readonly string[], 
   let total = 0;
   for (const [i, name] of names.entries()) total += line(name, shorten(descriptions[i] ?? '', cap)).length + 1;
   return total;
+}
+
+/** Characters of `lines` joined by '\n'. */
+function joinedLength(lines: readonly string[]): number {
+  return lines.reduce((sum, text) => sum + text.length + 1, 0) - 1;
 }
 
 function result(text: string, budget: number, fields: Omit<CatalogReport, 'length' | 'budget'>): CatalogResult {
@@ -161,129 +199,182 @@ function result(text: string, budget: number, fields: Omit<CatalogReport, 'lengt
  * The catalog section within `budget` characters. Tries, in order: every
  * description whole; the longest descriptions cut (one common cap, as high as
  * fits, never under MIN_DESCRIPTION_CHARS); names only; the skills ranked
- * for `query` plus as many other names as fit, ending with a line that says
- * how many are not listed and that `find_skills` searches them all.
+ * for `query`, then as many other names as fit, then how many are not listed
+ * (and that the search tool searches them all, when there is one); and
+ * finally a section that only says how many skills there are. Every header
+ * line describes the lines that actually follow it.
  */
 export function buildCatalog(entries: readonly CatalogEntry[], options: CatalogOptions = {}): CatalogResult {
-  const budget = budgetOf(options.budget);
-  const toolName = options.toolName ?? 'use_skill';
-  const findToolName = options.findToolName ?? 'find_skills';
-  const total = entries.length;
-  const names = entries.map((entry) => entry.name);
-  const fits = (frame: Frame, body: number): boolean => frameLength(frame) + body <= budget;
+  const settings = settingsOf(options);
+  return renderFixed(entries, settings) ?? renderRanked(rankedContext(entries, settings), options.query?.trim() ?? '', options.ranker);
+}
 
-  const wide = frameFor('full', toolName, findToolName, total);
-  // One-line forms for this build only; nothing keeps them (see catalogEntries).
-  const descriptions = entries.map((entry) => catalogLine(entry.description));
+/** The section when every skill fits (whole, shortened or by name), or undefined when ranked mode is needed. */
+function renderFixed(entries: readonly CatalogEntry[], settings: Settings): CatalogResult | undefined {
+  const { budget, toolName, findToolName } = settings;
+  const total = entries.length;
+  if (total === 0) return result('', budget, { mode: 'none', included: [], shortened: [], ranked: [], omitted: 0 });
+  // One-line, escaped forms for this build only; nothing keeps them (see catalogEntries).
+  const names = entries.map((entry) => catalogText(entry.name));
+  const included = entries.map((entry) => entry.name);
+  const descriptions = entries.map((entry) => catalogText(entry.description));
+  const tail = [useLine(toolName), CATALOG_CLOSE];
+  const wide = [CATALOG_OPEN, fixedHead('full', total, findToolName)];
+  const frame = joinedLength([...wide, ...tail]);
+  const fits = (frameLength: number, body: number): boolean => frameLength + body <= budget;
+
   const longest = descriptions.reduce((max, description) => Math.max(max, description.length), 0);
-  if (fits(wide, linesLength(names, descriptions, longest))) {
-    const text = [...wide.head, ...names.map((name, i) => line(name, descriptions[i] ?? '')), ...wide.tail].join('\n');
-    return result(text, budget, { mode: 'full', included: names, shortened: [], ranked: [], omitted: 0 });
+  if (fits(frame, linesLength(names, descriptions, longest))) {
+    const text = [...wide, ...names.map((name, i) => line(name, descriptions[i] ?? '')), ...tail].join('\n');
+    return result(text, budget, { mode: 'full', included, shortened: [], ranked: [], omitted: 0 });
   }
 
-  if (longest > MIN_DESCRIPTION_CHARS && fits(wide, linesLength(names, descriptions, MIN_DESCRIPTION_CHARS))) {
+  if (longest > MIN_DESCRIPTION_CHARS && fits(frame, linesLength(names, descriptions, MIN_DESCRIPTION_CHARS))) {
     // The highest common cap that fits: cuts the longest descriptions first and only as far as needed.
     let low = MIN_DESCRIPTION_CHARS;
     let high = longest - 1;
     while (low < high) {
       const mid = Math.ceil((low + high) / 2);
-      if (fits(wide, linesLength(names, descriptions, mid))) low = mid;
+      if (fits(frame, linesLength(names, descriptions, mid))) low = mid;
       else high = mid - 1;
     }
     const shortened: string[] = [];
     const lines = names.map((name, i) => {
       const whole = descriptions[i] ?? '';
       const description = shorten(whole, low);
-      if (description !== whole) shortened.push(name);
+      if (description !== whole) shortened.push(included[i] ?? name);
       return line(name, description);
     });
-    const text = [...wide.head, ...lines, ...wide.tail].join('\n');
-    return result(text, budget, { mode: 'shortened', included: names, shortened, ranked: [], omitted: 0 });
+    const text = [...wide, ...lines, ...tail].join('\n');
+    return result(text, budget, { mode: 'shortened', included, shortened, ranked: [], omitted: 0 });
   }
 
-  const bare = frameFor('names', toolName, findToolName, total);
+  const bare = [CATALOG_OPEN, fixedHead('names', total, findToolName)];
   const namesLength = names.reduce((sum, name) => sum + nameLine(name).length + 1, 0);
-  if (fits(bare, namesLength)) {
-    const text = [...bare.head, ...names.map(nameLine), ...bare.tail].join('\n');
-    return result(text, budget, { mode: 'names', included: names, shortened: [], ranked: [], omitted: 0 });
+  if (fits(joinedLength([...bare, ...tail]), namesLength)) {
+    const text = [...bare, ...names.map(nameLine), ...tail].join('\n');
+    return result(text, budget, { mode: 'names', included, shortened: [], ranked: [], omitted: 0 });
   }
-
-  return renderRanked(rankedContext(entries, { budget, toolName, findToolName }), options.query?.trim() ?? '', options.ranker);
+  return undefined;
 }
 
+/** What ranked mode needs besides the query, worked out once per catalog. */
 interface RankedContext {
   entries: readonly CatalogEntry[];
   byName: (name: string) => CatalogEntry | undefined;
-  budget: number;
-  toolName: string;
-  findToolName: string;
+  settings: Settings;
+  /**
+   * Characters of the section before any skill line, with the longest header
+   * and trailer its counts could give: filling against this keeps the final
+   * section, whose header and trailer are written after, within the budget.
+   */
+  reserved: number;
 }
 
-function rankedContext(entries: readonly CatalogEntry[], settings: Omit<RankedContext, 'entries' | 'byName'>): RankedContext {
+function rankedContext(entries: readonly CatalogEntry[], settings: Settings): RankedContext {
+  const total = entries.length;
+  // Ranked lines are at most RANKED_WITH_DESCRIPTION, so their count has one or two digits, or reads "one".
+  const head = Math.max(...[0, 1, 10, total].map((ranked) => rankedHead(total, total, Math.min(ranked, total)).length));
+  const reserved = joinedLength([CATALOG_OPEN, 'x'.repeat(head), trailer(total, total, settings.findToolName), useLine(settings.toolName), CATALOG_CLOSE]);
   // First wins, like the index; a sorted lookup rather than a Map, which costs ~40 bytes a skill for as long as the index lives.
-  return { entries, byName: nameLookup(entries, (entry) => entry.name), ...settings };
+  return { entries, byName: nameLookup(entries, (entry) => entry.name), settings, reserved };
+}
+
+/** The lines of a ranked section: the query's matches first, best first, then other names in catalog order. */
+interface RankedLines {
+  lines: string[];
+  included: string[];
+  shortened: string[];
+  ranked: string[];
 }
 
 function renderRanked(context: RankedContext, query: string, ranker: Ranker | undefined): CatalogResult {
-  const { entries, byName, budget, toolName, findToolName } = context;
+  const { entries, settings } = context;
   const total = entries.length;
-  const matches = query === '' ? [] : (ranker ?? createRanker(entries)).rank(query, RANKED_WITH_DESCRIPTION).filter((r) => byName(r.name) !== undefined);
-  const frame = frameFor('ranked', toolName, findToolName, total, matches.length > 0);
+  if (context.reserved > settings.budget) return compact(total, settings);
+  const { lines, included, shortened, ranked } = fillRanked(context, query, ranker);
+  if (included.length === 0) return compact(total, settings);
+  const omitted = total - included.length;
+  const body = omitted > 0 ? [...lines, trailer(omitted, total, settings.findToolName)] : lines;
+  const text = [CATALOG_OPEN, rankedHead(total, included.length, ranked.length), ...body, useLine(settings.toolName), CATALOG_CLOSE].join('\n');
+  return result(text, settings.budget, { mode: 'ranked', included, shortened, ranked, omitted });
+}
 
-  // The trailer's digits can only shrink as more skills are listed, so reserving the widest is safe.
-  const trailer = (listed: number): string =>
-    `${total - listed} more skills are not listed here. Call \`${findToolName}\` with a few words about the task to search all ${total}.`;
-  let used = frameLength(frame) + 1 + trailer(0).length;
-  if (used > budget) return compact(entries, budget, findToolName);
-
-  const lines: string[] = [];
-  const included: string[] = [];
-  const shortened: string[] = [];
-  const ranked: string[] = [];
+/**
+ * As many lines as fit after `context.reserved`. The listed skills are a
+ * prefix of (matches by rank, then the rest in catalog order): a match whose
+ * description does not fit is listed by name, and when even a name does not
+ * fit, listing stops, so nothing less relevant is ever listed above it.
+ */
+function fillRanked(context: RankedContext, query: string, ranker: Ranker | undefined): RankedLines {
+  const { entries, byName, settings } = context;
+  const out: RankedLines = { lines: [], included: [], shortened: [], ranked: [] };
   const listed = new Set<string>();
+  let used = context.reserved;
+  const add = (text: string, name: string): boolean => {
+    if (used + text.length + 1 > settings.budget) return false;
+    used += text.length + 1;
+    out.lines.push(text);
+    out.included.push(name);
+    listed.add(name);
+    return true;
+  };
+  const matches = query === '' ? [] : (ranker ?? createRanker(entries)).rank(query, RANKED_WITH_DESCRIPTION);
   for (const match of matches) {
     const entry = byName(match.name);
     if (!entry || listed.has(entry.name)) continue;
-    const whole = catalogLine(entry.description);
+    const name = catalogText(entry.name);
+    const whole = catalogText(entry.description);
     const description = shorten(whole, MIN_DESCRIPTION_CHARS);
-    const text = line(entry.name, description);
-    if (used + text.length + 1 > budget) break;
-    used += text.length + 1;
-    lines.push(text);
-    included.push(entry.name);
-    ranked.push(entry.name);
-    listed.add(entry.name);
-    if (description !== whole) shortened.push(entry.name);
+    if (add(line(name, description), entry.name)) {
+      if (description !== whole) out.shortened.push(entry.name);
+    } else if (add(nameLine(name), entry.name)) {
+      if (whole !== '') out.shortened.push(entry.name);
+    } else {
+      return out;
+    }
+    out.ranked.push(entry.name);
   }
   // Then other names in catalog order, so this part changes little between requests.
   for (const entry of entries) {
     if (listed.has(entry.name)) continue;
-    const text = nameLine(entry.name);
-    if (used + text.length + 1 > budget) break;
-    used += text.length + 1;
-    lines.push(text);
-    included.push(entry.name);
-    listed.add(entry.name);
+    if (!add(nameLine(catalogText(entry.name)), entry.name)) break;
   }
-  const omitted = total - included.length;
-  const body = omitted > 0 ? [...lines, trailer(included.length)] : lines;
-  const text = [...frame.head, ...body, ...frame.tail].join('\n');
-  return result(text, budget, { mode: 'ranked', included, shortened, ranked, omitted });
+  return out;
 }
 
-/** The smallest section that still points at the search tool; '' when even that does not fit. */
-function compact(entries: readonly CatalogEntry[], budget: number, findToolName: string): CatalogResult {
-  const text = [CATALOG_OPEN, `${entries.length} skills are available. Call \`${findToolName}\` to search them.`, CATALOG_CLOSE].join('\n');
-  const fields = { included: [], shortened: [], ranked: [], omitted: entries.length };
-  if (text.length <= budget) return result(text, budget, { mode: 'ranked', ...fields });
+/** The smallest sections, largest first: how many skills there are and, when there is one, the tool that searches them. */
+function compact(total: number, settings: Settings): CatalogResult {
+  const { budget, toolName, findToolName } = settings;
+  const search = findToolName === undefined ? '' : ` Call \`${findToolName}\` with a few words about the task to find the ones that fit.`;
+  const candidates = [
+    [CATALOG_OPEN, `${INTRO} ${thereAre(total)}, not listed here for lack of room.${search}`, useLine(toolName), CATALOG_CLOSE],
+    [CATALOG_OPEN, `${skillsAre(total)} not listed here.${findToolName === undefined ? '' : ` Call \`${findToolName}\` to search them.`}`, CATALOG_CLOSE],
+    [CATALOG_OPEN, `${skillsAre(total)} not listed here.`, CATALOG_CLOSE],
+  ];
+  const fields = { included: [], shortened: [], ranked: [], omitted: total };
+  const fitting = candidates.find((lines) => joinedLength(lines) <= budget);
+  if (fitting) return result(fitting.join('\n'), budget, { mode: 'ranked', ...fields });
   return result('', budget, { mode: 'none', ...fields });
 }
 
 export interface Catalog {
   /** The section for a request; the same object for every request unless the mode is ranked. */
   render(query?: string): CatalogResult;
-  /** The mode when no query is given: whether requests will be ranked (and find_skills is needed). */
+  /** The mode when no query is given; a query changes only what a ranked catalog lists. */
   readonly mode: CatalogMode;
+  /**
+   * Whether the section hides something a search would show (descriptions,
+   * or whole skills), for every query alike. The middleware registers
+   * `find_skills` by default exactly when this is true; with `findToolName:
+   * null` the section never names it either way.
+   */
+  readonly needsSearch: boolean;
+}
+
+/** Whether a catalog of `total` skills in `mode` hides descriptions or skills. */
+export function catalogNeedsSearch(mode: CatalogMode, total: number): boolean {
+  return total > 0 && mode !== 'full' && mode !== 'shortened';
 }
 
 /**
@@ -298,20 +389,22 @@ export interface CreateCatalogOptions extends Omit<CatalogOptions, 'query' | 'ra
 
 export function createCatalog(entries: readonly CatalogEntry[], options: CreateCatalogOptions = {}): Catalog {
   const { ranker: given, ...rest } = options;
-  const fixed = buildCatalog(entries, { ...rest, query: '' });
-  if (fixed.report.mode !== 'ranked') return { render: () => fixed, mode: fixed.report.mode };
-  const context = rankedContext(entries, {
-    budget: budgetOf(options.budget),
-    toolName: options.toolName ?? 'use_skill',
-    findToolName: options.findToolName ?? 'find_skills',
-  });
+  const settings = settingsOf(rest);
+  const needsSearch = (mode: CatalogMode): boolean => catalogNeedsSearch(mode, entries.length);
+  const fixed = renderFixed(entries, settings);
+  if (fixed) return { render: () => fixed, mode: fixed.report.mode, needsSearch: needsSearch(fixed.report.mode) };
+  const context = rankedContext(entries, settings);
+  const unranked = renderRanked(context, '', undefined);
+  const mode = unranked.report.mode;
+  if (mode === 'none') return { render: () => unranked, mode, needsSearch: needsSearch(mode) };
   let ranker = typeof given === 'function' ? undefined : given;
   let last: { query: string; result: CatalogResult } | undefined;
   return {
-    mode: 'ranked',
+    mode,
+    needsSearch: needsSearch(mode),
     render(query = '') {
       const trimmed = query.trim();
-      if (trimmed === '') return fixed;
+      if (trimmed === '') return unranked;
       if (last && last.query === trimmed) return last.result;
       ranker ??= typeof given === 'function' ? given() : createRanker(entries);
       const rendered = renderRanked(context, trimmed, ranker);
@@ -319,6 +412,28 @@ export function createCatalog(entries: readonly CatalogEntry[], options: CreateC
       return rendered;
     },
   };
+}
+
+/**
+ * Where this package's section is in `content`: from an opening tag that
+ * starts a line to the first closing tag that ends one after it. Names and
+ * descriptions are escaped (catalogText), so neither tag can come from a
+ * skill and the closing tag found is the section's own.
+ */
+function sectionRange(content: string): { start: number; end: number } | undefined {
+  let from = 0;
+  for (;;) {
+    const close = content.indexOf(`\n${CATALOG_CLOSE}`, from);
+    if (close === -1) return undefined;
+    const end = close + 1 + CATALOG_CLOSE.length;
+    if (end === content.length || content[end] === '\n') {
+      // The nearest opening line before it: text of the host's own above the section is kept.
+      let start = content.lastIndexOf(`${CATALOG_OPEN}\n`, close);
+      while (start > 0 && content[start - 1] !== '\n') start = content.lastIndexOf(`${CATALOG_OPEN}\n`, start - 1);
+      if (start !== -1) return { start, end };
+    }
+    from = end;
+  }
 }
 
 /**
@@ -331,11 +446,10 @@ export function withCatalog<M extends HostMessage>(messages: readonly M[], secti
   if (index === -1) return [{ role: 'system', content: section }, ...messages];
   const system = messages[index] as M;
   const content = typeof system.content === 'string' ? system.content : '';
-  const start = content.indexOf(CATALOG_OPEN);
-  const end = content.indexOf(CATALOG_CLOSE, start);
+  const range = sectionRange(content);
   let updated: string;
-  if (start !== -1 && end !== -1) {
-    updated = content.slice(0, start) + section + content.slice(end + CATALOG_CLOSE.length);
+  if (range) {
+    updated = content.slice(0, range.start) + section + content.slice(range.end);
   } else {
     updated = content.length > 0 ? `${content}\n\n${section}` : section;
   }

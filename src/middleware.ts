@@ -7,7 +7,7 @@
  * problems are logged, never thrown into the agent.
  */
 import { findMentions, isModelInvocable, selectActivations, type Activation } from './activation.js';
-import { catalogEntries, createCatalog, withCatalog, type Catalog, type CatalogMode, type CatalogResult } from './catalog.js';
+import { catalogEntries, createCatalog, withCatalog, type Catalog, type CatalogMode } from './catalog.js';
 import { activatedSkills, activationMessages, injectedCallId, insertAfterLatestUser, modelToolName, toolCallIds, userTurn } from './conversation.js';
 import { discover, loadSkillContent } from './discover/discover.js';
 import { createLimiter, MAX_CONCURRENT_FS_CALLS } from './discover/scan.js';
@@ -67,7 +67,8 @@ function libraryOf(index: SkillIndex, options: ResolvedOptions): Library {
       budget: options.catalogBudget,
       ranker,
       toolName: USE_SKILL_TOOL,
-      findToolName: FIND_SKILLS_TOOL,
+      // null: find_skills is never registered, so the catalog must not name it.
+      findToolName: options.findSkills === false ? null : FIND_SKILLS_TOOL,
     }),
     always: options.always.filter((name) => index.get(name) !== undefined),
     unknownAlways: options.always.filter((name) => index.get(name) === undefined),
@@ -141,8 +142,8 @@ export function skillsMiddleware(options: SkillsOptions): SkillsMiddleware {
     if (index.skills.length === 0) return next();
 
     const turn = userTurn(ctx.messages, ctx.input);
-    const catalog = renderCatalog(ctx, library, run, turn.text);
-    registerRunTools(ctx, run, library, catalog);
+    renderCatalog(ctx, library, run, turn.text);
+    registerRunTools(ctx, run, library);
     const injected = await preActivate(ctx, library, run, turn.text);
     if (injected.length === 0) return next();
     if (!turn.pending) {
@@ -184,7 +185,7 @@ export function skillsMiddleware(options: SkillsOptions): SkillsMiddleware {
     return run;
   }
 
-  function renderCatalog(ctx: SkillsContext, library: Library, run: SkillsRun, query: string): CatalogResult {
+  function renderCatalog(ctx: SkillsContext, library: Library, run: SkillsRun, query: string): void {
     const catalog = library.catalog.render(query);
     run.catalog = catalog.report;
     if (catalog.report.mode !== 'full') {
@@ -203,7 +204,6 @@ export function skillsMiddleware(options: SkillsOptions): SkillsMiddleware {
     if (catalog.text !== '' && library.modelIndex.skills.length > 0) {
       ctx.messages.splice(0, ctx.messages.length, ...withCatalog(ctx.messages, catalog.text));
     }
-    return catalog;
   }
 
   function toolsOf(run: SkillsRun): RunTools {
@@ -227,13 +227,12 @@ export function skillsMiddleware(options: SkillsOptions): SkillsMiddleware {
     return tools;
   }
 
-  function registerRunTools(ctx: SkillsContext, run: SkillsRun, library: Library, catalog: CatalogResult): void {
+  function registerRunTools(ctx: SkillsContext, run: SkillsRun, library: Library): void {
     const tools = toolsOf(run);
     register(ctx, tools.useSkill);
     if (tools.readResource) register(ctx, tools.readResource);
-    const mode = catalog.report.mode;
-    const needsSearch = mode === 'names' || mode === 'ranked' || catalog.report.omitted > 0;
-    if ((resolved.findSkills ?? needsSearch) && library.modelIndex.skills.length > 0) register(ctx, tools.findSkills);
+    // The catalog names find_skills exactly when it needs it (a mode fixed per index, not per query).
+    if ((resolved.findSkills ?? library.catalog.needsSearch) && library.modelIndex.skills.length > 0) register(ctx, tools.findSkills);
   }
 
   /** Register `tool` unless this ctx has it; replace an earlier run's copy of ours, never someone else's tool. */

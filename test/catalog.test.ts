@@ -46,7 +46,11 @@ describe('catalog entries', () => {
   it('are listed with every description exactly as oneLine would put it, whatever whitespace it has', () => {
     const descriptions = ['Folded and long enough.\n', '  both ends  ', '\tTab first.', 'Inner\nbreak.\n', 'Two  spaces.\n', 'Plain one.', 'Nbsp\u00a0inside. ', ' \u2028 '];
     const { text } = buildCatalog(catalogEntries(descriptions.map((description, i) => skill(`s${i}`, description))));
-    for (const [i, description] of descriptions.entries()) expect(text).toContain(`\n- s${i}: ${oneLine(description)}\n`);
+    for (const [i, description] of descriptions.entries()) {
+      const flat = oneLine(description);
+      // A description that is only whitespace leaves the name alone on its line.
+      expect(text).toContain(flat === '' ? `\n- s${i}\n` : `\n- s${i}: ${flat}\n`);
+    }
   });
 });
 
@@ -117,13 +121,13 @@ describe('buildCatalog', () => {
     expect(report.mode).toBe('ranked');
     expect(report.ranked).toEqual([]);
     expect(report.included.slice(0, 3)).toEqual(['skill-0000', 'skill-0001', 'skill-0002']);
-    expect(text).toContain('the first ones are listed below by name');
+    expect(text).toContain(`There are 2000; ${report.included.length} are listed below by name.`);
   });
 
   it('shrinks to a pointer at find_skills, or to nothing, for tiny budgets', () => {
     const small = buildCatalog(library(2000), { budget: 150 });
     expect(small.report.mode).toBe('ranked');
-    expect(small.text).toBe(`${CATALOG_OPEN}\n2000 skills are available. Call \`find_skills\` to search them.\n${CATALOG_CLOSE}`);
+    expect(small.text).toBe(`${CATALOG_OPEN}\n2000 skills are not listed here. Call \`find_skills\` to search them.\n${CATALOG_CLOSE}`);
     expect(buildCatalog(library(5), { budget: 20 })).toMatchObject({ text: '', report: { mode: 'none', omitted: 5, length: 0 } });
   });
 

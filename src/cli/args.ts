@@ -6,35 +6,54 @@ import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { SkillsUsageError } from '../errors.js';
 import { COMMANDS, type CommandName } from './usage.js';
 
+/** What every command that loads skills takes besides its folders. */
+export interface LoadArgs {
+  /** In precedence order (the first folder wins a name clash), as given. */
+  directories: string[];
+  strict: boolean;
+  /** `--include`/`--exclude` patterns: repeatable, and each may hold several separated by commas. */
+  include: string[];
+  exclude: string[];
+}
+
 export type Command =
   | { kind: 'help'; command?: CommandName }
   | { kind: 'version' }
-  | { kind: 'list' | 'validate'; directories: string[]; json: boolean; strict: boolean }
-  | { kind: 'prompt'; directories: string[]; strict: boolean; budget?: number; query?: string }
-  | { kind: 'show'; name: string; directories: string[]; json: boolean };
+  | ({ kind: 'list' | 'validate'; json: boolean } & LoadArgs)
+  | ({ kind: 'prompt'; budget?: number; query?: string; findSkills: boolean } & LoadArgs)
+  | ({ kind: 'show'; name: string; json: boolean } & LoadArgs);
 
 type OptionSpec = NonNullable<ParseArgsConfig['options']>;
 
 const HELP: OptionSpec = { help: { type: 'boolean', short: 'h' } };
+const FILTERS: OptionSpec = { include: { type: 'string', multiple: true }, exclude: { type: 'string', multiple: true } };
 const OPTIONS: Record<CommandName, OptionSpec> = {
-  list: { ...HELP, json: { type: 'boolean' }, strict: { type: 'boolean' } },
-  validate: { ...HELP, json: { type: 'boolean' }, strict: { type: 'boolean' } },
-  prompt: { ...HELP, strict: { type: 'boolean' }, budget: { type: 'string' }, query: { type: 'string' } },
-  show: { ...HELP, json: { type: 'boolean' }, dir: { type: 'string', short: 'd', multiple: true } },
+  list: { ...HELP, ...FILTERS, json: { type: 'boolean' }, strict: { type: 'boolean' } },
+  validate: { ...HELP, ...FILTERS, json: { type: 'boolean' }, strict: { type: 'boolean' } },
+  prompt: { ...HELP, ...FILTERS, strict: { type: 'boolean' }, budget: { type: 'string' }, query: { type: 'string' }, 'no-find-skills': { type: 'boolean' } },
+  show: { ...HELP, ...FILTERS, json: { type: 'boolean' }, dir: { type: 'string', short: 'd', multiple: true } },
 };
 
 function isCommand(value: string): value is CommandName {
   return (COMMANDS as readonly string[]).includes(value);
 }
 
+type Parsed = ReturnType<typeof parseArgs<{ args: string[]; options: OptionSpec; allowPositionals: true; strict: true; tokens: true }>>;
+
 /** node:util's parse errors say what is wrong well enough; keep the message, change the class. */
-function parse(command: CommandName, args: string[]): ReturnType<typeof parseArgs> {
+function parse(command: CommandName, args: string[]): Parsed {
   try {
-    return parseArgs({ args, options: OPTIONS[command], allowPositionals: true, strict: true });
+    return parseArgs({ args, options: OPTIONS[command], allowPositionals: true, strict: true, tokens: true });
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
     throw new SkillsUsageError(`${command}: ${message.replace(/\. To specify a positional argument.*$/s, '.')}`);
   }
+}
+
+/** Every value of a repeatable option, each split at commas (a skill name never holds one). */
+function patterns(value: unknown): string[] {
+  const given = Array.isArray(value) ? value.filter((v): v is string => typeof v === 'string') : [];
+  return given.flatMap((v) => v.split(',')).map((v) => v.trim()).filter((v) => v !== '');
 }
 
 export function parseCommand(argv: readonly string[]): Command {
@@ -51,22 +70,29 @@ export function parseCommand(argv: readonly string[]): Command {
   if (!isCommand(first)) {
     throw new SkillsUsageError(first.startsWith('-') ? `unknown option "${first}".` : `unknown command "${first}".`);
   }
-  const { values, positionals } = parse(first, rest);
+  const { values, positionals, tokens } = parse(first, rest);
   if (values.help === true) return { kind: 'help', command: first };
   const json = values.json === true;
+  const loading = { include: patterns(values.include), exclude: patterns(values.exclude), strict: values.strict === true };
   if (first === 'show') {
-    const directories = Array.isArray(values.dir) ? values.dir.filter((d): d is string => typeof d === 'string') : [];
-    if (positionals.length !== 1) throw new SkillsUsageError('show: give exactly one skill name.');
-    if (directories.length === 0) throw new SkillsUsageError('show: say where to look with --dir <dir>.');
-    return { kind: 'show', name: positionals[0] ?? '', directories, json };
+    // The first positional is the skill; every other positional and --dir is a folder, in the order given (the first wins a clash).
+    const name = positionals[0];
+    if (name === undefined) throw new SkillsUsageError('show: give the skill name, then its folders: sisu-skills show <name> <dir...>.');
+    const directories: string[] = [];
+    let named = false;
+    for (const token of tokens) {
+      if (token.kind === 'positional' && !named) named = true;
+      else if (token.kind === 'positional' || (token.kind === 'option' && token.name === 'dir' && token.value !== undefined)) directories.push(token.value ?? '');
+    }
+    if (directories.length === 0) throw new SkillsUsageError('show: say where to look: sisu-skills show <name> <dir...>.');
+    return { kind: 'show', name, json, directories, ...loading };
   }
   if (positionals.length === 0) throw new SkillsUsageError(`${first}: give at least one skills folder.`);
-  const strict = values.strict === true;
   if (first === 'prompt') {
     const query = typeof values.query === 'string' ? values.query : undefined;
-    return { kind: first, directories: positionals, strict, budget: budgetOf(values.budget), query };
+    return { kind: first, directories: positionals, budget: budgetOf(values.budget), query, findSkills: values['no-find-skills'] !== true, ...loading };
   }
-  return { kind: first, directories: positionals, json, strict };
+  return { kind: first, directories: positionals, json, ...loading };
 }
 
 function budgetOf(value: unknown): number | undefined {

@@ -3,20 +3,35 @@
  * CLI builds it, so `sisu-skills prompt` follows the middleware when it changes.
  */
 import { isModelInvocable } from '../activation.js';
-import { buildCatalog, catalogEntries, DEFAULT_CATALOG_BUDGET } from '../catalog.js';
+import { catalogEntries, createCatalog, DEFAULT_CATALOG_BUDGET, type CatalogResult } from '../catalog.js';
+import { FIND_SKILLS_TOOL, USE_SKILL_TOOL } from '../tool-names.js';
 import type { SkillEntry } from '../types.js';
 
 export interface SectionOptions {
-  /** The middleware's catalog budget in characters. Default: the catalog module's default. */
+  /** The middleware's `catalogBudget` in characters. Default: the catalog module's default. */
   budget?: number;
   /** The latest user message, which ranked mode (over budget) ranks by. */
   query?: string;
+  /** false as with the middleware's `findSkills: false`: the section never names find_skills. Default true. */
+  findSkills?: boolean;
 }
 
-/** The section for `skills`, or undefined when the middleware would add none (no model-invocable skill). */
-export function catalogSection(skills: readonly SkillEntry[], options: SectionOptions = {}): string | undefined {
+export interface Section extends CatalogResult {
+  /** The skills the catalog is about: those without `disable-model-invocation`. */
+  candidates: number;
+}
+
+/**
+ * What the middleware renders for `skills` and this request. It injects
+ * `text` unless it is '' (no model-invocable skill, or a budget too small
+ * for even the smallest section).
+ */
+export function catalogSection(skills: readonly SkillEntry[], options: SectionOptions = {}): Section {
   const listed = skills.filter((skill) => isModelInvocable(skill.metadata));
-  if (listed.length === 0) return undefined;
-  const { text } = buildCatalog(catalogEntries(listed), { budget: options.budget ?? DEFAULT_CATALOG_BUDGET, query: options.query });
-  return text === '' ? undefined : text;
+  const catalog = createCatalog(catalogEntries(listed), {
+    budget: options.budget ?? DEFAULT_CATALOG_BUDGET,
+    toolName: USE_SKILL_TOOL,
+    findToolName: options.findSkills === false ? null : FIND_SKILLS_TOOL,
+  });
+  return { ...catalog.render(options.query), candidates: listed.length };
 }

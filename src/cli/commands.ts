@@ -1,9 +1,16 @@
-/** The four commands. Each returns its exit code and writes only through `io`. */
+/**
+ * The four commands. Each returns its exit code and writes only through `io`.
+ * Exit codes: 0 when the output covers every skill in the folders; 1 when
+ * something is missing from it (a folder that cannot be read, a skill left
+ * out by an error, the skill `show` was asked for) or, for `validate`, when
+ * the check fails; 2 for wrong usage (in run.ts).
+ */
 import { basename, dirname } from 'node:path';
 import { isModelInvocable } from '../activation.js';
-import { oneLine, closestNames } from '../text.js';
-import { createUseSkillTool } from '../tools/use-skill.js';
+import { closestNames, oneLine } from '../text.js';
+import { renderActivation } from '../tools/use-skill.js';
 import type { Skill } from '../types.js';
+import type { LoadArgs } from './args.js';
 import { catalogSection } from './catalog-section.js';
 import { count, displayPath, formatForCli, load, type Loaded } from './load.js';
 
@@ -24,23 +31,36 @@ function reportUnreadable(loaded: Loaded, io: CliIO): boolean {
   return unreadable.length > 0;
 }
 
-/** One stderr line when skills were skipped, so list and prompt never hide it. */
-function noteSkipped(loaded: Loaded, io: CliIO, argv: string): void {
+/**
+ * One stderr line when skills were left out, so list and prompt never hide
+ * it; their output is then incomplete, which their exit code says (1).
+ */
+function noteSkipped(loaded: Loaded, io: CliIO, args: LoadArgs): number {
   const skipped = loaded.diagnostics.filter((d) => d.severity === 'error').length;
-  if (skipped > 0) io.err(`${count(skipped, 'error')} left skills out; run \`sisu-skills validate ${argv}\` for details.`);
+  if (skipped === 0) return EXIT.ok;
+  io.err(`${count(skipped, 'error')} left skills out; run \`sisu-skills validate ${shellArgs(args)}\` for details.`);
+  return EXIT.problems;
 }
 
-function shellArgs(directories: readonly string[]): string {
-  return directories.map((d) => (/^[\w./~-]+$/.test(d) ? d : JSON.stringify(d))).join(' ');
+/** The folders and options to repeat in a suggested command, quoted for a shell where needed. */
+function shellArgs(args: LoadArgs): string {
+  const quote = (word: string): string => (/^[\w./~=,-]+$/.test(word) ? word : JSON.stringify(word));
+  const words = [
+    ...(args.strict ? ['--strict'] : []),
+    ...args.include.flatMap((p) => ['--include', p]),
+    ...args.exclude.flatMap((p) => ['--exclude', p]),
+    ...args.directories,
+  ];
+  return words.map(quote).join(' ');
 }
 
-export async function listCommand(directories: string[], options: { json: boolean; strict: boolean }, io: CliIO): Promise<number> {
-  const loaded = await load(directories, io.cwd, options.strict);
+export async function listCommand(args: LoadArgs & { json: boolean }, io: CliIO): Promise<number> {
+  const loaded = await load(args, io.cwd);
   if (reportUnreadable(loaded, io)) return EXIT.problems;
-  if (options.json) {
+  if (args.json) {
     io.out(JSON.stringify(loaded.skills.map(describeSkill), null, 2));
   } else if (loaded.skills.length === 0) {
-    io.err(`No skills found in ${directories.join(', ')}.`);
+    io.err(`No skills found in ${args.directories.join(', ')}.`);
   } else {
     const width = Math.max(...loaded.skills.map((s) => s.metadata.name.length));
     for (const skill of loaded.skills) {
@@ -48,20 +68,19 @@ export async function listCommand(directories: string[], options: { json: boolea
       io.out(`${skill.metadata.name.padEnd(width)}  ${oneLine(skill.metadata.description)}${hidden}`);
     }
   }
-  noteSkipped(loaded, io, shellArgs(directories));
-  return EXIT.ok;
+  return noteSkipped(loaded, io, args);
 }
 
-export async function validateCommand(directories: string[], options: { json: boolean; strict: boolean }, io: CliIO): Promise<number> {
-  const loaded = await load(directories, io.cwd, options.strict);
+export async function validateCommand(args: LoadArgs & { json: boolean }, io: CliIO): Promise<number> {
+  const loaded = await load(args, io.cwd);
   // --strict fails on warnings too: CI wants a clean run, not a passing one.
-  const ok = loaded.errors === 0 && !(options.strict && loaded.warnings > 0);
-  if (options.json) {
+  const ok = loaded.errors === 0 && !(args.strict && loaded.warnings > 0);
+  if (args.json) {
     io.out(
       JSON.stringify(
         {
           ok,
-          strict: options.strict,
+          strict: args.strict,
           directories: loaded.directories,
           counts: { skills: loaded.skills.length, errors: loaded.errors, warnings: loaded.warnings },
           skills: loaded.skills.map((s) => ({ name: s.metadata.name, path: s.path })),
@@ -83,17 +102,19 @@ export async function validateCommand(directories: string[], options: { json: bo
   return ok ? EXIT.ok : EXIT.problems;
 }
 
-export async function showCommand(name: string, directories: string[], options: { json: boolean }, io: CliIO): Promise<number> {
-  const loaded = await load(directories, io.cwd, false);
+export async function showCommand(args: LoadArgs & { name: string; json: boolean }, io: CliIO): Promise<number> {
+  const loaded = await load(args, io.cwd);
   if (reportUnreadable(loaded, io)) return EXIT.problems;
+  // Looked up the way use_skill looks a name up.
+  const name = args.name.trim();
   const skill = loaded.skills.find((s) => s.metadata.name === name);
   if (!skill) {
     io.err(notFound(name, loaded, io.cwd));
     return EXIT.problems;
   }
-  // Exactly what the model receives: the public use_skill tool over this one skill.
-  const activation = String(await createUseSkillTool([skill]).handler({ skill_name: name }, { state: {} }));
-  if (options.json) {
+  // Exactly what the model receives: use_skill's own rendering, with its defaults.
+  const activation = renderActivation(skill);
+  if (args.json) {
     io.out(JSON.stringify({ ...describeSkill(skill), activation }, null, 2));
     return EXIT.ok;
   }
@@ -108,23 +129,42 @@ export async function showCommand(name: string, directories: string[], options: 
       : `catalog: not listed (disable-model-invocation); activate it with @${skill.metadata.name} or the always option`,
   );
   io.out('');
-  io.out('What use_skill returns:');
+  io.out(SHOW_ACTIVATION_HEADER);
   io.out(activation);
   return EXIT.ok;
 }
 
-export async function promptCommand(
-  directories: string[],
-  options: { strict: boolean; budget?: number; query?: string },
-  io: CliIO,
-): Promise<number> {
-  const loaded = await load(directories, io.cwd, options.strict);
+/** The line after which `show` prints use_skill's answer, to the end of its output. */
+export const SHOW_ACTIVATION_HEADER = 'What use_skill returns:';
+
+export async function promptCommand(args: LoadArgs & { budget?: number; query?: string; findSkills: boolean }, io: CliIO): Promise<number> {
+  const loaded = await load(args, io.cwd);
   if (reportUnreadable(loaded, io)) return EXIT.problems;
-  const section = catalogSection(loaded.skills, options);
-  if (section === undefined) io.err('No skills the model may invoke: the middleware adds no catalog section.');
-  else io.out(section);
-  noteSkipped(loaded, io, shellArgs(directories));
-  return EXIT.ok;
+  const section = catalogSection(loaded.skills, args);
+  const { report } = section;
+  // stdout is exactly what the middleware injects (nothing when it injects nothing); stderr says why.
+  if (loaded.skills.length === 0) {
+    io.err(`No skills found in ${args.directories.join(', ')}: the middleware adds no catalog section.`);
+  } else if (section.candidates === 0) {
+    io.err('No skills the model may invoke (all have disable-model-invocation): the middleware adds no catalog section.');
+  } else if (section.text === '') {
+    io.err(
+      `A budget of ${report.budget} characters cannot hold even the smallest catalog section: the middleware adds none, and the model is not told about the ${count(section.candidates, 'skill')}. Raise --budget (the middleware's catalogBudget).`,
+    );
+  } else {
+    io.out(section.text);
+    if (report.mode !== 'full') io.err(overBudget(section.candidates, report));
+  }
+  return noteSkipped(loaded, io, args);
+}
+
+/** What the budget cut, in the terms of the middleware's "catalog over budget" log. */
+function overBudget(total: number, report: ReturnType<typeof catalogSection>['report']): string {
+  const parts = [`${report.included.length} of ${total} skills listed`];
+  if (report.mode === 'names') parts.push('names only');
+  if (report.shortened.length > 0) parts.push(`${count(report.shortened.length, 'description')} shortened`);
+  if (report.ranked.length > 0) parts.push(`${report.ranked.length} first as most relevant to --query`);
+  return `Catalog over budget (${report.length} of ${report.budget} characters, mode ${report.mode}): ${parts.join(', ')}.`;
 }
 
 function notFound(name: string, loaded: Loaded, cwd: string): string {

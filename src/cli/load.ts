@@ -6,8 +6,8 @@
 import { isAbsolute, relative, sep } from 'node:path';
 import { discoverSkills } from '../discover/discover.js';
 import type { Diagnostic } from '../diagnostics.js';
-import { formatDiagnostic } from '../diagnostics.js';
 import type { Skill } from '../types.js';
+import type { LoadArgs } from './args.js';
 
 export interface Loaded {
   skills: Skill[];
@@ -21,8 +21,10 @@ export interface Loaded {
 
 const DIRECTORY_CODES = new Set(['DIRECTORY_NOT_FOUND', 'DIRECTORY_UNREADABLE']);
 
-export async function load(directories: readonly string[], cwd: string, strict: boolean): Promise<Loaded> {
-  const result = await discoverSkills({ directories, cwd, strict });
+/** Discovery over the command's folders, with its --strict and filters; any other option at the middleware's default. */
+export async function load(args: LoadArgs, cwd: string): Promise<Loaded> {
+  const { directories, strict, include, exclude } = args;
+  const result = await discoverSkills({ directories, cwd, strict, include, exclude });
   const given = new Set(result.scannedDirectories);
   const promote = (d: Diagnostic): Diagnostic =>
     d.severity === 'warning' && DIRECTORY_CODES.has(d.code) && given.has(d.file) ? { ...d, severity: 'error' } : d;
@@ -43,9 +45,16 @@ export function displayPath(path: string, cwd: string): string {
   return outside ? path : rel;
 }
 
-/** `file:line:column code message`, with the file shown relative to `cwd`. */
+/**
+ * `file:line:column severity code message`, severity being `error` or
+ * `warning`, with the file shown relative to `cwd`. formatDiagnostic's layout
+ * (which the middleware's logs keep) plus the severity, so every line says
+ * whether it fails a run.
+ */
 export function formatForCli(diagnostic: Diagnostic, cwd: string): string {
-  return formatDiagnostic({ ...diagnostic, file: displayPath(diagnostic.file, cwd) });
+  const file = displayPath(diagnostic.file, cwd);
+  const where = diagnostic.line > 0 ? `${file}:${diagnostic.line}:${diagnostic.column}` : file;
+  return `${where} ${diagnostic.severity} ${diagnostic.code} ${diagnostic.message}`;
 }
 
 /** "1 error", "2 warnings", "3 directories". */

@@ -21,13 +21,13 @@ export async function runCli(argv: readonly string[], io: CliIO): Promise<number
         io.out(version);
         return EXIT.ok;
       case 'list':
-        return await listCommand(command.directories, command, io);
+        return await listCommand(command, io);
       case 'validate':
-        return await validateCommand(command.directories, command, io);
+        return await validateCommand(command, io);
       case 'prompt':
-        return await promptCommand(command.directories, command, io);
+        return await promptCommand(command, io);
       case 'show':
-        return await showCommand(command.name, command.directories, command, io);
+        return await showCommand(command, io);
     }
   } catch (error) {
     // A bad folder argument reaches discovery's option check: still the caller's usage.

@@ -4,30 +4,49 @@ export const COMMANDS = ['list', 'validate', 'show', 'prompt'] as const;
 export type CommandName = (typeof COMMANDS)[number];
 
 const SYNOPSIS: Record<CommandName, string> = {
-  list: 'sisu-skills list <dir...> [--json] [--strict]',
-  validate: 'sisu-skills validate <dir...> [--json] [--strict]',
-  show: 'sisu-skills show <name> --dir <dir> [--dir <dir>...] [--json]',
-  prompt: 'sisu-skills prompt <dir...> [--budget <chars>] [--query <text>] [--strict]',
+  list: 'sisu-skills list <dir...> [--json] [--strict] [--include <pattern>] [--exclude <pattern>]',
+  validate: 'sisu-skills validate <dir...> [--json] [--strict] [--include <pattern>] [--exclude <pattern>]',
+  show: 'sisu-skills show <name> <dir...> [--json] [--include <pattern>] [--exclude <pattern>]',
+  prompt: 'sisu-skills prompt <dir...> [--budget <chars>] [--query <text>] [--no-find-skills] [--strict] [--include <pattern>] [--exclude <pattern>]',
 };
 
+const FILTER_HELP = [
+  '--include  load only skills whose name or folder name matches (`*` and `?` wildcards);',
+  '           repeat it or separate patterns with commas',
+  '--exclude  never load skills whose name or folder name matches; wins over --include',
+];
+
 const DETAILS: Record<CommandName, string[]> = {
-  list: ['List the skills found in the folders, one per line: name and description.', '--json    print name, description, paths and resources as JSON', '--strict  load with the middleware\'s strict: true'],
+  list: [
+    'List the skills found in the folders, one per line: name and description.',
+    'Exits 1 when skills were left out by errors (listed on stderr), else 0.',
+    '--json    print name, description, paths and resources as JSON',
+    "--strict  load with the middleware's strict: true",
+    ...FILTER_HELP,
+  ],
   validate: [
-    'Check every SKILL.md and print each problem as `file:line:column code message`.',
+    'Check every SKILL.md and print each problem as `file:line:column severity code message`.',
     'Exits 1 when there are errors, 0 when there are only warnings.',
     '--json    print the result as JSON',
     '--strict  naming and length rules become errors, and warnings fail too',
+    ...FILTER_HELP,
   ],
   show: [
-    'Print a skill\'s frontmatter and exactly what use_skill returns to the model for it.',
-    '--dir, -d  folder to search; repeat for several, in precedence order',
+    "Print a skill's frontmatter and exactly what use_skill returns to the model for it.",
+    'Folders are searched in order; the first one that has the skill wins, as in the middleware.',
+    'Exits 1 when the skill is not found or did not load.',
+    '--dir, -d  another folder to search (same as giving it after the name)',
     '--json     print the skill as JSON',
+    ...FILTER_HELP,
   ],
   prompt: [
-    'Print the catalog section the middleware would add to the system prompt.',
-    '--budget  the catalog budget in characters (default: the middleware\'s default)',
-    '--query   a user message, for the ranked list used when the catalog is over budget',
-    '--strict  load with the middleware\'s strict: true',
+    'Print the catalog section the middleware would add to the system prompt, and nothing when it adds none (stderr says why).',
+    'Exits 1 when skills were left out by errors (listed on stderr), else 0.',
+    "--budget          the catalog budget in characters (default: the middleware's default)",
+    '--query           a user message, for the ranked list used when the catalog is over budget',
+    "--no-find-skills  as with the middleware's findSkills: false (the section never names find_skills)",
+    "--strict          load with the middleware's strict: true",
+    ...FILTER_HELP,
   ],
 };
 
@@ -50,6 +69,6 @@ export function usage(): string {
     '',
     'Folders are read like the middleware reads `directories`; relative paths start at the current directory.',
     'Run `sisu-skills <command> --help` for a command\'s options.',
-    'Exit codes: 0 ok, 1 problems found (or skill not found), 2 wrong usage.',
+    'Exit codes: 0 ok; 1 problems found: validate failed, skills left out by errors, a folder unreadable, or the skill not found; 2 wrong usage.',
   ].join('\n');
 }

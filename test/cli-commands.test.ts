@@ -1,0 +1,240 @@
+/**
+ * sisu-skills commands (issues 11 and 15): severities on validate lines,
+ * folders for show, --include/--exclude, exit codes of list and prompt, a
+ * prompt that prints exactly what the middleware injects at any budget, and
+ * a show that prints exactly what use_skill answers (on the built binary).
+ */
+import { execFile } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { copyFile, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCli, type CliIO } from '../src/cli/run.js';
+import { createUseSkillTool, discoverSkills, skillsMiddleware } from '../src/index.js';
+import type { SkillsContext } from '../src/types.js';
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+
+interface Captured {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+async function cli(argv: string[]): Promise<Captured> {
+  let stdout = '';
+  let stderr = '';
+  const io: CliIO = { out: (line) => (stdout += `${line}\n`), err: (line) => (stderr += `${line}\n`), cwd: ROOT };
+  const code = await runCli(argv, io);
+  return { code, stdout, stderr };
+}
+
+async function writeSkill(root: string, folder: string, frontmatter: string, body = 'Body.'): Promise<void> {
+  await mkdir(join(root, folder), { recursive: true });
+  await writeFile(join(root, folder, 'SKILL.md'), `---\n${frontmatter}\n---\n${body}\n`);
+}
+
+let temp: string;
+/** Four valid skills. */
+let four: string;
+/** One valid skill, one with a naming warning, one skipped by an error. */
+let mixed: string;
+/** A second folder with its own `pdf-forms`, to see which folder wins. */
+let other: string;
+/** Forty skills: too many for a small budget to list whole, so the catalog ranks them. */
+let many: string;
+
+beforeAll(async () => {
+  temp = await mkdtemp(join(tmpdir(), 'mw-skills-cli-commands-'));
+  four = join(temp, 'four');
+  await writeSkill(four, 'pdf-forms', 'name: pdf-forms\ndescription: Fill in and flatten PDF forms. Use when a user sends a PDF form.', '# PDF forms\n\nFill every field.');
+  await writeSkill(four, 'pdf-split', 'name: pdf-split\ndescription: Split a PDF into pages or ranges.');
+  await writeSkill(four, 'invoice-chaser', 'name: invoice-chaser\ndescription: Write polite reminders for unpaid invoices.');
+  await writeSkill(four, 'kubernetes-migrate', 'name: kubernetes-migrate\ndescription: Migrate Kubernetes manifests to a new API version.');
+  mixed = join(temp, 'mixed');
+  await writeSkill(mixed, 'good', 'name: good\ndescription: Loads cleanly.');
+  await writeSkill(mixed, 'Shouty', 'name: Shouty\ndescription: Loads, with a naming warning.');
+  await writeSkill(mixed, 'broken', 'name: broken\ntags: not-a-list\ndescription: Skipped: tags must be a list.');
+  other = join(temp, 'other');
+  await writeSkill(other, 'pdf-forms', 'name: pdf-forms\ndescription: The other folder\'s PDF skill.', 'OTHER BODY');
+  many = join(temp, 'many');
+  for (let i = 0; i < 40; i++) await writeSkill(many, `task-${i}`, `name: task-${i}\ndescription: Does numbered task ${i} for a project, step by step.`);
+  await writeSkill(many, 'kubernetes-migrate', 'name: kubernetes-migrate\ndescription: Migrate Kubernetes manifests to a new API version.');
+});
+afterAll(async () => {
+  await rm(temp, { recursive: true, force: true });
+});
+
+describe('validate', () => {
+  it('says on every line whether it is an error or a warning', async () => {
+    const { code, stdout } = await cli(['validate', mixed, join(temp, 'missing')]);
+    expect(code).toBe(1);
+    const lines = stdout.trimEnd().split('\n').slice(0, -1);
+    expect(lines.some((l) => l.startsWith(`${join(temp, 'missing')} error DIRECTORY_NOT_FOUND `))).toBe(true);
+    expect(lines.find((l) => l.includes('broken'))).toMatch(/^\S+broken\/SKILL\.md:\d+:\d+ error METADATA_INVALID tags: /);
+    expect(lines.find((l) => l.includes('Shouty'))).toMatch(/^\S+Shouty\/SKILL\.md:2:1 warning NAME_FORMAT /);
+    for (const line of lines) expect(line).toMatch(/^\S+ (error|warning) [A-Z_]+ \S/);
+  });
+});
+
+describe('show', () => {
+  it('takes folders the way the other commands do, in order, --dir still working', async () => {
+    const positional = await cli(['show', 'pdf-forms', four, other]);
+    expect(positional.code).toBe(0);
+    expect(positional.stdout).toContain('Fill every field.');
+    expect((await cli(['show', 'pdf-forms', other, four])).stdout).toContain('OTHER BODY');
+    // --dir and positionals mix; the order given is the precedence order.
+    expect((await cli(['show', '--dir', other, 'pdf-forms', four])).stdout).toContain('OTHER BODY');
+    expect((await cli(['show', 'pdf-forms', four, '-d', other])).stdout).toContain('Fill every field.');
+  });
+
+  it.each([
+    [['show'], /show: give the skill name, then its folders/],
+    [['show', '--dir', 'x'], /show: give the skill name, then its folders/],
+    [['show', 'pdf-forms'], /show: say where to look: sisu-skills show <name> <dir\.\.\.>/],
+  ])('usage error %j', async (argv, message) => {
+    const result = await cli(argv);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(message);
+    expect(result.stderr).toContain('Usage: sisu-skills show <name> <dir...>');
+  });
+});
+
+describe('--include and --exclude', () => {
+  const names = async (argv: string[]): Promise<string[]> =>
+    (JSON.parse((await cli(argv)).stdout) as Array<{ name: string }>).map((s) => s.name).sort();
+
+  it('filter every command that loads skills; repeated or comma-separated', async () => {
+    expect(await names(['list', '--json', four, '--include', 'pdf-*'])).toEqual(['pdf-forms', 'pdf-split']);
+    expect(await names(['list', '--json', four, '--include', 'pdf-forms,invoice-*'])).toEqual(['invoice-chaser', 'pdf-forms']);
+    expect(await names(['list', '--json', four, '--include', 'pdf-forms', '--include', 'kubernetes-migrate'])).toEqual(['kubernetes-migrate', 'pdf-forms']);
+    expect(await names(['list', '--json', four, '--include', 'pdf-*', '--exclude', 'pdf-split'])).toEqual(['pdf-forms']);
+    const validate = JSON.parse((await cli(['validate', '--json', four, '--exclude', 'pdf-*,invoice-chaser'])).stdout) as { counts: { skills: number } };
+    expect(validate.counts.skills).toBe(1);
+    const prompt = await cli(['prompt', four, '--exclude', 'kubernetes-migrate']);
+    expect(prompt.stdout).toContain('- pdf-forms: ');
+    expect(prompt.stdout).not.toContain('kubernetes-migrate');
+    const show = await cli(['show', 'pdf-forms', four, '--exclude', 'pdf-forms']);
+    expect(show.code).toBe(1);
+    expect(show.stderr).toMatch(/^Skill "pdf-forms" not found/);
+  });
+
+  it('repeat in the validate command list and prompt suggest when skills were left out', async () => {
+    const { stderr } = await cli(['list', mixed, '--strict', '--exclude', 'good']);
+    expect(stderr).toContain(`run \`sisu-skills validate --strict --exclude good ${mixed}\` for details.`);
+  });
+});
+
+describe('exit codes of list and prompt', () => {
+  it('are 0 when every skill loaded (warnings included) and 1 when errors left skills out', async () => {
+    expect((await cli(['list', four])).code).toBe(0);
+    expect((await cli(['prompt', four])).code).toBe(0);
+    const clean = await cli(['list', mixed, '--exclude', 'broken']);
+    expect(clean).toMatchObject({ code: 0, stderr: '' });
+    for (const command of ['list', 'prompt']) {
+      const result = await cli([command, mixed]);
+      expect(result.code).toBe(1);
+      expect(result.stdout).toContain('good');
+      expect(result.stderr).toContain(`1 error left skills out; run \`sisu-skills validate ${mixed}\` for details.`);
+    }
+  });
+});
+
+describe('prompt at tiny budgets', () => {
+  it.each([0, 10, 40])('--budget %i prints nothing, and says the budget is too small, not that there are no skills', async (budget) => {
+    const result = await cli(['prompt', four, '--budget', String(budget)]);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toBe('');
+    expect(result.stderr).toBe(
+      `A budget of ${budget} characters cannot hold even the smallest catalog section: the middleware adds none, and the model is not told about the 4 skills. Raise --budget (the middleware's catalogBudget).\n`,
+    );
+  });
+
+  it('says on stderr what an over-budget section left out', async () => {
+    const result = await cli(['prompt', many, '--budget', '800', '--query', 'migrate my kubernetes cluster']);
+    expect(result.stdout.split('\n')[2]).toMatch(/^- kubernetes-migrate: /);
+    expect(result.stderr).toMatch(/^Catalog over budget \(\d+ of 800 characters, mode ranked\): \d+ of 41 skills listed, 1 first as most relevant to --query\.\n$/);
+    const names = await cli(['prompt', four, '--budget', '500']);
+    expect(names.stderr).toMatch(/^Catalog over budget \(\d+ of 500 characters, mode names\): 4 of 4 skills listed, names only\.\n$/);
+  });
+});
+
+// The real host: what the middleware puts into a conversation, for the same folder, budget and request.
+const SISU_CORE = resolve(ROOT, '../shared/sisu/node_modules/@sisu-ai/core/dist/index.js');
+const sisuPresent = existsSync(SISU_CORE);
+if (!sisuPresent) console.log(`cli-commands: SISU not found at ${SISU_CORE}, skipping the comparisons with the middleware (CI has it)`);
+
+describe.skipIf(!sisuPresent)('prompt prints exactly what the middleware injects', () => {
+  async function injected(folder: string, budget: number, query: string | undefined): Promise<string> {
+    const core = (await import(pathToFileURL(SISU_CORE).href)) as { createCtx(options: { model: unknown; logLevel: string }): SkillsContext };
+    const ctx = core.createCtx({ model: {}, logLevel: 'error' });
+    if (query !== undefined) ctx.messages.push({ role: 'user', content: query });
+    await skillsMiddleware({ directories: [folder], catalogBudget: budget })(ctx, async () => {});
+    const system = ctx.messages.find((m) => m.role === 'system');
+    return system === undefined ? '' : `${String(system.content)}\n`;
+  }
+
+  it.each([0, 10, 40, 100, 200, 300, 450, 600, 700, 900, 1200, 8000])('at --budget %i, with and without --query', async (budget) => {
+    for (const folder of [four, many]) {
+      for (const query of [undefined, 'migrate my kubernetes cluster', 'fill this pdf']) {
+        const result = await cli(['prompt', folder, '--budget', String(budget), ...(query === undefined ? [] : ['--query', query])]);
+        expect(result.stdout).toBe(await injected(folder, budget, query));
+      }
+    }
+  });
+});
+
+describe('the built binary', () => {
+  let bin: string;
+  let pack: string;
+  const fixtures = join(ROOT, 'fixtures', 'skills');
+  const exec = promisify(execFile);
+
+  beforeAll(async () => {
+    // A private build inside node_modules (so the bundle resolves zod), away from dist/ and from other suites' builds.
+    const cache = join(ROOT, 'node_modules', '.cache');
+    await mkdir(cache, { recursive: true });
+    pack = await mkdtemp(join(cache, 'mw-skills-cli-commands-'));
+    await exec('npx', ['tsup', '--silent', '--no-dts', '--out-dir', join(pack, 'dist')], { cwd: ROOT });
+    await copyFile(join(ROOT, 'package.json'), join(pack, 'package.json'));
+    const pkg = JSON.parse(await readFile(join(ROOT, 'package.json'), 'utf8')) as { bin: Record<string, string> };
+    bin = join(pack, pkg.bin['sisu-skills'] ?? 'missing');
+  }, 120_000);
+  afterAll(async () => {
+    if (pack) await rm(pack, { recursive: true, force: true });
+  });
+
+  async function run(args: string[]): Promise<Captured> {
+    try {
+      const { stdout, stderr } = await exec(process.execPath, [bin, ...args], { cwd: ROOT });
+      return { code: 0, stdout, stderr };
+    } catch (error) {
+      const failed = error as { code: number; stdout: string; stderr: string };
+      return { code: failed.code, stdout: failed.stdout, stderr: failed.stderr };
+    }
+  }
+
+  it('show prints exactly what use_skill answers for every skill, as text and as JSON', async () => {
+    const { skills } = await discoverSkills({ directories: [fixtures] });
+    const tool = createUseSkillTool(skills);
+    expect(skills.length).toBeGreaterThan(0);
+    for (const skill of skills) {
+      const name = skill.metadata.name;
+      const answer = await tool.handler({ skill_name: name }, {});
+      const text = await run(['show', name, fixtures]);
+      expect(text.code).toBe(0);
+      const marker = '\nWhat use_skill returns:\n';
+      expect(text.stdout.slice(text.stdout.indexOf(marker) + marker.length)).toBe(`${String(answer)}\n`);
+      const json = await run(['show', name, '--dir', fixtures, '--json']);
+      expect((JSON.parse(json.stdout) as { activation: string }).activation).toBe(answer);
+    }
+  });
+
+  it('prompt --budget 10 prints nothing and says why; list exits 1 when a skill was skipped', async () => {
+    expect(await run(['prompt', four, '--budget', '10'])).toMatchObject({ code: 0, stdout: '', stderr: expect.stringMatching(/^A budget of 10 characters cannot hold/) });
+    expect((await run(['list', mixed])).code).toBe(1);
+  });
+});
