@@ -46,3 +46,5 @@ export type {
   Middleware,
   Next,
 } from './types.js';
+export { skillDirectories, SKILL_TOOLS, SKILL_TOOL_FOLDERS } from './ecosystem.js';
+export type { SkillDirectoriesOptions, SkillScope, SkillTool, ToolSkillFolders } from './ecosystem.js';
