@@ -5,16 +5,19 @@
  * costs only the postings of its terms.
  *
  * Score scale (what `threshold` options compare against): each result's
- * `score` is in [0, 1], the fraction of the query's attainable weight it
- * reached. Every distinct query term carries its IDF; a skill earns, per
- * term, IDF x tf/(tf + k1), where tf is the term's weighted, length-
- * normalised frequency across fields. The sum is divided by the sum of the
- * query terms' IDFs. So 1 would need every query word to be matched with
- * unbounded frequency; in practice a skill whose name and description both
- * carry all the query's words scores about 0.6-0.8, one strong word out of
- * several about 0.1-0.3, and words the library never uses pull every score
- * down (they are counted with the highest IDF). Scores are comparable across
- * queries on the same index, less so across indexes.
+ * `score` is in [0, 1), the share of the query's evidence it matched. A
+ * skill earns, per distinct query term, IDF x tf/(tf + k1), where tf is the
+ * term's weighted, length-normalised frequency across fields. The sum is
+ * divided by the query's evidence: the IDFs of its terms that the library
+ * uses, but never less than EVIDENCE_FLOOR rare words' worth (the IDF of a
+ * word only one skill uses). So one matching word out of a short request
+ * ("continue", "I have a question") stays low however rare the word, and
+ * words no skill uses (a file path, a product name) do not pull a good match
+ * down. The floor and the auto-activation threshold were chosen together,
+ * by measurement (scripts/auto-activate-threshold.mjs): requests that fit a
+ * skill mostly score 0.3-0.7, and 79 of 80 everyday requests that fit none
+ * score under 0.28, on a library of 5 skills and on one of 1,088 alike. The
+ * order of one query's results does not depend on this scale.
  */
 
 export interface RankEntry {
@@ -55,6 +58,13 @@ const FIELDS = [
 ] as const;
 
 type FieldKey = (typeof FIELDS)[number]['key'];
+
+/**
+ * The least a query's evidence counts for, in rare words (see the score scale
+ * above): a request must match about this many rare words to reach a score
+ * of 1 x saturation. Chosen with the auto-activation threshold.
+ */
+const EVIDENCE_FLOOR = 3;
 
 /** Long queries (a pasted stack trace) are cut: the first words carry the request. */
 export const MAX_QUERY_CHARS = 2000;
@@ -277,8 +287,7 @@ export function createRanker(entries: ReadonlyArray<RankEntry>): Ranker {
   }
   const idf = new Float64Array(terms);
   for (let id = 0; id < terms; id++) idf[id] = idfOf((offsets[id + 1] ?? 0) - (offsets[id] ?? 0), count);
-  // A term no entry uses gets the highest IDF: it is the most specific word of the query.
-  const unknownIdf = idfOf(0, count);
+  const evidenceFloor = EVIDENCE_FLOOR * idfOf(1, count);
   // Reused by every query (ranking is synchronous): scores by doc, and which docs were touched.
   const scores = new Float64Array(count);
   const touched = new Int32Array(count);
@@ -286,16 +295,14 @@ export function createRanker(entries: ReadonlyArray<RankEntry>): Ranker {
   function rank(query: string, limit?: number): RankResult[] {
     const queryTerms = [...new Set(tokenize(String(query).slice(0, MAX_QUERY_CHARS)))];
     if (queryTerms.length === 0 || count === 0) return [];
-    let attainable = 0;
+    let evidence = 0;
     let hits = 0;
     for (const term of queryTerms) {
       const id = termId(vocabularyTerms, term);
-      if (id === undefined) {
-        attainable += unknownIdf;
-        continue;
-      }
+      // A word no skill uses says nothing about which skill fits: it neither adds nor dilutes.
+      if (id === undefined) continue;
       const termIdf = idf[id] ?? 0;
-      attainable += termIdf;
+      evidence += termIdf;
       const end = offsets[id + 1] ?? 0;
       for (let p = offsets[id] ?? 0; p < end; p++) {
         const doc = postingDoc[p] ?? 0;
@@ -303,6 +310,7 @@ export function createRanker(entries: ReadonlyArray<RankEntry>): Ranker {
         scores[doc] = (scores[doc] ?? 0) + termIdf * ((postingWeight[p] ?? 0) / WEIGHT_SCALE);
       }
     }
+    const attainable = Math.max(evidence, evidenceFloor);
     const results: Scored[] = [];
     for (let i = 0; i < hits; i++) {
       const doc = touched[i] ?? 0;

@@ -6,6 +6,7 @@
 import { z } from 'zod';
 import { isError, type Diagnostic, type DiagnosticCode, type Severity } from './diagnostics.js';
 import type { FieldInfo, ParsedFrontmatter } from './frontmatter/parse.js';
+import { escapeInvisible, invisibleOrControl } from './names.js';
 import type { SkillMetadata } from './types.js';
 
 const MAX_NAME_LENGTH = 64;
@@ -21,7 +22,8 @@ export const SkillMetadataSchema = z
     name: z.string().refine(hasText),
     description: z.string().refine(hasText),
     license: z.string().optional(),
-    compatibility: z.string().max(MAX_COMPATIBILITY_LENGTH).optional(),
+    // Its length limit is a naming-and-length rule (checkNamingRules): a warning unless strict.
+    compatibility: z.string().optional(),
     metadata: z.record(z.string(), z.unknown()).optional(),
     'allowed-tools': z.union([z.string(), z.array(z.string())]).optional(),
     version: z.string().optional(),
@@ -120,7 +122,7 @@ export function fastParse(input: Record<string, unknown>): SkillMetadata | undef
   const tools = input['allowed-tools'];
   if (typeof name !== 'string' || !hasText(name) || typeof description !== 'string' || !hasText(description)) return undefined;
   if (!optionalString(license) || !optionalString(version) || !optionalString(author)) return undefined;
-  if (compatibility !== undefined && (typeof compatibility !== 'string' || compatibility.length > MAX_COMPATIBILITY_LENGTH)) return undefined;
+  if (!optionalString(compatibility)) return undefined;
   if (metadata !== undefined && !isZodObject(metadata)) return undefined;
   if (tools !== undefined && typeof tools !== 'string' && !isStringArray(tools)) return undefined;
   if (tags !== undefined && !isStringArray(tags)) return undefined;
@@ -183,7 +185,23 @@ function prepareInput(parsed: ParsedFrontmatter): Record<string, unknown> {
   for (const key of OPTIONAL_FIELDS) {
     if (input[key] === null) delete input[key];
   }
+  if (Array.isArray(input.tags)) input.tags = tagsAsText(input.tags);
   return input;
+}
+
+/**
+ * A tag list with YAML's numbers and booleans read back as text
+ * (`tags: [python, 3, 2024]` is ["python", "3", "2024"]) and empty items
+ * dropped. Maps and lists stay, for the schema to report. List items carry
+ * no source text, so a number is written as YAML read it (`1.10` as "1.1").
+ */
+function tagsAsText(tags: readonly unknown[]): unknown[] {
+  const out: unknown[] = [];
+  for (const tag of tags) {
+    if (tag === null || tag === undefined) continue;
+    out.push(typeof tag === 'number' || typeof tag === 'boolean' || typeof tag === 'bigint' ? String(tag) : tag);
+  }
+  return out;
 }
 
 function diagnostic(
@@ -273,13 +291,18 @@ export function describeValue(value: unknown): string {
 }
 
 // ---------------------------------------------------------------------------
-// agentskills.io rules: warnings unless strict
+// agentskills.io naming and length rules: warnings unless strict. A name with
+// invisible or control characters is the exception: always an error.
 
 function checkNamingRules(input: Record<string, unknown>, parsed: ParsedFrontmatter, context: ValidationContext): Diagnostic[] {
   const severity: Severity = context.strict ? 'error' : 'warning';
   const found: Diagnostic[] = [];
-  const { name, description } = input;
-  if (typeof name === 'string' && hasText(name)) {
+  const { name, description, compatibility } = input;
+  const hidden = typeof name === 'string' && hasText(name) ? invisibleOrControl(name) : undefined;
+  if (typeof name === 'string' && hidden !== undefined) {
+    // Always an error, strict or not: such a name could forge a catalog line or hide text from a reader.
+    found.push(invisibleNameDiagnostic(name, hidden, parsed, context));
+  } else if (typeof name === 'string' && hasText(name)) {
     const formatProblem = nameFormatProblem(name);
     if (formatProblem) {
       const suggestion = suggestName(name);
@@ -290,7 +313,7 @@ function checkNamingRules(input: Record<string, unknown>, parsed: ParsedFrontmat
           severity,
           context,
           parsed.fields.name,
-          `name: "${name}" ${formatProblem}. A skill name is 1-${MAX_NAME_LENGTH} lowercase letters, digits and single hyphens, with no hyphen at either end.${fix}`,
+          `name: ${quoteName(name)} ${formatProblem}. A skill name is 1-${MAX_NAME_LENGTH} lowercase letters, digits and single hyphens, with no hyphen at either end.${fix}`,
         ),
       );
     }
@@ -301,7 +324,7 @@ function checkNamingRules(input: Record<string, unknown>, parsed: ParsedFrontmat
           severity,
           context,
           parsed.fields.name,
-          `name: "${name}" does not match its folder name "${context.folderName}". Rename the folder to "${name}", or set \`name: ${context.folderName}\`.`,
+          `name: ${quoteName(name)} does not match its folder name ${quoteName(context.folderName)}. Rename the folder to ${quoteName(name)}, or set \`name: ${escapeInvisible(context.folderName)}\`.`,
         ),
       );
     }
@@ -320,7 +343,42 @@ function checkNamingRules(input: Record<string, unknown>, parsed: ParsedFrontmat
       );
     }
   }
+  if (typeof compatibility === 'string') {
+    const length = codePointLength(compatibility);
+    if (length > MAX_COMPATIBILITY_LENGTH) {
+      found.push(
+        diagnostic(
+          'COMPATIBILITY_TOO_LONG',
+          severity,
+          context,
+          parsed.fields.compatibility,
+          `compatibility: is ${length} characters long; the limit is ${MAX_COMPATIBILITY_LENGTH}. Name only what the skill needs to run (tools, network, platform) and move the rest into the body.`,
+        ),
+      );
+    }
+  }
   return found;
+}
+
+/** Most characters of a name quoted in a message: a name is at most 64, a broken one can be any length. */
+const QUOTED_NAME_LENGTH = 80;
+
+/** `name` for a message: invisible characters escaped, cut to QUOTED_NAME_LENGTH characters. */
+function quoteName(name: string): string {
+  const chars = [...name.slice(0, QUOTED_NAME_LENGTH * 2)];
+  const shown = chars.length > QUOTED_NAME_LENGTH ? `${chars.slice(0, QUOTED_NAME_LENGTH).join('')}…` : name;
+  return `"${escapeInvisible(shown)}"`;
+}
+
+function invisibleNameDiagnostic(name: string, hidden: string, parsed: ParsedFrontmatter, context: ValidationContext): Diagnostic {
+  const fix = nameFormatProblem(context.folderName) === undefined ? context.folderName : (suggestName(name) ?? 'my-skill');
+  return diagnostic(
+    'NAME_INVISIBLE_CHARACTER',
+    'error',
+    context,
+    parsed.fields.name,
+    `name: ${quoteName(name)} contains ${hidden}; such characters can hide text or break the skill catalog, so the skill is skipped. Retype the name with only a-z, 0-9 and -, e.g. \`name: ${fix}\`.`,
+  );
 }
 
 /** Why `name` breaks the agentskills.io format, or undefined when it does not. */

@@ -1,10 +1,9 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
-  alreadyActivated,
   findMentions,
   isModelInvocable,
-  latestUserMessage,
+  MAX_MENTIONS,
   messageText,
   resolveAlways,
   resolveAutoActivate,
@@ -71,10 +70,46 @@ describe('findMentions', () => {
     expect(findMentions('', KNOWN)).toEqual({ known: [], unknown: [] });
     expect(findMentions('plain text', [])).toEqual({ known: [], unknown: [] });
   });
+
+  // Issue 15: 5,000 unknown mentions cost 5,000 lookups and suggestion searches (24 s at 2,000 skills).
+  it(`examines at most ${MAX_MENTIONS} distinct names per message and counts the rest`, () => {
+    const names: string[] = [];
+    const isKnown = (name: string): boolean => {
+      names.push(name);
+      return name === 'debug';
+    };
+    const text = Array.from({ length: 5000 }, (_, i) => `@unknown-${i}`).join(' ');
+    const found = findMentions(`${text} @debug`, isKnown);
+    expect(names).toHaveLength(MAX_MENTIONS);
+    expect(found.unknown).toEqual(Array.from({ length: MAX_MENTIONS }, (_, i) => `unknown-${i}`));
+    // Mentions are taken in order: a known one after the cap is ignored too, and counted.
+    expect(found.known).toEqual([]);
+    expect(found.ignored).toBe(5000 - MAX_MENTIONS + 1);
+    // Repeats of an examined name are neither looked up again nor counted as ignored.
+    const repeats = findMentions(Array.from({ length: 1000 }, () => '@debug').join(' '), KNOWN);
+    expect(repeats).toEqual({ known: ['debug'], unknown: [] });
+  });
+
+  // Issue 15: one message of "@" and 100,000 letters blocked for 91 s.
+  it('takes names of at most 64 characters: a longer @word is no mention and costs no lookup', () => {
+    const looked: string[] = [];
+    const isKnown = (name: string): boolean => {
+      looked.push(name);
+      return false;
+    };
+    expect(findMentions(`hi @${'a'.repeat(100_000)} there`, isKnown)).toEqual({ known: [], unknown: [] });
+    expect(findMentions(`@${'b'.repeat(65)}`, isKnown)).toEqual({ known: [], unknown: [] });
+    expect(looked).toEqual([]);
+    expect(findMentions(`@${'c'.repeat(64)}.`, isKnown).unknown).toEqual(['c'.repeat(64)]);
+    // Many long runs: each is rejected after a bounded amount of backtracking.
+    const many = Array.from({ length: 2000 }, () => `@${'d'.repeat(500)}`).join(' ');
+    expect(findMentions(many, isKnown)).toEqual({ known: [], unknown: [] });
+  });
 });
 
 describe('findMentions (properties)', () => {
-  const name = fc.stringMatching(/^[a-z0-9]+(-[a-z0-9]+)*$/);
+  // Skill names: at most 64 characters.
+  const name = fc.stringMatching(/^[a-z0-9]+(-[a-z0-9]+)*$/).filter((n) => n.length <= 64);
 
   it('never throws, and every name it returns was written as @name', () => {
     fc.assert(
@@ -103,58 +138,6 @@ describe('findMentions (properties)', () => {
         expect(findMentions(`please @${skillName}, thanks`, [skillName]).known).toEqual([skillName]);
       }),
     );
-  });
-});
-
-describe('latestUserMessage', () => {
-  it('returns the last user message', () => {
-    const messages = [
-      { role: 'system', content: 'sys' },
-      { role: 'user', content: 'first' },
-      { role: 'assistant', content: 'reply' },
-      { role: 'user', content: 'second' },
-      { role: 'tool', content: 'tool output' },
-    ];
-    expect(latestUserMessage(messages)).toBe('second');
-  });
-
-  it('joins the text parts of multi-part content', () => {
-    const content = [{ type: 'text', text: 'look at' }, { type: 'image_url', image_url: 'x' }, 'this', { text: 7 }];
-    expect(latestUserMessage([{ role: 'user', content }])).toBe('look at\nthis');
-  });
-
-  it('is undefined without a user message or without text', () => {
-    expect(latestUserMessage([])).toBeUndefined();
-    expect(latestUserMessage([{ role: 'system', content: 's' }])).toBeUndefined();
-    expect(latestUserMessage([{ role: 'user', content: [{ type: 'image' }] }])).toBeUndefined();
-    expect(latestUserMessage([{ role: 'user', content: null }])).toBeUndefined();
-    expect(messageText(42)).toBeUndefined();
-  });
-});
-
-function skill(name: string, instructions = `Instructions of ${name}.`): Skill {
-  return { metadata: { name, description: `${name} skill` }, instructions, path: `/s/${name}/SKILL.md`, directory: `/s/${name}`, resources: [] };
-}
-
-describe('alreadyActivated', () => {
-  it('reads use_skill output and injected activations, in order, once each', () => {
-    const messages = [
-      { role: 'system', content: 'sys' },
-      { role: 'user', content: [{ type: 'text', text: renderActivation(skill('explain')) }] },
-      { role: 'assistant', content: '' },
-      { role: 'tool', content: renderActivation(skill('debug')) },
-      { role: 'tool', content: `${renderActivation(skill('test-gen'))}\n\n${renderActivation(skill('debug'))}` },
-    ];
-    expect(alreadyActivated(messages)).toEqual(['explain', 'debug', 'test-gen']);
-  });
-
-  it('ignores the marker when it is not a line of its own', () => {
-    const messages = [
-      { role: 'user', content: 'what does <skill name="debug"> mean?' },
-      { role: 'tool', content: 'Skill "debug" is already active in this conversation' },
-      { role: 'assistant', content: undefined },
-    ];
-    expect(alreadyActivated(messages)).toEqual([]);
   });
 });
 
@@ -267,8 +250,8 @@ describe('option checks', () => {
   it('resolveAutoActivate: off, on with defaults, or checked values', () => {
     expect(resolveAutoActivate(undefined)).toBeUndefined();
     expect(resolveAutoActivate(false)).toBeUndefined();
-    expect(resolveAutoActivate(true)).toEqual({ threshold: 0.4, maxSkills: 1 });
-    expect(resolveAutoActivate({})).toEqual({ threshold: 0.4, maxSkills: 1 });
+    expect(resolveAutoActivate(true)).toEqual({ threshold: 0.3, maxSkills: 1 });
+    expect(resolveAutoActivate({})).toEqual({ threshold: 0.3, maxSkills: 1 });
     expect(resolveAutoActivate({ threshold: 0, maxSkills: 3 })).toEqual({ threshold: 0, maxSkills: 3 });
   });
 

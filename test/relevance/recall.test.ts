@@ -3,35 +3,17 @@
  * recall@5 (a query is found when one of its wanted skills is in the top 5).
  * Skips when the corpus is not beside the project.
  */
-import { existsSync, readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { findSkillFiles } from '../../scripts/conformance-core.mjs';
 import { parseFrontmatter } from '../../src/frontmatter/parse.js';
-import { createRanker, type RankEntry } from '../../src/rank.js';
-import { QUERIES } from './queries.js';
+import { createRanker } from '../../src/rank.js';
+import { CORPUS_DIR, corpusPresent, loadEntries as loadCorpus } from './corpus.mjs';
+import { QUERIES } from './queries.mjs';
 
-const CORPUS = fileURLToPath(new URL('../../../shared/corpus/skills', import.meta.url));
-const present = existsSync(CORPUS);
-if (!present) console.log(`relevance: corpus not found at ${CORPUS}, skipping`);
+const present = corpusPresent();
+if (!present) console.log(`relevance: corpus not found at ${CORPUS_DIR}, skipping`);
 
 const K = 5;
-
-function loadEntries(): RankEntry[] {
-  const entries: RankEntry[] = [];
-  const seen = new Set<string>();
-  for (const file of findSkillFiles(CORPUS)) {
-    const { metadata } = parseFrontmatter(readFileSync(file, 'utf8'), { file });
-    const { name, description, tags } = metadata;
-    if (typeof name !== 'string' || typeof description !== 'string') continue;
-    // Duplicate names: the first wins, as in discovery.
-    if (seen.has(name)) continue;
-    seen.add(name);
-    const tagList = Array.isArray(tags) ? tags.filter((t): t is string => typeof t === 'string') : undefined;
-    entries.push({ name, description, ...(tagList ? { tags: tagList } : {}) });
-  }
-  return entries;
-}
+const loadEntries = () => loadCorpus(parseFrontmatter);
 
 describe.skipIf(!present)('ranker relevance on the shared corpus', () => {
   it('has at least 50 labeled queries, each naming skills that exist', () => {

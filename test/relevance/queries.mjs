@@ -5,12 +5,8 @@
  * that serve the request equally well, each of them is listed: a query counts
  * as found when any of its names is in the top 5.
  */
-export interface LabeledQuery {
-  query: string;
-  want: readonly string[];
-}
-
-export const QUERIES: readonly LabeledQuery[] = [
+/** @type {readonly import("./queries.d.mts").LabeledQuery[]} */
+export const QUERIES = [
   { query: 'fill in the fields of this PDF form and merge two PDFs', want: ['pdf'] },
   { query: 'edit my Word document and keep tracked changes', want: ['docx'] },
   { query: 'make a slide deck for the quarterly review as a pptx', want: ['pptx', 'slides'] },
@@ -81,4 +77,151 @@ export const QUERIES: readonly LabeledQuery[] = [
   { query: 'mutual TLS between services in the mesh', want: ['mtls-configuration'] },
   { query: 'backtest my trading strategy on historical prices', want: ['backtesting-frameworks'] },
   { query: 'write an offer letter and employment contract for a new hire', want: ['employment-contract-templates', 'job-post-builder'] },
+];
+
+/**
+ * Requests that should activate no skill: chit-chat, follow-ups inside a
+ * conversation, general knowledge and small tasks any model does unaided.
+ * Written by us, in users' words, without looking at what the ranker does with
+ * them; auto-activation on any of these is a false activation.
+ */
+/** @type {readonly string[]} */
+export const NEGATIVES = [
+  "what's the weather like today?",
+  'thanks!',
+  'thank you, that was really helpful',
+  'hi there',
+  'good morning, how are you?',
+  'ok',
+  'yes please, go ahead',
+  'no, the other one',
+  'can you say that again more simply?',
+  'what did you mean by the second point?',
+  'continue',
+  'never mind, forget it',
+  'summarise this paragraph for me',
+  'tell me a joke',
+  'what time is it in Tokyo right now?',
+  "what's 15% of 240?",
+  'who won the world cup in 2018?',
+  'recommend a good book for a long flight',
+  'what should I cook for dinner tonight?',
+  'how many days until Christmas?',
+  'translate "good night" into Italian',
+  'what is the capital of Australia?',
+  'explain the difference between weather and climate',
+  'give me a synonym for happy',
+  'is it going to rain this weekend in London?',
+  'how do I boil an egg?',
+  'write a short poem about autumn leaves',
+  'what does "ubiquitous" mean?',
+  'convert 30 degrees celsius to fahrenheit',
+  'I am feeling tired today',
+  'can you keep your answers shorter from now on?',
+  'that is wrong, try again',
+  'why is the sky blue?',
+  'suggest a name for my new puppy',
+  'what year did the Berlin wall fall?',
+  'how far is the moon from the earth?',
+  'list three fun facts about octopuses',
+  'rephrase that sentence to sound friendlier',
+  'what are some good stretches after running?',
+  'give me ideas for a birthday present for my dad',
+  'how long should I steep green tea?',
+  'who wrote Pride and Prejudice?',
+  'please wait while I check something',
+  'sounds good, let us do that',
+  'what is the plural of cactus?',
+  'explain your reasoning',
+  'can you be more specific?',
+  'help',
+  'I have a question',
+  'what can you do?',
+];
+
+/**
+ * More requests that should activate nothing, written after the scale and
+ * threshold had been tuned on NEGATIVES, to check the choice on text it was
+ * not tuned on.
+ */
+/** @type {readonly string[]} */
+export const NEGATIVES_HELD_OUT = [
+  'hello!',
+  'cheers, that fixed it',
+  'perfect, thanks a lot',
+  'can you repeat the last part?',
+  'go on',
+  'wait, what?',
+  'how tall is mount everest?',
+  'what is the boiling point of water at altitude?',
+  'who painted the mona lisa?',
+  'give me a fun fact about space',
+  'how do you pronounce quinoa?',
+  'what rhymes with orange?',
+  'what is a good name for a cat?',
+  'how many ounces in a pound?',
+  'what day of the week was 1 January 2000?',
+  'is a tomato a fruit or a vegetable?',
+  'make that shorter',
+  'put it in bullet points',
+  'use a more formal tone',
+  'can you do it in fewer words?',
+  'what would you do in my place?',
+  'i just got back from holiday',
+  'my cat knocked my coffee over',
+  'do you like music?',
+  'what is your favourite colour?',
+  'lol',
+  'hmm, not sure about that',
+  'let me think about it',
+  'tell me something interesting',
+  'good night',
+];
+
+/**
+ * More labeled requests, written with NEGATIVES_HELD_OUT for the same
+ * reason: the auto-activation scale and threshold were not tuned on them.
+ */
+/** @type {readonly import("./queries.d.mts").LabeledQuery[]} */
+export const QUERIES_HELD_OUT = [
+  { query: 'our spark job is slow and keeps spilling to disk', want: ['spark-engineer'] },
+  { query: 'book the month-end close entries for accrued expenses', want: ['journal-entry-prep'] },
+  { query: 'put together the weekly update for leadership with risks', want: ['status-report'] },
+  { query: 'check this vendor contract before I sign it', want: ['contract-review'] },
+  { query: 'answer like a pirate from now on', want: ['pirate-voice'] },
+  { query: "move tomorrow's standup in my google calendar to friday and tell everyone", want: ['recipe-reschedule-meeting'] },
+  { query: 'compare two tabs of my google sheet and show what differs', want: ['recipe-compare-sheet-tabs'] },
+  { query: 'add husky hooks so prettier and the tests run before each commit', want: ['setup-pre-commit'] },
+  { query: 'a battlecard for sales against our main competitor', want: ['competitive-battlecard'] },
+  { query: 'questions to ask customers in discovery interviews', want: ['interview-script'] },
+  { query: 'store our CI credentials in vault instead of env files', want: ['secrets-management'] },
+  { query: 'speed up our bazel build with remote execution', want: ['bazel-build-optimization'] },
+  { query: 'evaluate the answers of our LLM app with automated metrics', want: ['llm-evaluation'] },
+  { query: 'similarity search over millions of embeddings', want: ['faiss'] },
+  { query: 'rent GPUs on lambda cloud for training', want: ['lambda-labs-gpu-cloud'] },
+  { query: 'make LLM generation faster with a small draft model', want: ['speculative-decoding'] },
+  { query: 'DCF valuation of a company from its financial statements', want: ['financial-analyst'] },
+  { query: 'turn our react web app into an ios and android app', want: ['expo-web-to-native'] },
+  { query: 'fetch many URLs concurrently in python with asyncio', want: ['async-python-patterns'] },
+  { query: 'lazy-loaded routes with guards in angular', want: ['angular-architect'] },
+];
+
+/**
+ * Labeled requests over the project's own five example skills
+ * (fixtures/skills), the first the demo's: a small library, where most of a
+ * request's words are unknown to the index, so the threshold is checked on
+ * both ends of the library-size range.
+ */
+/** @type {readonly import("./queries.d.mts").LabeledQuery[]} */
+export const FIXTURE_QUERIES = [
+  { query: 'Can you review the change I made to src/auth/session.ts?', want: ['code-review'] },
+  { query: 'look over this pull request before I merge it', want: ['code-review'] },
+  { query: 'the build fails with a null pointer exception and I have no idea why', want: ['debug'] },
+  { query: 'this function returns the wrong total, find the bug', want: ['debug'] },
+  { query: 'ship my branch to staging', want: ['deploy-staging'] },
+  { query: 'push the latest changes to the staging environment', want: ['deploy-staging'] },
+  { query: 'how does the payment module work? I am new here', want: ['explain'] },
+  { query: 'walk me through what this codebase does', want: ['explain'] },
+  { query: 'add unit tests for the date parser', want: ['test-gen'] },
+  { query: 'raise test coverage of the billing service', want: ['test-gen'] },
 ];

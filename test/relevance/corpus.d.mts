@@ -1,0 +1,23 @@
+// Types for corpus.mjs.
+import type { ParsedFrontmatter, ParseOptions } from '../../src/frontmatter/parse.js';
+import type { RankEntry, Ranker } from '../../src/rank.js';
+import type { LabeledQuery } from './queries.mjs';
+
+export const CORPUS_DIR: string;
+export function corpusPresent(): boolean;
+export function loadEntries(parseFrontmatter: (text: string, options?: ParseOptions) => ParsedFrontmatter, dir?: string): RankEntry[];
+
+export interface AutoActivationFigures {
+  threshold: number;
+  recall: number;
+  precision: number;
+  falseOnNegatives: number;
+  negatives: number;
+  wrongOnLabeled: number;
+  falseHits: Array<{ text: string; skill: string; score: number }>;
+}
+
+export function measureAutoActivation(
+  ranker: Pick<Ranker, 'rank'>,
+  options: { queries: readonly LabeledQuery[]; negatives: readonly string[]; threshold: number; maxSkills?: number },
+): AutoActivationFigures;

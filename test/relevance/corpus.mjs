@@ -1,0 +1,72 @@
+// The shared corpus as ranker entries, and auto-activation measured on it.
+// Plain JS with its parser and ranker passed in, so the vitest test (src) and
+// scripts/auto-activate-threshold.mjs (dist) measure the same way.
+import { existsSync, readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { findSkillFiles } from '../../scripts/conformance-core.mjs';
+
+/** Where the shared corpus sits beside the project. */
+export const CORPUS_DIR = fileURLToPath(new URL('../../../shared/corpus/skills', import.meta.url));
+
+export function corpusPresent() {
+  return existsSync(CORPUS_DIR);
+}
+
+/** Every skill with a string name and description; on a duplicate name the first wins, as in discovery. */
+export function loadEntries(parseFrontmatter, dir = CORPUS_DIR) {
+  const entries = [];
+  const seen = new Set();
+  for (const file of findSkillFiles(dir)) {
+    const { metadata } = parseFrontmatter(readFileSync(file, 'utf8'), { file });
+    const { name, description, tags } = metadata;
+    if (typeof name !== 'string' || typeof description !== 'string' || seen.has(name)) continue;
+    seen.add(name);
+    const tagList = Array.isArray(tags) ? tags.filter((t) => typeof t === 'string') : undefined;
+    entries.push({ name, description, ...(tagList ? { tags: tagList } : {}) });
+  }
+  return entries;
+}
+
+/**
+ * What auto-activation with `threshold` and `maxSkills` (as selectActivations
+ * picks: the best `maxSkills` at or above the threshold) does on the labeled
+ * queries and the negatives:
+ * - recall: labeled queries that activated one of their wanted skills / labeled queries;
+ * - precision: wanted activations / all activations (labeled and negative requests);
+ * - falseOnNegatives: negatives that activated anything;
+ * - wrongOnLabeled: activations of an unwanted skill on labeled queries.
+ */
+export function measureAutoActivation(ranker, { queries, negatives, threshold, maxSkills = 1 }) {
+  const pick = (text) =>
+    ranker
+      .rank(text, Math.max(maxSkills, 5))
+      .filter((r) => r.score >= threshold)
+      .slice(0, maxSkills);
+  let activations = 0;
+  let wanted = 0;
+  let found = 0;
+  let wrongOnLabeled = 0;
+  for (const { query, want } of queries) {
+    const picked = pick(query);
+    activations += picked.length;
+    const good = picked.filter((r) => want.includes(r.name)).length;
+    wanted += good;
+    wrongOnLabeled += picked.length - good;
+    if (good > 0) found++;
+  }
+  const falseHits = [];
+  for (const text of negatives) {
+    const picked = pick(text);
+    activations += picked.length;
+    if (picked.length > 0) falseHits.push({ text, skill: picked[0].name, score: picked[0].score });
+  }
+  return {
+    threshold,
+    recall: found / queries.length,
+    precision: activations === 0 ? 1 : wanted / activations,
+    falseOnNegatives: falseHits.length,
+    negatives: negatives.length,
+    wrongOnLabeled,
+    falseHits,
+  };
+}
