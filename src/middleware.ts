@@ -6,7 +6,7 @@
  * tools, and pre-activate mentioned / pinned / matching skills. Skill
  * problems are logged, never thrown into the agent.
  */
-import { findMentions, isModelInvocable, selectActivations, type Activation } from './activation.js';
+import { findMentions, isModelInvocable, MAX_MENTIONS, selectActivations, type Activation } from './activation.js';
 import { catalogEntries, createCatalog, withCatalog, type Catalog, type CatalogMode } from './catalog.js';
 import { activatedSkills, activationMessages, injectedCallId, insertAfterLatestUser, modelToolName, toolCallIds, userTurn } from './conversation.js';
 import { discover, loadSkillContent } from './discover/discover.js';
@@ -17,7 +17,7 @@ import type { Ranker } from './rank.js';
 import { createResourceReader, type ResourceReader } from './resource-reader.js';
 import { isSkillsState, runOf, SkillsRun } from './run.js';
 import { createLazySkillIndex, createSkillIndex, narrowIndex, type SkillIndex, type SkillsState } from './skill-index.js';
-import { closestNames } from './text.js';
+import { suggestNames } from './suggest.js';
 import { FIND_SKILLS_TOOL, READ_RESOURCE_TOOL, USE_SKILL_TOOL } from './tool-names.js';
 import { makeFindSkillsTool, rankerForSkills } from './tools/find-skills.js';
 import { makeReadResourceTool } from './tools/read-resource.js';
@@ -216,6 +216,7 @@ export function skillsMiddleware(options: SkillsOptions): SkillsMiddleware {
           source: modelIndex,
           isActive: (name) => run.activated.includes(name),
           activate: (name) => run.activate(name),
+          searchTool: () => (searchRegistered(libraryFor(run.index)) ? FIND_SKILLS_TOOL : undefined),
           text: activationText,
         }),
         findSkills: makeFindSkillsTool(modelIndex),
@@ -231,8 +232,12 @@ export function skillsMiddleware(options: SkillsOptions): SkillsMiddleware {
     const tools = toolsOf(run);
     register(ctx, tools.useSkill);
     if (tools.readResource) register(ctx, tools.readResource);
-    // The catalog names find_skills exactly when it needs it (a mode fixed per index, not per query).
-    if ((resolved.findSkills ?? library.catalog.needsSearch) && library.modelIndex.skills.length > 0) register(ctx, tools.findSkills);
+    if (searchRegistered(library)) register(ctx, tools.findSkills);
+  }
+
+  /** Whether runs on this library get find_skills: the catalog names it exactly when it needs it (fixed per index, not per query). */
+  function searchRegistered(library: Library): boolean {
+    return (resolved.findSkills ?? library.catalog.needsSearch) && library.modelIndex.skills.length > 0;
   }
 
   /** Register `tool` unless this ctx has it; replace an earlier run's copy of ours, never someone else's tool. */
@@ -256,8 +261,12 @@ export function skillsMiddleware(options: SkillsOptions): SkillsMiddleware {
 
     // The index's lookup, not a set of names: nothing kept per skill for as long as the index lives.
     const mentions = findMentions(query, (name) => index.get(name) !== undefined);
-    for (const mention of mentions.unknown) {
-      ctx.log.warn('[skills] unknown mention', { mention, suggestions: suggestionsFor(index, mention) });
+    // Suggestions for the first few only: each costs a bounded search, and a flood of unknown names is noise.
+    mentions.unknown.forEach((mention, i) => {
+      ctx.log.warn('[skills] unknown mention', { mention, ...(i < SUGGESTED_MENTIONS ? { suggestions: suggestionsFor(library, mention) } : {}) });
+    });
+    if (mentions.ignored !== undefined && mentions.ignored > 0) {
+      ctx.log.warn('[skills] too many mentions', { examined: MAX_MENTIONS, ignored: mentions.ignored });
     }
     const auto = resolved.autoActivate;
     const picks = selectActivations({
@@ -309,7 +318,7 @@ export function skillsMiddleware(options: SkillsOptions): SkillsMiddleware {
     for (const diagnostic of index.errors) ctx.log.warn('[skills] skipped', diagnostic);
     for (const diagnostic of index.warnings) ctx.log.warn('[skills] warning', diagnostic);
     for (const name of library.unknownAlways) {
-      ctx.log.warn('[skills] unknown skill in `always`', { skill: name, suggestions: suggestionsFor(index, name) });
+      ctx.log.warn('[skills] unknown skill in `always`', { skill: name, suggestions: suggestionsFor(library, name) });
     }
   }
 
@@ -356,12 +365,13 @@ async function withDeferredInjection(ctx: SkillsContext, injected: readonly Host
   }
 }
 
-/** Up to three known names close to `name`, for a warning (rare: built only then). */
-function suggestionsFor(index: SkillIndex, name: string): string[] {
-  return closestNames(
-    index.skills.map((entry) => entry.metadata.name),
-    name,
-  ).slice(0, 3);
+/** Unknown mentions per message that get suggestions in the log. */
+const SUGGESTED_MENTIONS = 3;
+
+/** Up to three known names for an unknown `name`, for a warning (rare: built only then). */
+function suggestionsFor(library: Library, name: string): string[] {
+  const names = library.index.skills.map((entry) => entry.metadata.name);
+  return suggestNames({ names, rank: (query, limit) => library.ranker().rank(query, limit).map((r) => r.name) }, name, 3);
 }
 
 /** The skills this run sees, as published by skillsMiddleware; undefined before it ran. */

@@ -51,7 +51,7 @@ export interface SkillsOptions {
   findSkills?: boolean;
   /** Skills every run starts with, activated before the model runs. Default: none. */
   always?: readonly string[];
-  /** Pre-activate the skills that best match the latest user message. `true` means `{ threshold: 0.4, maxSkills: 1 }`. Default: off. */
+  /** Pre-activate the skills that best match the latest user message. `true` means `{ threshold: 0.3, maxSkills: 1 }`. Default: off. */
   autoActivate?: boolean | AutoActivateOptions;
   /** Watch the directories and rebuild the index when skills change. Default: false. */
   watch?: boolean | { debounceMs?: number };

@@ -279,7 +279,8 @@ function notListed(skill: Skill, path: string): Refusal {
   const suggestions = closestNames(
     skill.resources.map((r) => r.path),
     path,
-  ).slice(0, SUGGESTED_PATHS);
+    { limit: SUGGESTED_PATHS },
+  );
   return refuse(
     'not-listed',
     `it is not one of the skill's listed files. Closest listed paths: ${suggestions.join(', ')}. Use a path exactly as use_skill listed it.`,

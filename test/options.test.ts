@@ -28,6 +28,7 @@ describe('resolveOptions', () => {
       strict: false,
       preload: false,
       maxListedResources: 200,
+      maxInstructionChars: 50_000,
       resourceTool: true,
       secretPatterns: [],
       catalogBudget: 8000,
@@ -42,6 +43,7 @@ describe('resolveOptions', () => {
       maxFileSize: 102400,
       maxSkillSize: 512000,
       maxListedResources: 200,
+      maxInstructionChars: 50000,
       resourceTool: true,
       cacheTtl: 300000,
       strict: false,
@@ -96,7 +98,7 @@ describe('resolveOptions', () => {
     expect(configError({ directories: ['a'], watch: true, fs: { ...nodeFileSystem, watch: undefined } }).message).toMatch(/`watch` needs an `fs` with a watch\(\) method/);
     expect(configError({ directories: ['a'], signal: {} }).message).toMatch(/`signal` must be an AbortSignal/);
     const resolved = resolveOptions({ directories: ['a'], always: [' debug ', 'debug'], autoActivate: true, watch: { debounceMs: 50 }, findSkills: false });
-    expect(resolved).toMatchObject({ always: ['debug'], autoActivate: { threshold: 0.4, maxSkills: 1 }, watch: { debounceMs: 50 }, findSkills: false });
+    expect(resolved).toMatchObject({ always: ['debug'], autoActivate: { threshold: 0.3, maxSkills: 1 }, watch: { debounceMs: 50 }, findSkills: false });
     expect(resolveOptions({ directories: ['a'], watch: true }).watch).toEqual({ debounceMs: 200 });
     expect(configError({ directories: ['a'], cwd: '' }).message).toMatch(/`cwd` must be a non-empty string/);
     expect(configError({ directories: ['a'], include: [1] }).message).toMatch(/`include\[0\]`/);

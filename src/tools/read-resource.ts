@@ -13,7 +13,7 @@ import { formatBytes } from '../text.js';
 import { READ_RESOURCE_TOOL } from '../tool-names.js';
 import type { HostTool, Skill } from '../types.js';
 import { skillTool, type IndexSource } from './skill-tool.js';
-import { unknownSkillMessage } from './use-skill.js';
+import { unknownSkillMessage } from './unknown-skill.js';
 
 export { READ_RESOURCE_TOOL } from '../tool-names.js';
 

@@ -5,10 +5,10 @@
  */
 import { z } from 'zod';
 import { createSkillIndex, type SkillIndex } from '../skill-index.js';
-import { closestNames } from '../text.js';
 import { USE_SKILL_TOOL } from '../tool-names.js';
 import { renderResourceListing, type ListingOptions } from './resource-listing.js';
 import { skillTool, type IndexSource } from './skill-tool.js';
+import { unknownSkillMessage } from './unknown-skill.js';
 import type { HostTool, Skill } from '../types.js';
 
 export { USE_SKILL_TOOL } from '../tool-names.js';
@@ -23,21 +23,8 @@ export const UseSkillArgsSchema = z.object({
 
 export type UseSkillArgs = z.infer<typeof UseSkillArgsSchema>;
 
-/** How many names a "not found" message suggests. */
-const SUGGESTED_NAMES = 10;
-
-/** "Not found" with the available names, closest first: every skill tool answers an unknown name this way. */
-export function unknownSkillMessage(requested: string, index: SkillIndex, retry = ''): string {
-  const names = index.skills.map((s) => s.metadata.name);
-  if (names.length === 0) return `Skill "${requested}" not found: no skills are loaded.`;
-  const ranked = closestNames(names, requested);
-  const shown = ranked.slice(0, SUGGESTED_NAMES);
-  const more = ranked.length - shown.length;
-  return `Skill "${requested}" not found. Available skills (closest first): ${shown.join(', ')}${more > 0 ? `, and ${more} more` : ''}.${retry ? ` ${retry}` : ''}`;
-}
-
-function notFound(requested: string, index: SkillIndex): string {
-  return unknownSkillMessage(requested, index, `Call ${USE_SKILL_TOOL} again with one of these names.`);
+function notFound(requested: string, index: SkillIndex, searchTool: string | undefined): string {
+  return unknownSkillMessage(requested, index, { retry: `Call ${USE_SKILL_TOOL} again with one of these names.`, searchTool });
 }
 
 export interface ActivationTextOptions extends ListingOptions {
@@ -95,10 +82,12 @@ export interface UseSkillBinding {
   activate?: (name: string) => boolean;
   /** Whether `name` is already active, before anything is read. */
   isActive?: (name: string) => boolean;
+  /** The search tool's name when it is registered for this run: an unknown name's answer points to it. */
+  searchTool?: () => string | undefined;
   text?: ActivationTextOptions;
 }
 
-export function makeUseSkillTool({ source, activate, isActive, text = {} }: UseSkillBinding): HostTool<UseSkillArgs> {
+export function makeUseSkillTool({ source, activate, isActive, searchTool = () => undefined, text = {} }: UseSkillBinding): HostTool<UseSkillArgs> {
   return skillTool<UseSkillArgs>({
     name: USE_SKILL_TOOL,
     description:
@@ -114,13 +103,13 @@ export function makeUseSkillTool({ source, activate, isActive, text = {} }: UseS
     async run(args, index, ctx) {
       const requested = args.skill_name.trim();
       const entry = index.get(requested);
-      if (!entry) return notFound(requested, index);
+      if (!entry) return notFound(requested, index, searchTool());
       const name = entry.metadata.name;
       if (isActive?.(name)) {
         return `Skill "${name}" is already active in this conversation: its instructions are above. Continue following them.`;
       }
       const loaded = await index.loadDetailed(name);
-      if (!loaded) return notFound(requested, index);
+      if (!loaded) return notFound(requested, index, searchTool());
       if (loaded.first) {
         for (const diagnostic of loaded.diagnostics) ctx.log?.warn('[skills] warning', diagnostic);
       }

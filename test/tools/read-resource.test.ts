@@ -65,7 +65,7 @@ describe('read_skill_resource handler', () => {
 
   it('an unknown skill lists the available names', async () => {
     expect(await invoke(createReadResourceTool(skills), { skill_name: 'pfd', path: 'x' }, toolCtx())).toBe(
-      'Skill "pfd" not found. Available skills (closest first): pdf, nested.',
+      'Skill "pfd" not found. Closest available skills: pdf, nested.',
     );
   });
 

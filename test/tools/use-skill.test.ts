@@ -56,7 +56,7 @@ describe('use_skill handler', () => {
 
   it('an unknown name lists the available names, closest first', async () => {
     const result = await invoke(createUseSkillTool(skills), { skill_name: 'deploy' }, toolCtx());
-    expect(result).toMatch(/^Skill "deploy" not found\. Available skills \(closest first\): deploy-staging, /);
+    expect(result).toMatch(/^Skill "deploy" not found\. Closest available skills: deploy-staging, /);
     expect(result).toContain('code-review');
   });
 
