@@ -6,6 +6,7 @@
 import { z } from 'zod';
 import { isError, type Diagnostic, type DiagnosticCode, type Severity } from './diagnostics.js';
 import type { FieldInfo, ParsedFrontmatter } from './frontmatter/parse.js';
+import { checkDescriptionPlaceholder } from './placeholder.js';
 import { escapeInvisible, invisibleOrControl } from './names.js';
 import type { SkillMetadata } from './types.js';
 
@@ -343,6 +344,14 @@ function checkNamingRules(input: Record<string, unknown>, parsed: ParsedFrontmat
       );
     }
   }
+  // The description `sisu-skills init` writes when none is given: fine to validate, not to ship.
+  const placeholder = checkDescriptionPlaceholder(description, {
+    file: context.file,
+    line: parsed.fields.description?.line,
+    column: parsed.fields.description?.column,
+    severity,
+  });
+  if (placeholder) found.push(placeholder);
   if (typeof compatibility === 'string') {
     const length = codePointLength(compatibility);
     if (length > MAX_COMPATIBILITY_LENGTH) {

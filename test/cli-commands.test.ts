@@ -6,9 +6,9 @@
  */
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { copyFile, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { copyFile, cp, mkdir, mkdtemp, readdir, readFile, realpath, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join, relative, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -72,7 +72,9 @@ describe('validate', () => {
   it('says on every line whether it is an error or a warning', async () => {
     const { code, stdout } = await cli(['validate', mixed, join(temp, 'missing')]);
     expect(code).toBe(1);
-    const lines = stdout.trimEnd().split('\n').slice(0, -1);
+    // The last lines: one per folder given (indented, so problem matchers skip them), then the verdict.
+    const lines = stdout.trimEnd().split('\n').slice(0, -3);
+    expect(stdout.trimEnd().split('\n').slice(-3, -1)).toEqual([`  folder ${mixed}: 2 skills`, `  folder ${join(temp, 'missing')}: 0 skills`]);
     expect(lines.some((l) => l.startsWith(`${join(temp, 'missing')} error DIRECTORY_NOT_FOUND `))).toBe(true);
     expect(lines.find((l) => l.includes('broken'))).toMatch(/^\S+broken\/SKILL\.md:\d+:\d+ error METADATA_INVALID tags: /);
     expect(lines.find((l) => l.includes('Shouty'))).toMatch(/^\S+Shouty\/SKILL\.md:2:1 warning NAME_FORMAT /);
@@ -236,5 +238,179 @@ describe('the built binary', () => {
   it('prompt --budget 10 prints nothing and says why; list exits 1 when a skill was skipped', async () => {
     expect(await run(['prompt', four, '--budget', '10'])).toMatchObject({ code: 0, stdout: '', stderr: expect.stringMatching(/^A budget of 10 characters cannot hold/) });
     expect((await run(['list', mixed])).code).toBe(1);
+  });
+});
+
+// ---------------------------------------------------------------------------
+// --package (issue 12): skills installed as npm packages, found as Node finds them from the working directory.
+
+/**
+ * WAITS ON THE LEAD'S WIRING: true once discovery judges a package root's
+ * name by expectedSkillName (src/packages.ts) instead of its folder's name.
+ * Until then SISU's own packages load with a NAME_MISMATCH warning and the
+ * strict test below is skipped, not passing.
+ */
+const PACKAGE_NAMES_WIRED = false;
+
+const SISU_SKILLS = resolve(ROOT, '../shared/sisu/skills');
+const sisuSkillsPresent = existsSync(SISU_SKILLS);
+if (!sisuSkillsPresent) console.log(`cli-commands: SISU's skill packages not found at ${SISU_SKILLS}, skipping the --package tests on them (CI has them)`);
+const SISU_SKILL_PACKAGES = ['code-review', 'debug', 'deploy', 'explain', 'repo-search', 'test-gen'].map((name) => `@sisu-ai/skill-${name}`);
+
+async function cliIn(cwd: string, argv: string[]): Promise<Captured> {
+  let stdout = '';
+  let stderr = '';
+  const io: CliIO = { out: (line) => (stdout += `${line}\n`), err: (line) => (stderr += `${line}\n`), cwd };
+  return { code: await runCli(argv, io), stdout, stderr };
+}
+
+async function writePackage(root: string, name: string, version: string): Promise<void> {
+  await mkdir(root, { recursive: true });
+  await writeFile(join(root, 'package.json'), JSON.stringify({ name, version }));
+}
+
+describe('--package', () => {
+  /** An app whose node_modules holds a collection package (`skills/` folder) and a one-skill package, as npm lays them out. */
+  let app: string;
+  beforeAll(async () => {
+    app = join(temp, 'app');
+    const team = join(app, 'node_modules', '@acme', 'team-skills');
+    await writePackage(team, '@acme/team-skills', '1.2.3');
+    await writeSkill(join(team, 'skills'), 'pdf-forms', 'name: pdf-forms\ndescription: The team\'s PDF forms skill.');
+    await writeSkill(join(team, 'skills'), 'invoice-chaser', 'name: invoice-chaser\ndescription: Write polite reminders for unpaid invoices.');
+    const single = join(app, 'node_modules', 'single-skill');
+    await writePackage(single, 'single-skill', '0.1.0');
+    await writeSkill(join(app, 'node_modules'), 'single-skill', 'name: single-skill\ndescription: A package that is one skill.');
+    await writeSkill(join(app, 'local'), 'pdf-forms', 'name: pdf-forms\ndescription: The app\'s own PDF forms skill.');
+    await mkdir(join(app, 'node_modules', 'not-skills'), { recursive: true });
+    await writePackage(join(app, 'node_modules', 'not-skills'), 'not-skills', '2.0.0');
+  });
+
+  it('list shows each skill with the package and version it came from, the folder for the others', async () => {
+    const result = await cliIn(app, ['list', 'local', '--package', '@acme/team-skills', '--package', 'single-skill']);
+    expect(result).toMatchObject({ code: 0, stderr: '' });
+    expect(result.stdout.trimEnd().split('\n')).toEqual([
+      // The folder comes first and wins the clash over pdf-forms; the package's own pdf-forms is hidden.
+      "pdf-forms       local                    The app's own PDF forms skill.",
+      'invoice-chaser  @acme/team-skills@1.2.3  Write polite reminders for unpaid invoices.',
+      'single-skill    single-skill@0.1.0       A package that is one skill.',
+    ]);
+    const json = JSON.parse((await cliIn(app, ['list', '--json', '--package', 'single-skill'])).stdout) as Array<{ origin: unknown }>;
+    expect(json[0]?.origin).toEqual({ kind: 'package', name: 'single-skill', version: '0.1.0', directory: join(app, 'node_modules', 'single-skill') });
+  });
+
+  it('validate counts the skills of each folder and package, says which packages, and passes --strict', async () => {
+    const result = await cliIn(app, ['validate', '--strict', '--package', '@acme/team-skills,single-skill']);
+    expect(result).toEqual({
+      code: 0,
+      stdout: [
+        `  package @acme/team-skills@1.2.3 (${join('node_modules', '@acme', 'team-skills')}): 2 skills`,
+        `  package single-skill@0.1.0 (${join('node_modules', 'single-skill')}): 1 skill`,
+        'OK: 3 skills loaded from 2 packages, 0 errors, 0 warnings.',
+        '',
+      ].join('\n'),
+      stderr: '',
+    });
+    const json = JSON.parse((await cliIn(app, ['validate', '--json', 'local', '--package', '@acme/team-skills'])).stdout) as {
+      directories: string[];
+      packages: unknown[];
+      skills: Array<{ name: string; origin: { kind: string } }>;
+    };
+    expect(json.directories).toEqual([join(app, 'local')]);
+    expect(json.packages).toEqual([{ name: '@acme/team-skills', version: '1.2.3', directory: join(app, 'node_modules', '@acme', 'team-skills'), kind: 'collection' }]);
+    expect(json.skills.map((s) => [s.name, s.origin.kind])).toEqual([['pdf-forms', 'folder'], ['invoice-chaser', 'package']]);
+  });
+
+  it('a package that is not installed, or holds no skill, is an error naming it: validate and list exit 1', async () => {
+    const validate = await cliIn(app, ['validate', '--package', '@acme/missing', '--package', 'not-skills', '--package', 'single-skill']);
+    expect(validate.code).toBe(1);
+    const lines = validate.stdout.split('\n');
+    expect(lines).toContainEqual(expect.stringMatching(/^node_modules\/@acme\/missing error PACKAGE_NOT_FOUND package @acme\/missing is not installed where Node looks from /));
+    expect(lines).toContainEqual(expect.stringMatching(/^node_modules\/not-skills error PACKAGE_NOT_A_SKILL package not-skills@2\.0\.0 holds no skill/));
+    expect(validate.stdout).toContain('FAILED: 1 skill loaded from 1 package, 2 errors, 0 warnings.');
+    // list would silently miss the package's skills: it stops, as for a folder that cannot be read.
+    const list = await cliIn(app, ['list', 'local', '--package', '@acme/missing']);
+    expect(list).toMatchObject({ code: 1, stdout: '' });
+    expect(list.stderr).toMatch(/^node_modules\/@acme\/missing error PACKAGE_NOT_FOUND /);
+    const show = await cliIn(app, ['show', 'pdf-forms', 'local', '--package', 'not-skills']);
+    expect(show).toMatchObject({ code: 1, stdout: '' });
+  });
+
+  it('show and prompt take packages too; prompt prints what the same folders give', async () => {
+    const show = await cliIn(app, ['show', 'invoice-chaser', '--package', '@acme/team-skills']);
+    expect(show.code).toBe(0);
+    expect(show.stdout).toContain(`from: package @acme/team-skills@1.2.3 (${join('node_modules', '@acme', 'team-skills')})\n`);
+    const viaPackage = await cliIn(app, ['prompt', '--package', '@acme/team-skills']);
+    const viaFolder = await cliIn(app, ['prompt', join('node_modules', '@acme', 'team-skills', 'skills')]);
+    expect(viaPackage.code).toBe(0);
+    expect(viaPackage.stdout).toContain('- invoice-chaser: ');
+    expect(viaPackage).toEqual(viaFolder);
+  });
+
+  it.each([
+    [['list', '--package', '../escape'], /list: --package "\.\.\/escape": a package name is `name` or `@scope\/name`/],
+    [['validate', '--package', ''], /validate: give at least one skills folder or --package <name>\./],
+    [['show', 'x'], /show: say where to look: sisu-skills show <name> <dir\.\.\.> or --package <name>\./],
+  ])('usage %j: exit 2', async (argv, why) => {
+    const result = await cliIn(app, argv);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(why);
+  });
+
+  describe.skipIf(!sisuSkillsPresent)("SISU's skill packages", () => {
+    /** SISU's seven packages as npm lays them out. */
+    let npmApp: string;
+    /** The same, as pnpm lays them out: real folders under .pnpm, linked from node_modules/@sisu-ai. */
+    let pnpmApp: string;
+    const versions = new Map<string, string>();
+
+    beforeAll(async () => {
+      npmApp = join(temp, 'sisu-npm');
+      pnpmApp = join(temp, 'sisu-pnpm');
+      for (const folder of await readdir(SISU_SKILLS)) {
+        const source = join(SISU_SKILLS, folder);
+        const { name, version } = JSON.parse(await readFile(join(source, 'package.json'), 'utf8')) as { name: string; version: string };
+        versions.set(name, version);
+        await cp(source, join(npmApp, 'node_modules', name), { recursive: true });
+        const real = join(pnpmApp, 'node_modules', '.pnpm', `${name.replace('/', '+')}@${version}`, 'node_modules', name);
+        await cp(source, real, { recursive: true });
+        await mkdir(join(pnpmApp, 'node_modules', '@sisu-ai'), { recursive: true });
+        await symlink(relative(join(pnpmApp, 'node_modules', '@sisu-ai'), real), join(pnpmApp, 'node_modules', name));
+      }
+    });
+
+    it('list shows each with its package and version, in npm and pnpm layouts', async () => {
+      for (const cwd of [npmApp, pnpmApp]) {
+        const result = await cliIn(cwd, ['list', '--package', SISU_SKILL_PACKAGES.join(',')]);
+        expect(result).toMatchObject({ code: 0, stderr: '' });
+        const rows = result.stdout.trimEnd().split('\n').map((line) => line.split(/\s+/).slice(0, 2));
+        expect(rows).toEqual(SISU_SKILL_PACKAGES.map((name) => [name.replace('@sisu-ai/skill-', ''), `${name}@${versions.get(name) ?? '?'}`]));
+      }
+    });
+
+    it('under pnpm, each skill is read from its real folder in .pnpm', async () => {
+      const json = JSON.parse((await cliIn(pnpmApp, ['validate', '--json', '--package', '@sisu-ai/skill-debug'])).stdout) as {
+        packages: Array<{ directory: string }>;
+        skills: Array<{ path: string }>;
+      };
+      const real = join(await realpath(pnpmApp), 'node_modules', '.pnpm', `@sisu-ai+skill-debug@${versions.get('@sisu-ai/skill-debug') ?? '?'}`, 'node_modules', '@sisu-ai', 'skill-debug');
+      expect(json.packages[0]?.directory).toBe(real);
+      expect(json.skills[0]?.path).toBe(join(real, 'SKILL.md'));
+    });
+
+    it('the installer package (@sisu-ai/skill-install) is reported as holding no skill', async () => {
+      const result = await cliIn(npmApp, ['validate', '--package', '@sisu-ai/skill-install']);
+      expect(result.code).toBe(1);
+      expect(result.stdout).toMatch(/^node_modules\/@sisu-ai\/skill-install error PACKAGE_NOT_A_SKILL package @sisu-ai\/skill-install@[\d.]+ holds no skill/);
+    });
+
+    // WAITS ON THE LEAD'S WIRING (PACKAGE_NAMES_WIRED above).
+    it.runIf(PACKAGE_NAMES_WIRED)('all six validate with --strict and no warnings, in npm and pnpm layouts', async () => {
+      for (const cwd of [npmApp, pnpmApp]) {
+        const result = await cliIn(cwd, ['validate', '--strict', '--package', SISU_SKILL_PACKAGES.join(',')]);
+        expect(result.stdout).toMatch(/\nOK: 6 skills loaded from 6 packages, 0 errors, 0 warnings\.\n$/);
+        expect(result.code).toBe(0);
+      }
+    });
   });
 });

@@ -4,12 +4,17 @@
  */
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { SkillsUsageError } from '../errors.js';
+import { packageNameProblem } from '../packages.js';
+import type { InitArgs } from './init.js';
+import { initDescriptionProblem, initNameProblem } from './scaffold.js';
 import { COMMANDS, type CommandName } from './usage.js';
 
 /** What every command that loads skills takes besides its folders. */
 export interface LoadArgs {
   /** In precedence order (the first folder wins a name clash), as given. */
   directories: string[];
+  /** `--package` names, in the order given, duplicates dropped; searched after every folder. */
+  packages: string[];
   strict: boolean;
   /** `--include`/`--exclude` patterns: repeatable, and each may hold several separated by commas. */
   include: string[];
@@ -21,17 +26,23 @@ export type Command =
   | { kind: 'version' }
   | ({ kind: 'list' | 'validate'; json: boolean } & LoadArgs)
   | ({ kind: 'prompt'; budget?: number; query?: string; findSkills: boolean } & LoadArgs)
-  | ({ kind: 'show'; name: string; json: boolean } & LoadArgs);
+  | ({ kind: 'show'; name: string; json: boolean } & LoadArgs)
+  | ({ kind: 'init' } & InitArgs);
 
 type OptionSpec = NonNullable<ParseArgsConfig['options']>;
 
 const HELP: OptionSpec = { help: { type: 'boolean', short: 'h' } };
-const FILTERS: OptionSpec = { include: { type: 'string', multiple: true }, exclude: { type: 'string', multiple: true } };
+const FILTERS: OptionSpec = {
+  include: { type: 'string', multiple: true },
+  exclude: { type: 'string', multiple: true },
+  package: { type: 'string', multiple: true },
+};
 const OPTIONS: Record<CommandName, OptionSpec> = {
   list: { ...HELP, ...FILTERS, json: { type: 'boolean' }, strict: { type: 'boolean' } },
   validate: { ...HELP, ...FILTERS, json: { type: 'boolean' }, strict: { type: 'boolean' } },
   prompt: { ...HELP, ...FILTERS, strict: { type: 'boolean' }, budget: { type: 'string' }, query: { type: 'string' }, 'no-find-skills': { type: 'boolean' } },
   show: { ...HELP, ...FILTERS, json: { type: 'boolean' }, dir: { type: 'string', short: 'd', multiple: true } },
+  init: { ...HELP, dir: { type: 'string' }, description: { type: 'string' } },
 };
 
 function isCommand(value: string): value is CommandName {
@@ -72,8 +83,14 @@ export function parseCommand(argv: readonly string[]): Command {
   }
   const { values, positionals, tokens } = parse(first, rest);
   if (values.help === true) return { kind: 'help', command: first };
+  if (first === 'init') return initArgs(positionals, values);
   const json = values.json === true;
-  const loading = { include: patterns(values.include), exclude: patterns(values.exclude), strict: values.strict === true };
+  const loading = {
+    include: patterns(values.include),
+    exclude: patterns(values.exclude),
+    packages: packageNames(first, values.package),
+    strict: values.strict === true,
+  };
   if (first === 'show') {
     // The first positional is the skill; every other positional and --dir is a folder, in the order given (the first wins a clash).
     const name = positionals[0];
@@ -84,15 +101,46 @@ export function parseCommand(argv: readonly string[]): Command {
       if (token.kind === 'positional' && !named) named = true;
       else if (token.kind === 'positional' || (token.kind === 'option' && token.name === 'dir' && token.value !== undefined)) directories.push(token.value ?? '');
     }
-    if (directories.length === 0) throw new SkillsUsageError('show: say where to look: sisu-skills show <name> <dir...>.');
+    if (directories.length === 0 && loading.packages.length === 0) {
+      throw new SkillsUsageError('show: say where to look: sisu-skills show <name> <dir...> or --package <name>.');
+    }
     return { kind: 'show', name, json, directories, ...loading };
   }
-  if (positionals.length === 0) throw new SkillsUsageError(`${first}: give at least one skills folder.`);
+  if (positionals.length === 0 && loading.packages.length === 0) {
+    throw new SkillsUsageError(`${first}: give at least one skills folder or --package <name>.`);
+  }
   if (first === 'prompt') {
     const query = typeof values.query === 'string' ? values.query : undefined;
     return { kind: first, directories: positionals, budget: budgetOf(values.budget), query, findSkills: values['no-find-skills'] !== true, ...loading };
   }
   return { kind: first, directories: positionals, json, ...loading };
+}
+
+/** `--package` values, split at commas (no package name holds one); a name npm would refuse is a usage error. */
+function packageNames(command: CommandName, value: unknown): string[] {
+  const names = [...new Set(patterns(value))];
+  for (const name of names) {
+    const problem = packageNameProblem(name);
+    if (problem !== undefined) throw new SkillsUsageError(`${command}: --package ${JSON.stringify(name)}: ${problem}. Example: --package @sisu-ai/skill-debug.`);
+  }
+  return names;
+}
+
+/** One name, checked here so a bad one is a usage error (exit 2) before anything is written. */
+function initArgs(positionals: readonly string[], values: Parsed['values']): Command {
+  const [name, ...extra] = positionals;
+  if (name === undefined) throw new SkillsUsageError('init: give the new skill\'s name: sisu-skills init <name>.');
+  if (extra.length > 0) {
+    throw new SkillsUsageError(`init: takes one skill name, got ${positionals.length} (${positionals.map((p) => JSON.stringify(p)).join(' ')}). Put a description in quotes after --description.`);
+  }
+  const nameProblem = initNameProblem(name);
+  if (nameProblem !== undefined) throw new SkillsUsageError(`init: ${nameProblem}`);
+  const description = typeof values.description === 'string' ? values.description : undefined;
+  const descriptionProblem = description === undefined ? undefined : initDescriptionProblem(description);
+  if (descriptionProblem !== undefined) throw new SkillsUsageError(`init: ${descriptionProblem}`);
+  const dir = typeof values.dir === 'string' ? values.dir : undefined;
+  if (dir !== undefined && dir.trim() === '') throw new SkillsUsageError('init: --dir is empty. Give the folder to create the skill in, or leave --dir out for the current folder.');
+  return { kind: 'init', name, dir, description };
 }
 
 function budgetOf(value: unknown): number | undefined {

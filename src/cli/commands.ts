@@ -1,18 +1,21 @@
 /**
- * The four commands. Each returns its exit code and writes only through `io`.
- * Exit codes: 0 when the output covers every skill in the folders; 1 when
- * something is missing from it (a folder that cannot be read, a skill left
- * out by an error, the skill `show` was asked for) or, for `validate`, when
- * the check fails; 2 for wrong usage (in run.ts).
+ * The four commands that load skills (init is in init.ts). Each returns its
+ * exit code and writes only through `io`. Exit codes: 0 when the output
+ * covers every skill in the folders and packages; 1 when something is
+ * missing from it (a folder that cannot be read, a `--package` not installed
+ * or holding no skill, a skill left out by an error, the skill `show` was
+ * asked for) or, for `validate`, when the check fails; 2 for wrong usage
+ * (in run.ts).
  */
 import { basename, dirname } from 'node:path';
 import { isModelInvocable } from '../activation.js';
+import { packageOrigin } from '../packages.js';
 import { closestNames, oneLine } from '../text.js';
 import { renderActivation } from '../tools/use-skill.js';
 import type { Skill } from '../types.js';
 import type { LoadArgs } from './args.js';
 import { catalogSection } from './catalog-section.js';
-import { count, displayPath, formatForCli, load, type Loaded } from './load.js';
+import { count, displayPath, formatForCli, formatOrigin, load, originOf, type Loaded, type Origin } from './load.js';
 
 export interface CliIO {
   /** Write a line (a newline is added) to standard output. */
@@ -26,9 +29,8 @@ export const EXIT = { ok: 0, problems: 1, usage: 2 } as const;
 
 /** Directory errors stop list/show/prompt: their output would silently miss skills. */
 function reportUnreadable(loaded: Loaded, io: CliIO): boolean {
-  const unreadable = loaded.diagnostics.filter((d) => d.severity === 'error' && loaded.directories.includes(d.file));
-  for (const d of unreadable) io.err(formatForCli(d, io.cwd));
-  return unreadable.length > 0;
+  for (const d of loaded.unreadable) io.err(formatForCli(d, io.cwd));
+  return loaded.unreadable.length > 0;
 }
 
 /**
@@ -44,28 +46,36 @@ function noteSkipped(loaded: Loaded, io: CliIO, args: LoadArgs): number {
 
 /** The folders and options to repeat in a suggested command, quoted for a shell where needed. */
 function shellArgs(args: LoadArgs): string {
-  const quote = (word: string): string => (/^[\w./~=,-]+$/.test(word) ? word : JSON.stringify(word));
   const words = [
     ...(args.strict ? ['--strict'] : []),
     ...args.include.flatMap((p) => ['--include', p]),
     ...args.exclude.flatMap((p) => ['--exclude', p]),
+    ...args.packages.flatMap((p) => ['--package', p]),
     ...args.directories,
   ];
-  return words.map(quote).join(' ');
+  return words.map(shellWord).join(' ');
+}
+
+/** `word` as typed in a shell: as is when safe, else in double quotes. */
+export function shellWord(word: string): string {
+  return /^[\w./~=,@-]+$/.test(word) ? word : JSON.stringify(word);
 }
 
 export async function listCommand(args: LoadArgs & { json: boolean }, io: CliIO): Promise<number> {
   const loaded = await load(args, io.cwd);
   if (reportUnreadable(loaded, io)) return EXIT.problems;
   if (args.json) {
-    io.out(JSON.stringify(loaded.skills.map(describeSkill), null, 2));
+    io.out(JSON.stringify(loaded.skills.map((skill) => describeSkill(skill, loaded)), null, 2));
   } else if (loaded.skills.length === 0) {
-    io.err(`No skills found in ${args.directories.join(', ')}.`);
+    io.err(`No skills found in ${sourceList(args)}.`);
   } else {
-    const width = Math.max(...loaded.skills.map((s) => s.metadata.name.length));
-    for (const skill of loaded.skills) {
+    // Name, where it came from, description: the description last, since it is the one long column.
+    const rows = loaded.skills.map((skill) => ({ skill, from: formatOrigin(originOf(skill, loaded), io.cwd) }));
+    const nameWidth = Math.max(...rows.map((row) => row.skill.metadata.name.length));
+    const fromWidth = Math.max(...rows.map((row) => row.from.length));
+    for (const { skill, from } of rows) {
       const hidden = isModelInvocable(skill.metadata) ? '' : ' [not in catalog: disable-model-invocation]';
-      io.out(`${skill.metadata.name.padEnd(width)}  ${oneLine(skill.metadata.description)}${hidden}`);
+      io.out(`${skill.metadata.name.padEnd(nameWidth)}  ${from.padEnd(fromWidth)}  ${oneLine(skill.metadata.description)}${hidden}`);
     }
   }
   return noteSkipped(loaded, io, args);
@@ -82,8 +92,9 @@ export async function validateCommand(args: LoadArgs & { json: boolean }, io: Cl
           ok,
           strict: args.strict,
           directories: loaded.directories,
+          packages: loaded.packages.map(({ name, version, directory, kind }) => ({ name, version, directory, kind })),
           counts: { skills: loaded.skills.length, errors: loaded.errors, warnings: loaded.warnings },
-          skills: loaded.skills.map((s) => ({ name: s.metadata.name, path: s.path })),
+          skills: loaded.skills.map((s) => ({ name: s.metadata.name, path: s.path, origin: originOf(s, loaded) })),
           diagnostics: loaded.diagnostics,
         },
         null,
@@ -93,7 +104,12 @@ export async function validateCommand(args: LoadArgs & { json: boolean }, io: Cl
     return ok ? EXIT.ok : EXIT.problems;
   }
   for (const diagnostic of loaded.diagnostics) io.out(formatForCli(diagnostic, io.cwd));
-  const where = count(loaded.directories.length, 'directory', 'directories');
+  for (const line of sourceCounts(loaded, io.cwd)) io.out(line);
+  // "from 2 directories", "from 1 package", "from 1 directory and 2 packages".
+  const where = [
+    ...(loaded.directories.length > 0 || loaded.packages.length === 0 ? [count(loaded.directories.length, 'directory', 'directories')] : []),
+    ...(loaded.packages.length > 0 ? [count(loaded.packages.length, 'package')] : []),
+  ].join(' and ');
   const verdict = ok ? 'OK' : 'FAILED';
   const why = !ok && loaded.errors === 0 ? ' (--strict fails on warnings)' : '';
   io.out(
@@ -115,7 +131,7 @@ export async function showCommand(args: LoadArgs & { name: string; json: boolean
   // Exactly what the model receives: use_skill's own rendering, with its defaults.
   const activation = renderActivation(skill);
   if (args.json) {
-    io.out(JSON.stringify({ ...describeSkill(skill), activation }, null, 2));
+    io.out(JSON.stringify({ ...describeSkill(skill, loaded), activation }, null, 2));
     return EXIT.ok;
   }
   const { name: _name, description, ...rest } = skill.metadata;
@@ -123,6 +139,7 @@ export async function showCommand(args: LoadArgs & { name: string; json: boolean
   io.out(`description: ${oneLine(description)}`);
   for (const [key, value] of Object.entries(rest)) io.out(`${key}: ${typeof value === 'string' ? value : JSON.stringify(value)}`);
   io.out(`file: ${displayPath(skill.path, io.cwd)}`);
+  io.out(`from: ${describeOrigin(originOf(skill, loaded), io.cwd)}`);
   io.out(
     isModelInvocable(skill.metadata)
       ? 'catalog: listed; the model activates it with use_skill'
@@ -144,7 +161,7 @@ export async function promptCommand(args: LoadArgs & { budget?: number; query?: 
   const { report } = section;
   // stdout is exactly what the middleware injects (nothing when it injects nothing); stderr says why.
   if (loaded.skills.length === 0) {
-    io.err(`No skills found in ${args.directories.join(', ')}: the middleware adds no catalog section.`);
+    io.err(`No skills found in ${sourceList(args)}: the middleware adds no catalog section.`);
   } else if (section.candidates === 0) {
     io.err('No skills the model may invoke (all have disable-model-invocation): the middleware adds no catalog section.');
   } else if (section.text === '') {
@@ -172,17 +189,51 @@ function notFound(name: string, loaded: Loaded, cwd: string): string {
   const failed = loaded.diagnostics.find((d) => d.severity === 'error' && basename(dirname(d.file)) === name);
   if (failed) return `Skill "${name}" did not load:\n${formatForCli(failed, cwd)}`;
   const names = loaded.skills.map((s) => s.metadata.name);
-  if (names.length === 0) return `Skill "${name}" not found: no skills in ${loaded.directories.map((d) => displayPath(d, cwd)).join(', ')}.`;
+  if (names.length === 0) {
+    const sources = [...loaded.directories.map((d) => displayPath(d, cwd)), ...loaded.packages.map(packageOrigin)];
+    return `Skill "${name}" not found: no skills in ${sources.join(', ')}.`;
+  }
   return `Skill "${name}" not found. Closest: ${closestNames(names, name).slice(0, 5).join(', ')}.`;
 }
 
-function describeSkill(skill: Skill) {
+/** The folders and packages of a command, as given, for "No skills found in ...". */
+function sourceList(args: LoadArgs): string {
+  return [...args.directories, ...args.packages.map((name) => `package ${name}`)].join(', ');
+}
+
+/** One line per folder and package given: how many skills came from it, and for a package, from where on disk. */
+function sourceCounts(loaded: Loaded, cwd: string): string[] {
+  const tally = new Map<string, number>();
+  for (const skill of loaded.skills) {
+    const key = describeOrigin(originOf(skill, loaded), cwd);
+    tally.set(key, (tally.get(key) ?? 0) + 1);
+  }
+  const sources = [
+    ...loaded.directories.map((directory): Origin => ({ kind: 'folder', directory })),
+    ...loaded.packages.map((pkg): Origin => ({ kind: 'package', name: pkg.name, version: pkg.version, directory: pkg.directory })),
+  ];
+  return sources.map((origin) => {
+    const key = describeOrigin(origin, cwd);
+    // Indented: editors read the other lines as `file:line:column` problems, and must skip these.
+    return `  ${key}: ${count(tally.get(key) ?? 0, 'skill')}`;
+  });
+}
+
+/** `folder skills/`, or `package @sisu-ai/skill-debug@1.0.0 (node_modules/@sisu-ai/skill-debug)`. */
+function describeOrigin(origin: Origin | undefined, cwd: string): string {
+  if (origin === undefined) return 'unknown';
+  const shown = formatOrigin(origin, cwd);
+  return origin.kind === 'folder' ? `folder ${shown}` : `package ${shown} (${displayPath(origin.directory, cwd)})`;
+}
+
+function describeSkill(skill: Skill, loaded: Loaded) {
   return {
     name: skill.metadata.name,
     description: oneLine(skill.metadata.description),
     modelInvocable: isModelInvocable(skill.metadata),
     path: skill.path,
     directory: skill.directory,
+    origin: originOf(skill, loaded),
     metadata: skill.metadata,
     resources: skill.resources.map(({ path, type, size }) => ({ path, type, size })),
   };

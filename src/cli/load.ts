@@ -1,36 +1,99 @@
 /**
- * Discovery for the command line: the public discoverSkills, plus one rule of
- * its own. A folder named on the command line that cannot be read is an
+ * Discovery for the command line: the public discoverSkills over the folders
+ * given and the skill folders of each `--package` (resolved by packages.ts,
+ * searched after every folder), plus one rule of its own. A folder or a
+ * package named on the command line that cannot be read or found is an
  * error here; the middleware only warns, since its folders may appear later.
  */
 import { isAbsolute, relative, sep } from 'node:path';
 import { discoverSkills } from '../discover/discover.js';
 import type { Diagnostic } from '../diagnostics.js';
-import type { Skill } from '../types.js';
+import { packageOrigin, resolvePackages, type ResolvedPackage } from '../packages.js';
+import type { DiscoveryResult, Skill } from '../types.js';
 import type { LoadArgs } from './args.js';
+
+/** Where a skill came from: a folder given, or an npm package. */
+export type Origin = { kind: 'folder'; directory: string } | { kind: 'package'; name: string; version: string | undefined; directory: string };
 
 export interface Loaded {
   skills: Skill[];
-  /** Absolute paths of the folders read. */
+  /** Absolute paths of the folders given that were read (package folders are in `packages`). */
   directories: string[];
+  /** The `--package` names that resolved, in the order given. */
+  packages: ResolvedPackage[];
   /** Every problem, errors and warnings, sorted by file and position. */
   diagnostics: Diagnostic[];
+  /** The errors about a folder or package itself: list, show and prompt stop on these. */
+  unreadable: Diagnostic[];
   errors: number;
   warnings: number;
+  /** Each folder scanned, in precedence order, with the origin of the skills under it. */
+  roots: Array<{ root: string; origin: Origin }>;
 }
 
+/** A folder named on the command line (or a package's) that cannot be read: an error, though discovery only warns. */
 const DIRECTORY_CODES = new Set(['DIRECTORY_NOT_FOUND', 'DIRECTORY_UNREADABLE']);
 
-/** Discovery over the command's folders, with its --strict and filters; any other option at the middleware's default. */
+/** Discovery over the command's folders and packages, with its --strict and filters; any other option at the middleware's default. */
 export async function load(args: LoadArgs, cwd: string): Promise<Loaded> {
   const { directories, strict, include, exclude } = args;
-  const result = await discoverSkills({ directories, cwd, strict, include, exclude });
+  const resolutions = await resolvePackages(args.packages, { cwd });
+  const packages = resolutions.filter((r): r is ResolvedPackage => r.ok);
+  const byRoot = new Map<string, ResolvedPackage>();
+  for (const pkg of packages) for (const root of packageRoots(pkg)) if (!byRoot.has(root)) byRoot.set(root, pkg);
+  const all = [...directories, ...byRoot.keys()];
+  // Only packages were given and none resolved: nothing to scan, and discovery would refuse an empty list.
+  const result: DiscoveryResult = all.length > 0 ? await discoverSkills({ directories: all, cwd, strict, include, exclude }) : empty();
+  const roots = result.scannedDirectories.map((root) => ({ root, origin: originOfRoot(root, byRoot.get(root)) }));
   const given = new Set(result.scannedDirectories);
-  const promote = (d: Diagnostic): Diagnostic =>
-    d.severity === 'warning' && DIRECTORY_CODES.has(d.code) && given.has(d.file) ? { ...d, severity: 'error' } : d;
-  const diagnostics = [...result.errors, ...result.warnings].map(promote).sort(byPosition);
+  const promote = (d: Diagnostic): Diagnostic => (DIRECTORY_CODES.has(d.code) && given.has(d.file) ? { ...d, severity: 'error' } : d);
+  // A package that does not resolve was named on the command line as surely as a folder.
+  const unresolved = resolutions.flatMap((r): Diagnostic[] => (r.ok ? [] : [{ ...r.diagnostic, severity: 'error' }]));
+  const folders = [...result.errors, ...result.warnings].map(promote);
+  const unreadable = [...unresolved, ...folders.filter((d) => d.severity === 'error' && given.has(d.file))].sort(byPosition);
+  const diagnostics = [...unresolved, ...folders].sort(byPosition);
   const errors = diagnostics.filter((d) => d.severity === 'error').length;
-  return { skills: result.skills, directories: result.scannedDirectories, diagnostics, errors, warnings: diagnostics.length - errors };
+  return {
+    skills: result.skills,
+    directories: roots.filter((r) => r.origin.kind === 'folder').map((r) => r.root),
+    packages,
+    diagnostics,
+    unreadable,
+    errors,
+    warnings: diagnostics.length - errors,
+    roots,
+  };
+}
+
+/** The folders of a package that discovery reads: its root when it is one skill, else each skill folder in `skills/`. */
+function packageRoots(pkg: ResolvedPackage): string[] {
+  return pkg.kind === 'skill' ? [pkg.directory] : pkg.skillFolders;
+}
+
+function originOfRoot(root: string, pkg: ResolvedPackage | undefined): Origin {
+  return pkg === undefined ? { kind: 'folder', directory: root } : { kind: 'package', name: pkg.name, version: pkg.version, directory: pkg.directory };
+}
+
+function empty(): DiscoveryResult {
+  return { skills: [], scannedDirectories: [], errors: [], warnings: [] };
+}
+
+/**
+ * The origin of a skill: that of the first root holding it, the root the
+ * walk kept it under (roots are walked in precedence order).
+ */
+export function originOf(skill: Skill, loaded: Pick<Loaded, 'roots'>): Origin | undefined {
+  return loaded.roots.find(({ root }) => isInside(skill.directory, root))?.origin;
+}
+
+function isInside(path: string, folder: string): boolean {
+  return path === folder || path.startsWith(folder.endsWith(sep) ? folder : folder + sep);
+}
+
+/** An origin in a line of text: the folder as shown elsewhere, or `name@version`. */
+export function formatOrigin(origin: Origin | undefined, cwd: string): string {
+  if (origin === undefined) return '?';
+  return origin.kind === 'folder' ? displayPath(origin.directory, cwd) : packageOrigin(origin);
 }
 
 function byPosition(a: Diagnostic, b: Diagnostic): number {

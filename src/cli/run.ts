@@ -6,6 +6,7 @@ import { SkillsConfigError, SkillsUsageError } from '../errors.js';
 import { version } from '../../package.json';
 import { parseCommand } from './args.js';
 import { EXIT, listCommand, promptCommand, showCommand, validateCommand, type CliIO } from './commands.js';
+import { initCommand } from './init.js';
 import { COMMANDS, commandUsage, usage, type CommandName } from './usage.js';
 
 export type { CliIO } from './commands.js';
@@ -28,6 +29,8 @@ export async function runCli(argv: readonly string[], io: CliIO): Promise<number
         return await promptCommand(command, io);
       case 'show':
         return await showCommand(command, io);
+      case 'init':
+        return await initCommand(command, io);
     }
   } catch (error) {
     // A bad folder argument reaches discovery's option check: still the caller's usage.

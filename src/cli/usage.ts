@@ -1,16 +1,20 @@
 /** Help text of `sisu-skills`, per command and in full. */
 
-export const COMMANDS = ['list', 'validate', 'show', 'prompt'] as const;
+export const COMMANDS = ['list', 'validate', 'show', 'prompt', 'init'] as const;
 export type CommandName = (typeof COMMANDS)[number];
 
 const SYNOPSIS: Record<CommandName, string> = {
-  list: 'sisu-skills list <dir...> [--json] [--strict] [--include <pattern>] [--exclude <pattern>]',
-  validate: 'sisu-skills validate <dir...> [--json] [--strict] [--include <pattern>] [--exclude <pattern>]',
-  show: 'sisu-skills show <name> <dir...> [--json] [--include <pattern>] [--exclude <pattern>]',
-  prompt: 'sisu-skills prompt <dir...> [--budget <chars>] [--query <text>] [--no-find-skills] [--strict] [--include <pattern>] [--exclude <pattern>]',
+  list: 'sisu-skills list <dir...> [--package <name>] [--json] [--strict] [--include <pattern>] [--exclude <pattern>]',
+  validate: 'sisu-skills validate <dir...> [--package <name>] [--json] [--strict] [--include <pattern>] [--exclude <pattern>]',
+  show: 'sisu-skills show <name> <dir...> [--package <name>] [--json] [--include <pattern>] [--exclude <pattern>]',
+  prompt:
+    'sisu-skills prompt <dir...> [--package <name>] [--budget <chars>] [--query <text>] [--no-find-skills] [--strict] [--include <pattern>] [--exclude <pattern>]',
+  init: 'sisu-skills init <name> [--dir <folder>] [--description <text>]',
 };
 
 const FILTER_HELP = [
+  '--package  also load the skills of an npm package, found as Node finds it from the current folder',
+  '           (its SKILL.md, or each folder in its skills/); repeatable; searched after the folders',
   '--include  load only skills whose name or folder name matches (`*` and `?` wildcards);',
   '           repeat it or separate patterns with commas',
   '--exclude  never load skills whose name or folder name matches; wins over --include',
@@ -48,6 +52,14 @@ const DETAILS: Record<CommandName, string[]> = {
     "--strict          load with the middleware's strict: true",
     ...FILTER_HELP,
   ],
+  init: [
+    'Create a new skill: <folder>/<name>/SKILL.md with a body outline, and an empty references/ folder.',
+    'The name is 1-64 lowercase letters, digits and single hyphens; it is also the folder\'s name.',
+    'Never overwrites: exits 1 when <folder>/<name> already exists or cannot be written; 2 for a bad name.',
+    '--dir          the folder to create the skill in (created if missing; default: the current folder)',
+    '--description  what the skill does and when to use it; without it the description is a placeholder',
+    '               that validate warns about (and --strict rejects) until you replace it',
+  ],
 };
 
 /** The help of one command. */
@@ -68,7 +80,8 @@ export function usage(): string {
     ...COMMANDS.map((command) => `  ${command.padEnd(9)} ${DETAILS[command][0] ?? ''}`),
     '',
     'Folders are read like the middleware reads `directories`; relative paths start at the current directory.',
+    'When two skills share a name, the first folder wins; --package skills come after every folder, in the order given.',
     'Run `sisu-skills <command> --help` for a command\'s options.',
-    'Exit codes: 0 ok; 1 problems found: validate failed, skills left out by errors, a folder unreadable, or the skill not found; 2 wrong usage.',
+    'Exit codes: 0 ok; 1 problems found: validate failed, skills left out by errors, a folder unreadable or a package not found, the skill not found, or init could not create the skill; 2 wrong usage.',
   ].join('\n');
 }
