@@ -5,7 +5,7 @@
  */
 
 /** Stable codes: never rename one, callers branch on them. */
-export type SkillsErrorCode = 'SKILLS_CONFIG' | 'SKILLS_USAGE' | 'SKILLS_WATCH';
+export type SkillsErrorCode = 'SKILLS_CONFIG' | 'SKILLS_USAGE' | 'SKILLS_WATCH' | 'SKILLS_UNAVAILABLE';
 
 export class SkillsError extends Error {
   readonly code: SkillsErrorCode;
@@ -46,5 +46,37 @@ export class SkillsWatchError extends SkillsError {
     super('SKILLS_WATCH', message, options);
     this.name = 'SkillsWatchError';
     this.directory = directory;
+  }
+}
+
+/**
+ * A skill's SKILL.md could not be used at activation. `reason` says why:
+ * `'unreadable'`, it cannot be read any more (deleted, permissions);
+ * `'changed'`, it was read but no longer parses, as when it is caught
+ * mid-write, so trying again in a moment may work. The message is written
+ * for the model; the skill index never caches a failed load.
+ */
+export class SkillUnavailableError extends SkillsError {
+  /** The skill's name. */
+  readonly skill: string;
+  /** The SKILL.md that was read. */
+  readonly path: string;
+  readonly reason: 'unreadable' | 'changed';
+  /** What went wrong, briefly: "it does not exist", "unclosed frontmatter at line 1". */
+  readonly detail: string;
+
+  constructor(fields: { skill: string; path: string; reason: 'unreadable' | 'changed'; detail: string }, options?: { cause?: unknown }) {
+    super(
+      'SKILLS_UNAVAILABLE',
+      fields.reason === 'changed'
+        ? `SKILL.md of ${fields.skill} changed and cannot be read right now (${fields.detail}); try again in a moment`
+        : `${fields.path} cannot be read any more (${fields.detail})`,
+      options,
+    );
+    this.name = 'SkillUnavailableError';
+    this.skill = fields.skill;
+    this.path = fields.path;
+    this.reason = fields.reason;
+    this.detail = fields.detail;
   }
 }

@@ -3,7 +3,7 @@
  * `SkillsFileSystem`, so tests can inject faults (memfs) and the rest of the
  * package stays pure.
  */
-import { close, constants, open, read } from 'node:fs';
+import { close, constants, fstat, open, read, type Stats } from 'node:fs';
 import * as fsp from 'node:fs/promises';
 import { Buffer } from 'node:buffer';
 
@@ -36,6 +36,11 @@ export interface FileHandle {
 /** The subset of `node:fs/promises` the package uses. memfs's `fs.promises` fits it. */
 export interface SkillsFileSystem {
   readdir(path: string, options: { withFileTypes: true }): Promise<DirEntry[]>;
+  /**
+   * The whole file as UTF-8. `nodeFileSystem`'s opens without blocking and
+   * reads regular files only: a pipe, socket or device rejects with code
+   * NOT_A_FILE instead of hanging (a FIFO named SKILL.md must not stall discovery).
+   */
   readFile(path: string, encoding: 'utf8'): Promise<string>;
   stat(path: string): Promise<FileStats>;
   lstat(path: string): Promise<FileStats>;
@@ -45,60 +50,136 @@ export interface SkillsFileSystem {
    * The start of a file, read `firstChunk` bytes at a time (the buffer grows
    * as needed) until `end(bytes, length)` returns where to stop (-1: read on),
    * or to the end of the file; decoded as UTF-8. Optional: discovery falls back
-   * to `open()` without it. Rejects as `readFile` would.
+   * to `open()` without it. Rejects as `readFile` would. With `checkType`,
+   * rejects with NOT_A_FILE unless the file opened is a regular file (one more
+   * call: callers whose directory listing already said "regular file" leave it out).
    */
-  readUntil?(path: string, end: (bytes: Uint8Array, length: number) => number, firstChunk: number): Promise<string>;
+  readUntil?(path: string, end: (bytes: Uint8Array, length: number) => number, firstChunk: number, options?: ReadUntilOptions): Promise<string>;
+  /** The target of a symbolic link, as stored. Optional: only used to explain a link that cannot be followed (ELOOP). */
+  readlink?(path: string): Promise<string>;
   /** Change events under `path`; ends when `signal` aborts. Optional: only the `watch` option needs it. */
   watch?(path: string, options: { recursive: boolean; signal: AbortSignal }): AsyncIterable<{ eventType: string; filename: string | null }>;
 }
 
+export interface ReadUntilOptions {
+  /** Check that the file opened is a regular file before reading it. */
+  checkType?: boolean;
+}
+
+/** The `code` of the rejection for a pipe, socket or device: reading one could block or never end. */
+export const NOT_A_FILE = 'NOT_A_FILE';
+/**
+ * No text file is read past this many bytes, whatever it claims: a device or
+ * a pipe swapped in after the checks must not fill memory.
+ */
+export const MAX_TEXT_FILE_BYTES = 64 * 1024 * 1024;
+
+// Non-blocking: opening a FIFO must not wait for a writer (no effect on regular files).
+// O_NONBLOCK is undefined on Windows, where `| undefined` adds nothing.
+const OPEN_FLAGS = constants.O_RDONLY | constants.O_NONBLOCK;
+
 export const nodeFileSystem: SkillsFileSystem = {
   readdir: (path, options) => fsp.readdir(path, options),
-  readFile: (path, encoding) => fsp.readFile(path, encoding),
+  readFile: (path) => readRegularFile(path),
   stat: (path) => fsp.stat(path),
   lstat: (path) => fsp.lstat(path),
   realpath: (path) => fsp.realpath(path),
   // Non-blocking: a pipe swapped in after a check must not hang the read (no effect on regular files).
-  open: (path) => fsp.open(path, constants.O_RDONLY | constants.O_NONBLOCK),
+  open: (path) => fsp.open(path, OPEN_FLAGS),
   readUntil: readUntilOnDisk,
+  readlink: (path) => fsp.readlink(path),
   watch: (path, options) => fsp.watch(path, options),
 };
+
+function fileError(code: string, message: string): Error {
+  return Object.assign(new Error(message), { code });
+}
+
+function kindOf(stats: Stats): string {
+  if (stats.isFIFO()) return 'a named pipe (FIFO)';
+  if (stats.isSocket()) return 'a socket';
+  if (stats.isCharacterDevice() || stats.isBlockDevice()) return 'a device';
+  if (stats.isDirectory()) return 'a directory';
+  return 'not a regular file';
+}
+
+function notAFile(path: string, stats: Stats): Error {
+  // A directory rejects as fsp.readFile's does.
+  return fileError(stats.isDirectory() ? 'EISDIR' : NOT_A_FILE, `${path} is ${kindOf(stats)}, not a regular file`);
+}
+
+function tooLarge(path: string): Error {
+  return fileError('EFBIG', `${path} is larger than ${MAX_TEXT_FILE_BYTES} bytes`);
+}
+
+/** What one descriptor read loop needs: where to stop (-1: read on), or read to the end of the file. */
+type Stop = ((bytes: Uint8Array, length: number) => number) | undefined;
+
+/**
+ * Reads from `fd` into a growing buffer until `stop` says where to end, or to
+ * the end of the file, then closes it; settles only once it is closed, so no
+ * more files are open than the caller's concurrency limit allows.
+ */
+function readOpen(fd: number, path: string, firstSize: number, stop: Stop, resolve: (text: string) => void, reject: (error: unknown) => void): void {
+  // A failed close must not hide the text already read, nor turn into a rejection.
+  const settle = (outcome: { text: string } | { error: unknown }): void =>
+    close(fd, () => ('text' in outcome ? resolve(outcome.text) : reject(outcome.error)));
+  let bytes = Buffer.allocUnsafe(Math.max(1, firstSize));
+  let length = 0;
+  const next = (): void => {
+    if (length === bytes.length) {
+      if (length >= MAX_TEXT_FILE_BYTES) return settle({ error: tooLarge(path) });
+      const grown = Buffer.allocUnsafe(Math.min(bytes.length * 4, MAX_TEXT_FILE_BYTES));
+      bytes.copy(grown, 0, 0, length);
+      bytes = grown;
+    }
+    read(fd, bytes, length, bytes.length - length, length, (readError, bytesRead) => {
+      if (readError) return settle({ error: readError });
+      if (bytesRead === 0) return settle({ text: bytes.toString('utf8', 0, length) });
+      length += bytesRead;
+      const end = stop ? stop(bytes, length) : -1;
+      if (end >= 0) return settle({ text: bytes.toString('utf8', 0, end) });
+      next();
+    });
+  };
+  next();
+}
+
+/**
+ * readFile for regular files only, through node:fs callbacks and a plain
+ * descriptor (like `fsp.readFile`: open, fstat, read, close). The fstat that
+ * sizes the buffer also refuses a pipe, socket or device.
+ */
+function readRegularFile(path: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    open(path, OPEN_FLAGS, (openError, fd) => {
+      if (openError) return reject(openError);
+      fstat(fd, (statError, stats) => {
+        const problem = statError ?? (!stats.isFile() ? notAFile(path, stats) : stats.size > MAX_TEXT_FILE_BYTES ? tooLarge(path) : undefined);
+        if (problem) return close(fd, () => reject(problem));
+        // One byte of room past the size: the read that returns 0 needs no second buffer.
+        readOpen(fd, path, stats.size + 1, undefined, resolve, reject);
+      });
+    });
+  });
+}
 
 /**
  * readUntil through node:fs callbacks and a plain descriptor: one promise per
  * file instead of a FileHandle and a promise per call. Profiled at 2,000
  * skills, FileHandle open/read/close took more of the main thread than the
- * parser. It settles once the file is closed, so no more files are open than
- * the caller's concurrency limit allows.
+ * parser.
  */
-function readUntilOnDisk(path: string, end: (bytes: Uint8Array, length: number) => number, firstChunk: number): Promise<string> {
+function readUntilOnDisk(path: string, end: (bytes: Uint8Array, length: number) => number, firstChunk: number, options?: ReadUntilOptions): Promise<string> {
   return new Promise((resolve, reject) => {
-    open(path, 'r', (openError, fd) => {
-      if (openError) {
-        reject(openError);
-        return;
-      }
-      // A failed close must not hide the text already read, nor turn into a rejection.
-      const settle = (outcome: { text: string } | { error: Error }): void =>
-        close(fd, () => ('text' in outcome ? resolve(outcome.text) : reject(outcome.error)));
-      let bytes = Buffer.allocUnsafe(Math.max(1, firstChunk));
-      let length = 0;
-      const next = (): void => {
-        if (length === bytes.length) {
-          const grown = Buffer.allocUnsafe(bytes.length * 4);
-          bytes.copy(grown, 0, 0, length);
-          bytes = grown;
-        }
-        read(fd, bytes, length, bytes.length - length, length, (readError, bytesRead) => {
-          if (readError) return settle({ error: readError });
-          if (bytesRead === 0) return settle({ text: bytes.toString('utf8', 0, length) });
-          length += bytesRead;
-          const stop = end(bytes, length);
-          if (stop >= 0) return settle({ text: bytes.toString('utf8', 0, stop) });
-          next();
-        });
-      };
-      next();
+    open(path, OPEN_FLAGS, (openError, fd) => {
+      if (openError) return reject(openError);
+      if (options?.checkType !== true) return readOpen(fd, path, firstChunk, end, resolve, reject);
+      fstat(fd, (statError, stats) => {
+        const problem = statError ?? (stats.isFile() ? undefined : notAFile(path, stats));
+        if (problem) return close(fd, () => reject(problem));
+        readOpen(fd, path, firstChunk, end, resolve, reject);
+      });
     });
   });
 }
@@ -120,6 +201,13 @@ export function errorReason(error: unknown): string {
   if (code === 'ENOTDIR') return 'it is not a directory';
   if (code === 'ELOOP') return 'too many levels of symbolic links';
   if (code === 'EISDIR') return 'it is a directory';
+  if (code === NOT_A_FILE) return 'it is not a regular file (a pipe, socket or device)';
+  // Opening a socket, or a device with nothing behind it, fails this way.
+  if (code === 'ENXIO') return 'it is not a regular file (a socket or device)';
+  // Reading a pipe at a position (a FIFO swapped in after the listing) fails this way.
+  if (code === 'ESPIPE') return 'it is not a regular file (a pipe)';
+  if (code === 'EFBIG') return `it is larger than ${MAX_TEXT_FILE_BYTES / 1024 / 1024} MB`;
+  if (code === 'ENAMETOOLONG') return 'its path is too long';
   if (code) return code;
   return error instanceof Error ? error.message : String(error);
 }

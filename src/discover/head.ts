@@ -10,7 +10,7 @@
  * `body` differs. The fence rules mirror `splitFrontmatter`.
  */
 import { Buffer } from 'node:buffer';
-import type { SkillsFileSystem } from '../fs.js';
+import { NOT_A_FILE, type ReadUntilOptions, type SkillsFileSystem } from '../fs.js';
 
 /** First read: holds the frontmatter of nearly every real SKILL.md in one call. */
 export const HEAD_BYTES = 4096;
@@ -74,18 +74,23 @@ function headEnd(bytes: Uint8Array, length: number, state: { from: number }): nu
 }
 
 /**
- * The head of the file at `path` (see above), read through `fs.open`. The
- * decoded prefix always ends on a line break, which is ASCII, so it is
- * exactly the start of what `readFile(path, 'utf8')` would return. Rejects
- * as `readFile` would when the file cannot be opened or read.
+ * The head of the file at `path` (see above), read through `fs.readUntil` or
+ * `fs.open`. The decoded prefix always ends on a line break, which is ASCII,
+ * so it is exactly the start of what `readFile(path, 'utf8')` would return.
+ * Rejects as `readFile` would when the file cannot be opened or read; with
+ * `checkType`, also when it is not a regular file (code NOT_A_FILE).
  */
-export async function readSkillHead(fs: SkillsFileSystem, path: string): Promise<string> {
+export async function readSkillHead(fs: SkillsFileSystem, path: string, options: ReadUntilOptions = {}): Promise<string> {
   if (fs.readUntil) {
     const state = { from: 0 };
-    return fs.readUntil(path, (bytes, length) => headEnd(bytes, length, state), HEAD_BYTES);
+    return fs.readUntil(path, (bytes, length) => headEnd(bytes, length, state), HEAD_BYTES, options);
   }
   const handle = await fs.open(path, 'r');
   try {
+    const opened = options.checkType === true && handle.stat ? await handle.stat() : undefined;
+    if (opened && !opened.isFile()) {
+      throw Object.assign(new Error(`${path} is not a regular file`), { code: opened.isDirectory() ? 'EISDIR' : NOT_A_FILE });
+    }
     let bytes = Buffer.allocUnsafe(HEAD_BYTES);
     let length = 0;
     const state = { from: 0 };

@@ -70,6 +70,11 @@ class Composer {
   private lastPlain: string | undefined;
   /** Indentation of the block node holding the current flow collection: its lines must go deeper. */
   private flowIndent = -1;
+  /**
+   * Set when the flow collection being read stopped because the next key (a
+   * line no deeper than its block) or the end of the frontmatter came first.
+   */
+  private flowCutOff: 'the next key' | 'the end of the frontmatter' | undefined;
 
   constructor(
     private readonly src: string,
@@ -178,8 +183,14 @@ class Composer {
       case 'seqStart':
       case 'mapStart': {
         this.flowIndent = indent;
+        const mark = { diagnostics: this.diagnostics.length, depth: this.depth };
+        this.flowCutOff = undefined;
         const value = this.flowCollection();
-        if (this.stopped) return value;
+        if (this.stopped) {
+          // `description: [Extended thinking: ...` then the next key: an author's text, not a list.
+          if (recoverable && this.flowCutOff) return this.resume(mark, token, indent, this.flowCutOff);
+          return value;
+        }
         if (this.lexer.atValueIndicator()) {
           this.fail('YAML_UNSUPPORTED', token, 'flow collection used as a mapping key');
           return value;
@@ -227,6 +238,18 @@ class Composer {
     if (recoverable) return this.recover(start, indent, 'unexpected text after the value');
     this.fail('YAML_SYNTAX', after, 'unexpected text after the value');
     return value;
+  }
+
+  /**
+   * Undo a failed flow collection (its error and nesting) and read it as text
+   * instead, from its opening bracket: the lexer is repositioned there.
+   */
+  private resume(mark: { diagnostics: number; depth: number }, open: Token, indent: number, before: string): string {
+    this.diagnostics.length = mark.diagnostics;
+    this.depth = mark.depth;
+    this.stopped = false;
+    const kind = open.kind === 'seqStart' ? 'flow sequence "["' : 'flow mapping "{"';
+    return this.recover(open, indent, `${kind} not closed before ${before}`);
   }
 
   /** A value `yaml` rejects but skill hosts read as text: the rest of the line. */
@@ -344,6 +367,8 @@ class Composer {
     if (token.kind === 'eof' || !token.lineStart) return token;
     const closing = token.kind === 'seqEnd' || token.kind === 'mapEnd';
     if (token.col > this.flowIndent || (closing && token.col === this.flowIndent)) return token;
+    // The collection can be read as text only when that line starts the next `key:`.
+    if (!this.stopped && (token.kind === 'plain' || token.kind === 'single' || token.kind === 'double') && this.keyFollows()) this.flowCutOff = 'the next key';
     this.fail('YAML_BAD_INDENT', token, 'flow collection continued on a line that is not indented enough');
     return EOF_TOKEN;
   }
@@ -361,7 +386,7 @@ class Composer {
         break;
       }
       if (token.kind === 'eof') {
-        this.fail('YAML_UNCLOSED_FLOW', open, isMap ? 'unclosed flow mapping "{"' : 'unclosed flow sequence "["');
+        this.unclosed(open, isMap);
         break;
       }
       if (token.kind === 'comma') {
@@ -411,7 +436,7 @@ class Composer {
         break;
       }
       if (token.kind === 'eof') {
-        this.fail('YAML_UNCLOSED_FLOW', open, isMap ? 'unclosed flow mapping "{"' : 'unclosed flow sequence "["');
+        this.unclosed(open, isMap);
       } else {
         this.fail('YAML_SYNTAX', token, `expected "," or "${isMap ? '}' : ']'}" in a flow collection`);
       }
@@ -419,6 +444,13 @@ class Composer {
     }
     this.depth--;
     return result;
+  }
+
+  /** The end of the frontmatter came before the closing bracket. */
+  private unclosed(open: Token, isMap: boolean): void {
+    // Not after another error, which turned the rest of the input into EOF.
+    if (!this.stopped) this.flowCutOff = 'the end of the frontmatter';
+    this.fail('YAML_UNCLOSED_FLOW', open, isMap ? 'unclosed flow mapping "{"' : 'unclosed flow sequence "["');
   }
 
   private flowNode(): unknown {

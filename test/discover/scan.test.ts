@@ -6,7 +6,6 @@ import {
   isSameOrInside,
   isSkippedName,
   limitConcurrency,
-  MAX_SCAN_DEPTH,
   scanDirectory,
 } from '../../src/discover/scan.js';
 import type { SkillsFileSystem } from '../../src/fs.js';
@@ -23,17 +22,16 @@ describe('scanDirectory', () => {
     });
     const result = await scanDirectory(fs, '/r');
     expect(result.skills.map((s) => s.directory)).toEqual(['/r/B', '/r/a', '/r/a/z', '/r/a-b', '/r/b']);
-    expect(result.skills[0]).toEqual({ root: '/r', directory: '/r/B', realDirectory: '/r/B', file: '/r/B/SKILL.md' });
+    expect(result.skills[0]).toEqual({ root: '/r', directory: '/r/B', realDirectory: '/r/B', file: '/r/B/SKILL.md', fileType: 'file' });
   });
 
-  it(`finds skills up to ${MAX_SCAN_DEPTH} levels below the configured directory`, async () => {
+  it('finds skills however deep they are nested, with no diagnostic', async () => {
+    // Fails with a depth limit: 6 levels used to be the most searched, and deeper skills were dropped silently.
     const levels = (n: number): string => Array.from({ length: n }, (_, i) => `l${i}`).join('/');
-    const { fs } = faultyFs({
-      [`/r/${levels(MAX_SCAN_DEPTH)}/SKILL.md`]: 'x',
-      [`/r/${levels(MAX_SCAN_DEPTH + 1)}/SKILL.md`]: 'x',
-    });
+    const { fs } = faultyFs({ [`/r/${levels(7)}/SKILL.md`]: 'x', [`/r/${levels(40)}/SKILL.md`]: 'x' });
     const result = await scanDirectory(fs, '/r');
-    expect(result.skills.map((s) => s.directory)).toEqual([`/r/${levels(MAX_SCAN_DEPTH)}`]);
+    expect(result.skills.map((s) => s.directory)).toEqual([`/r/${levels(7)}`, `/r/${levels(40)}`]);
+    expect(result.diagnostics).toEqual([]);
   });
 
   it('counts a SKILL.md symlink as a skill file but not a folder named SKILL.md', async () => {
@@ -47,7 +45,7 @@ describe('scanDirectory', () => {
     const { fs, volume } = faultyFs({ '/store/x/SKILL.md': 'x', '/r/keep.txt': '' });
     volume.symlinkSync('/store', '/r/via');
     const result = await scanDirectory(fs, '/r');
-    expect(result.skills).toEqual([{ root: '/r', directory: '/r/via/x', realDirectory: '/store/x', file: '/r/via/x/SKILL.md' }]);
+    expect(result.skills).toEqual([{ root: '/r', directory: '/r/via/x', realDirectory: '/store/x', file: '/r/via/x/SKILL.md', fileType: 'file' }]);
   });
 
   it('warns on a cycle of links and on a link to an ancestor, without walking them', async () => {
@@ -77,19 +75,24 @@ describe('scanDirectory', () => {
     ]);
   });
 
-  it('does not stat plain folders and files, only links', async () => {
-    const { fs, volume, calls } = faultyFs({ '/r/a/SKILL.md': 'x', '/r/a/notes.md': 'x', '/r/file.txt': 'x' });
+  it('stats no plain folder or file, and a link only when its target was not reached yet', async () => {
+    const { fs, volume, calls } = faultyFs({ '/r/a/SKILL.md': 'x', '/r/a/notes.md': 'x', '/r/file.txt': 'x', '/store/b/SKILL.md': 'x' });
     volume.symlinkSync('/r/a', '/r/link');
-    await scanDirectory(fs, '/r');
-    expect(calls.filter((c) => c.startsWith('stat') || c.startsWith('lstat'))).toEqual(['stat /r/link']);
+    volume.symlinkSync('/store/b', '/r/other');
+    const result = await scanDirectory(fs, '/r');
+    expect(result.skills.map((s) => s.directory)).toEqual(['/r/a', '/r/other']);
+    expect(calls.filter((c) => c.startsWith('stat') || c.startsWith('lstat'))).toEqual(['stat /store/b']);
   });
 
-  it('reports a missing root, and a subfolder that vanished mid-scan', async () => {
+  it('reports a missing root as such, and a subfolder that vanished mid-scan as what happened', async () => {
     const { fs } = faultyFs({ '/r/gone/SKILL.md': 'x' }, [{ method: 'readdir', path: '/r/gone', code: 'ENOENT' }]);
     expect((await scanDirectory(fs, '/nope')).diagnostics).toEqual([
       expect.objectContaining({ code: 'DIRECTORY_NOT_FOUND', file: '/nope', line: 0, column: 0, severity: 'warning' }),
     ]);
-    expect((await scanDirectory(fs, '/r')).diagnostics).toEqual([expect.objectContaining({ code: 'DIRECTORY_NOT_FOUND', file: '/r/gone' })]);
+    const vanished = (await scanDirectory(fs, '/r')).diagnostics;
+    expect(vanished).toEqual([expect.objectContaining({ code: 'DIRECTORY_VANISHED', file: '/r/gone', severity: 'warning' })]);
+    expect(vanished[0]?.message).toMatch(/^folder disappeared while it was being scanned/);
+    expect(vanished[0]?.message).not.toContain('directories');
   });
 });
 

@@ -267,6 +267,41 @@ describe('recovery where yaml throws', () => {
     expect(codes(result)).toEqual(['warning:YAML_RECOVERED@2:4']);
   });
 
+  it('reads a flow collection cut off by the next key as the text of its line', () => {
+    // A published description (yaml rejects it; we used to, too, and lost the skill).
+    const text = '---\nname: smart-fix\ndescription: [Extended thinking: This workflow fixes bugs, in four phases\nlicense: MIT\n---\nbody\n';
+    const result = parseFrontmatter(text);
+    expect(() => yamlParse(result.frontmatter ?? '')).toThrow();
+    expect(result.metadata).toEqual({
+      name: 'smart-fix',
+      description: '[Extended thinking: This workflow fixes bugs, in four phases',
+      license: 'MIT',
+    });
+    expect(codes(result)).toEqual(['warning:YAML_RECOVERED@3:14']);
+    expect(result.diagnostics[0]?.message).toMatch(/^flow sequence "\[" not closed before the next key; read as plain text: /);
+    expect(result.fields.description?.plain).toBe(result.metadata.description);
+  });
+
+  it('recovers cut-off flow collections of both kinds, nested, over lines, and at the end of the frontmatter', () => {
+    const read = (yamlText: string): [unknown, string[]] => {
+      const result = parseFrontmatter(`---\n${yamlText}\n---\n`);
+      return [result.metadata, codes(result)];
+    };
+    expect(read('d: {Note: a, b\ne: 1')).toEqual([{ d: '{Note: a, b', e: 1 }, ['warning:YAML_RECOVERED@2:4']]);
+    expect(read('d: [a, [b, c]\ne: 1')).toEqual([{ d: '[a, [b, c]', e: 1 }, ['warning:YAML_RECOVERED@2:4']]);
+    expect(read('d: [a,\n  b\ne: 1')).toEqual([{ d: '[a, b', e: 1 }, ['warning:YAML_RECOVERED@2:4']]);
+    expect(read('m:\n  d: [a\n  e: 1\nf: 2')).toEqual([{ m: { d: '[a', e: 1 }, f: 2 }, ['warning:YAML_RECOVERED@3:6']]);
+    expect(read('d: [a, b')).toEqual([{ d: '[a, b' }, ['warning:YAML_RECOVERED@2:4']]);
+    expect(parseFrontmatter('---\nd: {a\n---\n').diagnostics[0]?.message).toMatch(/^flow mapping "\{" not closed before the end of the frontmatter/);
+  });
+
+  it('still refuses a cut-off flow collection that is not a value on its key\'s line, or not cut off by a key', () => {
+    expect(codes(parseFrontmatter('---\nd:\n  [a, b\ne: 1\n---\n'))).toEqual(['error:YAML_BAD_INDENT@4:1']);
+    expect(codes(parseFrontmatter('---\nd: [a,\nb]\n---\n'))).toEqual(['error:YAML_BAD_INDENT@3:1']);
+    // Another error inside the collection is reported as it is.
+    expect(codes(parseFrontmatter('---\nd: [a, "b\ne: 1\n---\n'))).toEqual(['error:YAML_UNCLOSED_QUOTE@2:8']);
+  });
+
   it('recovers inside nested maps and sequence items', () => {
     const result = parseFrontmatter('---\nm:\n  k: a: b\nl:\n  - x: y: z\n---\n');
     expect(result.metadata).toEqual({ m: { k: 'a: b' }, l: [{ x: 'y: z' }] });
@@ -324,8 +359,9 @@ describe('errors', () => {
   });
 
   it.each([
-    ['a: [b, c', 'YAML_UNCLOSED_FLOW@2:4'],
-    ['a: {b: c', 'YAML_UNCLOSED_FLOW@2:4'],
+    ['a:\n  [b, c', 'YAML_UNCLOSED_FLOW@3:3'],
+    ['- {b: c', 'YAML_UNCLOSED_FLOW@2:3'],
+    ['a: [b,\nc]', 'YAML_BAD_INDENT@3:1'],
     ['a: [b c}', 'YAML_SYNTAX@2:8'],
     ['a: [b,, c]', 'YAML_SYNTAX@2:7'],
     ['a: "\\q"', 'YAML_BAD_ESCAPE@2:5'],
