@@ -8,6 +8,7 @@ import { SkillsConfigError } from './errors.js';
 import { nodeFileSystem, type SkillsFileSystem } from './fs.js';
 import { resolveAlways, resolveAutoActivate, type AutoActivateOptions } from './activation.js';
 import { DEFAULT_CATALOG_BUDGET } from './catalog.js';
+import { packageNameProblem } from './packages.js';
 import { editDistance } from './text.js';
 import { WATCH_DEFAULTS } from './watch.js';
 
@@ -16,6 +17,14 @@ export interface SkillsOptions {
   directories?: readonly string[];
   /** Shorthand for a single entry in `directories`. */
   directory?: string;
+  /**
+   * npm packages that ship skills, e.g. `['@sisu-ai/skill-code-review']`,
+   * resolved the way Node resolves them from `cwd` (npm, pnpm, yarn,
+   * workspaces). A package whose root holds SKILL.md is one skill; one with a
+   * `skills/` folder gives each skill in it. Searched after `directories`.
+   * Default: none.
+   */
+  packages?: readonly string[];
   /** Base for relative directories. Default: `process.cwd()`. */
   cwd?: string;
   /** Only load skills whose name or folder name matches one of these (`*` and `?` wildcards). Default: all. */
@@ -63,6 +72,9 @@ export interface SkillsOptions {
 
 export interface ResolvedOptions {
   directories: string[];
+  packages: string[];
+  /** Where packages are resolved from. */
+  cwd: string;
   include: string[];
   exclude: string[];
   maxFileSize: number;
@@ -101,6 +113,7 @@ export const DEFAULTS = {
 const KNOWN_OPTIONS = [
   'directories',
   'directory',
+  'packages',
   'cwd',
   'include',
   'exclude',
@@ -153,6 +166,15 @@ function checkStringList(name: string, value: unknown): string[] {
   return [...(value as string[])];
 }
 
+function checkPackages(value: unknown): string[] {
+  const names = checkStringList('packages', value);
+  names.forEach((name, i) => {
+    const problem = packageNameProblem(name);
+    if (problem) fail(`\`packages[${i}]\` (${JSON.stringify(name)}) is not a package name: ${problem}. Example: packages: ['@sisu-ai/skill-debug'].`);
+  });
+  return [...new Set(names)];
+}
+
 function checkSize(name: string, value: unknown, fallback: number, allowZero = false): number {
   if (value === undefined) return fallback;
   const ok =
@@ -195,6 +217,7 @@ export function resolveOptions(options: SkillsOptions | undefined): ResolvedOpti
   if (directories !== undefined && directory !== undefined) {
     fail('pass either `directory` or `directories`, not both. Put every folder in `directories`, in precedence order.');
   }
+  const packages = options.packages === undefined ? [] : checkPackages(options.packages);
   let listed: string[];
   if (directory !== undefined) {
     if (typeof directory !== 'string' || directory.trim() === '') {
@@ -203,9 +226,13 @@ export function resolveOptions(options: SkillsOptions | undefined): ResolvedOpti
     listed = [directory];
   } else if (directories !== undefined) {
     listed = checkStringList('directories', directories);
-    if (listed.length === 0) fail(`\`directories\` is empty: list at least one folder that holds skills, e.g. ${USAGE}.`);
+    if (listed.length === 0 && packages.length === 0) fail(`\`directories\` is empty: list at least one folder that holds skills, e.g. ${USAGE}.`);
+  } else if (packages.length > 0) {
+    listed = [];
   } else {
-    fail(`no skill folders configured: pass \`directories\` (or \`directory\`), e.g. ${USAGE}. Skills are only loaded from folders you name.`);
+    fail(
+      `no skills configured: pass the folders that hold your skills (\`directories\`) or the npm packages that ship them (\`packages\`), e.g. ${USAGE} or skillsMiddleware({ packages: ['@sisu-ai/skill-debug'] }). Skills are only loaded from places you name.`,
+    );
   }
   const cwd = options.cwd ?? process.cwd();
   if (typeof cwd !== 'string' || cwd.trim() === '') fail(`\`cwd\` must be a non-empty string, got ${describe(cwd)}.`);
@@ -229,6 +256,8 @@ export function resolveOptions(options: SkillsOptions | undefined): ResolvedOpti
   const resolvedDirectories = [...new Set(listed.map((d) => resolveDirectory(d, resolvedCwd)))];
   return {
     directories: resolvedDirectories,
+    packages,
+    cwd: resolvedCwd,
     include: options.include === undefined ? [] : checkStringList('include', options.include),
     exclude: options.exclude === undefined ? [] : checkStringList('exclude', options.exclude),
     maxFileSize: checkSize('maxFileSize', options.maxFileSize, DEFAULTS.maxFileSize),

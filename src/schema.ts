@@ -59,8 +59,14 @@ const EXPECTED: Record<string, string> = {
 export interface ValidationContext {
   /** Absolute path of the SKILL.md, for diagnostics. */
   file: string;
-  /** Name of the folder holding the SKILL.md; the skill's name must equal it. */
+  /** Name of the folder holding the SKILL.md; the skill's name must equal it (unless it is a package root). */
   folderName: string;
+  /**
+   * The npm package the skill came from, when it did. For a package's root
+   * skill the name is judged against the package name (`expectedName`), and no
+   * advice ever suggests renaming anything an install put under node_modules.
+   */
+  package?: { name: string; version: string | undefined; expectedName?: string };
   /** Report agentskills.io naming and length rules as errors instead of warnings. */
   strict: boolean;
 }
@@ -318,17 +324,8 @@ function checkNamingRules(input: Record<string, unknown>, parsed: ParsedFrontmat
         ),
       );
     }
-    if (name !== context.folderName) {
-      found.push(
-        diagnostic(
-          'NAME_MISMATCH',
-          severity,
-          context,
-          parsed.fields.name,
-          `name: ${quoteName(name)} does not match its folder name ${quoteName(context.folderName)}. Rename the folder to ${quoteName(name)}, or set \`name: ${escapeInvisible(context.folderName)}\`.`,
-        ),
-      );
-    }
+    const mismatch = nameMismatch(name, context);
+    if (mismatch) found.push(diagnostic('NAME_MISMATCH', severity, context, parsed.fields.name, mismatch));
   }
   if (typeof description === 'string') {
     const length = codePointLength(description);
@@ -367,6 +364,29 @@ function checkNamingRules(input: Record<string, unknown>, parsed: ParsedFrontmat
     }
   }
   return found;
+}
+
+/**
+ * Why `name` does not match what its place says it should be, or undefined.
+ * A package root is judged by its package name; anything an install put under
+ * node_modules is the package author's to fix, so the advice says whom to tell.
+ */
+function nameMismatch(name: string, context: ValidationContext): string | undefined {
+  const pkg = context.package;
+  const expected = pkg?.expectedName ?? context.folderName;
+  if (name === expected) return undefined;
+  if (pkg) {
+    const origin = pkg.version === undefined ? pkg.name : `${pkg.name}@${pkg.version}`;
+    const against =
+      pkg.expectedName === undefined
+        ? `its folder name ${quoteName(context.folderName)}`
+        : `package ${pkg.name} (expected ${quoteName(pkg.expectedName)}: the package name without its scope and "skill-")`;
+    return `name: ${quoteName(name)} does not match ${against}. The skill comes from package ${origin}: report it to the package's author, or pin another version.`;
+  }
+  if (/[\\/]node_modules[\\/]/.test(context.file)) {
+    return `name: ${quoteName(name)} does not match its folder name ${quoteName(context.folderName)}. The skill was installed under node_modules: report it to its package's author rather than renaming anything there.`;
+  }
+  return `name: ${quoteName(name)} does not match its folder name ${quoteName(context.folderName)}. Rename the folder to ${quoteName(name)}, or set \`name: ${escapeInvisible(context.folderName)}\`.`;
 }
 
 /** Most characters of a name quoted in a message: a name is at most 64, a broken one can be any length. */

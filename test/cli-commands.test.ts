@@ -250,7 +250,7 @@ describe('the built binary', () => {
  * Until then SISU's own packages load with a NAME_MISMATCH warning and the
  * strict test below is skipped, not passing.
  */
-const PACKAGE_NAMES_WIRED = false;
+const PACKAGE_NAMES_WIRED = true;
 
 const SISU_SKILLS = resolve(ROOT, '../shared/sisu/skills');
 const sisuSkillsPresent = existsSync(SISU_SKILLS);

@@ -9,7 +9,7 @@ import { isAbsolute, relative, sep } from 'node:path';
 import { discoverSkills } from '../discover/discover.js';
 import type { Diagnostic } from '../diagnostics.js';
 import { packageOrigin, resolvePackages, type ResolvedPackage } from '../packages.js';
-import type { DiscoveryResult, Skill } from '../types.js';
+import type { Skill } from '../types.js';
 import type { LoadArgs } from './args.js';
 
 /** Where a skill came from: a folder given, or an npm package. */
@@ -31,27 +31,25 @@ export interface Loaded {
   roots: Array<{ root: string; origin: Origin }>;
 }
 
-/** A folder named on the command line (or a package's) that cannot be read: an error, though discovery only warns. */
-const DIRECTORY_CODES = new Set(['DIRECTORY_NOT_FOUND', 'DIRECTORY_UNREADABLE']);
+/** A folder or package named on the command line that cannot be read or found: an error here, though discovery only warns. */
+const NAMED_PLACE_CODES = new Set(['DIRECTORY_NOT_FOUND', 'DIRECTORY_UNREADABLE', 'PACKAGE_NOT_FOUND', 'PACKAGE_NOT_A_SKILL']);
 
 /** Discovery over the command's folders and packages, with its --strict and filters; any other option at the middleware's default. */
 export async function load(args: LoadArgs, cwd: string): Promise<Loaded> {
   const { directories, strict, include, exclude } = args;
-  const resolutions = await resolvePackages(args.packages, { cwd });
+  // Discovery resolves the packages itself (and judges package roots by package name); this second
+  // lookup only tells which scanned folder came from which package and version.
+  const resolutions = args.packages.length > 0 ? await resolvePackages(args.packages, { cwd }) : [];
   const packages = resolutions.filter((r): r is ResolvedPackage => r.ok);
   const byRoot = new Map<string, ResolvedPackage>();
-  for (const pkg of packages) for (const root of packageRoots(pkg)) if (!byRoot.has(root)) byRoot.set(root, pkg);
-  const all = [...directories, ...byRoot.keys()];
-  // Only packages were given and none resolved: nothing to scan, and discovery would refuse an empty list.
-  const result: DiscoveryResult = all.length > 0 ? await discoverSkills({ directories: all, cwd, strict, include, exclude }) : empty();
+  for (const pkg of packages) byRoot.set(packageRoot(pkg), pkg);
+  const result = await discoverSkills({ directories, packages: args.packages, cwd, strict, include, exclude });
   const roots = result.scannedDirectories.map((root) => ({ root, origin: originOfRoot(root, byRoot.get(root)) }));
   const given = new Set(result.scannedDirectories);
-  const promote = (d: Diagnostic): Diagnostic => (DIRECTORY_CODES.has(d.code) && given.has(d.file) ? { ...d, severity: 'error' } : d);
-  // A package that does not resolve was named on the command line as surely as a folder.
-  const unresolved = resolutions.flatMap((r): Diagnostic[] => (r.ok ? [] : [{ ...r.diagnostic, severity: 'error' }]));
-  const folders = [...result.errors, ...result.warnings].map(promote);
-  const unreadable = [...unresolved, ...folders.filter((d) => d.severity === 'error' && given.has(d.file))].sort(byPosition);
-  const diagnostics = [...unresolved, ...folders].sort(byPosition);
+  const isAboutPlace = (d: Diagnostic): boolean => NAMED_PLACE_CODES.has(d.code) && (d.code.startsWith('PACKAGE_') || given.has(d.file));
+  const promote = (d: Diagnostic): Diagnostic => (isAboutPlace(d) ? { ...d, severity: 'error' } : d);
+  const diagnostics = [...result.errors, ...result.warnings].map(promote).sort(byPosition);
+  const unreadable = diagnostics.filter((d) => d.severity === 'error' && (isAboutPlace(d) || given.has(d.file)));
   const errors = diagnostics.filter((d) => d.severity === 'error').length;
   return {
     skills: result.skills,
@@ -65,17 +63,13 @@ export async function load(args: LoadArgs, cwd: string): Promise<Loaded> {
   };
 }
 
-/** The folders of a package that discovery reads: its root when it is one skill, else each skill folder in `skills/`. */
-function packageRoots(pkg: ResolvedPackage): string[] {
-  return pkg.kind === 'skill' ? [pkg.directory] : pkg.skillFolders;
+/** The folder of a package that discovery scans: its root when it is one skill, else its `skills/` folder. */
+function packageRoot(pkg: ResolvedPackage): string {
+  return pkg.kind === 'skill' ? pkg.directory : pkg.skillsDirectory;
 }
 
 function originOfRoot(root: string, pkg: ResolvedPackage | undefined): Origin {
   return pkg === undefined ? { kind: 'folder', directory: root } : { kind: 'package', name: pkg.name, version: pkg.version, directory: pkg.directory };
-}
-
-function empty(): DiscoveryResult {
-  return { skills: [], scannedDirectories: [], errors: [], warnings: [] };
 }
 
 /**

@@ -2,14 +2,15 @@
  * options -> scan -> parse -> validate -> Skill[] + diagnostics.
  * Never fails on bad skills or folders: those become diagnostics.
  */
-import { basename } from 'node:path';
+import { basename, sep } from 'node:path';
 import { isError, type Diagnostic } from '../diagnostics.js';
 import { SkillUnavailableError } from '../errors.js';
 import { errorCode, errorReason, NOT_A_FILE } from '../fs.js';
 import { parseFrontmatter } from '../frontmatter/parse.js';
 import { foldName } from '../names.js';
 import { matchesPattern, resolveOptions, type ResolvedOptions, type SkillsOptions } from '../options.js';
-import { validateMetadata } from '../schema.js';
+import { expectedSkillName, resolvePackages } from '../packages.js';
+import { validateMetadata, type ValidationContext } from '../schema.js';
 import type { DiscoveryResult, Skill, SkillEntry, SkillMetadata } from '../types.js';
 import { readSkillHead } from './head.js';
 import { listResources } from './resources.js';
@@ -85,10 +86,14 @@ export async function discover(options: ResolvedOptions, mode: DiscoverMode = {}
     text.catch(() => undefined);
     reads.set(found.realDirectory, text);
   };
-  const scan = await scanDirectories(fs, options.directories, startRead);
+  // Packages are resolved on every scan, not at construction: installs change. They come after the folders.
+  const packages = await resolvePackageRoots(options);
+  const scan = await scanDirectories(fs, [...options.directories, ...packages.roots], startRead);
 
   // Every location went through startRead.
-  const loaded = await Promise.all(scan.skills.map((location) => loadSkill(reads.get(location.realDirectory), location, options, lazy)));
+  const loaded = await Promise.all(
+    scan.skills.map((location) => loadSkill(reads.get(location.realDirectory), location, options, lazy, packages.of(location))),
+  );
 
   // Sequential on purpose: filtering and name clashes follow discovery order.
   const accepted: Array<{ loaded: Loaded; metadata: SkillMetadata; found: Diagnostic[] }> = [];
@@ -132,10 +137,10 @@ export async function discover(options: ResolvedOptions, mode: DiscoverMode = {}
     }),
   );
 
-  const all = uniqueDiagnostics([...scan.diagnostics, ...filterWarnings(loaded, options), ...perSkill.flat()]);
+  const all = uniqueDiagnostics([...packages.diagnostics, ...scan.diagnostics, ...filterWarnings(loaded, options), ...perSkill.flat()]);
   return {
     skills,
-    scannedDirectories: [...options.directories],
+    scannedDirectories: [...options.directories, ...packages.roots],
     errors: all.filter(isError),
     warnings: all.filter((diagnostic) => !isError(diagnostic)),
   };
@@ -156,7 +161,13 @@ function notAFile(file: string): Error {
 }
 
 /** `pending`: the SKILL.md's text being read, or undefined when the folder is excluded and was not read. */
-async function loadSkill(pending: Promise<string> | undefined, location: SkillLocation, options: ResolvedOptions, lazy: boolean): Promise<Loaded> {
+async function loadSkill(
+  pending: Promise<string> | undefined,
+  location: SkillLocation,
+  options: ResolvedOptions,
+  lazy: boolean,
+  origin: PackageOrigin | undefined,
+): Promise<Loaded> {
   const folderName = basename(location.realDirectory);
   const alias = basename(location.directory);
   const folderNames = alias === folderName ? [folderName] : [alias, folderName];
@@ -175,7 +186,7 @@ async function loadSkill(pending: Promise<string> | undefined, location: SkillLo
   // After a fence or YAML error the metadata is partial: "name is missing" would only be noise.
   if (parsed.diagnostics.some(isError)) return { ...base, names, diagnostics: parsed.diagnostics };
 
-  const validation = validateMetadata(parsed, { file: location.file, folderName, strict: options.strict });
+  const validation = validateMetadata(parsed, { file: location.file, folderName, strict: options.strict, ...(origin ? { package: origin } : {}) });
   const result: Loaded = {
     ...base,
     names,
@@ -186,6 +197,50 @@ async function loadSkill(pending: Promise<string> | undefined, location: SkillLo
   };
   if (!lazy) result.instructionsLine = parsed.bodyLine;
   return result;
+}
+
+// ---------------------------------------------------------------------------
+// Packages
+
+/** Where a skill from a package came from, for its name rule and advice. */
+type PackageOrigin = NonNullable<ValidationContext['package']>;
+
+interface PackageRoots {
+  /** Folders to scan after the configured directories: each skill package's root, each collection's `skills/`. */
+  roots: string[];
+  /** Packages that did not resolve or hold no skill. */
+  diagnostics: Diagnostic[];
+  /** The package a found skill belongs to, if any. */
+  of(location: SkillLocation): PackageOrigin | undefined;
+}
+
+async function resolvePackageRoots(options: ResolvedOptions): Promise<PackageRoots> {
+  if (options.packages.length === 0) return { roots: [], diagnostics: [], of: () => undefined };
+  const resolutions = await resolvePackages(options.packages, { cwd: options.cwd, fs: options.fs });
+  const roots: string[] = [];
+  const diagnostics: Diagnostic[] = [];
+  const skillRoots = new Map<string, PackageOrigin>();
+  const collections: Array<{ folder: string; origin: PackageOrigin }> = [];
+  for (const resolution of resolutions) {
+    if (!resolution.ok) {
+      diagnostics.push(resolution.diagnostic);
+    } else if (resolution.kind === 'skill') {
+      roots.push(resolution.directory);
+      // A package root's folder is named by the package manager, not the author: judge its name by the package name.
+      skillRoots.set(resolution.directory, { name: resolution.name, version: resolution.version, expectedName: expectedSkillName(resolution.name) });
+    } else {
+      roots.push(resolution.skillsDirectory);
+      collections.push({ folder: resolution.skillsDirectory + sep, origin: { name: resolution.name, version: resolution.version } });
+    }
+  }
+  return {
+    roots,
+    diagnostics,
+    of: (location) =>
+      skillRoots.get(location.realDirectory) ??
+      skillRoots.get(location.directory) ??
+      collections.find(({ folder }) => location.directory.startsWith(folder) || location.realDirectory.startsWith(folder))?.origin,
+  };
 }
 
 function unreadable(file: string, error: unknown): Diagnostic {
