@@ -88,8 +88,8 @@ const ALIASES: Readonly<Record<string, SkillTool>> = {
 
 const EXAMPLE = "skillDirectories({ tools: ['claude', 'agents'], scope: 'both', cwd: process.cwd() })";
 
-function fail(message: string): never {
-  throw new SkillsConfigError(`[skills] skillDirectories: ${message}`);
+function fail(option: string | undefined, problem: string): never {
+  throw new SkillsConfigError({ ...(option === undefined ? {} : { option }), problem });
 }
 
 function isKnown(tool: unknown): tool is SkillTool {
@@ -105,13 +105,13 @@ function suggestion(tool: string): string {
 
 function checkTools(tools: unknown): SkillTool[] {
   if (!Array.isArray(tools) || tools.length === 0) {
-    fail(`\`tools\` must be a non-empty array of tool names (${SKILL_TOOLS.join(', ')}). Example: ${EXAMPLE}.`);
+    fail('tools', `must be a non-empty array of tool names (${SKILL_TOOLS.join(', ')}). Example: ${EXAMPLE}.`);
   }
   return tools.map((tool: unknown, i) => {
     if (isKnown(tool)) return tool;
     const shown = typeof tool === 'string' ? `'${tool}'` : String(tool);
     const hint = typeof tool === 'string' ? suggestion(tool) : '';
-    fail(`unknown tool ${shown} at \`tools[${i}]\`.${hint} Known tools: ${SKILL_TOOLS.join(', ')}.`);
+    fail(`tools[${i}]`, `is the unknown tool ${shown}.${hint} Known tools: ${SKILL_TOOLS.join(', ')}.`);
   });
 }
 
@@ -121,14 +121,14 @@ function checkTools(tools: unknown): SkillTool[] {
  * unknown tool or scope, naming the known ones. Reads nothing from disk.
  */
 export function skillDirectories(options: SkillDirectoriesOptions): string[] {
-  if (typeof options !== 'object' || options === null) fail(`options are required. Example: ${EXAMPLE}.`);
+  if (typeof options !== 'object' || options === null) fail(undefined, `options are required. Example: ${EXAMPLE}.`);
   const tools = checkTools(options.tools);
   const { scope, cwd, home } = options;
   if (!SCOPES.includes(scope)) {
-    fail(`\`scope\` must be one of ${SCOPES.map((s) => `'${s}'`).join(', ')}, got ${JSON.stringify(scope) ?? String(scope)}.`);
+    fail('scope', `must be one of ${SCOPES.map((s) => `'${s}'`).join(', ')}, got ${JSON.stringify(scope) ?? String(scope)}.`);
   }
-  if (typeof cwd !== 'string' || cwd === '') fail(`\`cwd\` must be the project folder, a non-empty string. Example: ${EXAMPLE}.`);
-  if (home !== undefined && (typeof home !== 'string' || home === '')) fail('`home` must be a non-empty string when given (default: the home directory).');
+  if (typeof cwd !== 'string' || cwd === '') fail('cwd', `must be the project folder, a non-empty string. Example: ${EXAMPLE}.`);
+  if (home !== undefined && (typeof home !== 'string' || home === '')) fail('home', 'must be a non-empty string when given (default: the home directory).');
   const roots: Array<{ base: string; pick: (folders: ToolSkillFolders) => readonly string[] }> = [];
   if (scope !== 'user') roots.push({ base: resolve(cwd), pick: (folders) => folders.project });
   if (scope !== 'project') roots.push({ base: resolve(home ?? homedir()), pick: (folders) => folders.user });

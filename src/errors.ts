@@ -17,11 +17,35 @@ export class SkillsError extends Error {
   }
 }
 
-/** Thrown at construction when options are invalid. The message says how to fix them. */
+/** What a configuration error is built from. */
+export interface ConfigProblem {
+  /** The option at fault, as written in the options object (`cacheTtl`, `packages[2]`, `autoActivate.threshold`); absent when the problem is what is missing. */
+  option?: string;
+  /** What is wrong, e.g. "must be a whole number of 0 or more (or Infinity), got the string \"5m\"." */
+  problem: string;
+  /** How to fix it, e.g. "Default: 300000." */
+  hint?: string;
+}
+
+/**
+ * Thrown at construction when options are invalid. Callers act on `option`
+ * and `hint`; the message is built from them, with no prefix (where it is
+ * logged, the logger adds one).
+ */
 export class SkillsConfigError extends SkillsError {
-  constructor(message: string) {
-    super('SKILLS_CONFIG', message);
+  readonly option: string | undefined;
+  readonly problem: string;
+  readonly hint: string | undefined;
+
+  constructor(given: ConfigProblem | string) {
+    // A bare message is a problem with no recorded option (kept while every caller moves to fields).
+    const fields: ConfigProblem = typeof given === 'string' ? { problem: given.replace(/^\[skills\] /, '') } : given;
+    const subject = fields.option === undefined ? '' : `\`${fields.option}\` `;
+    super('SKILLS_CONFIG', `${subject}${fields.problem}${fields.hint === undefined ? '' : ` ${fields.hint}`}`);
     this.name = 'SkillsConfigError';
+    this.option = fields.option;
+    this.problem = fields.problem;
+    this.hint = fields.hint;
   }
 }
 

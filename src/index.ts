@@ -22,7 +22,8 @@ export type { CatalogEntry, CatalogMode, CatalogOptions, CatalogReport, CatalogR
 export { createRanker } from './rank.js';
 export type { Ranker, RankEntry, RankResult } from './rank.js';
 export { findMentions, isModelInvocable, AUTO_ACTIVATE_DEFAULTS } from './activation.js';
-export type { ActivationRoute, AutoActivateOptions, Mentions } from './activation.js';
+export type { ActivationRoute, Mentions } from './activation.js';
+export type { AutoActivateOptions } from './options.js';
 export { watchSkillDirectories } from './watch.js';
 export type { SkillsWatcher, WatchChange, WatchOptions } from './watch.js';
 export type { SkillsErrorCode } from './errors.js';

@@ -1,19 +1,38 @@
 /**
- * Options, their defaults, and the one place they are checked. Mistakes throw
- * a SkillsConfigError at construction with a message that says how to fix them.
+ * Options: their type (with every default), the one place they are checked,
+ * and their resolved form. Mistakes throw a SkillsConfigError at construction
+ * that names the option and says how to fix it. Adding an option means
+ * editing this module (type, key list, check) and src/defaults.ts.
  */
 import { homedir } from 'node:os';
 import { isAbsolute, resolve } from 'node:path';
-import { SkillsConfigError } from './errors.js';
+import { DEFAULTS } from './defaults.js';
+import { SkillsConfigError, type ConfigProblem } from './errors.js';
 import { nodeFileSystem, type SkillsFileSystem } from './fs.js';
-import { resolveAlways, resolveAutoActivate, type AutoActivateOptions } from './activation.js';
-import { DEFAULT_CATALOG_BUDGET } from './catalog.js';
 import { packageNameProblem } from './packages.js';
 import { editDistance } from './text.js';
-import { WATCH_DEFAULTS } from './watch.js';
+
+export { DEFAULTS } from './defaults.js';
+
+export interface AutoActivateOptions {
+  /**
+   * Lowest normalised score (0..1) that pre-activates a skill.
+   * @default 0.3
+   */
+  threshold?: number;
+  /**
+   * Most skills pre-activated by ranking per request.
+   * @default 1
+   */
+  maxSkills?: number;
+}
 
 export interface SkillsOptions {
-  /** Folders to scan for skills, in precedence order (the first one wins a name clash). */
+  /**
+   * Folders to scan for skills, in precedence order (the first one wins a name
+   * clash). `directories` or `packages` (or both) must be given.
+   * @default []
+   */
   directories?: readonly string[];
   /** Shorthand for a single entry in `directories`. */
   directory?: string;
@@ -22,53 +41,114 @@ export interface SkillsOptions {
    * resolved the way Node resolves them from `cwd` (npm, pnpm, yarn,
    * workspaces). A package whose root holds SKILL.md is one skill; one with a
    * `skills/` folder gives each skill in it. Searched after `directories`.
-   * Default: none.
+   * @default []
    */
   packages?: readonly string[];
-  /** Base for relative directories. Default: `process.cwd()`. */
+  /**
+   * Base for relative directories, and where packages are resolved from.
+   * @default process.cwd()
+   */
   cwd?: string;
-  /** Only load skills whose name or folder name matches one of these (`*` and `?` wildcards). Default: all. */
+  /**
+   * Only load skills whose name or folder name matches one of these (`*` and `?` wildcards).
+   * @default [] (all)
+   */
   include?: readonly string[];
-  /** Never load skills whose name or folder name matches one of these. Default: none. */
+  /**
+   * Never load skills whose name or folder name matches one of these.
+   * @default []
+   */
   exclude?: readonly string[];
-  /** Largest file `read_skill_resource` returns, in bytes; larger files are listed as too large to read. Default: 100 KB. */
+  /**
+   * Largest file `read_skill_resource` returns, in bytes; larger files are listed as too large to read.
+   * @default 102400 (100 KB)
+   */
   maxFileSize?: number;
-  /** Most bytes `read_skill_resource` returns per skill per run. Default: 500 KB. */
+  /**
+   * Most bytes `read_skill_resource` returns per skill per run.
+   * @default 512000 (500 KB)
+   */
   maxSkillSize?: number;
-  /** Files named in a `use_skill` answer; the rest are counted by folder. Default: 200. */
+  /**
+   * Files named in a `use_skill` answer; the rest are counted by folder.
+   * @default 200
+   */
   maxListedResources?: number;
   /**
    * Most characters of a skill's instructions a `use_skill` answer carries. A
    * longer body is cut at a line boundary and the answer says how to read the
-   * rest (SKILL.md through `read_skill_resource`, in windows). Default: 50,000
-   * (3 of the 1,129 real skills we test against are longer).
+   * rest (SKILL.md through `read_skill_resource`, in windows). 3 of the 1,129
+   * real skills we test against are longer.
+   * @default 50000
    */
   maxInstructionChars?: number;
-  /** Register `read_skill_resource`. Default: true. */
+  /**
+   * Register `read_skill_resource`.
+   * @default true
+   */
   resourceTool?: boolean;
-  /** More secret file-name patterns (`*`, `?`, case-insensitive, matched on every path segment), added to the defaults. Default: none. */
+  /**
+   * More secret file-name patterns (`*`, `?`, case-insensitive, matched on every path segment), added to the defaults.
+   * @default []
+   */
   secretPatterns?: readonly string[];
-  /** How long a discovery (and a file read, while its mtime and size are unchanged) is reused, in ms. `0` rescans on every request. Default: 5 minutes. */
+  /**
+   * How long a discovery (and a file read, while its mtime and size are unchanged) is reused, in ms. `0` rescans on every request.
+   * @default 300000 (5 minutes)
+   */
   cacheTtl?: number;
-  /** Turn agentskills.io naming and length rules from warnings into errors. Default: false. */
+  /**
+   * Turn agentskills.io naming and length rules from warnings into errors.
+   * @default false
+   */
   strict?: boolean;
-  /** Read every skill's instructions and resource listing at discovery instead of on first activation. Default: false. */
+  /**
+   * Read every skill's instructions and resource listing at discovery instead of on first activation.
+   * @default false
+   */
   preload?: boolean;
-  /** Most characters the catalog section may take in the system prompt. Default: 8000. */
+  /**
+   * Most characters the catalog section may take in the system prompt.
+   * @default 8000
+   */
   catalogBudget?: number;
-  /** Register `find_skills`: true always, false never. Default: only when the catalog does not fit `catalogBudget`. */
+  /**
+   * Register `find_skills`: true always, false never.
+   * @default undefined (only when the catalog does not fit `catalogBudget`)
+   */
   findSkills?: boolean;
-  /** Skills every run starts with, activated before the model runs. Default: none. */
+  /**
+   * Skills every run starts with, activated before the model runs.
+   * @default []
+   */
   always?: readonly string[];
-  /** Pre-activate the skills that best match the latest user message. `true` means `{ threshold: 0.3, maxSkills: 1 }`. Default: off. */
+  /**
+   * Pre-activate the skills that best match the latest user message. `true` means `{ threshold: 0.3, maxSkills: 1 }`.
+   * @default false
+   */
   autoActivate?: boolean | AutoActivateOptions;
-  /** Watch the directories and rebuild the index when skills change. Default: false. */
+  /**
+   * Watch the directories and rebuild the index when skills change. `true` means `{ debounceMs: 200 }`.
+   * @default false
+   */
   watch?: boolean | { debounceMs?: number };
-  /** Aborting it stops the watcher (as `close()` does). */
+  /**
+   * Aborting it stops the watcher (as `close()` does).
+   * @default undefined
+   */
   signal?: AbortSignal;
-  /** The filesystem to read. Default: `node:fs/promises`. */
+  /**
+   * The filesystem to read.
+   * @default node:fs/promises (nodeFileSystem)
+   */
   fs?: SkillsFileSystem;
 }
+
+// The defaults fit the options they are for: a default of the wrong type fails to compile here.
+DEFAULTS satisfies Pick<Required<SkillsOptions>, Exclude<keyof typeof DEFAULTS, 'autoActivate' | 'watch'>> & {
+  autoActivate: Required<AutoActivateOptions>;
+  watch: { debounceMs: number };
+};
 
 export interface ResolvedOptions {
   directories: string[];
@@ -97,48 +177,40 @@ export interface ResolvedOptions {
   fs: SkillsFileSystem;
 }
 
-export const DEFAULTS = {
-  maxFileSize: 100 * 1024,
-  maxSkillSize: 500 * 1024,
-  maxListedResources: 200,
-  maxInstructionChars: 50_000,
+/** Every option name, checked against the type both ways: a missing or extra key fails to compile. */
+const OPTION_KEYS: { readonly [K in keyof Required<SkillsOptions>]: true } = {
+  directories: true,
+  directory: true,
+  packages: true,
+  cwd: true,
+  include: true,
+  exclude: true,
+  maxFileSize: true,
+  maxSkillSize: true,
+  maxListedResources: true,
+  maxInstructionChars: true,
   resourceTool: true,
-  cacheTtl: 5 * 60 * 1000,
-  strict: false,
-  preload: false,
-  catalogBudget: DEFAULT_CATALOG_BUDGET,
-  watchDebounceMs: WATCH_DEFAULTS.debounceMs,
-} as const;
-
-const KNOWN_OPTIONS = [
-  'directories',
-  'directory',
-  'packages',
-  'cwd',
-  'include',
-  'exclude',
-  'maxFileSize',
-  'maxSkillSize',
-  'maxListedResources',
-  'maxInstructionChars',
-  'resourceTool',
-  'secretPatterns',
-  'cacheTtl',
-  'strict',
-  'preload',
-  'catalogBudget',
-  'findSkills',
-  'always',
-  'autoActivate',
-  'watch',
-  'signal',
-  'fs',
-] as const;
+  secretPatterns: true,
+  cacheTtl: true,
+  strict: true,
+  preload: true,
+  catalogBudget: true,
+  findSkills: true,
+  always: true,
+  autoActivate: true,
+  watch: true,
+  signal: true,
+  fs: true,
+};
+const KNOWN_OPTIONS = Object.keys(OPTION_KEYS) as Array<keyof SkillsOptions>;
 
 const USAGE = "skillsMiddleware({ directories: ['./skills'] })";
 
-function fail(message: string): never {
-  throw new SkillsConfigError(`[skills] ${message}`);
+function fail(option: string | undefined, problem: string, hint?: string): never {
+  const fields: ConfigProblem = { problem };
+  if (option !== undefined) fields.option = option;
+  if (hint !== undefined) fields.hint = hint;
+  throw new SkillsConfigError(fields);
 }
 
 function describe(value: unknown): string {
@@ -157,11 +229,9 @@ export function resolveDirectory(directory: string, cwd: string): string {
 }
 
 function checkStringList(name: string, value: unknown): string[] {
-  if (!Array.isArray(value)) fail(`\`${name}\` must be an array of strings, got ${describe(value)}. Example: ${name}: ['code-review'].`);
+  if (!Array.isArray(value)) fail(name, `must be an array of strings, got ${describe(value)}.`, `Example: ${name}: ['code-review'].`);
   value.forEach((item: unknown, i) => {
-    if (typeof item !== 'string' || item.trim() === '') {
-      fail(`\`${name}[${i}]\` must be a non-empty string, got ${describe(item)}.`);
-    }
+    if (typeof item !== 'string' || item.trim() === '') fail(`${name}[${i}]`, `must be a non-empty string, got ${describe(item)}.`);
   });
   return [...(value as string[])];
 }
@@ -170,7 +240,7 @@ function checkPackages(value: unknown): string[] {
   const names = checkStringList('packages', value);
   names.forEach((name, i) => {
     const problem = packageNameProblem(name);
-    if (problem) fail(`\`packages[${i}]\` (${JSON.stringify(name)}) is not a package name: ${problem}. Example: packages: ['@sisu-ai/skill-debug'].`);
+    if (problem) fail(`packages[${i}]`, `(${JSON.stringify(name)}) is not a package name: ${problem}.`, "Example: packages: ['@sisu-ai/skill-debug'].");
   });
   return [...new Set(names)];
 }
@@ -184,8 +254,13 @@ function checkSize(name: string, value: unknown, fallback: number, allowZero = f
     (allowZero ? value >= 0 : value > 0);
   if (!ok) {
     const range = allowZero ? 'a whole number of 0 or more' : 'a whole number greater than 0';
-    fail(`\`${name}\` must be ${range} (or Infinity), got ${describe(value)}. Default: ${fallback}.`);
+    fail(name, `must be ${range} (or Infinity), got ${describe(value)}.`, `Default: ${fallback}.`);
   }
+  return value;
+}
+
+function checkFlag(name: 'strict' | 'preload' | 'resourceTool' | 'findSkills', value: unknown): boolean | undefined {
+  if (value !== undefined && typeof value !== 'boolean') fail(name, `must be true or false, got ${describe(value)}.`);
   return value;
 }
 
@@ -202,60 +277,64 @@ function closest(name: string): string | undefined {
   return bestDistance <= 3 ? best : undefined;
 }
 
+function checkKeys(options: object): void {
+  for (const key of Object.keys(options)) {
+    if (!Object.hasOwn(OPTION_KEYS, key)) {
+      const suggestion = closest(key);
+      fail(undefined, `unknown option \`${key}\`.${suggestion ? ` Did you mean \`${suggestion}\`?` : ''}`, `Known options: ${KNOWN_OPTIONS.join(', ')}.`);
+    }
+  }
+}
+
+/** The folders to scan, as given (one of `directory` / `directories`), or [] when packages alone are configured. */
+function checkPlaces(options: SkillsOptions, packages: readonly string[]): string[] {
+  const { directories, directory } = options;
+  if (directories !== undefined && directory !== undefined) {
+    fail(undefined, 'pass either `directory` or `directories`, not both.', 'Put every folder in `directories`, in precedence order.');
+  }
+  if (directory !== undefined) {
+    if (typeof directory !== 'string' || directory.trim() === '') fail('directory', `must be a non-empty string, got ${describe(directory)}.`, `Example: ${USAGE}.`);
+    return [directory];
+  }
+  if (directories !== undefined) {
+    const listed = checkStringList('directories', directories);
+    if (listed.length === 0 && packages.length === 0) fail('directories', 'is empty: list at least one folder that holds skills,', `e.g. ${USAGE}.`);
+    return listed;
+  }
+  if (packages.length > 0) return [];
+  return fail(
+    undefined,
+    'no skills configured: pass the folders that hold your skills (`directories`) or the npm packages that ship them (`packages`),',
+    `e.g. ${USAGE} or skillsMiddleware({ packages: ['@sisu-ai/skill-debug'] }). Skills are only loaded from places you name.`,
+  );
+}
+
+function checkFs(value: unknown): SkillsFileSystem {
+  const fs = value ?? nodeFileSystem;
+  for (const method of ['readdir', 'readFile', 'stat', 'lstat', 'realpath', 'open'] as const) {
+    if (typeof (fs as Record<string, unknown>)[method] !== 'function') {
+      fail('fs', `must implement ${method}():`, 'pass an object shaped like node:fs/promises (or leave `fs` out).');
+    }
+  }
+  return fs as SkillsFileSystem;
+}
+
 /** Check options once and fill in defaults. Throws SkillsConfigError on any mistake. */
 export function resolveOptions(options: SkillsOptions | undefined): ResolvedOptions {
   if (options === undefined || options === null || typeof options !== 'object' || Array.isArray(options)) {
-    fail(`options are required: pass the folders that hold your skills, e.g. ${USAGE}.`);
+    fail(undefined, 'options are required: pass the folders that hold your skills,', `e.g. ${USAGE}.`);
   }
-  for (const key of Object.keys(options)) {
-    if (!(KNOWN_OPTIONS as readonly string[]).includes(key)) {
-      const suggestion = closest(key);
-      fail(`unknown option \`${key}\`.${suggestion ? ` Did you mean \`${suggestion}\`?` : ''} Known options: ${KNOWN_OPTIONS.join(', ')}.`);
-    }
-  }
-  const { directories, directory } = options;
-  if (directories !== undefined && directory !== undefined) {
-    fail('pass either `directory` or `directories`, not both. Put every folder in `directories`, in precedence order.');
-  }
+  checkKeys(options);
   const packages = options.packages === undefined ? [] : checkPackages(options.packages);
-  let listed: string[];
-  if (directory !== undefined) {
-    if (typeof directory !== 'string' || directory.trim() === '') {
-      fail(`\`directory\` must be a non-empty string, got ${describe(directory)}. Example: ${USAGE}.`);
-    }
-    listed = [directory];
-  } else if (directories !== undefined) {
-    listed = checkStringList('directories', directories);
-    if (listed.length === 0 && packages.length === 0) fail(`\`directories\` is empty: list at least one folder that holds skills, e.g. ${USAGE}.`);
-  } else if (packages.length > 0) {
-    listed = [];
-  } else {
-    fail(
-      `no skills configured: pass the folders that hold your skills (\`directories\`) or the npm packages that ship them (\`packages\`), e.g. ${USAGE} or skillsMiddleware({ packages: ['@sisu-ai/skill-debug'] }). Skills are only loaded from places you name.`,
-    );
-  }
+  const listed = checkPlaces(options, packages);
   const cwd = options.cwd ?? process.cwd();
-  if (typeof cwd !== 'string' || cwd.trim() === '') fail(`\`cwd\` must be a non-empty string, got ${describe(cwd)}.`);
-  for (const flag of ['strict', 'preload', 'resourceTool', 'findSkills'] as const) {
-    if (options[flag] !== undefined && typeof options[flag] !== 'boolean') {
-      fail(`\`${flag}\` must be true or false, got ${describe(options[flag])}.`);
-    }
-  }
-  const fs = options.fs ?? nodeFileSystem;
-  for (const method of ['readdir', 'readFile', 'stat', 'lstat', 'realpath', 'open'] as const) {
-    if (typeof (fs as unknown as Record<string, unknown>)[method] !== 'function') {
-      fail(`\`fs\` must implement ${method}(): pass an object shaped like node:fs/promises (or leave \`fs\` out).`);
-    }
-  }
-  if (options.signal !== undefined && !(options.signal instanceof AbortSignal)) {
-    fail(`\`signal\` must be an AbortSignal, got ${describe(options.signal)}.`);
-  }
-  const watch = resolveWatch(options.watch, fs);
+  if (typeof cwd !== 'string' || cwd.trim() === '') fail('cwd', `must be a non-empty string, got ${describe(cwd)}.`);
+  const fs = checkFs(options.fs);
+  if (options.signal !== undefined && !(options.signal instanceof AbortSignal)) fail('signal', `must be an AbortSignal, got ${describe(options.signal)}.`);
   const resolvedCwd = resolveDirectory(cwd, process.cwd());
-  // The same folder listed twice is scanned once.
-  const resolvedDirectories = [...new Set(listed.map((d) => resolveDirectory(d, resolvedCwd)))];
   return {
-    directories: resolvedDirectories,
+    // The same folder listed twice is scanned once.
+    directories: [...new Set(listed.map((d) => resolveDirectory(d, resolvedCwd)))],
     packages,
     cwd: resolvedCwd,
     include: options.include === undefined ? [] : checkStringList('include', options.include),
@@ -264,33 +343,62 @@ export function resolveOptions(options: SkillsOptions | undefined): ResolvedOpti
     maxSkillSize: checkSize('maxSkillSize', options.maxSkillSize, DEFAULTS.maxSkillSize),
     maxListedResources: checkSize('maxListedResources', options.maxListedResources, DEFAULTS.maxListedResources, true),
     maxInstructionChars: checkSize('maxInstructionChars', options.maxInstructionChars, DEFAULTS.maxInstructionChars),
-    resourceTool: options.resourceTool ?? DEFAULTS.resourceTool,
+    resourceTool: checkFlag('resourceTool', options.resourceTool) ?? DEFAULTS.resourceTool,
     secretPatterns: options.secretPatterns === undefined ? [] : checkStringList('secretPatterns', options.secretPatterns),
     cacheTtl: checkSize('cacheTtl', options.cacheTtl, DEFAULTS.cacheTtl, true),
-    strict: options.strict ?? DEFAULTS.strict,
-    preload: options.preload ?? DEFAULTS.preload,
+    strict: checkFlag('strict', options.strict) ?? DEFAULTS.strict,
+    preload: checkFlag('preload', options.preload) ?? DEFAULTS.preload,
     catalogBudget: checkSize('catalogBudget', options.catalogBudget, DEFAULTS.catalogBudget, true),
-    findSkills: options.findSkills,
-    always: resolveAlways(options.always),
-    autoActivate: resolveAutoActivate(options.autoActivate),
-    watch,
+    findSkills: checkFlag('findSkills', options.findSkills),
+    always: checkAlways(options.always),
+    autoActivate: checkAutoActivate(options.autoActivate),
+    watch: checkWatch(options.watch, fs),
     signal: options.signal,
     fs,
   };
 }
 
-function resolveWatch(value: SkillsOptions['watch'], fs: SkillsFileSystem): ResolvedOptions['watch'] {
+/** `always`: a list of skill names (checked for shape only; names are matched per request). */
+function checkAlways(value: unknown): string[] {
+  if (value === undefined) return [];
+  if (!Array.isArray(value) || value.some((name) => typeof name !== 'string' || name.trim() === '')) {
+    fail('always', 'must be a list of skill names,', "e.g. always: ['code-review'].");
+  }
+  return [...new Set((value as string[]).map((name) => name.trim()))];
+}
+
+/** `autoActivate` as given (undefined, false, true or an object) to its resolved form, or undefined when it is off. */
+function checkAutoActivate(value: unknown): Required<AutoActivateOptions> | undefined {
+  const defaults = DEFAULTS.autoActivate;
   if (value === undefined || value === false) return undefined;
-  let debounceMs: number = DEFAULTS.watchDebounceMs;
+  if (value === true) return { ...defaults };
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    fail('autoActivate', 'must be true, false or { threshold, maxSkills },', `e.g. autoActivate: { threshold: ${defaults.threshold}, maxSkills: ${defaults.maxSkills} }.`);
+  }
+  const { threshold = defaults.threshold, maxSkills = defaults.maxSkills, ...rest } = value as Record<string, unknown>;
+  const unknownKey = Object.keys(rest)[0];
+  if (unknownKey !== undefined) fail(`autoActivate.${unknownKey}`, 'is not an option: the known keys are threshold and maxSkills.');
+  if (typeof threshold !== 'number' || !(threshold >= 0 && threshold <= 1)) {
+    fail('autoActivate.threshold', `must be a number from 0 to 1 (scores are normalised), got ${String(threshold)}.`, `Default: ${defaults.threshold}.`);
+  }
+  if (typeof maxSkills !== 'number' || !Number.isInteger(maxSkills) || maxSkills < 1) {
+    fail('autoActivate.maxSkills', `must be a whole number of 1 or more, got ${String(maxSkills)}.`, `Default: ${defaults.maxSkills}.`);
+  }
+  return { threshold, maxSkills };
+}
+
+function checkWatch(value: unknown, fs: SkillsFileSystem): ResolvedOptions['watch'] {
+  if (value === undefined || value === false) return undefined;
+  let debounceMs: number = DEFAULTS.watch.debounceMs;
   if (typeof value === 'object' && value !== null && !Array.isArray(value)) {
-    const { debounceMs: given, ...rest } = value;
+    const { debounceMs: given, ...rest } = value as Record<string, unknown>;
     const unknownKey = Object.keys(rest)[0];
-    if (unknownKey !== undefined) fail(`unknown \`watch.${unknownKey}\`: the only key is debounceMs, e.g. watch: { debounceMs: 200 }.`);
+    if (unknownKey !== undefined) fail(`watch.${unknownKey}`, 'is not an option: the only key is debounceMs,', 'e.g. watch: { debounceMs: 200 }.');
     debounceMs = checkSize('watch.debounceMs', given, debounceMs, true);
   } else if (value !== true) {
-    fail(`\`watch\` must be true, false or { debounceMs }, got ${describe(value)}.`);
+    fail('watch', `must be true, false or { debounceMs }, got ${describe(value)}.`);
   }
-  if (typeof fs.watch !== 'function') fail('`watch` needs an `fs` with a watch() method (node:fs/promises has one): leave `fs` out, or add watch().');
+  if (typeof fs.watch !== 'function') fail('watch', 'needs an `fs` with a watch() method (node:fs/promises has one):', 'leave `fs` out, or add watch().');
   return { debounceMs };
 }
 

@@ -105,7 +105,8 @@ describe('skillDirectories: configuration mistakes throw SkillsConfigError', () 
     // @ts-expect-error 'vscode' is not a known tool
     const error = configError(() => skillDirectories({ tools: ['claude', 'vscode'], scope: 'project', cwd }));
     expect(error.code).toBe('SKILLS_CONFIG');
-    expect(error.message).toContain("unknown tool 'vscode' at `tools[1]`");
+    expect(error.message).toContain("`tools[1]` is the unknown tool 'vscode'");
+    expect(error.option).toBe('tools[1]');
     expect(error.message).toContain(`Known tools: ${SKILL_TOOLS.join(', ')}.`);
   });
 
@@ -127,7 +128,7 @@ describe('skillDirectories: configuration mistakes throw SkillsConfigError', () 
 
   it('a tool that is not a string', () => {
     const error = configError(() => skillDirectories({ tools: [42 as unknown as SkillTool], scope: 'project', cwd }));
-    expect(error.message).toContain('unknown tool 42 at `tools[0]`');
+    expect(error.message).toContain('`tools[0]` is the unknown tool 42');
   });
 
   it('tools must be a non-empty array', () => {

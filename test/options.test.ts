@@ -49,8 +49,21 @@ describe('resolveOptions', () => {
       strict: false,
       preload: false,
       catalogBudget: 8000,
-      watchDebounceMs: 200,
+      autoActivate: { threshold: 0.3, maxSkills: 1 },
+      watch: { debounceMs: 200 },
     });
+  });
+
+  it('errors record the option at fault and a hint, and build their message from them (no prefix)', () => {
+    const error = configError({ directories: ['a'], cacheTtl: '5m' });
+    expect(error).toMatchObject({ option: 'cacheTtl', hint: 'Default: 300000.', name: 'SkillsConfigError' });
+    expect(error.message).toBe('`cacheTtl` must be a whole number of 0 or more (or Infinity), got the string "5m". Default: 300000.');
+    expect(configError({ directories: ['a'], autoActivate: { threshold: 2 } }).option).toBe('autoActivate.threshold');
+    expect(configError({ directories: ['a'], include: ['ok', 3] }).option).toBe('include[1]');
+    expect(configError({ directories: ['a'], packages: ['../x'] }).option).toBe('packages[0]');
+    const missing = configError({});
+    expect(missing.option).toBeUndefined();
+    expect(missing.message).not.toMatch(/^\[skills\]/);
   });
 
   it('requires directories and says how to fix it', () => {
@@ -93,7 +106,7 @@ describe('resolveOptions', () => {
     expect(configError({ directories: ['a'], always: 'debug' }).message).toMatch(/`always` must be a list of skill names/);
     expect(configError({ directories: ['a'], autoActivate: 0.5 }).message).toMatch(/`autoActivate` must be true, false or \{ threshold, maxSkills \}/);
     expect(configError({ directories: ['a'], watch: 'yes' }).message).toMatch(/`watch` must be true, false or \{ debounceMs \}/);
-    expect(configError({ directories: ['a'], watch: { debounce: 5 } }).message).toMatch(/unknown `watch.debounce`/);
+    expect(configError({ directories: ['a'], watch: { debounce: 5 } }).message).toMatch(/`watch.debounce` is not an option/);
     expect(configError({ directories: ['a'], watch: { debounceMs: -5 } }).message).toMatch(/`watch.debounceMs`/);
     expect(configError({ directories: ['a'], watch: true, fs: { ...nodeFileSystem, watch: undefined } }).message).toMatch(/`watch` needs an `fs` with a watch\(\) method/);
     expect(configError({ directories: ['a'], signal: {} }).message).toMatch(/`signal` must be an AbortSignal/);

@@ -35,7 +35,7 @@ export async function runCli(argv: readonly string[], io: CliIO): Promise<number
   } catch (error) {
     // A bad folder argument reaches discovery's option check: still the caller's usage.
     if (error instanceof SkillsUsageError || error instanceof SkillsConfigError) {
-      io.err(`sisu-skills: ${error.message.replace(/^\[skills\] /, '')}`);
+      io.err(`sisu-skills: ${error.message}`);
       const command = COMMANDS.find((name: CommandName) => name === argv[0]);
       io.err(command ? commandUsage(command) : usage());
       return EXIT.usage;

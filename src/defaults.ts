@@ -1,0 +1,31 @@
+/**
+ * Every default in one place. A leaf module (no imports), so each layer that
+ * needs a default reads it from here instead of keeping its own literal.
+ */
+
+/** Defaults of `skillsMiddleware` / `discoverSkills` options (checked against the options type in options.ts). */
+export const DEFAULTS = {
+  maxFileSize: 100 * 1024,
+  maxSkillSize: 500 * 1024,
+  maxListedResources: 200,
+  maxInstructionChars: 50_000,
+  resourceTool: true,
+  cacheTtl: 5 * 60 * 1000,
+  strict: false,
+  preload: false,
+  /** About 1% of a 200k-token context, as other agent hosts budget their skill lists. */
+  catalogBudget: 8000,
+  /** What `autoActivate: true` means; 0.3 measured by scripts/auto-activate-threshold.mjs (README, Activation strategies). */
+  autoActivate: { threshold: 0.3, maxSkills: 1 },
+  /** What `watch: true` means. */
+  watch: { debounceMs: 200 },
+} as const;
+
+/** Defaults of the tools' own arguments, which the model may leave out. */
+export const TOOL_DEFAULTS = {
+  /** Lines `read_skill_resource` returns when the model gives no `limit`. */
+  readLines: 400,
+  /** Skills `find_skills` returns when the model gives no `limit`, and the most it returns. */
+  findLimit: 5,
+  maxFindLimit: 20,
+} as const;
