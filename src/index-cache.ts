@@ -27,8 +27,8 @@ export interface IndexCacheOptions {
   load: () => Promise<DiscoveryResult>;
   /** Turns a discovery into an index. Default: an index over fully loaded skills. */
   toIndex?: (result: DiscoveryResult, loadedAt: number) => SkillIndex;
-  /** Milliseconds an index is reused; 0 rescans on every `get`. */
-  ttl: number;
+  /** Milliseconds an index is reused; 0 rescans on every `get`. A function is asked on every `get` (watch mode shortens it while it cannot watch). */
+  ttl: number | (() => number);
   now?: () => number;
 }
 
@@ -85,7 +85,7 @@ export function createIndexCache({ load, toIndex = createSkillIndex, ttl, now = 
   return {
     async get(signal) {
       // `< ttl` also covers Infinity (never rescan) and 0 (always rescan).
-      if (current && now() - current.index.loadedAt < ttl) {
+      if (current && now() - current.index.loadedAt < (typeof ttl === 'function' ? ttl() : ttl)) {
         return { index: current.index, fresh: false, durationMs: current.durationMs };
       }
       const owner = inFlight === undefined;

@@ -23,7 +23,7 @@ import { makeFindSkillsTool, rankerForSkills } from './tools/find-skills.js';
 import { makeReadResourceTool } from './tools/read-resource.js';
 import { makeUseSkillTool, renderActivation, type ActivationTextOptions } from './tools/use-skill.js';
 import type { HostMessage, HostModel, HostTool, Middleware, Next, SkillsContext } from './types.js';
-import { watchSkillDirectories, type SkillsWatcher } from './watch.js';
+import { watchSkillDirectories, WatchProblem, type SkillsWatcher, type WatchMode } from './watch.js';
 
 export interface SkillsMiddleware extends Middleware<SkillsContext> {
   /** Stop watching the directories (when `watch` is on). Safe to call more than once. */
@@ -85,7 +85,8 @@ export function skillsMiddleware(options: SkillsOptions): SkillsMiddleware {
     toIndex: resolved.preload
       ? createSkillIndex
       : (result, loadedAt) => createLazySkillIndex(result, (entry) => activationReads(() => loadSkillContent(entry, resolved)), loadedAt),
-    ttl: resolved.cacheTtl,
+    // While the watcher cannot see every folder, changes are only found by rescanning: never wait longer than this.
+    ttl: () => (watcher && watcher.mode !== 'watching' ? Math.min(resolved.cacheTtl, UNWATCHED_TTL) : resolved.cacheTtl),
   });
   // Keyed by our own index objects: a rebuilt index gets a new library, the old one is collected with it.
   const libraries = new WeakMap<SkillIndex, Library>();
@@ -118,6 +119,7 @@ export function skillsMiddleware(options: SkillsOptions): SkillsMiddleware {
 
   // Watch problems happen between requests; they are logged by the next one.
   const watchProblems: unknown[] = [];
+  let watchModeChange: WatchMode | undefined;
   let watcher: SkillsWatcher | undefined;
   if (resolved.watch) {
     watcher = watchSkillDirectories(resolved.directories, {
@@ -126,13 +128,18 @@ export function skillsMiddleware(options: SkillsOptions): SkillsMiddleware {
       signal: resolved.signal,
       onChange: () => cache.invalidate(),
       onError: (error) => watchProblems.push(error),
+      onModeChange: (mode) => {
+        watchModeChange = mode;
+      },
+    });
+    // A discovery that ran during the start walk may have missed a change in a folder not yet watched.
+    void watcher.ready.then(() => {
+      if (cache.peek()) cache.invalidate();
     });
   }
 
   async function skills(ctx: SkillsContext, next: Next): Promise<void> {
-    for (const problem of watchProblems.splice(0)) {
-      ctx.log.warn('[skills] watch', { error: problem instanceof Error ? problem.message : String(problem) });
-    }
+    reportWatch(ctx);
     const index = await currentIndex(ctx);
     if (!index) return next();
     const library = libraryFor(index);
@@ -151,6 +158,19 @@ export function skillsMiddleware(options: SkillsOptions): SkillsMiddleware {
       return next();
     }
     await withDeferredInjection(ctx, injected, next);
+  }
+
+  function reportWatch(ctx: SkillsContext): void {
+    for (const problem of watchProblems.splice(0)) {
+      const where = problem instanceof WatchProblem ? { kind: problem.kind, folder: problem.folder } : {};
+      ctx.log.warn('[skills] watch', { ...where, error: problem instanceof Error ? problem.message : String(problem) });
+    }
+    if (watchModeChange !== undefined) {
+      const mode = watchModeChange;
+      watchModeChange = undefined;
+      const data = { mode, ...(mode === 'watching' ? {} : { rescanEveryMs: Math.min(resolved.cacheTtl, UNWATCHED_TTL) }) };
+      (mode === 'watching' ? ctx.log.info : ctx.log.warn).call(ctx.log, '[skills] watch mode', data);
+    }
   }
 
   /** The cached index; undefined (logged) when discovery itself failed. Rethrows an abort. */
@@ -364,6 +384,9 @@ async function withDeferredInjection(ctx: SkillsContext, injected: readonly Host
     if (ctx.model === wrapped) ctx.model = model;
   }
 }
+
+/** How long an index is kept while the watcher cannot see every folder (cacheTtl, if shorter, wins). */
+const UNWATCHED_TTL = 60_000;
 
 /** Unknown mentions per message that get suggestions in the log. */
 const SUGGESTED_MENTIONS = 3;

@@ -398,7 +398,8 @@ function checkWatch(value: unknown, fs: SkillsFileSystem): ResolvedOptions['watc
   } else if (value !== true) {
     fail('watch', `must be true, false or { debounceMs }, got ${describe(value)}.`);
   }
-  if (typeof fs.watch !== 'function') fail('watch', 'needs an `fs` with a watch() method (node:fs/promises has one):', 'leave `fs` out, or add watch().');
+  const canWatch = typeof fs.watch === 'function' || typeof (fs as { watchFolder?: unknown }).watchFolder === 'function';
+  if (!canWatch) fail('watch', 'needs an `fs` with a watch() or watchFolder() method (node:fs/promises has watch):', 'leave `fs` out, or add one.');
   return { debounceMs };
 }
 

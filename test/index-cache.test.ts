@@ -34,6 +34,20 @@ describe('createIndexCache', () => {
     expect(new Set(answers.map((a) => a.index)).size).toBe(1);
   });
 
+  it('asks a TTL function on every get, so a shorter TTL applies at once', async () => {
+    let clock = 0;
+    let ttl = Infinity;
+    const load = vi.fn(async () => result(['a']));
+    const cache = createIndexCache({ load, ttl: () => ttl, now: () => clock });
+    await cache.get();
+    clock = 10_000;
+    await cache.get();
+    expect(load).toHaveBeenCalledTimes(1);
+    ttl = 5_000;
+    await cache.get();
+    expect(load).toHaveBeenCalledTimes(2);
+  });
+
   it('reuses the index within the TTL and rescans after it', async () => {
     let clock = 0;
     const load = vi.fn(async () => result(['a']));

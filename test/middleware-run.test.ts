@@ -4,7 +4,8 @@
  * survive an aborted first request. Plain objects only; the real SISU runs
  * the same stories in test/real-sisu.
  */
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
+import { nodeFileSystem } from '../src/fs.js';
 import { getSkills, skillsMiddleware } from '../src/index.js';
 import { callTool, compose, conversation, createContext, DEFAULT_SYSTEM, SKILLS_FIXTURES, type StackContext, type StackMessage } from './helpers/stack.js';
 
@@ -173,6 +174,54 @@ describe('tool aliases', () => {
     next.state.toolAliases = ctx.state.toolAliases;
     await middleware(next, async () => {});
     expect(next.messages.filter((m) => m.role === 'tool')).toHaveLength(1);
+  });
+});
+
+describe('watch problems reach the log', () => {
+  it('when nothing can be watched: the problem with its kind and folder, then the mode and how often it rescans', async () => {
+    const enospc = () => {
+      throw Object.assign(new Error('ENOSPC: System limit for number of file watchers reached'), { code: 'ENOSPC' });
+    };
+    const fs = { ...nodeFileSystem, watch: enospc };
+    const middleware = skillsMiddleware({ directories: [SKILLS_FIXTURES], watch: true, cacheTtl: Infinity, fs });
+    try {
+      let ctx = createContext({ messages: conversation('a') });
+      await vi.waitFor(
+        async () => {
+          ctx = createContext({ messages: conversation('a') });
+          await middleware(ctx, async () => {});
+          expect(logged(ctx, '[skills] watch mode')).toHaveLength(1);
+        },
+        { timeout: 10_000, interval: 20 },
+      );
+      expect(logged(ctx, '[skills] watch mode')[0]?.args[1]).toEqual({ mode: 'polling', rescanEveryMs: 60_000 });
+    } finally {
+      await middleware.close();
+    }
+  });
+
+  it('a WatchProblem is logged with its kind and folder', async () => {
+    const { WatchProblem } = await import('../src/watch.js');
+    const problem = new WatchProblem('unreadable', '/skills', '/skills/a', 'cannot read /skills/a');
+    let report: ((error: unknown) => void) | undefined;
+    const fs = {
+      ...nodeFileSystem,
+      watchFolder(_path: string, _onEvent: unknown, onError: (error: unknown) => void) {
+        report = onError;
+        return { close() {} };
+      },
+    };
+    const middleware = skillsMiddleware({ directories: [SKILLS_FIXTURES], watch: true, fs });
+    try {
+      await vi.waitFor(() => expect(report).toBeDefined(), { timeout: 5_000 });
+      report?.(problem);
+      const ctx = createContext({ messages: conversation('a') });
+      await middleware(ctx, async () => {});
+      const warnings = logged(ctx, '[skills] watch').map((e) => e.args[1]);
+      expect(warnings.some((w) => typeof w === 'object' && w !== null && (w as { folder?: string }).folder !== undefined)).toBe(true);
+    } finally {
+      await middleware.close();
+    }
   });
 });
 
