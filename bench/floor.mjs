@@ -26,10 +26,17 @@ function limiter(max) {
 
 /**
  * @param {string} root
- * @param {{ statResources?: boolean }} [options] also stat every other file in
- *   a skill's folder tree, the least an eager resource listing must do.
+ * @param {{ statResources?: boolean, maxDepth?: number, descendIntoSkills?: boolean }} [options]
+ *   statResources: also stat every other file in a skill's folder tree, the
+ *   least an eager resource listing must do. maxDepth: folders below the root
+ *   listed (default 6; the real-shaped rows pass Infinity, as discovery has
+ *   no depth limit). descendIntoSkills: false stops at a folder holding a
+ *   SKILL.md, the floor for a discovery that does not look for skills inside
+ *   skills (what that trade would save).
  */
 export async function ioFloor(root, options = {}) {
+  const maxDepth = options.maxDepth ?? MAX_DEPTH;
+  const descend = options.descendIntoSkills ?? true;
   const run = limiter(IN_FLIGHT);
   let files = 0;
   let bytes = 0;
@@ -49,7 +56,7 @@ export async function ioFloor(root, options = {}) {
     for (const entry of entries) {
       if (entry.name.startsWith('.') || entry.name === 'node_modules') continue;
       if (entry.isDirectory()) {
-        if (depth < MAX_DEPTH) work.push(walk(join(folder, entry.name), depth + 1, inSkill || isSkill));
+        if (depth < maxDepth && (descend || !isSkill)) work.push(walk(join(folder, entry.name), depth + 1, inSkill || isSkill));
       } else if (options.statResources && (inSkill || isSkill) && entry.name !== 'SKILL.md') {
         work.push(run(() => stat(join(folder, entry.name))).then(() => stats++));
       }

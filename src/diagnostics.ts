@@ -56,6 +56,62 @@ export const DiagnosticCodes = {
 
 export type DiagnosticCode = (typeof DiagnosticCodes)[keyof typeof DiagnosticCodes];
 
+/**
+ * How bad a code is: `'error'` (the skill is skipped), `'warning'` (reported,
+ * the skill loads), or `'strict'` (an agentskills.io rule: a warning, an error
+ * under the `strict` option). The one place a code's severity is decided; the
+ * README's Diagnostics table is tested against it.
+ */
+export type SeverityRule = Severity | 'strict';
+
+export const DiagnosticSeverity: Readonly<Record<DiagnosticCode, SeverityRule>> = {
+  FRONTMATTER_UNCLOSED: 'error',
+  FRONTMATTER_NOT_MAP: 'error',
+  YAML_SYNTAX: 'error',
+  YAML_BAD_INDENT: 'error',
+  YAML_TAB_INDENT: 'error',
+  YAML_UNCLOSED_QUOTE: 'error',
+  YAML_UNCLOSED_FLOW: 'error',
+  YAML_BAD_ESCAPE: 'error',
+  YAML_DUPLICATE_KEY: 'error',
+  YAML_UNSUPPORTED: 'error',
+  YAML_TOO_DEEP: 'error',
+  YAML_RECOVERED: 'warning',
+  METADATA_REQUIRED: 'error',
+  METADATA_INVALID: 'error',
+  NAME_FORMAT: 'strict',
+  NAME_MISMATCH: 'strict',
+  DESCRIPTION_TOO_LONG: 'strict',
+  COMPATIBILITY_TOO_LONG: 'strict',
+  // Always an error, strict or not: such a name could forge a catalog line or hide text from a reader.
+  NAME_INVISIBLE_CHARACTER: 'error',
+  // Fine to validate, not to ship.
+  DESCRIPTION_PLACEHOLDER: 'strict',
+  DIRECTORY_NOT_FOUND: 'warning',
+  DIRECTORY_UNREADABLE: 'warning',
+  SKILL_UNREADABLE: 'error',
+  SKILL_DUPLICATE: 'warning',
+  SYMLINK_LOOP: 'warning',
+  SYMLINK_BROKEN: 'warning',
+  RESOURCE_UNREADABLE: 'warning',
+  RESOURCE_TOO_LARGE: 'warning',
+  DIRECTORY_VANISHED: 'warning',
+  SYMLINK_CHAIN_TOO_LONG: 'warning',
+  SKILL_FILE_CASE: 'warning',
+  FILTER_PATTERN: 'warning',
+  NAME_LOOKALIKE: 'warning',
+  PACKAGE_NOT_FOUND: 'warning',
+  PACKAGE_NOT_A_SKILL: 'warning',
+  INDEX_UNUSABLE: 'warning',
+  INDEX_STALE: 'warning',
+};
+
+/** The severity of `code`; the only place `strict` is applied. */
+export function severityOf(code: DiagnosticCode, strict = false): Severity {
+  const rule = DiagnosticSeverity[code];
+  return rule === 'strict' ? (strict ? 'error' : 'warning') : rule;
+}
+
 export interface Diagnostic {
   code: DiagnosticCode;
   severity: Severity;
@@ -76,4 +132,34 @@ export function isError(diagnostic: Diagnostic): boolean {
 export function formatDiagnostic(diagnostic: Diagnostic): string {
   const where = diagnostic.line > 0 ? `${diagnostic.file}:${diagnostic.line}:${diagnostic.column}` : diagnostic.file;
   return `${where} ${diagnostic.code} ${diagnostic.message}`;
+}
+
+/** Where a problem is: a file or folder alone (a path), or a 1-based line and column in a file. */
+export type Place = string | { file: string; line: number; column: number };
+
+/** A diagnostic for `code` at `place`, its severity from the table. `message` says how to fix the problem. */
+export function createDiagnostic(code: DiagnosticCode, place: Place, message: string, strict = false): Diagnostic {
+  const severity = severityOf(code, strict);
+  if (typeof place === 'string') return { code, severity, file: place, line: 0, column: 0, message };
+  return { code, severity, file: place.file, line: place.line, column: place.column, message };
+}
+
+/**
+ * Where one pass (parsing a file, validating it, scanning folders, listing
+ * resources) reports its problems, in the order found. `strict` is the
+ * option's value for the pass.
+ */
+export class DiagnosticSink {
+  readonly diagnostics: Diagnostic[] = [];
+
+  constructor(private readonly strict = false) {}
+
+  report(code: DiagnosticCode, place: Place, message: string): void {
+    this.diagnostics.push(createDiagnostic(code, place, message, this.strict));
+  }
+
+  /** Whether an error was reported: the skill will be skipped. */
+  get hasErrors(): boolean {
+    return this.diagnostics.some(isError);
+  }
 }

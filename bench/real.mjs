@@ -1,0 +1,148 @@
+// The real-shaped rows of `npm run bench` (issue 13): libraries built from
+// ../shared/corpus at two sizes; each contender runs in a fresh process per
+// run (node start-up, import, run, exit), in rotated order, after the page
+// cache is warm; the headline is the median whole-process time as a ratio to
+// the floor's. Skipped, saying why, when ../shared is absent.
+import { execFile } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { writeFile } from 'node:fs/promises';
+import { loadavg } from 'node:os';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { fileURLToPath } from 'node:url';
+import { ioFloor } from './floor.mjs';
+import { bundlePrebuilt } from './prebuilt-bundle.mjs';
+import { loadCorpus, writeRealWorkload } from './realshape.mjs';
+import { median, timeAsync } from './stats.mjs';
+
+const here = fileURLToPath(new URL('.', import.meta.url));
+const CONTENDER = join(here, 'contender.mjs');
+const OFFICIAL = join(here, '..', '..', 'shared', 'sisu', 'node_modules', '@sisu-ai', 'mw-skills', 'dist', 'index.js');
+
+/** One contender in its own process: resolves with the whole process's wall time and what it printed. */
+export function runContender(kind, root, metaFile, nodeArgs = []) {
+  return new Promise((resolve, reject) => {
+    const started = performance.now();
+    execFile(process.execPath, [...nodeArgs, CONTENDER, kind, root, metaFile], { maxBuffer: 1 << 20 }, (error, stdout, stderr) => {
+      const wallMs = performance.now() - started;
+      if (error) return reject(new Error(`${kind} failed: ${stderr || error.message}`));
+      resolve({ wallMs, ...JSON.parse(stdout) });
+    });
+  });
+}
+
+/** Write a real-shaped library of `count` skills, its prebuilt index and the meta file contenders read. */
+export async function prepareReal(temp, count, corpus, bundle) {
+  const root = join(temp, `real-${count}`);
+  const { ms, value: workload } = await timeAsync(() => writeRealWorkload(root, count, corpus));
+  const lib = await import(bundle);
+  const indexFile = `${root}.index.json`;
+  const built = await timeAsync(() => lib.buildPrebuiltIndex({ directories: [root] }, indexFile));
+  const text = lib.serializePrebuiltIndex(built.value);
+  await writeFile(indexFile, text);
+  const metaFile = `${root}.meta.json`;
+  await writeFile(metaFile, JSON.stringify({ parents: workload.parents, indexFile, bundle }));
+  // Skills that do not load anywhere (no frontmatter, no description): what "every skill found" excludes.
+  const skillErrors = new Set(built.value.errors.filter((d) => d.file.endsWith('SKILL.md')).map((d) => d.file)).size;
+  return { ...workload, metaFile, indexFile, writeMs: ms, indexBuildMs: built.ms, indexBytes: text.length, indexedSkills: built.value.skills.length, skillErrors };
+}
+
+const LABELS = {
+  floor: 'floor: walk every folder + read SKILL.md',
+  'floor-skills': 'floor, not descending into skill folders',
+  ours: 'ours: first request (discovery, index, catalog, tools)',
+  official: '@sisu-ai/mw-skills 3.0.0 discoverSkills',
+  yaml: 'yaml-package loader (walks each skill)',
+  prebuilt: 'ours: first request from a prebuilt index',
+};
+
+/**
+ * Every contender `runs` times at `workload`, rows as ratios to the floor.
+ * `row(section, metric, value, unit, target, pass)` is run.mjs's.
+ */
+export async function benchRealSize(workload, runs, row, results) {
+  // floor-skills is information (what not descending into skills would save): measured at 2,000 only, to keep the run short.
+  const kinds = ['floor', 'ours', 'official', 'yaml', 'prebuilt', 'floor-skills'].filter(
+    (k) => (k !== 'official' || existsSync(OFFICIAL)) && (k !== 'floor-skills' || workload.count <= 2000),
+  );
+  await ioFloor(workload.root, { maxDepth: Infinity }); // warm the page cache
+  const samples = Object.fromEntries(kinds.map((k) => [k, []]));
+  const load = [];
+  for (let rep = 0; rep < runs; rep++) {
+    load.push(loadavg()[0]);
+    // Rotate the order so no contender always runs right after another.
+    for (let i = 0; i < kinds.length; i++) {
+      const kind = kinds[(i + rep) % kinds.length];
+      samples[kind].push(await runContender(kind, workload.root, workload.metaFile));
+    }
+  }
+  const m = (kind, field) => median(samples[kind].map((s) => s[field]));
+  const counts = Object.fromEntries(kinds.map((k) => [k, samples[k][0].count]));
+  const floor = m('floor', 'wallMs');
+  const section = `real-shaped ${workload.count}`;
+  const path = samples.prebuilt?.[0]?.path;
+  results[`real_${workload.count}`] = {
+    runs,
+    loadAverage: load,
+    skills: workload.count,
+    resourceFiles: workload.resourceFiles,
+    folders: workload.folders,
+    skillErrors: workload.skillErrors,
+    indexBytes: workload.indexBytes,
+    indexBuildMs: workload.indexBuildMs,
+    counts,
+    medianWallMs: Object.fromEntries(kinds.map((k) => [k, m(k, 'wallMs')])),
+    medianRunMs: Object.fromEntries(kinds.map((k) => [k, m(k, 'runMs')])),
+    medianImportMs: Object.fromEntries(kinds.map((k) => [k, m(k, 'importMs')])),
+    samples,
+    prebuiltPath: path,
+  };
+  const found = `found: floor ${counts.floor} SKILL.md, ours ${counts.ours}, ${counts.official ?? '-'} official, ${counts.yaml} yaml, ${counts.prebuilt} prebuilt; ${workload.skillErrors} fail to load`;
+  row(section, `${workload.count} skills, ${workload.resourceFiles} resource files (sparse), ${workload.folders} folders; medians of ${runs} processes each`, floor, 'ms', '(floor)');
+  row(section, found, counts.ours, 'skills', `= ${counts.floor - workload.skillErrors}`, counts.ours === counts.floor - workload.skillErrors && counts.prebuilt === counts.ours);
+  row(section, `${LABELS.ours} / floor`, m('ours', 'wallMs') / floor, 'x', '<= 1.3', m('ours', 'wallMs') / floor <= 1.3);
+  if (counts.official !== undefined) {
+    row(section, `${LABELS.official} / floor`, m('official', 'wallMs') / floor, 'x', '(peer)');
+    row(section, 'official / ours (ours ahead when > 1)', m('official', 'wallMs') / m('ours', 'wallMs'), 'x', '> 1', m('official', 'wallMs') > m('ours', 'wallMs'));
+  }
+  row(section, `${LABELS.yaml} / floor`, m('yaml', 'wallMs') / floor, 'x', '(peer)');
+  row(section, 'yaml loader / ours (ours ahead when > 1)', m('yaml', 'wallMs') / m('ours', 'wallMs'), 'x', '> 1', m('yaml', 'wallMs') > m('ours', 'wallMs'));
+  const prebuiltTarget = workload.count >= 20000;
+  row(
+    section,
+    `${LABELS.prebuilt} (${path === 'option' ? 'the `index` option' : 'emulated: option not wired yet'}) / floor`,
+    m('prebuilt', 'wallMs') / floor,
+    'x',
+    prebuiltTarget ? '<= 0.25' : '(info)',
+    prebuiltTarget ? m('prebuilt', 'wallMs') / floor <= 0.25 : undefined,
+  );
+  if (samples['floor-skills']) row(section, `${LABELS['floor-skills']} / floor (what that trade would save)`, m('floor-skills', 'wallMs') / floor, 'x', '(info)');
+  const inner = kinds.map((k) => `${k} ${Math.round(m(k, 'runMs'))}+${Math.round(m(k, 'importMs'))}`).join(', ');
+  row(section, `in-process run+import ms: ${inner}`, m('ours', 'runMs') / m('floor', 'runMs'), 'x', '(info: ours/floor in-process)');
+  row(section, `prebuilt index file: ${(workload.indexBytes / 1e6).toFixed(1)} MB, built in`, workload.indexBuildMs, 'ms', '(info)');
+}
+
+/** Both sizes; `perRequest(workload, section)` runs the cached per-request rows on the 2,000-skill library. */
+export async function benchReal({ temp, quick, row, results, log, perRequest }) {
+  const corpus = await loadCorpus();
+  if (!corpus) {
+    log('[bench] real-shaped rows skipped: ../shared/corpus not found (it holds the real SKILL.md files they are built from)');
+    row('real-shaped', 'skipped: ../shared/corpus not found', 0, '', '(skipped)');
+    return;
+  }
+  if (!existsSync(OFFICIAL)) log('[bench] the official @sisu-ai/mw-skills is not in ../shared/sisu: its rows are left out');
+  const sizes = quick ? [500, 2000] : [2000, 20000];
+  const runs = quick ? [3, 3] : [5, 5];
+  const bundle = await bundlePrebuilt();
+  for (const [i, size] of sizes.entries()) {
+    log(`[bench] writing ${size} real-shaped skills...`);
+    const workload = await prepareReal(temp, size, corpus, bundle);
+    log(`[bench]   ${workload.resourceFiles} sparse resource files in ${workload.folders} folders, ${(workload.writeMs / 1000).toFixed(1)} s; index ${(workload.indexBytes / 1e6).toFixed(1)} MB`);
+    log(`[bench] real-shaped ${size}: ${runs[i]} runs of each contender, each in its own process...`);
+    await benchRealSize(workload, runs[i], row, results);
+    if (size === 2000) {
+      log('[bench] per-request cost at 2000 real-shaped skills...');
+      await perRequest(workload, 'real-shaped 2000 per request');
+    }
+  }
+}
