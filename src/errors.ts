@@ -74,6 +74,20 @@ export class SkillsWatchError extends SkillsError {
 }
 
 /**
+ * Why a skill could not be used at activation: `'unreadable'`, its SKILL.md
+ * cannot be read any more; `'changed'`, it no longer parses (caught mid-write:
+ * try again); `'stale'`, it changed or vanished since the prebuilt index was
+ * built (the operator must rebuild the index).
+ */
+export type SkillUnavailableReason = 'unreadable' | 'changed' | 'stale';
+
+function unavailableMessage(fields: { skill: string; path: string; reason: SkillUnavailableReason; detail: string }): string {
+  if (fields.reason === 'changed') return `SKILL.md of ${fields.skill} changed and cannot be read right now (${fields.detail}); try again in a moment`;
+  if (fields.reason === 'stale') return `SKILL.md of ${fields.skill} changed since the skills index was built (${fields.detail}); the index must be rebuilt`;
+  return `${fields.path} cannot be read any more (${fields.detail})`;
+}
+
+/**
  * A skill's SKILL.md could not be used at activation. `reason` says why:
  * `'unreadable'`, it cannot be read any more (deleted, permissions);
  * `'changed'`, it was read but no longer parses, as when it is caught
@@ -85,18 +99,12 @@ export class SkillUnavailableError extends SkillsError {
   readonly skill: string;
   /** The SKILL.md that was read. */
   readonly path: string;
-  readonly reason: 'unreadable' | 'changed';
+  readonly reason: SkillUnavailableReason;
   /** What went wrong, briefly: "it does not exist", "unclosed frontmatter at line 1". */
   readonly detail: string;
 
-  constructor(fields: { skill: string; path: string; reason: 'unreadable' | 'changed'; detail: string }, options?: { cause?: unknown }) {
-    super(
-      'SKILLS_UNAVAILABLE',
-      fields.reason === 'changed'
-        ? `SKILL.md of ${fields.skill} changed and cannot be read right now (${fields.detail}); try again in a moment`
-        : `${fields.path} cannot be read any more (${fields.detail})`,
-      options,
-    );
+  constructor(fields: { skill: string; path: string; reason: SkillUnavailableReason; detail: string; message?: string }, options?: { cause?: unknown }) {
+    super('SKILLS_UNAVAILABLE', fields.message ?? unavailableMessage(fields), options);
     this.name = 'SkillUnavailableError';
     this.skill = fields.skill;
     this.path = fields.path;

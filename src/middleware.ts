@@ -9,14 +9,13 @@
 import { findMentions, isModelInvocable, MAX_MENTIONS, selectActivations, type Activation } from './activation.js';
 import { catalogEntries, createCatalog, withCatalog, type Catalog, type CatalogMode } from './catalog.js';
 import { activatedSkills, activationMessages, injectedCallId, insertAfterLatestUser, modelToolName, toolCallIds, userTurn } from './conversation.js';
-import { discover, loadSkillContent } from './discover/discover.js';
-import { createLimiter, MAX_CONCURRENT_FS_CALLS } from './discover/scan.js';
 import { createIndexCache } from './index-cache.js';
 import { resolveOptions, type ResolvedOptions, type SkillsOptions } from './options.js';
 import type { Ranker } from './rank.js';
 import { createResourceReader, type ResourceReader } from './resource-reader.js';
 import { isSkillsState, runOf, SkillsRun } from './run.js';
-import { createLazySkillIndex, createSkillIndex, narrowIndex, type SkillIndex, type SkillsState } from './skill-index.js';
+import { narrowIndex, type SkillIndex, type SkillsState } from './skill-index.js';
+import { createSkillSource } from './skill-source.js';
 import { suggestNames } from './suggest.js';
 import { FIND_SKILLS_TOOL, READ_RESOURCE_TOOL, USE_SKILL_TOOL } from './tool-names.js';
 import { makeFindSkillsTool, rankerForSkills } from './tools/find-skills.js';
@@ -78,13 +77,10 @@ function libraryOf(index: SkillIndex, options: ResolvedOptions): Library {
 
 export function skillsMiddleware(options: SkillsOptions): SkillsMiddleware {
   const resolved = resolveOptions(options);
-  // Activation reads share one bound, like discovery's, so a burst of use_skill calls cannot exhaust file handles.
-  const activationReads = createLimiter(MAX_CONCURRENT_FS_CALLS);
+  const source = createSkillSource(resolved);
   const cache = createIndexCache({
-    load: () => discover(resolved, { lazy: !resolved.preload }),
-    toIndex: resolved.preload
-      ? createSkillIndex
-      : (result, loadedAt) => createLazySkillIndex(result, (entry) => activationReads(() => loadSkillContent(entry, resolved)), loadedAt),
+    load: source.load,
+    toIndex: source.toIndex,
     // While the watcher cannot see every folder, changes are only found by rescanning: never wait longer than this.
     ttl: () => (watcher && watcher.mode !== 'watching' ? Math.min(resolved.cacheTtl, UNWATCHED_TTL) : resolved.cacheTtl),
   });
@@ -126,7 +122,11 @@ export function skillsMiddleware(options: SkillsOptions): SkillsMiddleware {
       fs: resolved.fs,
       debounceMs: resolved.watch.debounceMs,
       signal: resolved.signal,
-      onChange: () => cache.invalidate(),
+      onChange: () => {
+        // A prebuilt index cannot know what changed since: scan from now on.
+        source.preferScan();
+        cache.invalidate();
+      },
       onError: (error) => watchProblems.push(error),
       onModeChange: (mode) => {
         watchModeChange = mode;

@@ -108,6 +108,13 @@ export interface SkillsOptions {
    */
   preload?: boolean;
   /**
+   * A prebuilt index (`sisu-skills index ... -o skills.index.json`): start-up
+   * reads this one file instead of scanning. A missing, unreadable or
+   * incompatible index falls back to scanning with one warning. Relative to `cwd`.
+   * @default undefined (scan)
+   */
+  index?: string;
+  /**
    * Most characters the catalog section may take in the system prompt.
    * @default 8000
    */
@@ -166,6 +173,8 @@ export interface ResolvedOptions {
   cacheTtl: number;
   strict: boolean;
   preload: boolean;
+  /** Absolute path of the prebuilt index; undefined: scan. */
+  index: string | undefined;
   catalogBudget: number;
   /** undefined: only when over budget. */
   findSkills: boolean | undefined;
@@ -194,6 +203,7 @@ const OPTION_KEYS: { readonly [K in keyof Required<SkillsOptions>]: true } = {
   cacheTtl: true,
   strict: true,
   preload: true,
+  index: true,
   catalogBudget: true,
   findSkills: true,
   always: true,
@@ -348,6 +358,7 @@ export function resolveOptions(options: SkillsOptions | undefined): ResolvedOpti
     cacheTtl: checkSize('cacheTtl', options.cacheTtl, DEFAULTS.cacheTtl, true),
     strict: checkFlag('strict', options.strict) ?? DEFAULTS.strict,
     preload: checkFlag('preload', options.preload) ?? DEFAULTS.preload,
+    index: checkIndex(options, resolvedCwd),
     catalogBudget: checkSize('catalogBudget', options.catalogBudget, DEFAULTS.catalogBudget, true),
     findSkills: checkFlag('findSkills', options.findSkills),
     always: checkAlways(options.always),
@@ -356,6 +367,14 @@ export function resolveOptions(options: SkillsOptions | undefined): ResolvedOpti
     signal: options.signal,
     fs,
   };
+}
+
+function checkIndex(options: SkillsOptions, cwd: string): string | undefined {
+  const { index } = options;
+  if (index === undefined) return undefined;
+  if (typeof index !== 'string' || index.trim() === '') fail('index', `must be the path of a file \`sisu-skills index\` wrote, got ${describe(index)}.`);
+  if (options.preload === true) fail('index', 'cannot be used with `preload: true`:', 'the index holds no instructions to preload. Use one or the other.');
+  return resolveDirectory(index, cwd);
 }
 
 /** `always`: a list of skill names (checked for shape only; names are matched per request). */

@@ -1,0 +1,64 @@
+/**
+ * Where an index comes from: a prebuilt index file (`index` option) or a
+ * scan, and how each skill's level 2 is read on activation. The middleware's
+ * index cache calls `load` and `toIndex`; nothing here is per request.
+ */
+import { SkillUnavailableError } from './errors.js';
+import { discover, loadSkillContent } from './discover/discover.js';
+import { createLimiter, MAX_CONCURRENT_FS_CALLS } from './discover/scan.js';
+import type { ResolvedOptions } from './options.js';
+import { checkSkillFile, readPrebuiltIndex, type SkillStamp } from './prebuilt-index.js';
+import { createLazySkillIndex, createSkillIndex, type SkillIndex, type SkillLoader } from './skill-index.js';
+import type { DiscoveryResult } from './types.js';
+
+export interface SkillSource {
+  /** The skills as they are now: the prebuilt index while it is usable, else a scan. */
+  load(): Promise<DiscoveryResult>;
+  toIndex(result: DiscoveryResult, loadedAt: number): SkillIndex;
+  /** Scan from now on (the watcher saw a change the prebuilt index cannot know about). */
+  preferScan(): void;
+}
+
+export function createSkillSource(options: ResolvedOptions): SkillSource {
+  // Activation reads share one bound, like discovery's, so a burst of use_skill calls cannot exhaust file handles.
+  const activationReads = createLimiter(MAX_CONCURRENT_FS_CALLS);
+  // An unusable index is reported once, then scanning takes over for good.
+  let indexFile = options.index;
+
+  async function load(): Promise<DiscoveryResult> {
+    if (indexFile !== undefined) {
+      const read = await readPrebuiltIndex(indexFile, options);
+      if (read.ok) return read.result;
+      indexFile = undefined;
+      const scanned = await discover(options, { lazy: true });
+      return { ...scanned, warnings: [read.diagnostic, ...scanned.warnings] };
+    }
+    return discover(options, { lazy: !options.preload });
+  }
+
+  function toIndex(result: DiscoveryResult, loadedAt: number): SkillIndex {
+    if (options.preload && !('stamps' in result)) return createSkillIndex(result, loadedAt);
+    const stamps = 'stamps' in result ? (result.stamps as ReadonlyMap<string, SkillStamp>) : undefined;
+    const loader: SkillLoader = (entry) =>
+      activationReads(async () => {
+        const stamp = stamps?.get(entry.path);
+        if (stamp) {
+          // Never stale text: a SKILL.md that changed since the build is refused until the index is rebuilt.
+          const check = await checkSkillFile(options.fs, entry, stamp);
+          if (check.status !== 'unchanged') {
+            throw new SkillUnavailableError({ skill: check.skill, path: check.path, reason: 'stale', detail: check.detail, message: check.message });
+          }
+        }
+        return loadSkillContent(entry, options);
+      });
+    return createLazySkillIndex(result, loader, loadedAt);
+  }
+
+  return {
+    load,
+    toIndex,
+    preferScan: () => {
+      indexFile = undefined;
+    },
+  };
+}
