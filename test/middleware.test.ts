@@ -60,7 +60,7 @@ async function run(options: SkillsOptions, ctx = ctxWith()): Promise<StackContex
 describe('skillsMiddleware', () => {
   it('throws at construction, saying how to fix it, when no directory is configured', () => {
     expect(() => skillsMiddleware({} as SkillsOptions)).toThrow(SkillsConfigError);
-    expect(() => skillsMiddleware({} as SkillsOptions)).toThrow(/pass `directories`/);
+    expect(() => skillsMiddleware({} as SkillsOptions)).toThrow(/pass the folders that hold your skills \(`directories`\) or the npm packages that ship them \(`packages`\)/);
   });
 
   it('appends the catalog to the first system message and registers use_skill', async () => {
