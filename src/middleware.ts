@@ -22,7 +22,7 @@ import { makeFindSkillsTool, rankerForSkills } from './tools/find-skills.js';
 import { makeReadResourceTool } from './tools/read-resource.js';
 import { makeUseSkillTool, renderActivation, type ActivationTextOptions } from './tools/use-skill.js';
 import type { HostMessage, HostModel, HostTool, Middleware, Next, SkillsContext } from './types.js';
-import { watchSkillDirectories, WatchProblem, type SkillsWatcher, type WatchMode } from './watch.js';
+import { LiveReload } from './live-reload.js';
 
 export interface SkillsMiddleware extends Middleware<SkillsContext> {
   /** Stop watching the directories (when `watch` is on). Safe to call more than once. */
@@ -81,8 +81,8 @@ export function skillsMiddleware(options: SkillsOptions): SkillsMiddleware {
   const cache = createIndexCache({
     load: source.load,
     toIndex: source.toIndex,
-    // While the watcher cannot see every folder, changes are only found by rescanning: never wait longer than this.
-    ttl: () => (watcher && watcher.mode !== 'watching' ? Math.min(resolved.cacheTtl, UNWATCHED_TTL) : resolved.cacheTtl),
+    // While the watcher cannot see every folder, changes are only found by rescanning: never wait longer than it says.
+    ttl: () => liveReload?.ttl() ?? resolved.cacheTtl,
   });
   // Keyed by our own index objects: a rebuilt index gets a new library, the old one is collected with it.
   const libraries = new WeakMap<SkillIndex, Library>();
@@ -114,32 +114,12 @@ export function skillsMiddleware(options: SkillsOptions): SkillsMiddleware {
   const runTools = new WeakMap<SkillsRun, RunTools>();
 
   // Watch problems happen between requests; they are logged by the next one.
-  const watchProblems: unknown[] = [];
-  let watchModeChange: WatchMode | undefined;
-  let watcher: SkillsWatcher | undefined;
-  if (resolved.watch) {
-    watcher = watchSkillDirectories(resolved.directories, {
-      fs: resolved.fs,
-      debounceMs: resolved.watch.debounceMs,
-      signal: resolved.signal,
-      onChange: () => {
-        // A prebuilt index cannot know what changed since: scan from now on.
-        source.preferScan();
-        cache.invalidate();
-      },
-      onError: (error) => watchProblems.push(error),
-      onModeChange: (mode) => {
-        watchModeChange = mode;
-      },
-    });
-    // A discovery that ran during the start walk may have missed a change in a folder not yet watched.
-    void watcher.ready.then(() => {
-      if (cache.peek()) cache.invalidate();
-    });
-  }
+  const { watch } = resolved;
+  // A prebuilt index cannot know what changed: after a change seen on disk, scan.
+  const liveReload = watch ? new LiveReload({ ...resolved, watch }, cache, () => source.preferScan()) : undefined;
 
   async function skills(ctx: SkillsContext, next: Next): Promise<void> {
-    reportWatch(ctx);
+    liveReload?.report(ctx.log);
     const index = await currentIndex(ctx);
     if (!index) return next();
     const library = libraryFor(index);
@@ -158,19 +138,6 @@ export function skillsMiddleware(options: SkillsOptions): SkillsMiddleware {
       return next();
     }
     await withDeferredInjection(ctx, injected, next);
-  }
-
-  function reportWatch(ctx: SkillsContext): void {
-    for (const problem of watchProblems.splice(0)) {
-      const where = problem instanceof WatchProblem ? { kind: problem.kind, folder: problem.folder } : {};
-      ctx.log.warn('[skills] watch', { ...where, error: problem instanceof Error ? problem.message : String(problem) });
-    }
-    if (watchModeChange !== undefined) {
-      const mode = watchModeChange;
-      watchModeChange = undefined;
-      const data = { mode, ...(mode === 'watching' ? {} : { rescanEveryMs: Math.min(resolved.cacheTtl, UNWATCHED_TTL) }) };
-      (mode === 'watching' ? ctx.log.info : ctx.log.warn).call(ctx.log, '[skills] watch mode', data);
-    }
   }
 
   /** The cached index; undefined (logged) when discovery itself failed. Rethrows an abort. */
@@ -344,7 +311,7 @@ export function skillsMiddleware(options: SkillsOptions): SkillsMiddleware {
 
   return Object.assign(skills, {
     close: async () => {
-      await watcher?.close();
+      await liveReload?.close();
     },
   });
 }
@@ -384,9 +351,6 @@ async function withDeferredInjection(ctx: SkillsContext, injected: readonly Host
     if (ctx.model === wrapped) ctx.model = model;
   }
 }
-
-/** How long an index is kept while the watcher cannot see every folder (cacheTtl, if shorter, wins). */
-const UNWATCHED_TTL = 60_000;
 
 /** Unknown mentions per message that get suggestions in the log. */
 const SUGGESTED_MENTIONS = 3;
