@@ -27,6 +27,7 @@ export type Command =
   | ({ kind: 'list' | 'validate'; json: boolean } & LoadArgs)
   | ({ kind: 'prompt'; budget?: number; query?: string; findSkills: boolean } & LoadArgs)
   | ({ kind: 'show'; name: string; json: boolean } & LoadArgs)
+  | ({ kind: 'index'; output: string } & LoadArgs)
   | ({ kind: 'init' } & InitArgs);
 
 type OptionSpec = NonNullable<ParseArgsConfig['options']>;
@@ -42,6 +43,8 @@ const OPTIONS: Record<CommandName, OptionSpec> = {
   validate: { ...HELP, ...FILTERS, json: { type: 'boolean' }, strict: { type: 'boolean' } },
   prompt: { ...HELP, ...FILTERS, strict: { type: 'boolean' }, budget: { type: 'string' }, query: { type: 'string' }, 'no-find-skills': { type: 'boolean' } },
   show: { ...HELP, ...FILTERS, json: { type: 'boolean' }, dir: { type: 'string', short: 'd', multiple: true } },
+  // -o is repeatable here only so that giving it twice is reported, not silently resolved.
+  index: { ...HELP, ...FILTERS, strict: { type: 'boolean' }, output: { type: 'string', short: 'o', multiple: true } },
   init: { ...HELP, dir: { type: 'string' }, description: { type: 'string' } },
 };
 
@@ -113,6 +116,7 @@ export function parseCommand(argv: readonly string[]): Command {
     const query = typeof values.query === 'string' ? values.query : undefined;
     return { kind: first, directories: positionals, budget: budgetOf(values.budget), query, findSkills: values['no-find-skills'] !== true, ...loading };
   }
+  if (first === 'index') return { kind: first, directories: positionals, output: outputOf(values.output), ...loading };
   return { kind: first, directories: positionals, json, ...loading };
 }
 
@@ -141,6 +145,17 @@ function initArgs(positionals: readonly string[], values: Parsed['values']): Com
   const dir = typeof values.dir === 'string' ? values.dir : undefined;
   if (dir !== undefined && dir.trim() === '') throw new SkillsUsageError('init: --dir is empty. Give the folder to create the skill in, or leave --dir out for the current folder.');
   return { kind: 'init', name, dir, description };
+}
+
+/** The one `-o`/`--output` file. */
+function outputOf(value: unknown): string {
+  const given = Array.isArray(value) ? value.filter((v): v is string => typeof v === 'string') : [];
+  const example = 'e.g. sisu-skills index skills -o skills.index.json';
+  if (given.length === 0) throw new SkillsUsageError(`index: say where to write the index with -o <file>, ${example}.`);
+  if (given.length > 1) throw new SkillsUsageError(`index: -o given ${given.length} times (${given.map((v) => JSON.stringify(v)).join(', ')}); give one file.`);
+  const [output = ''] = given;
+  if (output.trim() === '') throw new SkillsUsageError(`index: -o is empty. Give the file to write, ${example}.`);
+  return output;
 }
 
 function budgetOf(value: unknown): number | undefined {

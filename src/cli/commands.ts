@@ -45,7 +45,7 @@ function noteSkipped(loaded: Loaded, io: CliIO, args: LoadArgs): number {
 }
 
 /** The folders and options to repeat in a suggested command, quoted for a shell where needed. */
-function shellArgs(args: LoadArgs): string {
+export function shellArgs(args: LoadArgs): string {
   const words = [
     ...(args.strict ? ['--strict'] : []),
     ...args.include.flatMap((p) => ['--include', p]),

@@ -9,7 +9,7 @@ import { isAbsolute, relative, sep } from 'node:path';
 import { discoverSkills } from '../discover/discover.js';
 import type { Diagnostic } from '../diagnostics.js';
 import { packageOrigin, resolvePackages, type ResolvedPackage } from '../packages.js';
-import type { Skill } from '../types.js';
+import type { DiscoveryResult, Skill } from '../types.js';
 import type { LoadArgs } from './args.js';
 
 /** Where a skill came from: a folder given, or an npm package. */
@@ -45,22 +45,31 @@ export async function load(args: LoadArgs, cwd: string): Promise<Loaded> {
   for (const pkg of packages) byRoot.set(packageRoot(pkg), pkg);
   const result = await discoverSkills({ directories, packages: args.packages, cwd, strict, include, exclude });
   const roots = result.scannedDirectories.map((root) => ({ root, origin: originOfRoot(root, byRoot.get(root)) }));
+  return {
+    skills: result.skills,
+    directories: roots.filter((r) => r.origin.kind === 'folder').map((r) => r.root),
+    packages,
+    ...classifyDiagnostics(result),
+    roots,
+  };
+}
+
+/** A discovery's problems as the command line sees them. */
+export type Classified = Pick<Loaded, 'diagnostics' | 'unreadable' | 'errors' | 'warnings'>;
+
+/**
+ * Errors and warnings sorted by position, with the problems about a folder or
+ * package named on the command line raised to errors and also listed in
+ * `unreadable` (every command that loads skills reads them the same way).
+ */
+export function classifyDiagnostics(result: Pick<DiscoveryResult, 'errors' | 'warnings' | 'scannedDirectories'>): Classified {
   const given = new Set(result.scannedDirectories);
   const isAboutPlace = (d: Diagnostic): boolean => NAMED_PLACE_CODES.has(d.code) && (d.code.startsWith('PACKAGE_') || given.has(d.file));
   const promote = (d: Diagnostic): Diagnostic => (isAboutPlace(d) ? { ...d, severity: 'error' } : d);
   const diagnostics = [...result.errors, ...result.warnings].map(promote).sort(byPosition);
   const unreadable = diagnostics.filter((d) => d.severity === 'error' && (isAboutPlace(d) || given.has(d.file)));
   const errors = diagnostics.filter((d) => d.severity === 'error').length;
-  return {
-    skills: result.skills,
-    directories: roots.filter((r) => r.origin.kind === 'folder').map((r) => r.root),
-    packages,
-    diagnostics,
-    unreadable,
-    errors,
-    warnings: diagnostics.length - errors,
-    roots,
-  };
+  return { diagnostics, unreadable, errors, warnings: diagnostics.length - errors };
 }
 
 /** The folder of a package that discovery scans: its root when it is one skill, else its `skills/` folder. */

@@ -6,6 +6,7 @@ import { SkillsConfigError, SkillsUsageError } from '../errors.js';
 import { version } from '../../package.json';
 import { parseCommand } from './args.js';
 import { EXIT, listCommand, promptCommand, showCommand, validateCommand, type CliIO } from './commands.js';
+import { indexCommand } from './index-command.js';
 import { initCommand } from './init.js';
 import { COMMANDS, commandUsage, usage, type CommandName } from './usage.js';
 
@@ -29,6 +30,8 @@ export async function runCli(argv: readonly string[], io: CliIO): Promise<number
         return await promptCommand(command, io);
       case 'show':
         return await showCommand(command, io);
+      case 'index':
+        return await indexCommand(command, io);
       case 'init':
         return await initCommand(command, io);
     }

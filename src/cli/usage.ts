@@ -1,6 +1,6 @@
 /** Help text of `sisu-skills`, per command and in full. */
 
-export const COMMANDS = ['list', 'validate', 'show', 'prompt', 'init'] as const;
+export const COMMANDS = ['list', 'validate', 'show', 'prompt', 'index', 'init'] as const;
 export type CommandName = (typeof COMMANDS)[number];
 
 const SYNOPSIS: Record<CommandName, string> = {
@@ -9,6 +9,7 @@ const SYNOPSIS: Record<CommandName, string> = {
   show: 'sisu-skills show <name> <dir...> [--package <name>] [--json] [--include <pattern>] [--exclude <pattern>]',
   prompt:
     'sisu-skills prompt <dir...> [--package <name>] [--budget <chars>] [--query <text>] [--no-find-skills] [--strict] [--include <pattern>] [--exclude <pattern>]',
+  index: 'sisu-skills index <dir...> [--package <name>] -o <file> [--strict] [--include <pattern>] [--exclude <pattern>]',
   init: 'sisu-skills init <name> [--dir <folder>] [--description <text>]',
 };
 
@@ -52,6 +53,19 @@ const DETAILS: Record<CommandName, string[]> = {
     "--strict          load with the middleware's strict: true",
     ...FILTER_HELP,
   ],
+  index: [
+    'Write the prebuilt index a middleware with `index: <file>` starts from instead of scanning.',
+    'Give the folders, packages, filters and strict the middleware is given: an index built for others is not used.',
+    'Prints each problem as validate does, then one line: skills, errors and warnings, and where it wrote.',
+    'Replaces <file> at once (a temporary file beside it, then a rename): a reader never sees half of it.',
+    'Exits 0 when written, even when skills have errors (they are recorded, and the middleware logs them as a scan would;',
+    'run validate to fail a build on them); 1 when a folder or package named cannot be read or found, or <file>',
+    'cannot be written (an existing <file> is then left as it was); 2 for wrong usage, such as no -o.',
+    'Skills added or changed later are not seen, or not activated, until the index is built again.',
+    '-o, --output  the file to write (its folder is created if missing); paths inside are relative to it',
+    "--strict      build for the middleware's strict: true",
+    ...FILTER_HELP,
+  ],
   init: [
     'Create a new skill: <folder>/<name>/SKILL.md with a body outline, and an empty references/ folder.',
     'The name is 1-64 lowercase letters, digits and single hyphens; it is also the folder\'s name.',
@@ -82,6 +96,6 @@ export function usage(): string {
     'Folders are read like the middleware reads `directories`; relative paths start at the current directory.',
     'When two skills share a name, the first folder wins; --package skills come after every folder, in the order given.',
     'Run `sisu-skills <command> --help` for a command\'s options.',
-    'Exit codes: 0 ok; 1 problems found: validate failed, skills left out by errors, a folder unreadable or a package not found, the skill not found, or init could not create the skill; 2 wrong usage.',
+    'Exit codes: 0 ok; 1 problems found: validate failed, skills left out by errors, a folder unreadable or a package not found, the skill not found, the index could not be written, or init could not create the skill; 2 wrong usage.',
   ].join('\n');
 }

@@ -1,0 +1,63 @@
+/**
+ * `sisu-skills index <dir...> -o <file>`: the prebuilt index a middleware
+ * with `index: <file>` starts from (see prebuilt-index.ts), built with the
+ * same folders, packages, filters and strict it will be given.
+ *
+ * Exit codes, as for list and validate: 0 when the file was written, which
+ * it is even when skills have errors (they are printed, and recorded in the
+ * index so the middleware logs them as a scan would; `validate` is the gate
+ * for them); 1 when a folder or package named cannot be read or found
+ * (nothing is written: the index would silently miss its skills, as `list`
+ * refuses to) or the file cannot be written. In both cases an existing index
+ * is left as it was. Wrong usage is 2 (run.ts).
+ */
+import { dirname, isAbsolute, resolve } from 'node:path';
+import type { Diagnostic } from '../diagnostics.js';
+import { errorReason } from '../fs.js';
+import { buildPrebuiltIndex, serializePrebuiltIndex, type PrebuiltIndexDocument } from '../prebuilt-index.js';
+import type { LoadArgs } from './args.js';
+import { EXIT, shellArgs, type CliIO } from './commands.js';
+import { classifyDiagnostics, count, displayPath, formatForCli } from './load.js';
+import { writeFileAtomically } from './write-atomic.js';
+
+export interface IndexArgs extends LoadArgs {
+  /** Where to write the index; relative to the working directory. */
+  output: string;
+}
+
+export async function indexCommand(args: IndexArgs, io: CliIO, write: (path: string, text: string) => Promise<void> = writeFileAtomically): Promise<number> {
+  const output = resolve(io.cwd, args.output);
+  const shown = displayPath(output, io.cwd);
+  const { directories, packages, include, exclude, strict } = args;
+  const document = await buildPrebuiltIndex({ directories, packages, include, exclude, strict, cwd: io.cwd }, output);
+  const found = classifyDiagnostics(withAbsolutePaths(document, output));
+  if (found.unreadable.length > 0) {
+    for (const d of found.unreadable) io.err(formatForCli(d, io.cwd));
+    io.err(`Nothing written to ${shown}: an index without these skills would hide them from the middleware. Fix the folders or packages named above, then run the command again.`);
+    return EXIT.problems;
+  }
+  // The same lines as validate, so editors and CI read them the same way.
+  for (const d of found.diagnostics) io.out(formatForCli(d, io.cwd));
+  try {
+    await write(output, serializePrebuiltIndex(document));
+  } catch (error) {
+    io.err(`sisu-skills: index: cannot write ${shown} (${errorReason(error)}); it was left as it was. Pass a file in a folder you can write to with -o.`);
+    return EXIT.problems;
+  }
+  io.out(`Wrote ${shown}: ${count(document.skills.length, 'skill')}, ${count(found.errors, 'error')}, ${count(found.warnings, 'warning')}.`);
+  if (document.skills.length === 0) io.err(`No skills found in ${[...directories, ...packages.map((name) => `package ${name}`)].join(', ')}: the index lists none.`);
+  if (found.errors > 0) {
+    io.err(
+      `${count(found.errors, 'error')} left skills out of the index, as a scan would; fix them (\`sisu-skills validate ${shellArgs(args)}\` lists them too) and build the index again.`,
+    );
+  }
+  return EXIT.ok;
+}
+
+/** The document's problems and folders with absolute paths again (it stores them relative to the index file). */
+function withAbsolutePaths(document: PrebuiltIndexDocument, output: string): { errors: Diagnostic[]; warnings: Diagnostic[]; scannedDirectories: string[] } {
+  const base = dirname(output);
+  const decode = (path: string): string => (isAbsolute(path) || !/^\.\.?(\/|$)/.test(path) ? path : resolve(base, path));
+  const absolute = (d: Diagnostic): Diagnostic => ({ ...d, file: decode(d.file) });
+  return { errors: document.errors.map(absolute), warnings: document.warnings.map(absolute), scannedDirectories: document.scannedDirectories.map(decode) };
+}
