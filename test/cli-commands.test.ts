@@ -13,7 +13,8 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli, type CliIO } from '../src/cli/run.js';
-import { createUseSkillTool, discoverSkills, skillsMiddleware } from '../src/index.js';
+import { discoverSkills, skillsMiddleware } from '../src/index.js';
+import { callTool, conversation, createContext } from './helpers/stack.js';
 import type { SkillsContext } from '../src/types.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -219,13 +220,16 @@ describe('the built binary', () => {
     }
   }
 
-  it('show prints exactly what use_skill answers for every skill, as text and as JSON', async () => {
+  it('show prints exactly what the middleware\'s use_skill answers (default options) for every skill, as text and as JSON', async () => {
     const { skills } = await discoverSkills({ directories: [fixtures] });
-    const tool = createUseSkillTool(skills);
+    const middleware = skillsMiddleware({ directories: [fixtures] });
     expect(skills.length).toBeGreaterThan(0);
     for (const skill of skills) {
       const name = skill.metadata.name;
-      const answer = await tool.handler({ skill_name: name }, {});
+      // The model's use_skill, registered by the middleware on a fresh run (a second call in one run says "already active").
+      const ctx = createContext({ messages: conversation('hello') });
+      await middleware(ctx, async () => {});
+      const answer = await callTool(ctx, 'use_skill', { skill_name: name });
       const text = await run(['show', name, fixtures]);
       expect(text.code).toBe(0);
       const marker = '\nWhat use_skill returns:\n';

@@ -11,6 +11,8 @@ import { basename, dirname } from 'node:path';
 import { isModelInvocable } from '../activation.js';
 import { packageOrigin } from '../packages.js';
 import { closestNames, oneLine } from '../text.js';
+import { DEFAULTS } from '../defaults.js';
+import { READ_RESOURCE_TOOL } from '../tool-names.js';
 import { renderActivation } from '../tools/use-skill.js';
 import type { Skill } from '../types.js';
 import type { LoadArgs } from './args.js';
@@ -129,7 +131,8 @@ export async function showCommand(args: LoadArgs & { name: string; json: boolean
     return EXIT.problems;
   }
   // Exactly what the model receives: use_skill's own rendering, with its defaults.
-  const activation = renderActivation(skill);
+  // Exactly what the model gets from the middleware's use_skill with default options.
+  const activation = renderActivation(skill, { max: DEFAULTS.maxListedResources, maxInstructionChars: DEFAULTS.maxInstructionChars, readTool: READ_RESOURCE_TOOL });
   if (args.json) {
     io.out(JSON.stringify({ ...describeSkill(skill, loaded), activation }, null, 2));
     return EXIT.ok;
