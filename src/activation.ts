@@ -160,8 +160,6 @@ export interface SelectionInput {
   auto?: AutoActivation;
   /** Skills the conversation already holds (alreadyActivated, plus this run's activations). */
   alreadyActive: Iterable<string>;
-  /** Skills with `disable-model-invocation`: the ranker never picks them, mentions and always still do. */
-  disabledForModel?: Iterable<string>;
 }
 
 export interface Activation {
@@ -187,20 +185,22 @@ export function selectActivations(input: SelectionInput): Activation[] {
   for (const name of input.mentions) add({ name, route: 'mention' });
   for (const name of input.always) add({ name, route: 'always' });
   if (input.auto) {
-    for (const { name, score } of pickRanked(input.auto, new Set(input.disabledForModel ?? []))) {
-      add({ name, route: 'auto', score });
-    }
+    for (const { name, score } of pickRanked(input.auto)) add({ name, route: 'auto', score });
   }
   return selected;
 }
 
-/** The top `maxSkills` ranked skills at or above the threshold, best first. */
-function pickRanked(auto: AutoActivation, disabled: ReadonlySet<string>): RankedSkill[] {
+/**
+ * The top `maxSkills` ranked skills at or above the threshold, best first.
+ * Skills hidden from the model (`disable-model-invocation`) never come up:
+ * the caller ranks only the skills the model may see.
+ */
+function pickRanked(auto: AutoActivation): RankedSkill[] {
   if (auto.maxSkills <= 0 || auto.query.trim() === '') return [];
   const eligible: RankedSkill[] = [];
   const seen = new Set<string>();
   for (const { name, score } of auto.rank(auto.query)) {
-    if (seen.has(name) || disabled.has(name) || !Number.isFinite(score) || score < auto.threshold) continue;
+    if (seen.has(name) || !Number.isFinite(score) || score < auto.threshold) continue;
     seen.add(name);
     eligible.push({ name, score });
   }

@@ -4,10 +4,11 @@
  * same input (no clocks, no Map order), so provider prompt caches keep hitting.
  * withCatalog puts that text into a message list exactly once.
  */
-import { nameLookup } from './name-lookup.js';
+import { nameLookup } from './compact.js';
 import { createRanker, type Ranker } from './rank.js';
 import { FIND_SKILLS_TOOL, USE_SKILL_TOOL } from './tool-names.js';
-import type { HostMessage, SkillEntry } from './types.js';
+import type { HostMessage } from './host.js';
+import type { SkillEntry } from './model.js';
 
 /** Opening and closing tags of the section; used to find it again on a rerun. */
 export const CATALOG_OPEN = '<available_skills>';
@@ -29,20 +30,24 @@ export interface CatalogEntry {
 }
 
 /**
- * The catalog's view of an index: each skill's metadata itself when its tags
- * are absent or all strings (as validated metadata always is), else a copy
- * with the string tags only. No copies of descriptions: an index lives for
- * the whole process, and a copy per skill adds up at 20,000 skills.
+ * The catalog's view of an index, and what every ranker over skills ranks
+ * (rankerForSkills), so a ranked catalog and find_skills agree: each skill's
+ * metadata itself when its tags are absent or all strings (as validated
+ * metadata always is), else a copy with the string tags only. No copies of
+ * descriptions: an index lives for the whole process, and a copy per skill
+ * adds up at 20,000 skills.
  */
 export function catalogEntries(skills: readonly SkillEntry[]): CatalogEntry[] {
   return skills.map(({ metadata }) => {
     const tags: unknown = metadata.tags;
-    if (tags === undefined || (Array.isArray(tags) && tags.every((tag) => typeof tag === 'string'))) return metadata;
-    const strings = Array.isArray(tags) ? tags.filter((tag): tag is string => typeof tag === 'string') : [];
-    // Tags help ranking only; anything but a list of strings is ignored.
+    if (tags === undefined || (Array.isArray(tags) && tags.every(isString))) return metadata;
+    // Tags help ranking only; anything but a string in a list is ignored.
+    const strings = Array.isArray(tags) ? tags.filter(isString) : [];
     return strings.length > 0 ? { name: metadata.name, description: metadata.description, tags: strings } : { name: metadata.name, description: metadata.description };
   });
 }
+
+const isString = (value: unknown): value is string => typeof value === 'string';
 
 /**
  * Any markup character, any control or invisible format character (line
@@ -361,8 +366,6 @@ function compact(total: number, settings: Settings): CatalogResult {
 export interface Catalog {
   /** The section for a request; the same object for every request unless the mode is ranked. */
   render(query?: string): CatalogResult;
-  /** The mode when no query is given; a query changes only what a ranked catalog lists. */
-  readonly mode: CatalogMode;
   /**
    * Whether the section hides something a search would show (descriptions,
    * or whole skills), for every query alike. The middleware registers
@@ -377,30 +380,29 @@ export function catalogNeedsSearch(mode: CatalogMode, total: number): boolean {
   return total > 0 && mode !== 'full' && mode !== 'shortened';
 }
 
-/**
- * buildCatalog prepared once per index: the query-independent section is
- * rendered once and reused, and ranked mode builds its ranker once and keeps
- * the last query's result (a rerun on the same conversation ranks nothing).
- */
 export interface CreateCatalogOptions extends Omit<CatalogOptions, 'query' | 'ranker'> {
   /** A ranker over the same entries, or a function giving one: called only if requests are ranked. */
   ranker?: Ranker | (() => Ranker);
 }
 
+/**
+ * buildCatalog prepared once per index: the query-independent section is
+ * rendered once and reused, and ranked mode builds its ranker once and keeps
+ * the last query's result (a rerun on the same conversation ranks nothing).
+ */
 export function createCatalog(entries: readonly CatalogEntry[], options: CreateCatalogOptions = {}): Catalog {
   const { ranker: given, ...rest } = options;
   const settings = settingsOf(rest);
   const needsSearch = (mode: CatalogMode): boolean => catalogNeedsSearch(mode, entries.length);
   const fixed = renderFixed(entries, settings);
-  if (fixed) return { render: () => fixed, mode: fixed.report.mode, needsSearch: needsSearch(fixed.report.mode) };
+  if (fixed) return { render: () => fixed, needsSearch: needsSearch(fixed.report.mode) };
   const context = rankedContext(entries, settings);
   const unranked = renderRanked(context, '', undefined);
   const mode = unranked.report.mode;
-  if (mode === 'none') return { render: () => unranked, mode, needsSearch: needsSearch(mode) };
+  if (mode === 'none') return { render: () => unranked, needsSearch: needsSearch(mode) };
   let ranker = typeof given === 'function' ? undefined : given;
   let last: { query: string; result: CatalogResult } | undefined;
   return {
-    mode,
     needsSearch: needsSearch(mode),
     render(query = '') {
       const trimmed = query.trim();

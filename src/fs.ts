@@ -112,37 +112,75 @@ function tooLarge(path: string): Error {
   return fileError('EFBIG', `${path} is larger than ${MAX_TEXT_FILE_BYTES} bytes`);
 }
 
-/** What one descriptor read loop needs: where to stop (-1: read on), or read to the end of the file. */
+/** Where a read loop stops (-1: read on); undefined: at the end of the file. */
 type Stop = ((bytes: Uint8Array, length: number) => number) | undefined;
 
+/** Reads up to `length` bytes into `buffer` at `offset` from file position `position`, then calls `done`. */
+type ReadInto = (buffer: Buffer, offset: number, length: number, position: number, done: (error: unknown, bytesRead: number) => void) => void;
+
+type Outcome = { text: string } | { error: unknown };
+
 /**
- * Reads from `fd` into a growing buffer until `stop` says where to end, or to
- * the end of the file, then closes it; settles only once it is closed, so no
- * more files are open than the caller's concurrency limit allows.
+ * The one read loop: reads the file at `path` through `readInto` into a buffer
+ * that starts at `firstSize` bytes and grows fourfold (to `maxBytes` at most,
+ * past which it fails with EFBIG) until `stop` says where to end or the file
+ * ends; then calls `settle` once with the text decoded as UTF-8.
  */
-function readOpen(fd: number, path: string, firstSize: number, stop: Stop, resolve: (text: string) => void, reject: (error: unknown) => void): void {
-  // A failed close must not hide the text already read, nor turn into a rejection.
-  const settle = (outcome: { text: string } | { error: unknown }): void =>
-    close(fd, () => ('text' in outcome ? resolve(outcome.text) : reject(outcome.error)));
+function readGrowing(readInto: ReadInto, path: string, firstSize: number, maxBytes: number, stop: Stop, settle: (outcome: Outcome) => void): void {
   let bytes = Buffer.allocUnsafe(Math.max(1, firstSize));
   let length = 0;
   const next = (): void => {
-    if (length === bytes.length) {
-      if (length >= MAX_TEXT_FILE_BYTES) return settle({ error: tooLarge(path) });
-      const grown = Buffer.allocUnsafe(Math.min(bytes.length * 4, MAX_TEXT_FILE_BYTES));
-      bytes.copy(grown, 0, 0, length);
-      bytes = grown;
+    try {
+      if (length === bytes.length) {
+        if (length >= maxBytes) return settle({ error: tooLarge(path) });
+        const grown = Buffer.allocUnsafe(Math.min(bytes.length * 4, maxBytes));
+        bytes.copy(grown, 0, 0, length);
+        bytes = grown;
+      }
+      readInto(bytes, length, bytes.length - length, length, (readError, bytesRead) => {
+        if (readError) return settle({ error: readError });
+        if (bytesRead === 0) return settle({ text: bytes.toString('utf8', 0, length) });
+        length += bytesRead;
+        const end = stop ? stop(bytes, length) : -1;
+        if (end >= 0) return settle({ text: bytes.toString('utf8', 0, end) });
+        next();
+      });
+    } catch (error) {
+      // A buffer too large to allocate, or a read that throws: a rejection, never a hang.
+      settle({ error });
     }
-    read(fd, bytes, length, bytes.length - length, length, (readError, bytesRead) => {
-      if (readError) return settle({ error: readError });
-      if (bytesRead === 0) return settle({ text: bytes.toString('utf8', 0, length) });
-      length += bytesRead;
-      const end = stop ? stop(bytes, length) : -1;
-      if (end >= 0) return settle({ text: bytes.toString('utf8', 0, end) });
-      next();
-    });
   };
   next();
+}
+
+/**
+ * Reads from `fd` (see readGrowing), then closes it; settles only once it is
+ * closed, so no more files are open than the caller's concurrency limit allows.
+ */
+function readOpen(fd: number, path: string, firstSize: number, stop: Stop, resolve: (text: string) => void, reject: (error: unknown) => void): void {
+  const readInto: ReadInto = (buffer, offset, length, position, done) => read(fd, buffer, offset, length, position, done);
+  // A failed close must not hide the text already read, nor turn into a rejection.
+  readGrowing(readInto, path, firstSize, MAX_TEXT_FILE_BYTES, stop, (outcome) =>
+    close(fd, () => ('text' in outcome ? resolve(outcome.text) : reject(outcome.error))),
+  );
+}
+
+/**
+ * The start of an open file, read through its `FileHandle` until `stop` says
+ * where to end or the file ends (see readGrowing), for filesystems without
+ * `readUntil`. The caller closes the handle.
+ */
+export function readHandleUntil(handle: FileHandle, path: string, firstChunk: number, stop: (bytes: Uint8Array, length: number) => number): Promise<string> {
+  const readInto: ReadInto = (buffer, offset, length, position, done) => {
+    handle.read(buffer, offset, length, position).then(
+      ({ bytesRead }) => done(null, bytesRead),
+      (error: unknown) => done(error, 0),
+    );
+  };
+  return new Promise((resolve, reject) => {
+    // No size cap here, as before this loop was shared: the filesystem given decides what a read returns.
+    readGrowing(readInto, path, firstChunk, Number.MAX_SAFE_INTEGER, stop, (outcome) => ('text' in outcome ? resolve(outcome.text) : reject(outcome.error)));
+  });
 }
 
 /**

@@ -19,6 +19,8 @@
  * score under 0.28, on a library of 5 skills and on one of 1,088 alike. The
  * order of one query's results does not depend on this scale.
  */
+import { packPostings, sortedVocabulary, type Postings, type Vocabulary } from './compact.js';
+import { compareNames } from './text.js';
 
 export interface RankEntry {
   name: string;
@@ -42,8 +44,6 @@ export interface Ranker {
 /** BM25 saturation and length-normalisation constants (the usual values). */
 const K1 = 1.2;
 const B = 0.75;
-/** Postings keep the saturated weight tf/(tf + K1), which is below 1, as a 16-bit fraction. */
-const WEIGHT_SCALE = 0xffff;
 
 /**
  * Field weights. Names are short and chosen with care, so a word in the name
@@ -99,7 +99,6 @@ export function stem(word: string): string {
   if (w.length > 3 && w.endsWith('e')) w = w.slice(0, -1);
   return w;
 }
-
 
 /** "debugg" -> "debug", so "debugging" meets "debug"; keeps "ll"/"ss"/"zz" words as they are. */
 function undouble(word: string): string {
@@ -173,7 +172,7 @@ class TermTable {
   }
 }
 
-function fieldsOf(entry: RankEntry, table: TermTable): Record<FieldKey, number[]> {
+function fieldsOf(entry: RankEntry, table: TermTable): FieldTerms {
   return {
     name: table.ids(entry.name),
     tags: table.ids((entry.tags ?? []).join(' ')),
@@ -182,8 +181,147 @@ function fieldsOf(entry: RankEntry, table: TermTable): Record<FieldKey, number[]
   };
 }
 
-function compareNames(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
+/** One entry's term ids, field by field. */
+type FieldTerms = Record<FieldKey, number[]>;
+
+/** Pass 1's result: every entry's term ids, and the average field lengths BM25 normalises by. */
+interface Tokenized {
+  table: TermTable;
+  docs: FieldTerms[];
+  averageLength: Record<FieldKey, number>;
+}
+
+/** Pass 2's result: the build-time vocabulary and one posting per (term, doc), weight saturated. */
+interface Weighted {
+  ids: ReadonlyMap<string, number>;
+  postings: { term: number[]; doc: number[]; weight: number[] };
+}
+
+/** What a query is scored against, kept as long as the ranker. */
+interface Bm25Index {
+  names: readonly string[];
+  vocabulary: Vocabulary;
+  postings: Postings;
+  idf: Float64Array;
+  /** The least a query's evidence counts for (see the score scale in this module's header). */
+  evidenceFloor: number;
+  /** Reused by every query (ranking is synchronous): scores by doc, and which docs were touched. */
+  scores: Float64Array;
+  touched: Int32Array;
+}
+
+export function createRanker(entries: ReadonlyArray<RankEntry>): Ranker {
+  // Each pass's result is dropped when the next returns: only the packed index stays with `rank`.
+  const index = packIndex(
+    entries.map((entry) => entry.name),
+    weighTerms(tokenizeEntries(entries)),
+  );
+  return { rank: (query, limit) => rankQuery(index, query, limit), size: index.names.length };
+}
+
+/** Pass 1: term ids per field, for the average field lengths BM25 normalises by. */
+function tokenizeEntries(entries: ReadonlyArray<RankEntry>): Tokenized {
+  const table = new TermTable();
+  const docs = entries.map((entry) => fieldsOf(entry, table));
+  const averageLength = {} as Record<FieldKey, number>;
+  for (const field of FIELDS) {
+    let total = 0;
+    for (const doc of docs) total += doc[field.key].length;
+    averageLength[field.key] = docs.length === 0 ? 1 : Math.max(total / docs.length, 1);
+  }
+  return { table, docs, averageLength };
+}
+
+/** Pass 2: (term, doc, saturated weight) triples, doc by doc: the weighted, length-normalised tf as tf/(tf + K1). */
+function weighTerms({ table, docs, averageLength }: Tokenized): Weighted {
+  const postings: Weighted['postings'] = { term: [], doc: [], weight: [] };
+  // One doc's frequencies by term id and the ids it used, reset after each doc: no Map per doc.
+  const tfById = new Float64Array(table.vocabulary.size);
+  const docTerms: number[] = [];
+  for (let index = 0; index < docs.length; index++) {
+    const doc = docs[index] as FieldTerms;
+    for (const field of FIELDS) {
+      const ids = doc[field.key];
+      if (ids.length === 0) continue;
+      const norm = field.weight / (1 - field.b + (field.b * ids.length) / averageLength[field.key]);
+      for (const id of ids) {
+        // norm is positive, so 0 means not yet seen in this doc.
+        if (tfById[id] === 0) docTerms.push(id);
+        tfById[id] = (tfById[id] ?? 0) + norm;
+      }
+    }
+    for (const id of docTerms) {
+      const tf = tfById[id] ?? 0;
+      postings.term.push(id);
+      postings.doc.push(index);
+      postings.weight.push(tf / (tf + K1));
+      tfById[id] = 0;
+    }
+    docTerms.length = 0;
+  }
+  return { ids: table.vocabulary, postings };
+}
+
+/** Pass 3: terms numbered in sorted order, postings packed by term (src/compact.ts), and each term's IDF. */
+function packIndex(names: readonly string[], { ids, postings }: Weighted): Bm25Index {
+  const count = names.length;
+  const { vocabulary, renumbered } = sortedVocabulary(ids);
+  const term = postings.term;
+  for (let i = 0; i < term.length; i++) term[i] = renumbered[term[i] ?? 0] ?? 0;
+  const packed = packPostings(vocabulary.size, count, postings);
+  const idf = new Float64Array(vocabulary.size);
+  for (let id = 0; id < vocabulary.size; id++) idf[id] = idfOf(packed.end(id) - packed.start(id), count);
+  return {
+    names,
+    vocabulary,
+    postings: packed,
+    idf,
+    evidenceFloor: EVIDENCE_FLOOR * idfOf(1, count),
+    scores: new Float64Array(count),
+    touched: new Int32Array(count),
+  };
+}
+
+function rankQuery(index: Bm25Index, query: string, limit: number | undefined): RankResult[] {
+  const queryTerms = [...new Set(tokenize(String(query).slice(0, MAX_QUERY_CHARS)))];
+  if (queryTerms.length === 0 || index.names.length === 0) return [];
+  const { scores, touched, names } = index;
+  const { hits, evidence } = accumulate(index, queryTerms);
+  const attainable = Math.max(evidence, index.evidenceFloor);
+  const results: Scored[] = [];
+  for (let i = 0; i < hits; i++) {
+    const doc = touched[i] ?? 0;
+    results.push({ doc, name: names[doc] ?? '', score: (scores[doc] ?? 0) / attainable });
+    scores[doc] = 0;
+  }
+  const max = limit === undefined || !Number.isFinite(limit) ? results.length : Math.max(0, Math.floor(limit));
+  if (max === 0) return [];
+  return best(results, max).map(({ name, score }) => ({ name, score }));
+}
+
+/**
+ * Adds each query term's postings into `index.scores`, listing the docs
+ * touched in `index.touched`; returns how many, and the query's evidence
+ * (the IDFs of its terms that some skill uses).
+ */
+function accumulate(index: Bm25Index, queryTerms: readonly string[]): { hits: number; evidence: number } {
+  const { vocabulary, postings, idf, scores, touched } = index;
+  let evidence = 0;
+  let hits = 0;
+  for (const term of queryTerms) {
+    const id = vocabulary.idOf(term);
+    // A word no skill uses says nothing about which skill fits: it neither adds nor dilutes.
+    if (id === undefined) continue;
+    const termIdf = idf[id] ?? 0;
+    evidence += termIdf;
+    const end = postings.end(id);
+    for (let p = postings.start(id); p < end; p++) {
+      const doc = postings.doc(p);
+      if (scores[doc] === 0) touched[hits++] = doc;
+      scores[doc] = (scores[doc] ?? 0) + termIdf * postings.weight(p);
+    }
+  }
+  return { hits, evidence };
 }
 
 interface Scored {
@@ -210,133 +348,6 @@ function best(items: Scored[], k: number): Scored[] {
     top[i] = item;
   }
   return top;
-}
-
-export function createRanker(entries: ReadonlyArray<RankEntry>): Ranker {
-  const names = entries.map((entry) => entry.name);
-  const count = entries.length;
-
-  // Pass 1: term ids per field, for the average field lengths BM25 normalises by.
-  const table = new TermTable();
-  let tokenized: Array<Record<FieldKey, number[]>> = [];
-  for (const entry of entries) tokenized.push(fieldsOf(entry, table));
-  const averageLength = {} as Record<FieldKey, number>;
-  for (const field of FIELDS) {
-    let total = 0;
-    for (const doc of tokenized) total += doc[field.key].length;
-    averageLength[field.key] = count === 0 ? 1 : Math.max(total / count, 1);
-  }
-
-  // Pass 2: (term, doc, weighted length-normalised tf) triples, doc by doc.
-  const vocabulary = table.vocabulary;
-  const pairTerm: number[] = [];
-  const pairDoc: number[] = [];
-  const pairTf: number[] = [];
-  // One doc's frequencies by term id and the ids it used, reset after each doc: no Map per doc.
-  const tfById = new Float64Array(vocabulary.size);
-  const docTerms: number[] = [];
-  // Plain loops, not callbacks: a callback would share the scope `rank` keeps, and with it these build-time arrays.
-  for (let index = 0; index < count; index++) {
-    const doc = tokenized[index] as Record<FieldKey, number[]>;
-    for (const field of FIELDS) {
-      const ids = doc[field.key];
-      if (ids.length === 0) continue;
-      const norm = field.weight / (1 - field.b + (field.b * ids.length) / averageLength[field.key]);
-      for (const id of ids) {
-        // norm is positive, so 0 means not yet seen in this doc.
-        if (tfById[id] === 0) docTerms.push(id);
-        tfById[id] = (tfById[id] ?? 0) + norm;
-      }
-    }
-    for (const id of docTerms) {
-      pairTerm.push(id);
-      pairDoc.push(index);
-      pairTf.push(tfById[id] ?? 0);
-      tfById[id] = 0;
-    }
-    docTerms.length = 0;
-  }
-  tokenized = [];
-
-  // Pass 3: postings packed by term in typed arrays, not an object each: at 20,000 skills there are
-  // some 600,000 of them, so 4 bytes a posting instead of 8 saves megabytes for as long as the index
-  // lives. Doc numbers fit 16 bits up to 65,536 skills; the saturated weight is in [0, 1) and keeps
-  // 16 bits of it (steps of 1.5e-5, far below any difference ranking relies on).
-  // Terms are numbered in sorted order and found by binary search: a Map of the vocabulary (some
-  // 30,000 terms at 20,000 skills) costs about 1 MB for as long as the index lives, the array a fifth.
-  const vocabularyTerms = [...vocabulary.keys()].sort();
-  const terms = vocabularyTerms.length;
-  const sortedId = new Int32Array(terms);
-  for (let id = 0; id < terms; id++) sortedId[vocabulary.get(vocabularyTerms[id] as string) ?? 0] = id;
-  vocabulary.clear();
-  for (let i = 0; i < pairTerm.length; i++) pairTerm[i] = sortedId[pairTerm[i] ?? 0] ?? 0;
-  const offsets = new Int32Array(terms + 1);
-  for (const id of pairTerm) offsets[id + 1] = (offsets[id + 1] ?? 0) + 1;
-  for (let id = 0; id < terms; id++) offsets[id + 1] = (offsets[id + 1] ?? 0) + (offsets[id] ?? 0);
-  const postingDoc = count <= 0x10000 ? new Uint16Array(pairTerm.length) : new Uint32Array(pairTerm.length);
-  const postingWeight = new Uint16Array(pairTerm.length);
-  const fill = offsets.slice(0, terms);
-  for (let i = 0; i < pairTerm.length; i++) {
-    const id = pairTerm[i] ?? 0;
-    const at = fill[id] ?? 0;
-    fill[id] = at + 1;
-    const tf = pairTf[i] ?? 0;
-    postingDoc[at] = pairDoc[i] ?? 0;
-    // At least 1: a posting must add to its doc's score, or the doc could be counted as touched twice.
-    postingWeight[at] = Math.max(1, Math.round((tf / (tf + K1)) * WEIGHT_SCALE));
-  }
-  const idf = new Float64Array(terms);
-  for (let id = 0; id < terms; id++) idf[id] = idfOf((offsets[id + 1] ?? 0) - (offsets[id] ?? 0), count);
-  const evidenceFloor = EVIDENCE_FLOOR * idfOf(1, count);
-  // Reused by every query (ranking is synchronous): scores by doc, and which docs were touched.
-  const scores = new Float64Array(count);
-  const touched = new Int32Array(count);
-
-  function rank(query: string, limit?: number): RankResult[] {
-    const queryTerms = [...new Set(tokenize(String(query).slice(0, MAX_QUERY_CHARS)))];
-    if (queryTerms.length === 0 || count === 0) return [];
-    let evidence = 0;
-    let hits = 0;
-    for (const term of queryTerms) {
-      const id = termId(vocabularyTerms, term);
-      // A word no skill uses says nothing about which skill fits: it neither adds nor dilutes.
-      if (id === undefined) continue;
-      const termIdf = idf[id] ?? 0;
-      evidence += termIdf;
-      const end = offsets[id + 1] ?? 0;
-      for (let p = offsets[id] ?? 0; p < end; p++) {
-        const doc = postingDoc[p] ?? 0;
-        if (scores[doc] === 0) touched[hits++] = doc;
-        scores[doc] = (scores[doc] ?? 0) + termIdf * ((postingWeight[p] ?? 0) / WEIGHT_SCALE);
-      }
-    }
-    const attainable = Math.max(evidence, evidenceFloor);
-    const results: Scored[] = [];
-    for (let i = 0; i < hits; i++) {
-      const doc = touched[i] ?? 0;
-      results.push({ doc, name: names[doc] ?? '', score: (scores[doc] ?? 0) / attainable });
-      scores[doc] = 0;
-    }
-    const max = limit === undefined || !Number.isFinite(limit) ? results.length : Math.max(0, Math.floor(limit));
-    if (max === 0) return [];
-    return best(results, max).map(({ name, score }) => ({ name, score }));
-  }
-
-  return { rank, size: count };
-}
-
-/** Where `term` is in the sorted `terms`, or undefined. */
-function termId(terms: readonly string[], term: string): number | undefined {
-  let low = 0;
-  let high = terms.length - 1;
-  while (low <= high) {
-    const mid = (low + high) >>> 1;
-    const at = terms[mid] as string;
-    if (at === term) return mid;
-    if (at < term) low = mid + 1;
-    else high = mid - 1;
-  }
-  return undefined;
 }
 
 /** BM25's IDF, kept positive even for a term in every entry. */

@@ -3,7 +3,7 @@
  * must be a plain relative path inside the skill folder, in every spelling
  * (as written, URL-decoded, and compatibility-normalized).
  */
-import { hasHiddenCharacters } from './discover/resources.js';
+import { hasHiddenCharacters } from './hidden-characters.js';
 
 export type PathProblem = 'empty' | 'nul' | 'hidden-characters' | 'absolute' | 'drive' | 'url' | 'parent' | 'encoded' | 'lookalike';
 

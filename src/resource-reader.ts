@@ -5,12 +5,14 @@
  * binary content and the per-run read budget. Never throws.
  */
 import { join, relative, sep } from 'node:path';
-import { hasHiddenCharacters } from './discover/resources.js';
-import { isSameOrInside, SKILL_FILE } from './discover/scan.js';
 import { errorCode, errorReason, type FileHandle, type FileStats, type SkillsFileSystem } from './fs.js';
+import { hasHiddenCharacters } from './hidden-characters.js';
+import { isSameOrInside } from './paths.js';
 import { checkResourcePath, type PathProblem } from './resource-path.js';
-import { createSecretMatcher } from './secrets.js';
+import { createSecretMatcher, type SecretMatcher } from './secrets.js';
+import { SKILL_FILE } from './skill-file.js';
 import { closestNames, formatBytes } from './text.js';
+import { USE_SKILL_TOOL } from './tool-names.js';
 import type { Skill, SkillResource } from './types.js';
 
 export interface ResourceReaderSettings {
@@ -55,16 +57,12 @@ export interface ReadRequest {
   budget?: Map<string, number>;
 }
 
-export interface ReadText {
-  ok: true;
+/** A successful read: a window of the file's lines, and what it cost. */
+export interface ReadText extends LineWindow {
   /** The clean relative path that was read. */
   path: string;
   /** File size in bytes. */
   size: number;
-  text: string;
-  startLine: number;
-  endLine: number;
-  totalLines: number;
   /** Bytes charged to the skill's budget (the returned text, UTF-8). */
   bytes: number;
   /** Bytes of the budget left for this skill in this run. */
@@ -113,115 +111,57 @@ export function looksBinary(block: Uint8Array): boolean {
 
 type Content = { kind: 'text'; text: string } | { kind: 'binary' };
 
-interface CacheEntry {
-  mtimeMs: number;
-  size: number;
-  ino: number | undefined;
-  at: number;
-  content: Content;
-}
-
 function refuse(reason: RefusalReason, message: string): Refusal {
   return { ok: false, reason, message };
+}
+
+/** The refusal for a file-system error while reading a listed file: gone since it was listed, or unreadable. */
+function fileProblem(error: unknown, verb: 'read' | 'opened'): Refusal {
+  if (errorCode(error) === 'ENOENT') return refuse('missing', 'it was listed but no longer exists (moved or deleted since). Continue without it.');
+  return refuse('unreadable', `it cannot be ${verb} (${errorReason(error)}).`);
 }
 
 const byteLength = (text: string): number => new TextEncoder().encode(text).length;
 
 export function createResourceReader(settings: ResourceReaderSettings): ResourceReader {
-  const { fs, maxFileSize, maxSkillSize, cacheTtl } = settings;
-  const now = settings.now ?? Date.now;
+  const { fs, maxFileSize, maxSkillSize } = settings;
   const isSecret = createSecretMatcher(settings.secretPatterns);
-  const cache = new Map<string, CacheEntry>();
-  let cachedBytes = 0;
-
-  function remember(key: string, entry: CacheEntry): void {
-    forget(key);
-    cache.set(key, entry);
-    cachedBytes += entry.size;
-    for (const [oldest, old] of cache) {
-      if (cache.size <= CACHE_MAX_ENTRIES && cachedBytes <= CACHE_MAX_BYTES) break;
-      cache.delete(oldest);
-      cachedBytes -= old.size;
-    }
-  }
-
-  function forget(key: string): void {
-    const old = cache.get(key);
-    if (old) {
-      cache.delete(key);
-      cachedBytes -= old.size;
-    }
-  }
+  const cache = new ReadCache(settings.cacheTtl, settings.now ?? Date.now);
+  // Whatever maxFileSize says (it may be Infinity), no single read allocates more than the ceiling.
+  const maxBytes = Math.min(maxFileSize, READ_CEILING_BYTES);
 
   async function read(request: ReadRequest): Promise<ReadOutcome> {
     const { skill } = request;
-    const checked = checkResourcePath(request.path);
-    if (!checked.ok) {
-      return refuse(checked.problem, `${checked.detail}. Use a path relative to the skill folder, exactly as listed by use_skill (e.g. "references/guide.md").`);
-    }
-    const path = checked.path;
-    if (isSecret(path)) return refuse('secret', 'it matches a secret file pattern (.env*, *.pem, *.key, id_rsa*, credentials*, secrets* or a configured one); secrets are never read.');
-
-    // SKILL.md itself is readable too: a use_skill answer cut at maxInstructionChars points here for the rest.
-    const resource = path === SKILL_FILE ? skillFileResource(skill) : skill.resources.find((r) => r.path.normalize('NFC') === path.normalize('NFC'));
-    if (!resource) return notListed(skill, path);
-
-    // Real paths now, not at discovery: a link may have been swapped in since.
-    let realDirectory: string;
-    let realTarget: string;
+    const target = await checkTarget(fs, isSecret, skill, request.path);
+    if (!target.ok) return target;
+    let stats: FileStats;
     try {
-      realDirectory = await fs.realpath(skill.directory);
+      stats = await fs.stat(target.real);
     } catch (error) {
-      return refuse('unreadable', `the skill folder cannot be read any more (${errorReason(error)}).`);
-    }
-    try {
-      realTarget = await fs.realpath(join(skill.directory, ...resource.path.split('/')));
-    } catch (error) {
-      if (errorCode(error) === 'ENOENT') return refuse('missing', 'it was listed but no longer exists (moved or deleted since). Continue without it.');
-      return refuse('unreadable', `it cannot be read (${errorReason(error)}).`);
-    }
-    if (realTarget === realDirectory || !isSameOrInside(realTarget, realDirectory)) {
-      return refuse('outside', 'it resolves (through a symbolic link) to a location outside the skill folder; only files inside the skill can be read.');
-    }
-    const realRelative = relative(realDirectory, realTarget).split(sep).join('/');
-    if (isSecret(realRelative)) return refuse('secret', 'it links to a file that matches a secret file pattern; secrets are never read.');
-    if (hasHiddenCharacters(realRelative)) return refuse('hidden-characters', 'it links to a file whose name holds invisible or control characters.');
-
-    let stats;
-    try {
-      stats = await fs.stat(realTarget);
-    } catch (error) {
-      if (errorCode(error) === 'ENOENT') return refuse('missing', 'it was listed but no longer exists (moved or deleted since). Continue without it.');
-      return refuse('unreadable', `it cannot be read (${errorReason(error)}).`);
+      return fileProblem(error, 'read');
     }
     // Checked before opening: opening a FIFO or a device could block or never end.
     if (!stats.isFile()) return refuse('not-a-file', 'it is not a regular file (a folder, pipe or device), so it cannot be read.');
-    const limit = Math.min(maxFileSize, READ_CEILING_BYTES);
-    if (stats.size > limit) {
-      return refuse('too-large', `it is ${formatBytes(stats.size)}, over the ${formatBytes(limit)} limit for one file (maxFileSize). Follow the skill's instructions for using it without reading it.`);
+    if (stats.size > maxBytes) {
+      return refuse('too-large', `it is ${formatBytes(stats.size)}, over the ${formatBytes(maxBytes)} limit for one file (maxFileSize). Follow the skill's instructions for using it without reading it.`);
     }
-
-    const used = request.budget;
-    const spent = used?.get(skill.metadata.name) ?? 0;
+    const spent = request.budget?.get(skill.metadata.name) ?? 0;
     if (spent >= maxSkillSize) return budgetSpent(skill, spent);
 
-    let content: Content;
-    let cached = false;
-    const hit = cache.get(realTarget);
-    if (hit && now() - hit.at < cacheTtl && hit.mtimeMs === stats.mtimeMs && hit.size === stats.size && hit.ino === stats.ino) {
-      content = hit.content;
-      cached = true;
-    } else {
-      const loaded = await readContent(fs, realTarget, stats);
-      if (!('kind' in loaded)) return loaded;
-      content = loaded;
-      if (cacheTtl > 0) remember(realTarget, { mtimeMs: stats.mtimeMs, size: stats.size, ino: stats.ino, at: now(), content });
-      else forget(realTarget);
-    }
+    const hit = cache.get(target.real, stats);
+    const content = hit ?? (await readContent(fs, target.real, stats));
+    if (!('kind' in content)) return content;
+    if (!hit) cache.set(target.real, stats, content);
     if (content.kind === 'binary') {
-      return refuse('binary', `it is a binary file (${resource.type}, ${formatBytes(stats.size)}), so its bytes are not returned. Use it by its path as the skill's instructions say.`);
+      return refuse('binary', `it is a binary file (${target.resource.type}, ${formatBytes(stats.size)}), so its bytes are not returned. Use it by its path as the skill's instructions say.`);
     }
-    return window(path, stats.size, content.text, request, spent, cached, (bytes) => used?.set(skill.metadata.name, spent + bytes));
+    const window = lineWindow({ text: content.text, offset: request.offset, limit: request.limit });
+    if (!window.ok) return window;
+    const bytes = byteLength(window.text);
+    const remaining = maxSkillSize - spent;
+    if (bytes > remaining) return overBudget(window, bytes, remaining);
+    request.budget?.set(skill.metadata.name, spent + bytes);
+    return { ...window, path: target.path, size: stats.size, bytes, remaining: remaining - bytes, cached: hit !== undefined };
   }
 
   function budgetSpent(skill: Skill, spent: number): Refusal {
@@ -231,41 +171,147 @@ export function createResourceReader(settings: ResourceReaderSettings): Resource
     );
   }
 
-  function window(
-    path: string,
-    size: number,
-    text: string,
-    request: ReadRequest,
-    spent: number,
-    cached: boolean,
-    charge: (bytes: number) => void,
-  ): ReadOutcome {
-    const lines = text.split(/\r?\n/u);
-    // A final newline ends the last line; it does not start another one.
-    if (lines.length > 1 && lines[lines.length - 1] === '') lines.pop();
-    const totalLines = text === '' ? 0 : lines.length;
-    const offset = request.offset ?? 1;
-    const limit = request.limit ?? DEFAULT_LINE_LIMIT;
-    if (!Number.isInteger(offset) || offset < 1) return refuse('bad-range', '`offset` is the first line to read, a whole number from 1.');
-    if (!Number.isInteger(limit) || limit < 1) return refuse('bad-range', '`limit` is how many lines to read, a whole number from 1.');
-    if (offset > Math.max(totalLines, 1)) {
-      return refuse('bad-range', `\`offset\` ${offset} is past the end: the file has ${totalLines} line${totalLines === 1 ? '' : 's'}.`);
-    }
-    const endLine = Math.min(totalLines, offset + limit - 1);
-    const chosen = totalLines === 0 ? '' : lines.slice(offset - 1, endLine).join('\n');
-    const bytes = byteLength(chosen);
-    const remaining = maxSkillSize - spent;
-    if (bytes > remaining) {
-      return refuse(
-        'budget',
-        `lines ${offset}-${endLine} are ${formatBytes(bytes)}, but only ${formatBytes(remaining)} of the per-skill read limit (maxSkillSize ${formatBytes(maxSkillSize)}) is left in this run. Ask for fewer lines with \`limit\`.`,
-      );
-    }
-    charge(bytes);
-    return { ok: true, path, size, text: chosen, startLine: totalLines === 0 ? 0 : offset, endLine, totalLines, bytes, remaining: remaining - bytes, cached };
+  function overBudget(window: LineWindow, bytes: number, remaining: number): Refusal {
+    return refuse(
+      'budget',
+      `lines ${window.startLine}-${window.endLine} are ${formatBytes(bytes)}, but only ${formatBytes(remaining)} of the per-skill read limit (maxSkillSize ${formatBytes(maxSkillSize)}) is left in this run. Ask for fewer lines with \`limit\`.`,
+    );
   }
 
   return { read };
+}
+
+interface CacheEntry {
+  mtimeMs: number;
+  size: number;
+  ino: number | undefined;
+  at: number;
+  content: Content;
+}
+
+/**
+ * Recent reads by real path, reused while the file's mtime, size and inode
+ * are unchanged and the entry is younger than `ttl` ms (`0` never reuses).
+ * At most CACHE_MAX_ENTRIES files and CACHE_MAX_BYTES bytes; the oldest go first.
+ */
+class ReadCache {
+  private readonly entries = new Map<string, CacheEntry>();
+  private bytes = 0;
+
+  constructor(
+    private readonly ttl: number,
+    private readonly now: () => number,
+  ) {}
+
+  get(key: string, stats: FileStats): Content | undefined {
+    const hit = this.entries.get(key);
+    if (!hit || this.now() - hit.at >= this.ttl) return undefined;
+    return hit.mtimeMs === stats.mtimeMs && hit.size === stats.size && hit.ino === stats.ino ? hit.content : undefined;
+  }
+
+  set(key: string, stats: FileStats, content: Content): void {
+    this.forget(key);
+    if (this.ttl <= 0) return;
+    this.entries.set(key, { mtimeMs: stats.mtimeMs, size: stats.size, ino: stats.ino, at: this.now(), content });
+    this.bytes += stats.size;
+    for (const [oldest, old] of this.entries) {
+      if (this.entries.size <= CACHE_MAX_ENTRIES && this.bytes <= CACHE_MAX_BYTES) break;
+      this.entries.delete(oldest);
+      this.bytes -= old.size;
+    }
+  }
+
+  private forget(key: string): void {
+    const old = this.entries.get(key);
+    if (old) {
+      this.entries.delete(key);
+      this.bytes -= old.size;
+    }
+  }
+}
+
+/** A listed file that passed every check on its path, with its real path. */
+interface Target {
+  ok: true;
+  /** The clean relative path that was asked for. */
+  path: string;
+  resource: SkillResource;
+  /** Its real path now (links resolved), inside the skill's real folder. */
+  real: string;
+}
+
+/**
+ * The target check: `requested` must be a plain relative path, no secret,
+ * one of the skill's listed files, and, resolved through links now (a link
+ * may have been swapped in since discovery), a file inside the skill folder
+ * whose real name is no secret and shows no hidden characters.
+ */
+async function checkTarget(fs: SkillsFileSystem, isSecret: SecretMatcher, skill: Skill, requested: string): Promise<Target | Refusal> {
+  const checked = checkResourcePath(requested);
+  if (!checked.ok) {
+    return refuse(checked.problem, `${checked.detail}. Use a path relative to the skill folder, exactly as listed by ${USE_SKILL_TOOL} (e.g. "references/guide.md").`);
+  }
+  const path = checked.path;
+  if (isSecret(path)) return refuse('secret', 'it matches a secret file pattern (.env*, *.pem, *.key, id_rsa*, credentials*, secrets* or a configured one); secrets are never read.');
+  // SKILL.md itself is readable too: a use_skill answer cut at maxInstructionChars points here for the rest.
+  const resource = path === SKILL_FILE ? skillFileResource(skill) : skill.resources.find((r) => r.path.normalize('NFC') === path.normalize('NFC'));
+  if (!resource) return notListed(skill, path);
+
+  let realDirectory: string;
+  let real: string;
+  try {
+    realDirectory = await fs.realpath(skill.directory);
+  } catch (error) {
+    return refuse('unreadable', `the skill folder cannot be read any more (${errorReason(error)}).`);
+  }
+  try {
+    real = await fs.realpath(join(skill.directory, ...resource.path.split('/')));
+  } catch (error) {
+    return fileProblem(error, 'read');
+  }
+  if (real === realDirectory || !isSameOrInside(real, realDirectory)) {
+    return refuse('outside', 'it resolves (through a symbolic link) to a location outside the skill folder; only files inside the skill can be read.');
+  }
+  const realRelative = relative(realDirectory, real).split(sep).join('/');
+  if (isSecret(realRelative)) return refuse('secret', 'it links to a file that matches a secret file pattern; secrets are never read.');
+  if (hasHiddenCharacters(realRelative)) return refuse('hidden-characters', 'it links to a file whose name holds invisible or control characters.');
+  return { ok: true, path, resource, real };
+}
+
+/** Lines `startLine` to `endLine` of a text of `totalLines` lines (0 for an empty text, whose window is empty). */
+export interface LineWindow {
+  ok: true;
+  text: string;
+  startLine: number;
+  endLine: number;
+  totalLines: number;
+}
+
+export interface LineRange {
+  text: string;
+  /** First line, 1-based. Default 1. */
+  offset?: number;
+  /** Most lines. Default DEFAULT_LINE_LIMIT. */
+  limit?: number;
+}
+
+/**
+ * The lines of `text` from `offset`, at most `limit` of them, joined by `\n`
+ * (a `\r\n` line end counts as one), or why the range is wrong. Pure.
+ */
+export function lineWindow({ text, offset = 1, limit = DEFAULT_LINE_LIMIT }: LineRange): LineWindow | Refusal {
+  const lines = text.split(/\r?\n/u);
+  // A final newline ends the last line; it does not start another one.
+  if (lines.length > 1 && lines[lines.length - 1] === '') lines.pop();
+  const totalLines = text === '' ? 0 : lines.length;
+  if (!Number.isInteger(offset) || offset < 1) return refuse('bad-range', '`offset` is the first line to read, a whole number from 1.');
+  if (!Number.isInteger(limit) || limit < 1) return refuse('bad-range', '`limit` is how many lines to read, a whole number from 1.');
+  if (offset > Math.max(totalLines, 1)) {
+    return refuse('bad-range', `\`offset\` ${offset} is past the end: the file has ${totalLines} line${totalLines === 1 ? '' : 's'}.`);
+  }
+  const endLine = Math.min(totalLines, offset + limit - 1);
+  const chosen = totalLines === 0 ? '' : lines.slice(offset - 1, endLine).join('\n');
+  return { ok: true, text: chosen, startLine: totalLines === 0 ? 0 : offset, endLine, totalLines };
 }
 
 function skillFileResource(skill: Skill): SkillResource {
@@ -283,7 +329,7 @@ function notListed(skill: Skill, path: string): Refusal {
   );
   return refuse(
     'not-listed',
-    `it is not one of the skill's listed files. Closest listed paths: ${suggestions.join(', ')}. Use a path exactly as use_skill listed it.`,
+    `it is not one of the skill's listed files. Closest listed paths: ${suggestions.join(', ')}. Use a path exactly as ${USE_SKILL_TOOL} listed it.`,
   );
 }
 
@@ -298,8 +344,7 @@ async function readContent(fs: SkillsFileSystem, path: string, checked: FileStat
   try {
     handle = await fs.open(path, 'r');
   } catch (error) {
-    if (errorCode(error) === 'ENOENT') return refuse('missing', 'it was listed but no longer exists (moved or deleted since). Continue without it.');
-    return refuse('unreadable', `it cannot be opened (${errorReason(error)}).`);
+    return fileProblem(error, 'opened');
   }
   try {
     // The checks above looked at a path; make sure the file opened is the one they passed.

@@ -4,9 +4,9 @@
  * Never throws: every problem is a Diagnostic.
  */
 import { z } from 'zod';
-import { isError, type Diagnostic, type DiagnosticCode, type Severity } from './diagnostics.js';
+import { DiagnosticSink, type Diagnostic, type DiagnosticCode } from './diagnostics.js';
 import type { FieldInfo, ParsedFrontmatter } from './frontmatter/parse.js';
-import { checkDescriptionPlaceholder } from './placeholder.js';
+import { isDescriptionPlaceholder, PLACEHOLDER_MESSAGE } from './placeholder.js';
 import { escapeInvisible, invisibleOrControl } from './names.js';
 import type { SkillMetadata } from './types.js';
 
@@ -80,20 +80,21 @@ export interface ValidationResult {
 /** Validate parsed frontmatter as skill metadata. Never throws. */
 export function validateMetadata(parsed: ParsedFrontmatter, context: ValidationContext): ValidationResult {
   const input = prepareInput(parsed);
-  const diagnostics: Diagnostic[] = [];
+  const sink = new DiagnosticSink(context.strict);
+  const { diagnostics } = sink;
   // Discovery validates every skill: take the common, valid shape without zod's per-field
   // contexts and issue objects; anything else goes through zod so messages stay the same.
   const fast = fastParse(input);
   if (fast) {
-    diagnostics.push(...checkNamingRules(input, parsed, context));
-    return diagnostics.some(isError) ? { diagnostics } : { metadata: fast, diagnostics };
+    checkNamingRules(input, parsed, context, sink);
+    return sink.hasErrors ? { diagnostics } : { metadata: fast, diagnostics };
   }
   const result = SkillMetadataSchema.safeParse(input);
   if (!result.success) {
-    for (const issue of result.error.issues) diagnostics.push(issueToDiagnostic(issue, input, parsed, context));
+    for (const issue of result.error.issues) reportIssue(issue, input, parsed, context, sink);
   }
-  diagnostics.push(...checkNamingRules(input, parsed, context));
-  if (!result.success || diagnostics.some(isError)) return { diagnostics };
+  checkNamingRules(input, parsed, context, sink);
+  if (!result.success || sink.hasErrors) return { diagnostics };
   return { metadata: result.data, diagnostics };
 }
 
@@ -211,31 +212,21 @@ function tagsAsText(tags: readonly unknown[]): unknown[] {
   return out;
 }
 
-function diagnostic(
-  code: DiagnosticCode,
-  severity: Severity,
-  context: ValidationContext,
-  at: FieldInfo | undefined,
-  message: string,
-): Diagnostic {
-  // Without a known key position, point at the opening fence.
-  return { code, severity, file: context.file, line: at?.line ?? 1, column: at?.column ?? 1, message };
+/** Reports `code` at the key `at` (the opening fence when its position is unknown). */
+function report(sink: DiagnosticSink, code: DiagnosticCode, context: ValidationContext, at: FieldInfo | undefined, message: string): void {
+  sink.report(code, { file: context.file, line: at?.line ?? 1, column: at?.column ?? 1 }, message);
 }
 
-function issueToDiagnostic(
-  issue: z.ZodIssue,
-  input: Record<string, unknown>,
-  parsed: ParsedFrontmatter,
-  context: ValidationContext,
-): Diagnostic {
+function reportIssue(issue: z.ZodIssue, input: Record<string, unknown>, parsed: ParsedFrontmatter, context: ValidationContext, sink: DiagnosticSink): void {
   // The schema is an object, so every issue sits under a top-level key.
   const key = String(issue.path[0]);
   const field = parsed.fields[key];
   const value = valueAt(input, issue.path);
   if (REQUIRED_FIELDS.has(key) && issue.path.length === 1 && isBlank(value)) {
-    return diagnostic('METADATA_REQUIRED', 'error', context, value === undefined ? undefined : field, requiredMessage(key, value, parsed, context));
+    report(sink, 'METADATA_REQUIRED', context, value === undefined ? undefined : field, requiredMessage(key, value, parsed, context));
+  } else {
+    report(sink, 'METADATA_INVALID', context, field, formatIssue(issue, input));
   }
-  return diagnostic('METADATA_INVALID', 'error', context, field, formatIssue(issue, input));
 }
 
 function isBlank(value: unknown): boolean {
@@ -298,72 +289,49 @@ export function describeValue(value: unknown): string {
 }
 
 // ---------------------------------------------------------------------------
-// agentskills.io naming and length rules: warnings unless strict. A name with
-// invisible or control characters is the exception: always an error.
+// agentskills.io naming and length rules (their severity, strict or not, is
+// diagnostics.ts's table). A name with invisible or control characters is
+// always an error.
 
-function checkNamingRules(input: Record<string, unknown>, parsed: ParsedFrontmatter, context: ValidationContext): Diagnostic[] {
-  const severity: Severity = context.strict ? 'error' : 'warning';
-  const found: Diagnostic[] = [];
+function checkNamingRules(input: Record<string, unknown>, parsed: ParsedFrontmatter, context: ValidationContext, sink: DiagnosticSink): void {
   const { name, description, compatibility } = input;
-  const hidden = typeof name === 'string' && hasText(name) ? invisibleOrControl(name) : undefined;
-  if (typeof name === 'string' && hidden !== undefined) {
-    // Always an error, strict or not: such a name could forge a catalog line or hide text from a reader.
-    found.push(invisibleNameDiagnostic(name, hidden, parsed, context));
-  } else if (typeof name === 'string' && hasText(name)) {
-    const formatProblem = nameFormatProblem(name);
-    if (formatProblem) {
-      const suggestion = suggestName(name);
-      const fix = suggestion && suggestion !== name ? ` Use \`name: ${suggestion}\`.` : '';
-      found.push(
-        diagnostic(
-          'NAME_FORMAT',
-          severity,
-          context,
-          parsed.fields.name,
-          `name: ${quoteName(name)} ${formatProblem}. A skill name is 1-${MAX_NAME_LENGTH} lowercase letters, digits and single hyphens, with no hyphen at either end.${fix}`,
-        ),
-      );
-    }
-    const mismatch = nameMismatch(name, context);
-    if (mismatch) found.push(diagnostic('NAME_MISMATCH', severity, context, parsed.fields.name, mismatch));
-  }
+  if (typeof name === 'string' && hasText(name)) checkName(name, parsed, context, sink);
   if (typeof description === 'string') {
     const length = codePointLength(description);
     if (length > MAX_DESCRIPTION_LENGTH) {
-      found.push(
-        diagnostic(
-          'DESCRIPTION_TOO_LONG',
-          severity,
-          context,
-          parsed.fields.description,
-          `description: is ${length} characters long; the limit is ${MAX_DESCRIPTION_LENGTH}. Keep it to what the skill does and when to use it, and move details into the body.`,
-        ),
-      );
+      const message = `description: is ${length} characters long; the limit is ${MAX_DESCRIPTION_LENGTH}. Keep it to what the skill does and when to use it, and move details into the body.`;
+      report(sink, 'DESCRIPTION_TOO_LONG', context, parsed.fields.description, message);
     }
   }
   // The description `sisu-skills init` writes when none is given: fine to validate, not to ship.
-  const placeholder = checkDescriptionPlaceholder(description, {
-    file: context.file,
-    line: parsed.fields.description?.line,
-    column: parsed.fields.description?.column,
-    severity,
-  });
-  if (placeholder) found.push(placeholder);
+  if (isDescriptionPlaceholder(description)) report(sink, 'DESCRIPTION_PLACEHOLDER', context, parsed.fields.description, PLACEHOLDER_MESSAGE);
   if (typeof compatibility === 'string') {
     const length = codePointLength(compatibility);
     if (length > MAX_COMPATIBILITY_LENGTH) {
-      found.push(
-        diagnostic(
-          'COMPATIBILITY_TOO_LONG',
-          severity,
-          context,
-          parsed.fields.compatibility,
-          `compatibility: is ${length} characters long; the limit is ${MAX_COMPATIBILITY_LENGTH}. Name only what the skill needs to run (tools, network, platform) and move the rest into the body.`,
-        ),
-      );
+      const message = `compatibility: is ${length} characters long; the limit is ${MAX_COMPATIBILITY_LENGTH}. Name only what the skill needs to run (tools, network, platform) and move the rest into the body.`;
+      report(sink, 'COMPATIBILITY_TOO_LONG', context, parsed.fields.compatibility, message);
     }
   }
-  return found;
+}
+
+/** The name rules for a non-empty `name`. */
+function checkName(name: string, parsed: ParsedFrontmatter, context: ValidationContext, sink: DiagnosticSink): void {
+  const hidden = invisibleOrControl(name);
+  if (hidden !== undefined) {
+    const fix = nameFormatProblem(context.folderName) === undefined ? context.folderName : (suggestName(name) ?? 'my-skill');
+    const message = `name: ${quoteName(name)} contains ${hidden}; such characters can hide text or break the skill catalog, so the skill is skipped. Retype the name with only a-z, 0-9 and -, e.g. \`name: ${fix}\`.`;
+    report(sink, 'NAME_INVISIBLE_CHARACTER', context, parsed.fields.name, message);
+    return;
+  }
+  const formatProblem = nameFormatProblem(name);
+  if (formatProblem) {
+    const suggestion = suggestName(name);
+    const fix = suggestion && suggestion !== name ? ` Use \`name: ${suggestion}\`.` : '';
+    const message = `name: ${quoteName(name)} ${formatProblem}. A skill name is 1-${MAX_NAME_LENGTH} lowercase letters, digits and single hyphens, with no hyphen at either end.${fix}`;
+    report(sink, 'NAME_FORMAT', context, parsed.fields.name, message);
+  }
+  const mismatch = nameMismatch(name, context);
+  if (mismatch) report(sink, 'NAME_MISMATCH', context, parsed.fields.name, mismatch);
 }
 
 /**
@@ -397,17 +365,6 @@ function quoteName(name: string): string {
   const chars = [...name.slice(0, QUOTED_NAME_LENGTH * 2)];
   const shown = chars.length > QUOTED_NAME_LENGTH ? `${chars.slice(0, QUOTED_NAME_LENGTH).join('')}…` : name;
   return `"${escapeInvisible(shown)}"`;
-}
-
-function invisibleNameDiagnostic(name: string, hidden: string, parsed: ParsedFrontmatter, context: ValidationContext): Diagnostic {
-  const fix = nameFormatProblem(context.folderName) === undefined ? context.folderName : (suggestName(name) ?? 'my-skill');
-  return diagnostic(
-    'NAME_INVISIBLE_CHARACTER',
-    'error',
-    context,
-    parsed.fields.name,
-    `name: ${quoteName(name)} contains ${hidden}; such characters can hide text or break the skill catalog, so the skill is skipped. Retype the name with only a-z, 0-9 and -, e.g. \`name: ${fix}\`.`,
-  );
 }
 
 /** Why `name` breaks the agentskills.io format, or undefined when it does not. */

@@ -3,6 +3,7 @@
  * one path segment (a file or folder name), case-insensitively, so a folder
  * named `secrets/` hides everything under it.
  */
+import { globRegExp } from './glob.js';
 
 /** Always applied; the `secretPatterns` option adds to these, it cannot remove them. */
 export const DEFAULT_SECRET_PATTERNS: readonly string[] = Object.freeze([
@@ -16,17 +17,6 @@ export const DEFAULT_SECRET_PATTERNS: readonly string[] = Object.freeze([
 
 /** Whether a path (or a single name) holds a secret. */
 export type SecretMatcher = (relativePath: string) => boolean;
-
-/** A pattern's regular-expression source, unanchored: `*` any run, `?` one character. */
-function patternSource(pattern: string): string {
-  let source = '';
-  for (const ch of pattern) {
-    if (ch === '*') source += '.*';
-    else if (ch === '?') source += '.';
-    else source += ch.replace(/[.+^${}()|[\]\\]/g, '\\$&');
-  }
-  return source;
-}
 
 /**
  * The forms a name is checked in: as written, and as it would look to a
@@ -52,8 +42,7 @@ export function createSecretMatcher(extra: readonly string[] = NO_EXTRA_PATTERNS
   let matcher = matchers.get(extra);
   if (!matcher) {
     // One expression for every pattern: one test per name instead of one per pattern.
-    const sources = [...new Set([...DEFAULT_SECRET_PATTERNS, ...extra])].map(patternSource);
-    const secret = new RegExp(`^(?:${sources.join('|')})$`, 'iu');
+    const secret = globRegExp([...new Set([...DEFAULT_SECRET_PATTERNS, ...extra])], 'iu');
     matcher = (relativePath) =>
       relativePath
         .split(/[\\/]/u)

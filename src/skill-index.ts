@@ -9,10 +9,10 @@
  */
 import { sep } from 'node:path';
 import type { CatalogReport } from './catalog.js';
+import { compactCopy, flatStrings, nameLookup, sharingPrefix } from './compact.js';
 import type { Diagnostic } from './diagnostics.js';
-import { SKILL_FILE } from './discover/scan.js';
-import { nameLookup } from './name-lookup.js';
-import type { Skill, SkillEntry } from './types.js';
+import { SKILL_FILE } from './skill-file.js';
+import type { Skill, SkillEntry } from './model.js';
 
 /** A skill loaded for activation, with the problems found while loading it (resource warnings). */
 export interface LoadedSkill {
@@ -105,81 +105,18 @@ export function createSkillIndex(input: SkillIndexInput<Skill>, loadedAt = Date.
 
 const SKILL_SUFFIX = `${sep}${SKILL_FILE}`;
 
-/** An index that keeps metadata only and loads each skill with `loader` on first activation. */
+/**
+ * An index that keeps metadata only and loads each skill with `loader` on
+ * first activation. It keeps only level-1 fields, copied compactly (see
+ * src/compact.ts), so nothing else discovery produced stays reachable.
+ */
 export function createLazySkillIndex(input: SkillIndexInput<SkillEntry>, loader: SkillLoader, loadedAt = Date.now()): SkillIndex {
-  // Folder paths come from joins: strings built of pieces (some shared, some not) that cost
-  // about twice a flat copy. JSON.parse gives one flat string each, in one pass for all.
-  const directories = JSON.parse(JSON.stringify(input.skills.map((entry) => entry.directory))) as string[];
-  // Keep only level-1 fields, so nothing else discovery produced stays reachable.
+  const directories = flatStrings(input.skills.map((entry) => entry.directory));
   const entries = input.skills.map(({ metadata, path, directory }, i) => {
     const folder = directories[i] ?? directory;
-    return {
-      metadata: compactCopy(metadata) as SkillEntry['metadata'],
-      // The usual path is the folder plus a fixed suffix: stored as a pair that shares the folder's characters.
-      path: path.length === folder.length + SKILL_SUFFIX.length && path.endsWith(SKILL_SUFFIX) && path.startsWith(folder) ? folder + SKILL_SUFFIX : path,
-      directory: folder,
-    };
+    return { metadata: compactCopy(metadata) as SkillEntry['metadata'], path: sharingPrefix(path, folder, SKILL_SUFFIX), directory: folder };
   });
   return buildIndex({ ...input, skills: entries }, loader, loadedAt);
-}
-
-/**
- * A deep copy of parsed frontmatter with every string stored on its own. The
- * parser's strings are slices of the file text, and a slice keeps its whole
- * source alive; the index lives for the whole process, so it keeps copies.
- */
-export function compactCopy(value: unknown): unknown {
-  // JSON.parse builds flat strings (no slice wrapper around a copy) and objects sized
-  // to their keys: about 5 MB less at 20,000 skills than copying value by value, for
-  // some milliseconds more per 2,000. Only for values JSON carries unchanged.
-  if (jsonExact(value)) return JSON.parse(JSON.stringify(value)) as unknown;
-  return copyEach(value);
-}
-
-/** Whether a JSON round trip gives back a deep-equal value (no NaN, ±Infinity, -0 or undefined). */
-function jsonExact(value: unknown): boolean {
-  switch (typeof value) {
-    case 'string':
-    case 'boolean':
-      return true;
-    case 'number':
-      return Number.isFinite(value) && !Object.is(value, -0);
-    case 'object':
-      if (value === null) return true;
-      if (Array.isArray(value)) return value.every(jsonExact);
-      if (Object.getPrototypeOf(value) !== Object.prototype) return false;
-      for (const key in value) {
-        if (!jsonExact((value as Record<string, unknown>)[key])) return false;
-      }
-      return true;
-    default:
-      return false;
-  }
-}
-
-function copyEach(value: unknown): unknown {
-  if (typeof value === 'string') return flatString(value);
-  if (Array.isArray(value)) return value.map(copyEach);
-  if (typeof value === 'object' && value !== null) {
-    const copy: Record<string, unknown> = {};
-    for (const [key, item] of Object.entries(value)) {
-      if (key === '__proto__') {
-        // Assignment would set the prototype; keep it an ordinary property, as the parser made it.
-        Object.defineProperty(copy, key, { value: copyEach(item), enumerable: true, writable: true, configurable: true });
-      } else {
-        // Plain assignment keeps the object in V8's compact (shared-shape) form.
-        copy[flatString(key)] = copyEach(item);
-      }
-    }
-    return copy;
-  }
-  return value;
-}
-
-function flatString(text: string): string {
-  // Slicing a concatenation makes V8 copy it into one new string; V8 copies
-  // strings under 13 characters anyway.
-  return text.length < 13 ? text : ` ${text}`.slice(1);
 }
 
 /**

@@ -1,6 +1,15 @@
 /** Small pure text helpers shared by options, catalog and tools. */
 
 /**
+ * Code-unit order, the same on every machine: names are sorted with it
+ * wherever order is visible (listings, ties in rankings), never with
+ * localeCompare, whose order depends on the host's ICU data.
+ */
+export function compareNames(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+/**
  * Most characters of each string that name comparisons look at. Skill names
  * are at most 64 characters and resource paths rarely pass 128; a longer
  * string (a 100,000-character `skill_name` from a model, or a broken name in
@@ -163,7 +172,7 @@ class LetterCounts {
 }
 
 function closer(x: SpellingMatch, y: SpellingMatch): number {
-  return Number(y.contains) - Number(x.contains) || x.distance - y.distance || (x.name < y.name ? -1 : x.name > y.name ? 1 : 0);
+  return Number(y.contains) - Number(x.contains) || x.distance - y.distance || compareNames(x.name, y.name);
 }
 
 /**

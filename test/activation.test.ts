@@ -4,15 +4,12 @@ import {
   findMentions,
   isModelInvocable,
   MAX_MENTIONS,
-  messageText,
   resolveAlways,
   resolveAutoActivate,
   selectActivations,
   type RankedSkill,
 } from '../src/activation.js';
 import { SkillsConfigError } from '../src/errors.js';
-import { renderActivation } from '../src/tools/use-skill.js';
-import type { Skill } from '../src/types.js';
 
 const KNOWN = ['code-review', 'debug', 'deploy-staging', 'explain', 'test-gen'];
 
@@ -219,24 +216,6 @@ describe('selectActivations', () => {
     // The best match is already active: the slot is used, nothing weaker is added.
     expect(pick(1, ['debug'])).toEqual([]);
     expect(pick(0)).toEqual([]);
-  });
-
-  it('auto never picks a skill disabled for the model, but mentions and always still do', () => {
-    const { rank } = ranker([
-      { name: 'deploy-staging', score: 1 },
-      { name: 'debug', score: 0.9 },
-    ]);
-    const selected = selectActivations({
-      mentions: [],
-      always: [],
-      auto: { query: 'ship it', threshold: 0.1, maxSkills: 1, rank },
-      alreadyActive: [],
-      disabledForModel: ['deploy-staging'],
-    });
-    expect(selected).toEqual([{ name: 'debug', route: 'auto', score: 0.9 }]);
-    expect(
-      selectActivations({ mentions: ['deploy-staging'], always: [], alreadyActive: [], disabledForModel: ['deploy-staging'] }),
-    ).toEqual([{ name: 'deploy-staging', route: 'mention' }]);
   });
 
   it('does not rank an empty query', () => {

@@ -125,11 +125,12 @@ describe('catalog under a tight budget', () => {
   });
 
   it('createCatalog says whether the section hides anything a search would show, for every query alike', () => {
+    const summary = (catalog: ReturnType<typeof createCatalog>) => ({ mode: catalog.render().report.mode, needsSearch: catalog.needsSearch });
     expect(createCatalog(library(3)).needsSearch).toBe(false);
-    expect(createCatalog(library(40), { budget: 1400 })).toMatchObject({ mode: 'names', needsSearch: true });
-    expect(createCatalog(LARGE, { budget: 600 })).toMatchObject({ mode: 'ranked', needsSearch: true });
-    expect(createCatalog(LARGE, { budget: 10 })).toMatchObject({ mode: 'none', needsSearch: true });
-    expect(createCatalog([], { budget: 10 })).toMatchObject({ mode: 'none', needsSearch: false });
+    expect(summary(createCatalog(library(40), { budget: 1400 }))).toEqual({ mode: 'names', needsSearch: true });
+    expect(summary(createCatalog(LARGE, { budget: 600 }))).toEqual({ mode: 'ranked', needsSearch: true });
+    expect(summary(createCatalog(LARGE, { budget: 10 }))).toEqual({ mode: 'none', needsSearch: true });
+    expect(summary(createCatalog([], { budget: 10 }))).toEqual({ mode: 'none', needsSearch: false });
     expect(createCatalog(LARGE, { budget: 10 }).render(QUERY).text).toBe('');
   });
 

@@ -179,14 +179,14 @@ describe('shorten', () => {
 describe('createCatalog', () => {
   it('renders a fixed section once when it does not depend on the query', () => {
     const catalog = createCatalog(library(3));
-    expect(catalog.mode).toBe('full');
+    expect(catalog.render().report.mode).toBe('full');
     expect(catalog.render('anything')).toBe(catalog.render());
   });
 
   it('in ranked mode reuses the last query and agrees with buildCatalog', () => {
     const entries = library(3000, 100);
     const catalog = createCatalog(entries, { budget: 3000 });
-    expect(catalog.mode).toBe('ranked');
+    expect(catalog.render().report.mode).toBe('ranked');
     const first = catalog.render('task 7');
     expect(catalog.render('  task 7 ')).toBe(first);
     expect(first).toEqual(buildCatalog(entries, { budget: 3000, query: 'task 7' }));

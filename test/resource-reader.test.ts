@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { listResources } from '../src/discover/resources.js';
 import { nodeFileSystem, type SkillsFileSystem } from '../src/fs.js';
-import { BINARY_SNIFF_BYTES, createResourceReader, DEFAULT_LINE_LIMIT, looksBinary, type ReadOutcome, type ResourceReaderSettings } from '../src/resource-reader.js';
+import { BINARY_SNIFF_BYTES, createResourceReader, DEFAULT_LINE_LIMIT, lineWindow, looksBinary, type ReadOutcome, type ResourceReaderSettings } from '../src/resource-reader.js';
 import type { Skill } from '../src/types.js';
 import { cleanup, faultyFs, makeTempTree, skillMd, writeTree } from './discover/helpers.js';
 
@@ -26,6 +26,24 @@ describe('looksBinary', () => {
     expect(looksBinary(new Uint8Array([0xff, 0xfe, 0x41]))).toBe(true);
     expect(looksBinary(new Uint8Array([0x41, 0xe2, 0x9c]))).toBe(false);
     expect(looksBinary(new Uint8Array())).toBe(false);
+  });
+});
+
+describe('lineWindow', () => {
+  it('counts \\r\\n as one line end and a final newline as no extra line', () => {
+    expect(lineWindow({ text: 'a\r\nb\nc\n', offset: 2 })).toEqual({ ok: true, text: 'b\nc', startLine: 2, endLine: 3, totalLines: 3 });
+    expect(lineWindow({ text: 'a\n\n' })).toMatchObject({ text: 'a\n', totalLines: 2 });
+  });
+
+  it('an empty text is an empty window at line 0; a range past the end or not whole is refused', () => {
+    expect(lineWindow({ text: '' })).toEqual({ ok: true, text: '', startLine: 0, endLine: 0, totalLines: 0 });
+    expect(lineWindow({ text: 'a\nb', offset: 3 })).toMatchObject({ ok: false, reason: 'bad-range', message: expect.stringContaining('the file has 2 lines') });
+    expect(lineWindow({ text: 'a', limit: 0.5 })).toMatchObject({ ok: false, reason: 'bad-range' });
+  });
+
+  it('returns at most `limit` lines from `offset`', () => {
+    const text = Array.from({ length: 10 }, (_, i) => `line ${i + 1}`).join('\n');
+    expect(lineWindow({ text, offset: 4, limit: 2 })).toMatchObject({ text: 'line 4\nline 5', startLine: 4, endLine: 5, totalLines: 10 });
   });
 });
 

@@ -1,6 +1,6 @@
 import { join, sep } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { compactCopy, createLazySkillIndex, createSkillIndex } from '../src/skill-index.js';
+import { createLazySkillIndex, createSkillIndex } from '../src/skill-index.js';
 import type { Skill, SkillEntry } from '../src/types.js';
 
 const skill = (name: string): Skill => ({ metadata: { name, description: name }, instructions: '', path: '', directory: '', resources: [] });
@@ -74,32 +74,5 @@ describe('lazy skill index', () => {
     const index = createSkillIndex({ skills: [full] });
     expect(await index.load('a')).toBe(full);
     expect((await index.loadDetailed('a'))?.diagnostics).toEqual([]);
-  });
-});
-
-describe('compactCopy', () => {
-  it('copies parsed frontmatter deeply, values and __proto__ keys intact', () => {
-    const parsed = JSON.parse('{"name":"a-long-skill-name","n":2.5,"ok":true,"none":null,"inf":0,"tags":["one-long-tag-here","b"],"metadata":{"__proto__":{"x":1},"deep":{"list":[{"k":"value that is long"}]}}}');
-    parsed.inf = Infinity;
-    const copy = compactCopy(parsed) as Record<string, unknown>;
-    expect(copy).toEqual(parsed);
-    expect(copy).not.toBe(parsed);
-    expect((copy.metadata as Record<string, unknown>).deep).not.toBe((parsed.metadata as Record<string, unknown>).deep);
-    expect(Object.keys(copy.metadata as object)).toEqual(['__proto__', 'deep']);
-    expect(Object.getPrototypeOf(copy.metadata)).toBe(Object.prototype);
-    expect(copy.inf).toBe(Infinity);
-  });
-
-  it('gives the same copy whether or not JSON can carry every value', () => {
-    const text = '{"name":"a-long-skill-name","n":2.5,"ok":true,"none":null,"tags":["one-long-tag-here","b"],"metadata":{"__proto__":{"x":1},"deep":{"list":[{"k":"value that is long"}]}}}';
-    const plain = JSON.parse(text);
-    const copy = compactCopy(plain) as Record<string, unknown>;
-    expect(copy).toEqual(plain);
-    expect(Object.keys(copy.metadata as object)).toEqual(['__proto__', 'deep']);
-    expect(Object.getPrototypeOf(copy.metadata)).toBe(Object.prototype);
-    for (const odd of [-0, Number.NaN, Number.NEGATIVE_INFINITY]) {
-      const withOdd = { ...JSON.parse(text), odd: [odd] } as Record<string, unknown>;
-      expect(Object.is((compactCopy(withOdd) as { odd: number[] }).odd[0], odd)).toBe(true);
-    }
   });
 });

@@ -1,14 +1,22 @@
 /**
  * A skill's bundled files: listing them (never secrets, never links that
- * leave the skill folder), classifying them, and confining relative paths to
- * the skill folder.
+ * leave the skill folder), with their type (classify.ts) and size.
  */
 import { join, relative, sep } from 'node:path';
-import type { Diagnostic } from '../diagnostics.js';
+import { createDiagnostic, type Diagnostic } from '../diagnostics.js';
 import { errorReason, type DirEntry, type SkillsFileSystem } from '../fs.js';
+import { hasHiddenCharacters } from '../hidden-characters.js';
+import { isSameOrInside } from '../paths.js';
 import { createSecretMatcher, type SecretMatcher } from '../secrets.js';
-import type { ResourceType, SkillResource } from '../types.js';
-import { compareNames, hasSkillFile, isSameOrInside, isSkippedName, SKILL_FILE, symlinkLoop } from './scan.js';
+import { hasSkillFile, isSkippedName, SKILL_FILE } from '../skill-file.js';
+import { compareNames } from '../text.js';
+import type { SkillResource } from '../types.js';
+import { classifyResource } from './classify.js';
+import { symlinkLoop } from './link-loops.js';
+
+export { classifyResource } from './classify.js';
+// Kept here while the resource reader still imports it from discovery; it lives in a leaf module now.
+export { hasHiddenCharacters } from '../hidden-characters.js';
 
 /** How many folder levels below a skill folder are listed. */
 export const MAX_RESOURCE_DEPTH = 8;
@@ -20,11 +28,9 @@ export interface ResourceLimits {
   secretPatterns?: readonly string[];
 }
 
-/** A listed resource. `tooLarge` marks a file over maxFileSize: listed so the model knows it exists, never read. */
-export type ListedResource = SkillResource;
-
 export interface ResourceListing {
-  resources: ListedResource[];
+  /** `tooLarge` marks a file over maxFileSize: listed so the model knows it exists, never read. */
+  resources: SkillResource[];
   diagnostics: Diagnostic[];
 }
 
@@ -34,10 +40,29 @@ interface FoundFile {
   size: number;
 }
 
-interface Walked {
+/** What part of a listing found: files, and problems in the order met. */
+interface Found {
   files: FoundFile[];
   diagnostics: Diagnostic[];
 }
+
+/** What every step of one listing shares. */
+interface ListingScope {
+  fs: SkillsFileSystem;
+  /** Real path of the skill folder: nothing outside it is listed. */
+  root: string;
+  isSecret: SecretMatcher;
+}
+
+/** A folder being listed, as reached, relative to the skill, and as it really is. */
+interface ResourceFolder {
+  absolutePath: string;
+  relativePath: string;
+  realPath: string;
+  depth: number;
+}
+
+const NOTHING: Found = { files: [], diagnostics: [] };
 
 /**
  * List the files of the skill in `directory` (real path `realDirectory`),
@@ -45,65 +70,46 @@ interface Walked {
  * nested skill folders, secrets, names with invisible characters and links
  * whose real path leaves the skill folder; never throws.
  */
-export async function listResources(
-  fs: SkillsFileSystem,
-  directory: string,
-  realDirectory: string,
-  limits: ResourceLimits,
-): Promise<ResourceListing> {
+export async function listResources(fs: SkillsFileSystem, directory: string, realDirectory: string, limits: ResourceLimits): Promise<ResourceListing> {
   let entries: DirEntry[];
   try {
     entries = await fs.readdir(directory, { withFileTypes: true });
   } catch (error) {
     return { resources: [], diagnostics: [unreadable(directory, error)] };
   }
-  const walk: Walk = { fs, root: realDirectory, isSecret: createSecretMatcher(limits.secretPatterns) };
-  const walked = await walkEntries(walk, entries.filter((entry) => entry.name !== SKILL_FILE), {
+  const scope: ListingScope = { fs, root: realDirectory, isSecret: createSecretMatcher(limits.secretPatterns) };
+  const found = await listEntries(scope, entries.filter((entry) => entry.name !== SKILL_FILE), {
     absolutePath: directory,
     relativePath: '',
     realPath: realDirectory,
     depth: 0,
   });
-  walked.files.sort((a, b) => compareNames(a.path, b.path));
+  found.files.sort((a, b) => compareNames(a.path, b.path));
   return {
-    resources: walked.files.map((file) => toResource(file, limits.maxFileSize)),
-    diagnostics: [...walked.diagnostics, ...tooLargeWarnings(walked.files, limits.maxFileSize)],
+    resources: found.files.map((file) => toResource(file, limits.maxFileSize)),
+    diagnostics: [...found.diagnostics, ...tooLargeWarnings(found.files, limits.maxFileSize)],
   };
 }
 
-/** What every step of one listing shares. */
-interface Walk {
-  fs: SkillsFileSystem;
-  /** Real path of the skill folder: nothing outside it is listed. */
-  root: string;
-  isSecret: SecretMatcher;
-}
-
-interface Folder {
-  absolutePath: string;
-  relativePath: string;
-  realPath: string;
-  depth: number;
-}
-
-async function walkEntries(walk: Walk, entries: readonly DirEntry[], folder: Folder): Promise<Walked> {
+async function listEntries(scope: ListingScope, entries: readonly DirEntry[], folder: ResourceFolder): Promise<Found> {
   // Secrets are dropped by name before any stat: they are never looked at.
-  const visible = entries.filter((entry) => !isSkippedName(entry.name) && !walk.isSecret(entry.name));
-  const parts = await Promise.all(visible.map((entry) => walkEntry(walk, entry, folder)));
+  const visible = entries.filter((entry) => !isSkippedName(entry.name) && !scope.isSecret(entry.name));
+  const parts = await Promise.all(visible.map((entry) => listEntry(scope, entry, folder)));
   return {
     files: parts.flatMap((part) => part.files),
     diagnostics: parts.flatMap((part) => part.diagnostics),
   };
 }
 
-async function walkEntry(walk: Walk, entry: DirEntry, folder: Folder): Promise<Walked> {
-  const { fs } = walk;
+function problem(diagnostic: Diagnostic): Found {
+  return { files: [], diagnostics: [diagnostic] };
+}
+
+async function listEntry(scope: ListingScope, entry: DirEntry, folder: ResourceFolder): Promise<Found> {
+  const { fs } = scope;
   const absolutePath = join(folder.absolutePath, entry.name);
   const relativePath = folder.relativePath === '' ? entry.name : `${folder.relativePath}/${entry.name}`;
-  const none: Walked = { files: [], diagnostics: [] };
-  if (hasHiddenCharacters(entry.name)) {
-    return { files: [], diagnostics: [leftOut(absolutePath, 'its name holds invisible or control characters, which could disguise it. Rename it')] };
-  }
+  if (hasHiddenCharacters(entry.name)) return problem(leftOut(absolutePath, 'its name holds invisible or control characters, which could disguise it. Rename it'));
   let isDirectory = entry.isDirectory();
   let realPath = join(folder.realPath, entry.name);
   let size = 0;
@@ -113,39 +119,36 @@ async function walkEntry(walk: Walk, entry: DirEntry, folder: Folder): Promise<W
       const stats = await fs.stat(absolutePath);
       isDirectory = stats.isDirectory();
       size = stats.size;
-      if (!isDirectory && !stats.isFile()) return none;
+      if (!isDirectory && !stats.isFile()) return NOTHING;
     }
     if (entry.isSymbolicLink()) {
       realPath = await fs.realpath(absolutePath);
-      if (isDirectory && isSameOrInside(folder.realPath, realPath)) {
-        return { files: [], diagnostics: [symlinkLoop(absolutePath, `it points back to ${realPath}, which contains it`)] };
-      }
+      if (isDirectory && isSameOrInside(folder.realPath, realPath)) return problem(symlinkLoop(absolutePath, `it points back to ${realPath}, which contains it`));
       // The reader refuses what lies outside the skill, so the listing must not offer it.
-      if (!isSameOrInside(realPath, walk.root)) {
-        return { files: [], diagnostics: [leftOut(absolutePath, `it links to ${realPath}, outside the skill folder. Copy the file into the skill instead`)] };
+      if (!isSameOrInside(realPath, scope.root)) {
+        return problem(leftOut(absolutePath, `it links to ${realPath}, outside the skill folder. Copy the file into the skill instead`));
       }
-      if (walk.isSecret(relative(walk.root, realPath).split(sep).join('/'))) return none;
+      if (scope.isSecret(relative(scope.root, realPath).split(sep).join('/'))) return NOTHING;
     }
   } catch (error) {
-    return { files: [], diagnostics: [unreadable(absolutePath, error)] };
+    return problem(unreadable(absolutePath, error));
   }
   if (!isDirectory) return { files: [{ path: relativePath, absolutePath, size }], diagnostics: [] };
-  if (folder.depth + 1 > MAX_RESOURCE_DEPTH) return none;
-
+  if (folder.depth + 1 > MAX_RESOURCE_DEPTH) return NOTHING;
   let children: DirEntry[];
   try {
     children = await fs.readdir(absolutePath, { withFileTypes: true });
   } catch (error) {
-    return { files: [], diagnostics: [unreadable(absolutePath, error)] };
+    return problem(unreadable(absolutePath, error));
   }
   // A folder with its own SKILL.md is a separate skill, not part of this one.
-  if (hasSkillFile(children)) return none;
-  return walkEntries(walk, children, { absolutePath, relativePath, realPath, depth: folder.depth + 1 });
+  if (hasSkillFile(children)) return NOTHING;
+  return listEntries(scope, children, { absolutePath, relativePath, realPath, depth: folder.depth + 1 });
 }
 
-function toResource(file: FoundFile, maxFileSize: number): ListedResource {
-  const resource: ListedResource = {
-    name: baseName(file.path),
+function toResource(file: FoundFile, maxFileSize: number): SkillResource {
+  const resource: SkillResource = {
+    name: file.path.slice(file.path.lastIndexOf('/') + 1),
     path: file.path,
     absolutePath: file.absolutePath,
     type: classifyResource(file.path),
@@ -159,105 +162,19 @@ function toResource(file: FoundFile, maxFileSize: number): ListedResource {
 function tooLargeWarnings(files: readonly FoundFile[], maxFileSize: number): Diagnostic[] {
   return files
     .filter((file) => file.size > maxFileSize)
-    .map((file) => ({
-      code: 'RESOURCE_TOO_LARGE',
-      severity: 'warning',
-      file: file.absolutePath,
-      line: 0,
-      column: 0,
-      message: `resource listed as too large to read: it is ${file.size} bytes, over maxFileSize (${maxFileSize} bytes). Shrink or split the file, or raise maxFileSize.`,
-    }));
+    .map((file) =>
+      createDiagnostic(
+        'RESOURCE_TOO_LARGE',
+        file.absolutePath,
+        `resource listed as too large to read: it is ${file.size} bytes, over maxFileSize (${maxFileSize} bytes). Shrink or split the file, or raise maxFileSize.`,
+      ),
+    );
 }
 
 function leftOut(path: string, reason: string): Diagnostic {
-  return { code: 'RESOURCE_UNREADABLE', severity: 'warning', file: path, line: 0, column: 0, message: `resource left out: ${reason}.` };
+  return createDiagnostic('RESOURCE_UNREADABLE', path, `resource left out: ${reason}.`);
 }
 
 function unreadable(path: string, error: unknown): Diagnostic {
   return leftOut(path, `cannot read it (${errorReason(error)}). Fix its permissions or remove it`);
-}
-
-function baseName(relativePath: string): string {
-  return relativePath.slice(relativePath.lastIndexOf('/') + 1);
-}
-
-// ---------------------------------------------------------------------------
-// Classification
-
-const FOLDER_TYPES: Record<string, ResourceType> = {
-  scripts: 'script',
-  templates: 'template',
-  references: 'reference',
-  docs: 'reference',
-  assets: 'asset',
-};
-
-const SCRIPT_EXTENSIONS = new Set(['sh', 'bash', 'zsh', 'py', 'js', 'mjs', 'cjs', 'ts', 'ps1', 'rb', 'pl']);
-const TEMPLATE_EXTENSIONS = new Set(['tmpl', 'tpl', 'template', 'hbs', 'handlebars', 'mustache', 'j2', 'jinja', 'jinja2', 'ejs', 'njk', 'liquid']);
-const REFERENCE_EXTENSIONS = new Set(['md', 'markdown', 'txt', 'rst', 'adoc']);
-const ASSET_EXTENSIONS = new Set([
-  // images
-  'png', 'jpg', 'jpeg', 'gif', 'svg', 'webp', 'ico', 'bmp',
-  // fonts
-  'ttf', 'otf', 'woff', 'woff2',
-  // data
-  'json', 'csv', 'tsv', 'yaml', 'yml', 'xml', 'xlsx', 'pdf', 'zip',
-]);
-
-/**
- * What a resource is, from its relative POSIX path alone:
- * 1. the top-most conventional folder it sits in decides: scripts/ -> script,
- *    templates/ -> template, references/ or docs/ -> reference, assets/ -> asset
- *    (the author put it there on purpose);
- * 2. otherwise the name: script extensions (.sh .py .js .ts ...) -> script;
- *    template extensions (.tmpl .hbs .j2 ...) or "template" in the name -> template;
- *    documents (.md .txt .rst ...) -> reference; images, fonts and data -> asset;
- * 3. anything else -> other.
- */
-export function classifyResource(relativePath: string): ResourceType {
-  const fileName = baseName(relativePath).toLowerCase();
-  for (const segment of relativePath.split('/').slice(0, -1)) {
-    const type = FOLDER_TYPES[segment.toLowerCase()];
-    if (type) return type;
-  }
-  const dot = fileName.lastIndexOf('.');
-  const extension = dot > 0 ? fileName.slice(dot + 1) : '';
-  if (SCRIPT_EXTENSIONS.has(extension)) return 'script';
-  if (TEMPLATE_EXTENSIONS.has(extension) || fileName.includes('template')) return 'template';
-  if (REFERENCE_EXTENSIONS.has(extension)) return 'reference';
-  if (ASSET_EXTENSIONS.has(extension)) return 'asset';
-  return 'other';
-}
-
-// ---------------------------------------------------------------------------
-// Confinement
-
-/**
- * Control characters (NUL, newlines, escapes) and invisible format characters
- * (right-to-left override, zero-width joiners, BOM): a name holding them can
- * look like another name, so it is neither listed nor read.
- */
-export function hasHiddenCharacters(name: string): boolean {
-  return /[\p{Cc}\p{Cf}\u2028\u2029]/u.test(name);
-}
-
-/**
- * `relativePath` resolved inside `directory`, or undefined when it is absolute,
- * names a drive, holds a NUL byte, is empty, or climbs out with `..`. Pure:
- * symlinks are the caller's to check. Both `/` and `\` separate segments.
- */
-export function resolveInside(directory: string, relativePath: string): string | undefined {
-  if (relativePath === '' || relativePath.includes('\0')) return undefined;
-  if (/^[\\/]/.test(relativePath) || /^[A-Za-z]:/.test(relativePath)) return undefined;
-  const kept: string[] = [];
-  for (const segment of relativePath.split(/[\\/]/)) {
-    if (segment === '' || segment === '.') continue;
-    if (segment === '..') {
-      if (kept.pop() === undefined) return undefined;
-    } else {
-      kept.push(segment);
-    }
-  }
-  if (kept.length === 0) return undefined;
-  return join(directory, ...kept);
 }

@@ -1,8 +1,9 @@
 /**
  * parseFrontmatter(text): split the fences, read the YAML, never throw.
- * split.ts -> lexer.ts -> compose.ts; problems come back as diagnostics.
+ * split.ts -> lexer.ts (with plain.ts, quoted.ts, block-scalar.ts) -> compose.ts;
+ * problems go into one diagnostic sink for the pass and come back as data.
  */
-import type { Diagnostic } from '../diagnostics.js';
+import { DiagnosticSink, type Diagnostic } from '../diagnostics.js';
 import { compose } from './compose.js';
 import { splitFrontmatter } from './split.js';
 
@@ -49,52 +50,44 @@ function depthLimit(requested: number | undefined): number {
 
 export function parseFrontmatter(text: string, options: ParseOptions = {}): ParsedFrontmatter {
   const file = options.file ?? '<input>';
+  const sink = new DiagnosticSink();
   try {
-    return parseUnsafe(String(text), file, depthLimit(options.maxDepth));
+    return parseUnsafe(String(text), file, depthLimit(options.maxDepth), sink);
   } catch (error) {
     // Not expected: the layers report problems as data. Kept so a bug never crashes a host.
-    return {
-      metadata: {},
-      body: '',
-      bodyLine: 1,
-      hasFrontmatter: false,
-      fields: {},
-      diagnostics: [
-        { code: 'YAML_SYNTAX', severity: 'error', file, line: 1, column: 1, message: `internal parser error: ${String(error)}` },
-      ],
-    };
+    const failed = new DiagnosticSink();
+    failed.report('YAML_SYNTAX', { file, line: 1, column: 1 }, `internal parser error: ${String(error)}`);
+    return { metadata: {}, body: '', bodyLine: 1, hasFrontmatter: false, fields: {}, diagnostics: failed.diagnostics };
   }
 }
 
-function parseUnsafe(text: string, file: string, maxDepth: number): ParsedFrontmatter {
+function parseUnsafe(text: string, file: string, maxDepth: number, sink: DiagnosticSink): ParsedFrontmatter {
   const split = splitFrontmatter(text);
-  const base = { body: split.body, bodyLine: split.bodyLine, hasFrontmatter: split.hasFrontmatter, frontmatter: split.yaml };
-  if (!split.hasFrontmatter) return { ...base, metadata: {}, fields: {}, diagnostics: [] };
+  const result: ParsedFrontmatter = {
+    body: split.body,
+    bodyLine: split.bodyLine,
+    hasFrontmatter: split.hasFrontmatter,
+    frontmatter: split.yaml,
+    metadata: {},
+    fields: {},
+    diagnostics: sink.diagnostics,
+  };
+  if (!split.hasFrontmatter) return result;
   if (!split.closed) {
-    return {
-      ...base,
-      metadata: {},
-      fields: {},
-      diagnostics: [
-        { code: 'FRONTMATTER_UNCLOSED', severity: 'error', file, line: 1, column: 1, message: 'frontmatter opened with --- on line 1 is never closed' },
-      ],
-    };
+    sink.report('FRONTMATTER_UNCLOSED', { file, line: 1, column: 1 }, 'frontmatter opened with --- on line 1 is never closed');
+    return result;
   }
-  const composed = compose(split.yaml, { file, firstLine: split.yamlLine, maxDepth });
-  const { value, diagnostics } = composed;
-  if (value === null || value === undefined) return { ...base, metadata: {}, fields: {}, diagnostics };
+  const { value, fields } = compose(split.yaml, { file, firstLine: split.yamlLine, maxDepth, sink });
+  if (value === null || value === undefined) return result;
   if (typeof value !== 'object' || Array.isArray(value)) {
     // After a YAML error the value is partial: that error says what is wrong.
-    if (diagnostics.some((d) => d.severity === 'error')) return { ...base, metadata: {}, fields: {}, diagnostics };
-    diagnostics.push({
-      code: 'FRONTMATTER_NOT_MAP',
-      severity: 'error',
-      file,
-      line: split.yamlLine,
-      column: 1,
-      message: `frontmatter must be a map of "key: value" lines, not ${Array.isArray(value) ? 'a list' : 'a single value'}`,
-    });
-    return { ...base, metadata: {}, fields: {}, diagnostics };
+    if (!sink.hasErrors) {
+      const what = Array.isArray(value) ? 'a list' : 'a single value';
+      sink.report('FRONTMATTER_NOT_MAP', { file, line: split.yamlLine, column: 1 }, `frontmatter must be a map of "key: value" lines, not ${what}`);
+    }
+    return result;
   }
-  return { ...base, metadata: value as Record<string, unknown>, fields: composed.fields, diagnostics };
+  result.metadata = value as Record<string, unknown>;
+  result.fields = fields;
+  return result;
 }

@@ -72,7 +72,7 @@ export function keyString(value: unknown): string {
 }
 
 /** Sets an own data property, even for `__proto__`, never touching prototypes. */
-export function setOwn(target: Record<string, unknown>, key: string, value: unknown): void {
+export function setOwn<T>(target: Record<string, T>, key: string, value: T): void {
   if (key === '__proto__') {
     Object.defineProperty(target, key, { value, writable: true, enumerable: true, configurable: true });
   } else {

@@ -4,16 +4,18 @@
  * throws: every failure is a message the model can act on.
  */
 import { z } from 'zod';
+import { catalogEntries } from '../catalog.js';
 import { createRanker, type Ranker } from '../rank.js';
 import { createSkillIndex, type SkillIndex } from '../skill-index.js';
 import { oneLine } from '../text.js';
 import { FIND_SKILLS_TOOL, USE_SKILL_TOOL } from '../tool-names.js';
-import type { HostTool, Skill, SkillEntry } from '../types.js';
-import { skillTool, type IndexSource } from './skill-tool.js';
+import type { Skill, SkillEntry } from '../types.js';
+import { skillTool, type IndexSource, type SkillTool } from './skill-tool.js';
 
 export { FIND_SKILLS_TOOL } from '../tool-names.js';
 const DEFAULT_FIND_LIMIT = 5;
 export const MAX_FIND_LIMIT = 20;
+const NO_SKILLS = 'No skills are loaded, so there is nothing to search.';
 
 /**
  * Arguments of find_skills. Plain zod 3 string and optional number on purpose:
@@ -26,27 +28,37 @@ export const FindSkillsArgsSchema = z.object({
 
 export type FindSkillsArgs = z.infer<typeof FindSkillsArgsSchema>;
 
+/**
+ * How the handler reads the same fields, leniently: the query on one line and
+ * not empty, and any limit at all (models send "5" or 2.5) as a whole number
+ * in [1, MAX_FIND_LIMIT], DEFAULT_FIND_LIMIT when it is no number.
+ */
+const FindSkillsInput = z.object({
+  query: z
+    .string()
+    .transform(oneLine)
+    .refine((query) => query !== ''),
+  limit: z.unknown().transform(limitOf),
+});
+
 // Keyed by the index's skill list: run views share it with their index, and a
 // rebuilt index (new list) gets a new ranker while the old one is collected.
 const rankers = new WeakMap<readonly SkillEntry[], Ranker>();
 
-/** The ranker over `skills`, built on first use and kept as long as the list. */
+/**
+ * The ranker over `skills`, built on first use and kept as long as the list.
+ * It ranks the catalog's entries (catalogEntries), so find_skills and a
+ * ranked catalog over the same skills always agree.
+ */
 export function rankerForSkills(skills: readonly SkillEntry[]): Ranker {
   let ranker = rankers.get(skills);
   if (!ranker) {
-    ranker = createRanker(
-      skills.map(({ metadata }) => ({
-        name: metadata.name,
-        description: metadata.description,
-        tags: Array.isArray(metadata.tags) ? metadata.tags.filter((tag): tag is string => typeof tag === 'string') : [],
-      })),
-    );
+    ranker = createRanker(catalogEntries(skills));
     rankers.set(skills, ranker);
   }
   return ranker;
 }
 
-/** A whole number in [1, MAX_FIND_LIMIT]; models sometimes send "5" or 2.5. */
 function limitOf(value: unknown): number {
   const number = typeof value === 'string' && value.trim() !== '' ? Number(value) : value;
   if (typeof number !== 'number' || !Number.isFinite(number)) return DEFAULT_FIND_LIMIT;
@@ -66,25 +78,19 @@ function search(index: SkillIndex, query: string, limit: number): string {
   ].join('\n');
 }
 
-export function makeFindSkillsTool(source: IndexSource): HostTool<FindSkillsArgs> {
-  return skillTool<FindSkillsArgs>({
+/** find_skills bound to a source of skills: a run's, in the middleware, or a fixed list (createFindSkillsTool). */
+export function bindFindSkillsTool(source: IndexSource): SkillTool<typeof FindSkillsArgsSchema> {
+  return skillTool({
     name: FIND_SKILLS_TOOL,
     description:
       'Search all available skills by what they do. Returns the best matches with their descriptions; then activate one with use_skill. Use it when no skill listed in <available_skills> fits the task.',
     schema: FindSkillsArgsSchema,
+    accepts: FindSkillsInput,
     source,
-    noSkills: 'No skills are loaded, so there is nothing to search.',
-    // Lenient on purpose: models send limits as "5" or 2.5.
-    parse(args) {
-      const raw = (typeof args === 'object' && args !== null ? args : {}) as Record<string, unknown>;
-      const query = typeof raw.query === 'string' ? oneLine(raw.query) : '';
-      if (query === '') {
-        return { invalid: `${FIND_SKILLS_TOOL} needs a \`query\`: a few words about the task, e.g. {"query": "review a pull request"}.` };
-      }
-      return { query, limit: limitOf(raw.limit) };
-    },
-    async run({ query, limit = DEFAULT_FIND_LIMIT }, index, ctx) {
-      if (index.skills.length === 0) return 'No skills are loaded, so there is nothing to search.';
+    noSkills: NO_SKILLS,
+    usage: () => `${FIND_SKILLS_TOOL} needs a \`query\`: a few words about the task, e.g. {"query": "review a pull request"}.`,
+    async run({ query, limit }, index, ctx) {
+      if (index.skills.length === 0) return NO_SKILLS;
       const text = search(index, query, limit);
       ctx.log?.debug('[skills] searched', { query, limit });
       return text;
@@ -93,8 +99,11 @@ export function makeFindSkillsTool(source: IndexSource): HostTool<FindSkillsArgs
   });
 }
 
+/** @deprecated Internal name kept until src/middleware.ts imports bindFindSkillsTool; then delete. */
+export const makeFindSkillsTool = bindFindSkillsTool;
+
 /** A find_skills tool over a fixed list of skills, for apps that wire tools by hand. */
-export function createFindSkillsTool(skills: readonly Skill[]): HostTool<FindSkillsArgs> {
+export function createFindSkillsTool(skills: readonly Skill[]): SkillTool<typeof FindSkillsArgsSchema> {
   const index = createSkillIndex({ skills });
-  return makeFindSkillsTool(() => index);
+  return bindFindSkillsTool(() => index);
 }

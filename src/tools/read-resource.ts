@@ -6,17 +6,16 @@
 import { z } from 'zod';
 import { nodeFileSystem } from '../fs.js';
 import { DEFAULTS } from '../options.js';
-import { createResourceReader, type ReadText, type ResourceReader, type ResourceReaderSettings } from '../resource-reader.js';
+import { createResourceReader, DEFAULT_LINE_LIMIT, type ReadText, type ResourceReader, type ResourceReaderSettings } from '../resource-reader.js';
 import type { ReadBudget } from '../run.js';
 import { createSkillIndex } from '../skill-index.js';
 import { formatBytes } from '../text.js';
 import { READ_RESOURCE_TOOL } from '../tool-names.js';
-import type { HostTool, Skill } from '../types.js';
-import { skillTool, type IndexSource } from './skill-tool.js';
+import type { Skill } from '../types.js';
+import { skillTool, type IndexSource, type SkillTool } from './skill-tool.js';
 import { unknownSkillMessage } from './unknown-skill.js';
 
 export { READ_RESOURCE_TOOL } from '../tool-names.js';
-
 
 /**
  * Arguments of read_skill_resource. Plain zod 3 strings and numbers on
@@ -26,13 +25,16 @@ export const ReadResourceArgsSchema = z.object({
   skill_name: z.string().describe('Name of the skill the file belongs to, as listed in <available_skills>.'),
   path: z.string().describe('Path of the file relative to the skill folder, exactly as use_skill listed it, e.g. "references/guide.md".'),
   offset: z.number().int().optional().describe('First line to read, counting from 1. Default 1.'),
-  limit: z.number().int().optional().describe('How many lines to read. Default 400.'),
+  limit: z.number().int().optional().describe(`How many lines to read. Default ${DEFAULT_LINE_LIMIT}.`),
 });
 
 export type ReadResourceArgs = z.infer<typeof ReadResourceArgsSchema>;
 
-export type ReadResourceSettings = ResourceReaderSettings;
-
+/**
+ * Settings of a hand-wired read_skill_resource tool (createReadResourceTool),
+ * each defaulting to the middleware option of the same name.
+ */
+export type ReadResourceSettings = Partial<ResourceReaderSettings>;
 
 function attribute(value: string): string {
   return value.replace(/&/gu, '&amp;').replace(/"/gu, '&quot;').replace(/</gu, '&lt;');
@@ -53,7 +55,6 @@ function renderRead(skillName: string, result: ReadText): string {
   return out.join('\n');
 }
 
-
 export interface ReadResourceBinding {
   source: IndexSource;
   /** One reader per middleware: its file cache is shared by every run. */
@@ -62,21 +63,19 @@ export interface ReadResourceBinding {
   budget?: ReadBudget;
 }
 
-export function makeReadResourceTool({ source, reader, budget }: ReadResourceBinding): HostTool<ReadResourceArgs> {
-  return skillTool<ReadResourceArgs>({
+/** read_skill_resource bound to a source of skills and a reader: a run's, in the middleware, or a fixed list (createReadResourceTool). */
+export function bindReadResourceTool({ source, reader, budget }: ReadResourceBinding): SkillTool<typeof ReadResourceArgsSchema> {
+  return skillTool({
     name: READ_RESOURCE_TOOL,
     description:
       "Read one file bundled with a skill (a reference, template or script listed by use_skill), as text. Only the skill's listed files can be read; use offset/limit for long files.",
     schema: ReadResourceArgsSchema,
+    accepts: ReadResourceArgsSchema,
     source,
     noSkills: 'No skills are loaded, so there are no skill files to read.',
-    parse(args, index) {
-      const parsed = ReadResourceArgsSchema.safeParse(args);
-      if (parsed.success) return parsed.data;
+    usage(index) {
       const example = JSON.stringify({ skill_name: index.skills[0]?.metadata.name ?? 'my-skill', path: 'references/guide.md' });
-      return {
-        invalid: `${READ_RESOURCE_TOOL} needs \`skill_name\` and \`path\` strings (and optionally whole-number \`offset\` and \`limit\`), e.g. ${example}.`,
-      };
+      return `${READ_RESOURCE_TOOL} needs \`skill_name\` and \`path\` strings (and optionally whole-number \`offset\` and \`limit\`), e.g. ${example}.`;
     },
     async run({ skill_name: rawName, path, offset, limit }, index, ctx) {
       const name = rawName.trim();
@@ -95,6 +94,9 @@ export function makeReadResourceTool({ source, reader, budget }: ReadResourceBin
   });
 }
 
+/** @deprecated Internal name kept until src/middleware.ts imports bindReadResourceTool; then delete. */
+export const makeReadResourceTool = bindReadResourceTool;
+
 /** Refusals worth a warning in the logs: something tried to reach outside the skill or a secret. */
 const SECURITY_REASONS = new Set<string>(['absolute', 'drive', 'url', 'parent', 'encoded', 'lookalike', 'hidden-characters', 'nul', 'secret', 'outside', 'swapped']);
 
@@ -103,7 +105,7 @@ const SECURITY_REASONS = new Set<string>(['absolute', 'drive', 'url', 'parent', 
  * tools by hand. It has no run, so `maxSkillSize` (a per-run limit) does not
  * apply; `maxFileSize` does.
  */
-export function createReadResourceTool(skills: readonly Skill[], settings: Partial<ReadResourceSettings> = {}): HostTool<ReadResourceArgs> {
+export function createReadResourceTool(skills: readonly Skill[], settings: ReadResourceSettings = {}): SkillTool<typeof ReadResourceArgsSchema> {
   const index = createSkillIndex({ skills });
   const reader = createResourceReader({
     fs: settings.fs ?? nodeFileSystem,
@@ -113,5 +115,5 @@ export function createReadResourceTool(skills: readonly Skill[], settings: Parti
     ...(settings.secretPatterns === undefined ? {} : { secretPatterns: settings.secretPatterns }),
     ...(settings.now === undefined ? {} : { now: settings.now }),
   });
-  return makeReadResourceTool({ source: () => index, reader });
+  return bindReadResourceTool({ source: () => index, reader });
 }

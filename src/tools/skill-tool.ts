@@ -15,28 +15,41 @@ import type { HostTool, ToolContext } from '../types.js';
 /** Where a tool finds the index it answers from; undefined when none is loaded. */
 export type IndexSource = () => SkillIndex | undefined;
 
-/** Arguments that failed the check, with the message telling the model how to call the tool. */
-export interface InvalidArgs {
-  invalid: string;
+/**
+ * A skill tool as the host sees it: its zod 3 schema, and a handler whose
+ * arguments are what that schema parses (a hand call is checked against it).
+ */
+export interface SkillTool<S extends z.ZodTypeAny> extends HostTool<z.infer<S>> {
+  schema: S;
 }
 
-export interface SkillToolSpec<A> {
+/**
+ * What makes one skill tool. `S` is the schema the model is shown, `A` the
+ * arguments `run` gets after `accepts` read them.
+ */
+export interface SkillToolSpec<S extends z.ZodTypeAny, A> {
   name: string;
   description: string;
-  /** The zod 3 schema the model is shown (SISU's adapters convert it by `_def.typeName`). */
-  schema: z.ZodTypeAny;
+  /**
+   * The schema the model is shown: plain zod 3 only (z.object of z.string,
+   * z.number, .optional(), .describe()), because SISU's adapters convert it by
+   * `_def.typeName` and know few types (no effects, defaults or enums).
+   */
+  schema: S;
+  /**
+   * How the handler reads its arguments: `schema` itself, or a lenient
+   * reading of the same fields whose output is what `run` gets. Never shown
+   * to the adapters, so it may transform.
+   */
+  accepts: z.ZodType<A, z.ZodTypeDef, unknown>;
   source: IndexSource;
   /** The answer when no skills are loaded at all. */
   noSkills: string;
-  /** The checked arguments, or how to call the tool properly. */
-  parse(args: unknown, index: SkillIndex): A | InvalidArgs;
+  /** How to call the tool properly: the answer to arguments `accepts` rejects. */
+  usage(index: SkillIndex): string;
   run(args: A, index: SkillIndex, ctx: ToolContext): Promise<string>;
   /** The answer when something unexpected failed, given the reason. */
   failed(reason: string): string;
-}
-
-function isInvalid(value: unknown): value is InvalidArgs {
-  return typeof value === 'object' && value !== null && 'invalid' in value;
 }
 
 /**
@@ -57,18 +70,18 @@ export function forgivingSchema<S extends z.ZodTypeAny>(schema: S): S {
   return wrapped;
 }
 
-export function skillTool<A>(spec: SkillToolSpec<A>): HostTool<A> {
+export function skillTool<S extends z.ZodTypeAny, A>(spec: SkillToolSpec<S, A>): SkillTool<S> {
   return {
     name: spec.name,
     description: spec.description,
     schema: forgivingSchema(spec.schema),
-    async handler(args: A, ctx: ToolContext = {}): Promise<string> {
+    async handler(args: z.infer<S>, ctx: ToolContext = {}): Promise<string> {
       try {
         const index = spec.source();
         if (!index) return spec.noSkills;
-        const parsed = spec.parse(args, index);
-        if (isInvalid(parsed)) return parsed.invalid;
-        return await spec.run(parsed, index, ctx);
+        const parsed = spec.accepts.safeParse(args);
+        if (!parsed.success) return spec.usage(index);
+        return await spec.run(parsed.data, index, ctx);
       } catch (error) {
         const reason = error instanceof Error ? error.message : String(error);
         ctx.log?.error(`[skills] ${spec.name} failed`, { error: reason });

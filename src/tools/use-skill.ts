@@ -7,9 +7,9 @@ import { z } from 'zod';
 import { createSkillIndex, type SkillIndex } from '../skill-index.js';
 import { USE_SKILL_TOOL } from '../tool-names.js';
 import { renderResourceListing, type ListingOptions } from './resource-listing.js';
-import { skillTool, type IndexSource } from './skill-tool.js';
+import { skillTool, type IndexSource, type SkillTool } from './skill-tool.js';
 import { unknownSkillMessage } from './unknown-skill.js';
-import type { HostTool, Skill } from '../types.js';
+import type { Skill } from '../types.js';
 
 export { USE_SKILL_TOOL } from '../tool-names.js';
 
@@ -70,8 +70,6 @@ export function renderActivation(skill: Skill, options: ActivationTextOptions = 
   return lines.join('\n');
 }
 
-export type { IndexSource } from './skill-tool.js';
-
 export interface UseSkillBinding {
   source: IndexSource;
   /**
@@ -87,19 +85,17 @@ export interface UseSkillBinding {
   text?: ActivationTextOptions;
 }
 
-export function makeUseSkillTool({ source, activate, isActive, searchTool = () => undefined, text = {} }: UseSkillBinding): HostTool<UseSkillArgs> {
-  return skillTool<UseSkillArgs>({
+/** use_skill bound to a source of skills: a run's, in the middleware, or a fixed list (createUseSkillTool). */
+export function bindUseSkillTool({ source, activate, isActive, searchTool = () => undefined, text = {} }: UseSkillBinding): SkillTool<typeof UseSkillArgsSchema> {
+  return skillTool({
     name: USE_SKILL_TOOL,
     description:
       'Activate a skill: returns its full instructions and the files bundled with it. Use it when a task matches a skill listed in <available_skills>.',
     schema: UseSkillArgsSchema,
+    accepts: UseSkillArgsSchema,
     source,
     noSkills: 'No skills are loaded, so there is nothing to activate.',
-    parse(args, index) {
-      const parsed = UseSkillArgsSchema.safeParse(args);
-      if (parsed.success) return parsed.data;
-      return { invalid: `${USE_SKILL_TOOL} needs a \`skill_name\` string, e.g. {"skill_name": "${index.skills[0]?.metadata.name ?? 'my-skill'}"}.` };
-    },
+    usage: (index) => `${USE_SKILL_TOOL} needs a \`skill_name\` string, e.g. {"skill_name": "${index.skills[0]?.metadata.name ?? 'my-skill'}"}.`,
     async run(args, index, ctx) {
       const requested = args.skill_name.trim();
       const entry = index.get(requested);
@@ -123,12 +119,15 @@ export function makeUseSkillTool({ source, activate, isActive, searchTool = () =
   });
 }
 
+/** @deprecated Internal name kept until src/middleware.ts imports bindUseSkillTool; then delete. */
+export const makeUseSkillTool = bindUseSkillTool;
+
 /**
  * A use_skill tool over a fixed list of skills, for apps that wire tools by
  * hand (`registerTools([createUseSkillTool(skills)])`). It has no run, so it
  * does not track activations: every call answers with the instructions.
  */
-export function createUseSkillTool(skills: readonly Skill[], text: ActivationTextOptions = {}): HostTool<UseSkillArgs> {
+export function createUseSkillTool(skills: readonly Skill[], text: ActivationTextOptions = {}): SkillTool<typeof UseSkillArgsSchema> {
   const index = createSkillIndex({ skills });
-  return makeUseSkillTool({ source: () => index, text });
+  return bindUseSkillTool({ source: () => index, text });
 }

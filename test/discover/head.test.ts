@@ -80,6 +80,29 @@ describe('readSkillHead', () => {
     expect(closed).toBe(1);
   });
 
+  it('rejects, never hangs, when a later read throws instead of rejecting', async () => {
+    // The read loop goes on from a promise callback: a throw there must still settle the read.
+    let reads = 0;
+    let closed = 0;
+    const { fs } = faultyFs({});
+    const throwing = {
+      ...fs,
+      open: async () => ({
+        read: (buffer: Uint8Array, offset: number) => {
+          if (++reads > 1) throw Object.assign(new Error('EIO'), { code: 'EIO' });
+          const chunk = Buffer.from('---\nname: a\n'.padEnd(HEAD_BYTES, 'x'));
+          buffer.set(chunk, offset);
+          return Promise.resolve({ bytesRead: chunk.length });
+        },
+        close: async () => {
+          closed++;
+        },
+      }),
+    };
+    await expect(readSkillHead(throwing, FILE)).rejects.toMatchObject({ code: 'EIO' });
+    expect(closed).toBe(1);
+  });
+
   it('reads the real disk the same way (plain descriptors), and rejects like readFile', async () => {
     const folder = await mkdtemp(join(tmpdir(), 'mw-skills-head-'));
     try {

@@ -56,7 +56,7 @@ describe('links that fan out', () => {
     for (let i = 0; i < 100; i++) volume.symlinkSync('/store/category', `/r/link-${String(i).padStart(3, '0')}`);
     for (const lazy of [false, true]) {
       calls.length = 0;
-      const result = await discover(resolveOptions({ directories: ['/r'], fs }), { lazy });
+      const result = await discover(resolveOptions({ directories: ['/r'], fs }), { frontmatterOnly: lazy });
       expect(result.skills).toHaveLength(20);
       expect(result.skills[0]?.directory).toBe('/r/link-000/s00');
       expect(result.warnings).toEqual([]);

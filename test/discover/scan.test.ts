@@ -1,13 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { join, sep } from 'node:path';
-import {
-  childPath,
-  compareNames,
-  isSameOrInside,
-  isSkippedName,
-  limitConcurrency,
-  scanDirectory,
-} from '../../src/discover/scan.js';
+import { createLimiter, limitConcurrency } from '../../src/concurrency.js';
+import { scanDirectory } from '../../src/discover/scan.js';
+import { childPath, isSameOrInside } from '../../src/paths.js';
+import { isSkippedName } from '../../src/skill-file.js';
+import { compareNames } from '../../src/text.js';
 import type { SkillsFileSystem } from '../../src/fs.js';
 import { faultyFs } from './helpers.js';
 
@@ -140,7 +137,7 @@ describe('limitConcurrency', () => {
       realpath: (path) => slow(`/real${path}`),
       open: () => slow({ read: async () => ({ bytesRead: 0 }), close: async () => undefined }),
     };
-    const fs = limitConcurrency(base, 3);
+    const fs = limitConcurrency(base, createLimiter(3));
     const results = await Promise.all([
       ...Array.from({ length: 20 }, (_, i) => fs.readFile(`f${i}`, 'utf8')),
       fs.readdir('d', { withFileTypes: true }).then((e) => e[0]?.name),

@@ -87,7 +87,7 @@ describe('a SKILL.md caught mid-write at activation', () => {
   async function lazyEntry(): Promise<{ fs: ReturnType<typeof faultyFs>['fs']; volume: ReturnType<typeof faultyFs>['volume']; entry: Parameters<typeof loadSkillContent>[0]; options: ReturnType<typeof resolveOptions> }> {
     const { fs, volume } = faultyFs({ [FILE]: skillMd('writer'), '/r/writer/notes.md': 'n' });
     const options = resolveOptions({ directories: ['/r'], fs });
-    const found = await discover(options, { lazy: true });
+    const found = await discover(options, { frontmatterOnly: true });
     const entry = found.skills[0];
     if (!entry) throw new Error('fixture skill not found');
     return { fs, volume, entry, options };

@@ -4,6 +4,8 @@
  * adapters show its schema to a model is tested on the real SISU (test/real-sisu).
  */
 import { describe, expect, it } from 'vitest';
+import { catalogEntries } from '../../src/catalog.js';
+import { createRanker } from '../../src/rank.js';
 import { createSkillIndex, type SkillIndex } from '../../src/skill-index.js';
 import { createFindSkillsTool, MAX_FIND_LIMIT, rankerForSkills } from '../../src/tools/find-skills.js';
 import { createUseSkillTool } from '../../src/tools/use-skill.js';
@@ -92,6 +94,14 @@ describe('find_skills handler', () => {
     expect(rankerForSkills(view.skills)).toBe(rankerForSkills(index.skills));
     const rebuilt = createSkillIndex({ skills });
     expect(rankerForSkills(rebuilt.skills)).not.toBe(rankerForSkills(index.skills));
+  });
+
+  it('ranks exactly as a ranked catalog over the same skills does, odd tags included', () => {
+    const odd = [...skills, skill('pdf-split', 'Splits PDF files.', 'pdf'), skill('pdf-merge', 'Merges PDF files.', [7, 'pdf', null])];
+    const catalogRanker = createRanker(catalogEntries(odd));
+    for (const query of ['pdf', 'merge pdf files', 'weekly report 7', 'review a pull request for security']) {
+      expect(rankerForSkills(odd).rank(query)).toEqual(catalogRanker.rank(query));
+    }
   });
 });
 

@@ -1,0 +1,259 @@
+/**
+ * Memory tricks that depend on how V8 stores strings, objects and typed
+ * arrays, kept in one module behind plain functions so the rest of the code
+ * reads as ordinary data handling. They exist because the skill index and
+ * its ranker live for the whole process: at 20,000 skills, every byte kept
+ * per skill is 20 KB, every Map entry per skill is about 0.8 MB.
+ *
+ * Each trick names the figure that justifies it: the bench row "memory N:
+ * middleware index heap" (bench/memory.mjs, workload seed 1, `npm run
+ * bench`), before and after, with the commit that measured it. Nothing here
+ * changes a value: every function gives back data equal to what it was
+ * given, only stored more compactly. Pure; never throws on plain data.
+ */
+import { compareNames } from './text.js';
+
+// ---------------------------------------------------------------------------
+// Flat strings. A string sliced from a file keeps the whole file alive, and a
+// string built by concatenation keeps its pieces; a flat copy holds only its
+// own characters.
+
+/**
+ * A deep copy of parsed frontmatter with every string stored on its own: the
+ * parser's strings are slices of the file text, and a slice keeps its whole
+ * source alive.
+ *
+ * Bench: flat copies at all, 5,000 skills 12.2 -> 9.5 MB (a40a5f8). Through
+ * JSON where JSON carries every value exactly: JSON.parse builds flat strings
+ * and objects sized to their keys, 20,000 skills 35.49 -> 30.58 MB (dc8141b),
+ * for some milliseconds more per 2,000 skills. Other values (NaN, ±Infinity,
+ * -0, undefined) are copied value by value.
+ */
+export function compactCopy(value: unknown): unknown {
+  if (jsonExact(value)) return JSON.parse(JSON.stringify(value)) as unknown;
+  return copyEach(value);
+}
+
+/**
+ * `strings`, each as one flat string, in one JSON pass for all.
+ *
+ * Bench: folder paths come from joins (pieces, some shared) that cost about
+ * twice a flat copy; with `sharingPrefix` for SKILL.md paths, 20,000 skills
+ * 25.0 -> 22.7 MB (eb11388).
+ */
+export function flatStrings(strings: readonly string[]): string[] {
+  return JSON.parse(JSON.stringify(strings)) as string[];
+}
+
+/**
+ * `text` rebuilt as `prefix + suffix` when that is exactly what it is, so it
+ * is stored as a pair that shares `prefix`'s characters instead of a copy of
+ * its own; otherwise `text` itself. Bench: see flatStrings.
+ */
+export function sharingPrefix(text: string, prefix: string, suffix: string): string {
+  const same = text.length === prefix.length + suffix.length && text.endsWith(suffix) && text.startsWith(prefix);
+  return same ? prefix + suffix : text;
+}
+
+/** Whether a JSON round trip gives back a deep-equal value (no NaN, ±Infinity, -0 or undefined). */
+function jsonExact(value: unknown): boolean {
+  switch (typeof value) {
+    case 'string':
+    case 'boolean':
+      return true;
+    case 'number':
+      return Number.isFinite(value) && !Object.is(value, -0);
+    case 'object':
+      if (value === null) return true;
+      if (Array.isArray(value)) return value.every(jsonExact);
+      if (Object.getPrototypeOf(value) !== Object.prototype) return false;
+      for (const key in value) {
+        if (!jsonExact((value as Record<string, unknown>)[key])) return false;
+      }
+      return true;
+    default:
+      return false;
+  }
+}
+
+function copyEach(value: unknown): unknown {
+  if (typeof value === 'string') return flatString(value);
+  if (Array.isArray(value)) return value.map(copyEach);
+  if (typeof value === 'object' && value !== null) {
+    const copy: Record<string, unknown> = {};
+    for (const [key, item] of Object.entries(value)) {
+      if (key === '__proto__') {
+        // Assignment would set the prototype; keep it an ordinary property, as the parser made it.
+        Object.defineProperty(copy, key, { value: copyEach(item), enumerable: true, writable: true, configurable: true });
+      } else {
+        // Plain assignment keeps the object in V8's compact (shared-shape) form.
+        copy[flatString(key)] = copyEach(item);
+      }
+    }
+    return copy;
+  }
+  return value;
+}
+
+function flatString(text: string): string {
+  // Slicing a concatenation makes V8 copy it into one new string; V8 copies
+  // strings under 13 characters anyway.
+  return text.length < 13 ? text : ` ${text}`.slice(1);
+}
+
+// ---------------------------------------------------------------------------
+// Sorted lookups: positions or keys in sorted order and a binary search,
+// instead of a Map entry (about 40 bytes) per item.
+
+/**
+ * Finds items by name: positions sorted by name in one Int32Array (4 bytes
+ * per item, outside the JS heap) and a binary search. The order is built on
+ * the first lookup, so building an index costs nothing here, and the first
+ * of several items with one name wins.
+ *
+ * Bench: instead of a Map in the index and the ranked catalog, 20,000 skills
+ * 26.17 -> 25.00 MB (ec92c42); a lookup is ~15 string compares at 20,000.
+ */
+export function nameLookup<T>(items: readonly T[], nameOf: (item: T) => string): (name: string) => T | undefined {
+  let order: Int32Array | undefined;
+  const nameAt = (position: number): string => nameOf(items[position] as T);
+  return (name) => {
+    if (!order) {
+      const sorted = new Int32Array(items.length);
+      for (let i = 0; i < sorted.length; i++) sorted[i] = i;
+      // Ties by position, so the search below lands on the first item of a name.
+      sorted.sort((a, b) => compareNames(nameAt(a), nameAt(b)) || a - b);
+      order = sorted;
+    }
+    // Leftmost position whose name is >= `name`.
+    let low = 0;
+    let high = order.length;
+    while (low < high) {
+      const mid = (low + high) >>> 1;
+      if (nameAt(order[mid] as number) < name) low = mid + 1;
+      else high = mid;
+    }
+    if (low === order.length) return undefined;
+    const item = items[order[low] as number] as T;
+    return nameOf(item) === name ? item : undefined;
+  };
+}
+
+/** A set of terms, each with a number: its position in sorted order (0 to size - 1). */
+export interface Vocabulary {
+  readonly size: number;
+  idOf(term: string): number | undefined;
+}
+
+/**
+ * `ids` (term -> a number from 0 to size - 1, in any order) as a Vocabulary
+ * whose ids are sorted positions, and `renumbered[old id]` = new id. The
+ * terms are kept as one sorted array searched by bisection.
+ *
+ * Bench: a Map of the vocabulary (some 30,000 terms at 20,000 skills) costs
+ * about 1 MB for as long as the ranker lives, the array a fifth (9db466f).
+ */
+export function sortedVocabulary(ids: ReadonlyMap<string, number>): { vocabulary: Vocabulary; renumbered: Int32Array } {
+  const terms = [...ids.keys()].sort(compareNames);
+  const renumbered = new Int32Array(terms.length);
+  for (let id = 0; id < terms.length; id++) renumbered[ids.get(terms[id] as string) ?? 0] = id;
+  const vocabulary: Vocabulary = {
+    size: terms.length,
+    idOf(term) {
+      let low = 0;
+      let high = terms.length - 1;
+      while (low <= high) {
+        const mid = (low + high) >>> 1;
+        const at = terms[mid] as string;
+        if (at === term) return mid;
+        if (at < term) low = mid + 1;
+        else high = mid - 1;
+      }
+      return undefined;
+    },
+  };
+  return { vocabulary, renumbered };
+}
+
+// ---------------------------------------------------------------------------
+// Packed postings.
+
+/** (term, doc, weight) triples as parallel arrays, in any order: what packPostings packs. */
+export interface PostingList {
+  term: ArrayLike<number>;
+  doc: ArrayLike<number>;
+  /** In (0, 1). */
+  weight: ArrayLike<number>;
+}
+
+/**
+ * Postings grouped by term: for term t, positions start(t) to end(t) - 1,
+ * each a doc number and a weight. Read with a plain loop:
+ * `for (let p = postings.start(t); p < postings.end(t); p++)`.
+ */
+export interface Postings {
+  start(term: number): number;
+  end(term: number): number;
+  doc(position: number): number;
+  /** In (0, 1): the packed weight, never 0 for a weight that was above 0. */
+  weight(position: number): number;
+}
+
+/** Weights keep 16 bits of their fraction: steps of 1.5e-5, far below any difference ranking relies on. */
+const WEIGHT_SCALE = 0xffff;
+
+class PackedPostings implements Postings {
+  constructor(
+    private readonly offsets: Int32Array,
+    private readonly docs: Uint16Array | Uint32Array,
+    private readonly weights: Uint16Array,
+  ) {}
+
+  start(term: number): number {
+    return this.offsets[term] ?? 0;
+  }
+
+  end(term: number): number {
+    return this.offsets[term + 1] ?? 0;
+  }
+
+  doc(position: number): number {
+    return this.docs[position] ?? 0;
+  }
+
+  weight(position: number): number {
+    return (this.weights[position] ?? 0) / WEIGHT_SCALE;
+  }
+}
+
+/**
+ * `list` packed by term in typed arrays: `terms` term numbers, `docs` doc
+ * numbers. 4 bytes a posting instead of an object each, or 8 in parallel
+ * arrays: doc numbers take 16 bits up to 65,536 docs, weights 16 bits.
+ *
+ * Bench: typed arrays instead of an object per posting, 20,000 skills
+ * 84 MB -> 2.7 MB for the ranker (9db466f); 16-bit docs and weights halve
+ * the remaining 8 bytes a posting (some 600,000 postings at 20,000 skills,
+ * 973f996).
+ */
+export function packPostings(terms: number, docs: number, list: PostingList): Postings {
+  const total = list.term.length;
+  const offsets = new Int32Array(terms + 1);
+  for (let i = 0; i < total; i++) {
+    const term = list.term[i] ?? 0;
+    offsets[term + 1] = (offsets[term + 1] ?? 0) + 1;
+  }
+  for (let term = 0; term < terms; term++) offsets[term + 1] = (offsets[term + 1] ?? 0) + (offsets[term] ?? 0);
+  const packedDocs = docs <= 0x10000 ? new Uint16Array(total) : new Uint32Array(total);
+  const weights = new Uint16Array(total);
+  const fill = offsets.slice(0, terms);
+  for (let i = 0; i < total; i++) {
+    const term = list.term[i] ?? 0;
+    const at = fill[term] ?? 0;
+    fill[term] = at + 1;
+    packedDocs[at] = list.doc[i] ?? 0;
+    // At least 1: a weight above 0 must stay above 0 (the ranker tells touched docs by a score above 0).
+    weights[at] = Math.max(1, Math.round((list.weight[i] ?? 0) * WEIGHT_SCALE));
+  }
+  return new PackedPostings(offsets, packedDocs, weights);
+}

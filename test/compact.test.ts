@@ -1,0 +1,116 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { compactCopy, flatStrings, nameLookup, packPostings, sharingPrefix, sortedVocabulary } from '../src/compact.js';
+
+// Every trick must give back data equal to what it was given: these tests
+// check values only, never how V8 stores them (the bench measures that).
+
+describe('compactCopy', () => {
+  it('copies parsed frontmatter deeply, values and __proto__ keys intact', () => {
+    const parsed = JSON.parse('{"name":"a-long-skill-name","n":2.5,"ok":true,"none":null,"inf":0,"tags":["one-long-tag-here","b"],"metadata":{"__proto__":{"x":1},"deep":{"list":[{"k":"value that is long"}]}}}');
+    parsed.inf = Infinity;
+    const copy = compactCopy(parsed) as Record<string, unknown>;
+    expect(copy).toEqual(parsed);
+    expect(copy).not.toBe(parsed);
+    expect((copy.metadata as Record<string, unknown>).deep).not.toBe((parsed.metadata as Record<string, unknown>).deep);
+    expect(Object.keys(copy.metadata as object)).toEqual(['__proto__', 'deep']);
+    expect(Object.getPrototypeOf(copy.metadata)).toBe(Object.prototype);
+    expect(copy.inf).toBe(Infinity);
+  });
+
+  it('gives the same copy whether or not JSON can carry every value', () => {
+    const text = '{"name":"a-long-skill-name","n":2.5,"ok":true,"none":null,"tags":["one-long-tag-here","b"],"metadata":{"__proto__":{"x":1},"deep":{"list":[{"k":"value that is long"}]}}}';
+    const plain = JSON.parse(text);
+    const copy = compactCopy(plain) as Record<string, unknown>;
+    expect(copy).toEqual(plain);
+    expect(Object.keys(copy.metadata as object)).toEqual(['__proto__', 'deep']);
+    expect(Object.getPrototypeOf(copy.metadata)).toBe(Object.prototype);
+    for (const odd of [-0, Number.NaN, Number.NEGATIVE_INFINITY]) {
+      const withOdd = { ...JSON.parse(text), odd: [odd] } as Record<string, unknown>;
+      expect(Object.is((compactCopy(withOdd) as { odd: number[] }).odd[0], odd)).toBe(true);
+    }
+  });
+});
+
+describe('flatStrings and sharingPrefix', () => {
+  it('flatStrings gives back the same strings in the same order', () => {
+    fc.assert(
+      fc.property(fc.array(fc.string({ unit: 'binary' })), (strings) => {
+        expect(flatStrings(strings)).toEqual(strings);
+      }),
+    );
+  });
+
+  it('sharingPrefix gives back a string equal to the one it was given', () => {
+    fc.assert(
+      fc.property(fc.string({ unit: 'binary' }), fc.string(), fc.string(), (text, prefix, suffix) => {
+        expect(sharingPrefix(text, prefix, suffix)).toBe(text);
+        expect(sharingPrefix(prefix + suffix, prefix, suffix)).toBe(prefix + suffix);
+      }),
+    );
+  });
+});
+
+describe('nameLookup', () => {
+  it('finds the first item of each name, as a Map filled first-wins would', () => {
+    fc.assert(
+      fc.property(fc.array(fc.string({ maxLength: 4 }), { maxLength: 40 }), fc.array(fc.string({ maxLength: 4 })), (names, probes) => {
+        const items = names.map((name, position) => ({ name, position }));
+        const map = new Map<string, { name: string; position: number }>();
+        for (const item of items) if (!map.has(item.name)) map.set(item.name, item);
+        const find = nameLookup(items, (item) => item.name);
+        for (const name of [...names, ...probes]) expect(find(name)).toBe(map.get(name));
+      }),
+    );
+  });
+
+  it('finds nothing in an empty list', () => {
+    expect(nameLookup([] as string[], (name) => name)('a')).toBeUndefined();
+  });
+});
+
+describe('sortedVocabulary', () => {
+  it('numbers terms in code-unit order, finds each one, and maps every old id to its new one', () => {
+    fc.assert(
+      fc.property(fc.uniqueArray(fc.string({ maxLength: 4 })), fc.array(fc.string({ maxLength: 4 })), (terms, probes) => {
+        const ids = new Map(terms.map((term, id) => [term, id]));
+        const { vocabulary, renumbered } = sortedVocabulary(ids);
+        const sorted = [...terms].sort();
+        expect(vocabulary.size).toBe(terms.length);
+        for (const [term, old] of ids) {
+          expect(vocabulary.idOf(term)).toBe(sorted.indexOf(term));
+          expect(renumbered[old]).toBe(sorted.indexOf(term));
+        }
+        for (const probe of probes) if (!ids.has(probe)) expect(vocabulary.idOf(probe)).toBeUndefined();
+      }),
+    );
+  });
+});
+
+describe('packPostings', () => {
+  const triple = (terms: number, docs: number) => fc.tuple(fc.nat(terms - 1), fc.nat(docs - 1), fc.double({ min: 1e-9, max: 1 - 1e-9, noNaN: true }));
+
+  it('groups postings by term in input order, weights to within 1/65535 and never 0', () => {
+    fc.assert(
+      fc.property(fc.array(triple(6, 9)), (triples) => {
+        const postings = packPostings(6, 9, { term: triples.map((t) => t[0]), doc: triples.map((t) => t[1]), weight: triples.map((t) => t[2]) });
+        for (let term = 0; term < 6; term++) {
+          const expected = triples.filter((t) => t[0] === term);
+          const got: Array<[number, number]> = [];
+          for (let p = postings.start(term); p < postings.end(term); p++) got.push([postings.doc(p), postings.weight(p)]);
+          expect(got.map(([doc]) => doc)).toEqual(expected.map((t) => t[1]));
+          got.forEach(([, weight], i) => {
+            expect(weight).toBeGreaterThan(0);
+            expect(Math.abs(weight - (expected[i]?.[2] ?? 0))).toBeLessThanOrEqual(1 / 65535);
+          });
+        }
+      }),
+    );
+  });
+
+  it('keeps doc numbers past 65,535 whole', () => {
+    const docs = 70_000;
+    const postings = packPostings(1, docs, { term: [0, 0, 0], doc: [0, 65_535, 69_999], weight: [0.5, 0.5, 0.5] });
+    expect([0, 1, 2].map((p) => postings.doc(p))).toEqual([0, 65_535, 69_999]);
+  });
+});
