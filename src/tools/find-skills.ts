@@ -99,8 +99,6 @@ export function bindFindSkillsTool(source: IndexSource): SkillTool<typeof FindSk
   });
 }
 
-/** @deprecated Internal name kept until src/middleware.ts imports bindFindSkillsTool; then delete. */
-export const makeFindSkillsTool = bindFindSkillsTool;
 
 /** A find_skills tool over a fixed list of skills, for apps that wire tools by hand. */
 export function createFindSkillsTool(skills: readonly Skill[]): SkillTool<typeof FindSkillsArgsSchema> {

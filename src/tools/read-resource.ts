@@ -94,8 +94,6 @@ export function bindReadResourceTool({ source, reader, budget }: ReadResourceBin
   });
 }
 
-/** @deprecated Internal name kept until src/middleware.ts imports bindReadResourceTool; then delete. */
-export const makeReadResourceTool = bindReadResourceTool;
 
 /** Refusals worth a warning in the logs: something tried to reach outside the skill or a secret. */
 const SECURITY_REASONS = new Set<string>(['absolute', 'drive', 'url', 'parent', 'encoded', 'lookalike', 'hidden-characters', 'nul', 'secret', 'outside', 'swapped']);

@@ -119,8 +119,6 @@ export function bindUseSkillTool({ source, activate, isActive, searchTool = () =
   });
 }
 
-/** @deprecated Internal name kept until src/middleware.ts imports bindUseSkillTool; then delete. */
-export const makeUseSkillTool = bindUseSkillTool;
 
 /**
  * A use_skill tool over a fixed list of skills, for apps that wire tools by

@@ -1,0 +1,116 @@
+/**
+ * Activations the model did not ask for: `@` mentions, `always` and
+ * auto-activation, each injected once per conversation as if the model had
+ * called use_skill, and the placement of those messages (now, or at the
+ * request's first model call when the user's message does not exist yet).
+ */
+import { findMentions, MAX_MENTIONS, selectActivations, type Activation } from './activation.js';
+import { activatedSkills, activationMessages, injectedCallId, insertAfterLatestUser, modelToolName, toolCallIds } from './conversation.js';
+import type { HostMessage, HostModel, Next } from './host.js';
+import { suggestionsFor, type Library } from './library.js';
+import type { ResolvedOptions } from './options.js';
+import type { SkillsRun } from './run.js';
+import type { SkillIndex } from './skill-index.js';
+import { USE_SKILL_TOOL } from './tool-names.js';
+import { renderActivation, type ActivationTextOptions } from './tools/use-skill.js';
+import type { SkillsContext } from './types.js';
+
+/** Unknown mentions per message that get suggestions in the log. */
+const SUGGESTED_MENTIONS = 3;
+
+export interface PreActivationSettings {
+  autoActivate: ResolvedOptions['autoActivate'];
+  text: ActivationTextOptions;
+}
+
+/** The messages that activate each chosen skill once per conversation; earlier turns count. */
+export async function preActivate(ctx: SkillsContext, library: Library, run: SkillsRun, query: string, settings: PreActivationSettings): Promise<HostMessage[]> {
+  const { index } = library;
+  const toolName = modelToolName(ctx.state.toolAliases, USE_SKILL_TOOL);
+  const earlier = activatedSkills(ctx.messages, (requested) => index.get(requested)?.metadata.name, [...new Set([USE_SKILL_TOOL, toolName])]);
+  for (const name of earlier) run.activate(name);
+
+  const messages: HostMessage[] = [];
+  const taken = toolCallIds(ctx.messages);
+  for (const pick of choose(ctx, library, run, query, settings.autoActivate)) {
+    const text = await activationText(ctx, index, pick, settings.text);
+    if (text === undefined || !run.activate(pick.name)) continue;
+    const id = injectedCallId(pick.route, pick.name, taken);
+    taken.add(id);
+    messages.push(...activationMessages(id, pick.name, text, toolName));
+    const data = { skill: pick.name, route: pick.route, ...(pick.score === undefined ? {} : { score: pick.score }) };
+    ctx.log.info('[skills] activated', data);
+    ctx.log.span?.('skills.activate', data);
+  }
+  return messages;
+}
+
+/** Mentions (the user asked), then `always`, then ranked skills; unknown and excess mentions are logged. */
+function choose(ctx: SkillsContext, library: Library, run: SkillsRun, query: string, auto: ResolvedOptions['autoActivate']): Activation[] {
+  // The index's lookup, not a set of names: nothing kept per skill for as long as the index lives.
+  const mentions = findMentions(query, (name) => library.index.get(name) !== undefined);
+  // Suggestions for the first few only: each costs a bounded search, and a flood of unknown names is noise.
+  mentions.unknown.forEach((mention, i) => {
+    ctx.log.warn('[skills] unknown mention', { mention, ...(i < SUGGESTED_MENTIONS ? { suggestions: suggestionsFor(library, mention) } : {}) });
+  });
+  if (mentions.ignored !== undefined && mentions.ignored > 0) {
+    ctx.log.warn('[skills] too many mentions', { examined: MAX_MENTIONS, ignored: mentions.ignored });
+  }
+  return selectActivations({
+    mentions: mentions.known,
+    always: library.always,
+    // The ranker covers the model-visible skills only, so hidden ones are never auto-activated.
+    auto: auto && { query, ...auto, rank: (text) => library.ranker().rank(text, Math.max(auto.maxSkills, 5)) },
+    alreadyActive: run.activated,
+  });
+}
+
+async function activationText(ctx: SkillsContext, index: SkillIndex, pick: Activation, options: ActivationTextOptions): Promise<string | undefined> {
+  try {
+    const loaded = await index.loadDetailed(pick.name);
+    if (!loaded) return undefined;
+    if (loaded.first) for (const diagnostic of loaded.diagnostics) ctx.log.warn('[skills] warning', diagnostic);
+    return renderActivation(loaded.skill, options);
+  } catch (error) {
+    ctx.log.warn('[skills] could not activate', { skill: pick.name, route: pick.route, error: error instanceof Error ? error.message : String(error) });
+    return undefined;
+  }
+}
+
+/**
+ * Put `injected` in place and run the rest of the stack. After
+ * `inputToMessage` the user's message exists: right behind it, now. Before
+ * it, the activations must still follow that message (Anthropic wants the
+ * user's turn first, OpenAI an answer right after each call), so they wait for
+ * the request's first model call on the conversation, by which time every
+ * middleware in between has run.
+ */
+export async function injectThenNext(ctx: SkillsContext, injected: readonly HostMessage[], userMessagePending: boolean, next: Next): Promise<void> {
+  const model = ctx.model;
+  if (injected.length === 0) return next();
+  if (!userMessagePending || !model || typeof model.generate !== 'function') {
+    // No model to wait for: the best place left is behind the latest user message, or the end.
+    insertAfterLatestUser(ctx.messages, injected);
+    return next();
+  }
+  let pending = true;
+  const generate = model.generate as (this: unknown, ...args: unknown[]) => unknown;
+  const wrapped: HostModel = Object.create(model, {
+    generate: {
+      value(messages: unknown, ...rest: unknown[]): unknown {
+        // Only the conversation itself: another middleware may ask the model about something else first.
+        if (pending && messages === ctx.messages) {
+          pending = false;
+          insertAfterLatestUser(ctx.messages, injected);
+        }
+        return generate.call(model, messages, ...rest);
+      },
+    },
+  }) as HostModel;
+  ctx.model = wrapped;
+  try {
+    await next();
+  } finally {
+    if (ctx.model === wrapped) ctx.model = model;
+  }
+}
