@@ -4,7 +4,7 @@
  * which ones the conversation already carries. No I/O, no logging: the
  * middleware calls these and logs what they decided.
  */
-import { SkillsConfigError } from './errors.js';
+import { DEFAULTS } from './defaults.js';
 
 /** How a skill got activated; the middleware logs it as `route`. */
 export type ActivationRoute = 'tool' | 'mention' | 'always' | 'auto';
@@ -208,57 +208,5 @@ function pickRanked(auto: AutoActivation): RankedSkill[] {
   return eligible.sort((a, b) => b.score - a.score).slice(0, auto.maxSkills);
 }
 
-// ---------------------------------------------------------------------------
-// Options (checked at construction, like every other option)
-
-export interface AutoActivateOptions {
-  /** Lowest normalised score (0..1) that pre-activates a skill. */
-  threshold?: number;
-  /** Most skills pre-activated by ranking per request. */
-  maxSkills?: number;
-}
-
-// 0.3, measured by scripts/auto-activate-threshold.mjs over 1,088 published skills: 0.86 recall and
-// 0.95 precision on 70 labeled requests, no activation for 50 everyday ones; 0.275-0.35 give no false
-// activations on either library, 0.3 sits in the middle. Held-out requests written after tuning: 0.65 recall.
-export const AUTO_ACTIVATE_DEFAULTS = { threshold: 0.3, maxSkills: 1 } as const;
-
-/**
- * `autoActivate` as given (undefined, false, true or an object) to its
- * resolved form, or undefined when it is off. Throws SkillsConfigError.
- */
-export function resolveAutoActivate(value: unknown): Required<AutoActivateOptions> | undefined {
-  if (value === undefined || value === false) return undefined;
-  if (value === true) return { ...AUTO_ACTIVATE_DEFAULTS };
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-    throw new SkillsConfigError(
-      '[skills] `autoActivate` must be true, false or { threshold, maxSkills }, e.g. autoActivate: { threshold: 0.3, maxSkills: 1 }.',
-    );
-  }
-  const { threshold = AUTO_ACTIVATE_DEFAULTS.threshold, maxSkills = AUTO_ACTIVATE_DEFAULTS.maxSkills, ...rest } =
-    value as Record<string, unknown>;
-  const unknownKey = Object.keys(rest)[0];
-  if (unknownKey !== undefined) {
-    throw new SkillsConfigError(`[skills] unknown \`autoActivate.${unknownKey}\`: the known keys are threshold and maxSkills.`);
-  }
-  if (typeof threshold !== 'number' || !(threshold >= 0 && threshold <= 1)) {
-    throw new SkillsConfigError(
-      `[skills] \`autoActivate.threshold\` must be a number from 0 to 1 (scores are normalised), got ${String(threshold)}. Default: ${AUTO_ACTIVATE_DEFAULTS.threshold}.`,
-    );
-  }
-  if (typeof maxSkills !== 'number' || !Number.isInteger(maxSkills) || maxSkills < 1) {
-    throw new SkillsConfigError(
-      `[skills] \`autoActivate.maxSkills\` must be a whole number of 1 or more, got ${String(maxSkills)}. Default: ${AUTO_ACTIVATE_DEFAULTS.maxSkills}.`,
-    );
-  }
-  return { threshold, maxSkills };
-}
-
-/** The `always` option: a list of skill names (checked for shape only; names are matched per request). */
-export function resolveAlways(value: unknown): string[] {
-  if (value === undefined) return [];
-  if (!Array.isArray(value) || value.some((name) => typeof name !== 'string' || name.trim() === '')) {
-    throw new SkillsConfigError("[skills] `always` must be a list of skill names, e.g. always: ['code-review'].");
-  }
-  return [...new Set((value as string[]).map((name) => name.trim()))];
-}
+/** What `autoActivate: true` means (src/defaults.ts holds it; kept under this name for the public export). */
+export const AUTO_ACTIVATE_DEFAULTS = DEFAULTS.autoActivate;

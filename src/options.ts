@@ -421,14 +421,3 @@ function checkWatch(value: unknown, fs: SkillsFileSystem): ResolvedOptions['watc
   if (!canWatch) fail('watch', 'needs an `fs` with a watch() or watchFolder() method (node:fs/promises has watch):', 'leave `fs` out, or add one.');
   return { debounceMs };
 }
-
-/** `*` matches any run of characters, `?` one character; the rest is literal. Case-sensitive. */
-export function matchesPattern(value: string, pattern: string): boolean {
-  let source = '^';
-  for (const ch of pattern) {
-    if (ch === '*') source += '.*';
-    else if (ch === '?') source += '.';
-    else source += ch.replace(/[.+^${}()|[\]\\]/g, '\\$&');
-  }
-  return new RegExp(`${source}$`).test(value);
-}

@@ -5,6 +5,7 @@
  * binary content and the per-run read budget. Never throws.
  */
 import { join, relative, sep } from 'node:path';
+import { TOOL_DEFAULTS } from './defaults.js';
 import { errorCode, errorReason, type FileHandle, type FileStats, type SkillsFileSystem } from './fs.js';
 import { hasHiddenCharacters } from './hidden-characters.js';
 import { isSameOrInside } from './paths.js';
@@ -84,7 +85,7 @@ export interface ResourceReader {
 }
 
 /** Lines returned when the caller gives no `limit`. */
-export const DEFAULT_LINE_LIMIT = 400;
+export const DEFAULT_LINE_LIMIT = TOOL_DEFAULTS.readLines;
 /** Bytes sniffed for binary content. */
 export const BINARY_SNIFF_BYTES = 8 * 1024;
 /** The read cache keeps at most this many files and bytes; the oldest go first. */

@@ -4,12 +4,9 @@ import {
   findMentions,
   isModelInvocable,
   MAX_MENTIONS,
-  resolveAlways,
-  resolveAutoActivate,
   selectActivations,
   type RankedSkill,
 } from '../src/activation.js';
-import { SkillsConfigError } from '../src/errors.js';
 
 const KNOWN = ['code-review', 'debug', 'deploy-staging', 'explain', 'test-gen'];
 
@@ -222,28 +219,5 @@ describe('selectActivations', () => {
     const { rank, queries } = ranker([{ name: 'debug', score: 1 }]);
     expect(selectActivations({ mentions: [], always: [], auto: { query: '  ', threshold: 0, maxSkills: 1, rank }, alreadyActive: [] })).toEqual([]);
     expect(queries).toEqual([]);
-  });
-});
-
-describe('option checks', () => {
-  it('resolveAutoActivate: off, on with defaults, or checked values', () => {
-    expect(resolveAutoActivate(undefined)).toBeUndefined();
-    expect(resolveAutoActivate(false)).toBeUndefined();
-    expect(resolveAutoActivate(true)).toEqual({ threshold: 0.3, maxSkills: 1 });
-    expect(resolveAutoActivate({})).toEqual({ threshold: 0.3, maxSkills: 1 });
-    expect(resolveAutoActivate({ threshold: 0, maxSkills: 3 })).toEqual({ threshold: 0, maxSkills: 3 });
-  });
-
-  it('resolveAutoActivate throws SkillsConfigError on mistakes', () => {
-    for (const bad of ['yes', [], null, { threshold: 2 }, { threshold: '0.5' }, { threshold: Number.NaN }, { maxSkills: 0 }, { maxSkills: 1.5 }, { treshold: 0.3 }]) {
-      expect(() => resolveAutoActivate(bad)).toThrow(SkillsConfigError);
-    }
-    expect(() => resolveAutoActivate({ treshold: 0.3 })).toThrow(/autoActivate\.treshold/);
-  });
-
-  it('resolveAlways trims, dedupes and rejects non-lists', () => {
-    expect(resolveAlways(undefined)).toEqual([]);
-    expect(resolveAlways([' debug', 'debug', 'explain'])).toEqual(['debug', 'explain']);
-    for (const bad of ['debug', [''], [1], {}]) expect(() => resolveAlways(bad)).toThrow(SkillsConfigError);
   });
 });

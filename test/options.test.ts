@@ -3,7 +3,7 @@ import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { SkillsConfigError } from '../src/errors.js';
 import { nodeFileSystem } from '../src/fs.js';
-import { DEFAULTS, matchesPattern, resolveDirectory, resolveOptions, type SkillsOptions } from '../src/options.js';
+import { DEFAULTS, resolveDirectory, resolveOptions, type SkillsOptions } from '../src/options.js';
 
 function configError(options: unknown): SkillsConfigError {
   try {
@@ -108,7 +108,7 @@ describe('resolveOptions', () => {
     expect(configError({ directories: ['a'], watch: 'yes' }).message).toMatch(/`watch` must be true, false or \{ debounceMs \}/);
     expect(configError({ directories: ['a'], watch: { debounce: 5 } }).message).toMatch(/`watch.debounce` is not an option/);
     expect(configError({ directories: ['a'], watch: { debounceMs: -5 } }).message).toMatch(/`watch.debounceMs`/);
-    expect(configError({ directories: ['a'], watch: true, fs: { ...nodeFileSystem, watch: undefined } }).message).toMatch(/`watch` needs an `fs` with a watch\(\) or watchFolder\(\) method/);
+    expect(configError({ directories: ['a'], watch: true, fs: { ...nodeFileSystem, watch: undefined, watchFolder: undefined } }).message).toMatch(/`watch` needs an `fs` with a watch\(\) or watchFolder\(\) method/);
     expect(configError({ directories: ['a'], signal: {} }).message).toMatch(/`signal` must be an AbortSignal/);
     const resolved = resolveOptions({ directories: ['a'], always: [' debug ', 'debug'], autoActivate: true, watch: { debounceMs: 50 }, findSkills: false });
     expect(resolved).toMatchObject({ always: ['debug'], autoActivate: { threshold: 0.3, maxSkills: 1 }, watch: { debounceMs: 50 }, findSkills: false });
@@ -126,14 +126,23 @@ describe('resolveOptions', () => {
     expect(resolveOptions({ directory: 'x' }).directories).toEqual([resolve(process.cwd(), 'x')]);
     expect(resolveDirectory('~', '/tmp')).toBe(homedir());
   });
-});
 
-describe('matchesPattern', () => {
-  it('supports * and ? and treats the rest literally', () => {
-    expect(matchesPattern('code-review', 'code-*')).toBe(true);
-    expect(matchesPattern('code-review', 'code-revie?')).toBe(true);
-    expect(matchesPattern('code-review', 'code')).toBe(false);
-    expect(matchesPattern('a.b', 'a.b')).toBe(true);
-    expect(matchesPattern('axb', 'a.b')).toBe(false);
+  it('autoActivate: off, on with defaults, or checked values', () => {
+    const auto = (autoActivate: unknown) => resolveOptions({ directories: ['a'], autoActivate } as SkillsOptions).autoActivate;
+    expect(auto(undefined)).toBeUndefined();
+    expect(auto(false)).toBeUndefined();
+    expect(auto(true)).toEqual({ threshold: 0.3, maxSkills: 1 });
+    expect(auto({})).toEqual({ threshold: 0.3, maxSkills: 1 });
+    expect(auto({ threshold: 0, maxSkills: 3 })).toEqual({ threshold: 0, maxSkills: 3 });
+    for (const bad of ['yes', [], null, { threshold: 2 }, { threshold: '0.5' }, { threshold: Number.NaN }, { maxSkills: 0 }, { maxSkills: 1.5 }, { treshold: 0.3 }]) {
+      expect(configError({ directories: ['a'], autoActivate: bad }).code).toBe('SKILLS_CONFIG');
+    }
+    expect(configError({ directories: ['a'], autoActivate: { treshold: 0.3 } }).option).toBe('autoActivate.treshold');
+  });
+
+  it('always: trimmed, deduplicated, and a list of names', () => {
+    expect(resolveOptions({ directories: ['a'] }).always).toEqual([]);
+    expect(resolveOptions({ directories: ['a'], always: [' debug', 'debug', 'explain'] }).always).toEqual(['debug', 'explain']);
+    for (const bad of ['debug', [''], [1], {}]) expect(configError({ directories: ['a'], always: bad }).option).toBe('always');
   });
 });

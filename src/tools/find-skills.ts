@@ -5,6 +5,7 @@
  */
 import { z } from 'zod';
 import { catalogEntries } from '../catalog.js';
+import { TOOL_DEFAULTS } from '../defaults.js';
 import { createRanker, type Ranker } from '../rank.js';
 import { createSkillIndex, type SkillIndex } from '../skill-index.js';
 import { oneLine } from '../text.js';
@@ -13,8 +14,8 @@ import type { Skill, SkillEntry } from '../types.js';
 import { skillTool, type IndexSource, type SkillTool } from './skill-tool.js';
 
 export { FIND_SKILLS_TOOL } from '../tool-names.js';
-const DEFAULT_FIND_LIMIT = 5;
-export const MAX_FIND_LIMIT = 20;
+const DEFAULT_FIND_LIMIT = TOOL_DEFAULTS.findLimit;
+export const MAX_FIND_LIMIT = TOOL_DEFAULTS.maxFindLimit;
 const NO_SKILLS = 'No skills are loaded, so there is nothing to search.';
 
 /**
