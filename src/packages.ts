@@ -14,10 +14,11 @@
  * throws. All disk access goes through the given `SkillsFileSystem`.
  */
 import { basename, dirname, join, resolve } from 'node:path';
-import type { Diagnostic } from './diagnostics.js';
+import { createDiagnostic, type Diagnostic, type DiagnosticCode } from './diagnostics.js';
 import { errorCode, errorReason, nodeFileSystem, type SkillsFileSystem } from './fs.js';
+import { SKILL_FILE } from './skill-file.js';
+import { compareNames } from './text.js';
 
-const SKILL_FILE = 'SKILL.md';
 const SKILLS_FOLDER = 'skills';
 const NODE_MODULES = 'node_modules';
 
@@ -243,7 +244,7 @@ async function listSkillFolders(fs: SkillsFileSystem, skillsDirectory: string): 
   );
   const folders = checked
     .filter((name): name is string => name !== undefined)
-    .sort((a, b) => (a < b ? -1 : a > b ? 1 : 0))
+    .sort(compareNames)
     .map((name) => join(skillsDirectory, name));
   return { exists: true, folders };
 }
@@ -255,8 +256,8 @@ function unresolved(name: string, diagnostic: Diagnostic): UnresolvedPackage {
   return { ok: false, name, diagnostic };
 }
 
-function warning(code: Diagnostic['code'], file: string, message: string): Diagnostic {
-  return { code, severity: 'warning', file, line: 0, column: 0, message };
+function warning(code: DiagnosticCode, file: string, message: string): Diagnostic {
+  return createDiagnostic(code, file, message);
 }
 
 /** The place a user would look first for an uninstalled package. */
