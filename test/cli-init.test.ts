@@ -16,15 +16,8 @@ import YAML from 'yaml';
 import { runCli, type CliIO } from '../src/cli/run.js';
 import { skillFileText } from '../src/cli/scaffold.js';
 import { parseFrontmatter } from '../src/frontmatter/parse.js';
-import { checkDescriptionPlaceholder, DESCRIPTION_PLACEHOLDER, isDescriptionPlaceholder } from '../src/placeholder.js';
+import { DESCRIPTION_PLACEHOLDER, isDescriptionPlaceholder } from '../src/placeholder.js';
 import { validateMetadata } from '../src/schema.js';
-
-/**
- * WAITS ON THE LEAD'S WIRING: true once validation (src/schema.ts,
- * checkNamingRules) calls checkDescriptionPlaceholder. Until then the tests
- * that need `validate` to flag the placeholder are skipped, not passing.
- */
-const PLACEHOLDER_WIRED = true;
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 
@@ -220,34 +213,40 @@ describe('init refuses', () => {
   });
 });
 
-describe('the description placeholder (src/placeholder.ts)', () => {
-  const where = { file: '/skills/x/SKILL.md', line: 3, column: 1 };
+describe('the description placeholder (src/placeholder.ts, reported by validateMetadata)', () => {
+  const file = '/skills/x/SKILL.md';
+  const problems = (text: string, strict: boolean) => validateMetadata(parseFrontmatter(text, { file }), { file, folderName: 'x', strict }).diagnostics;
 
-  it('is found alone, folded over lines, or with text around it; a warning or an error as asked', () => {
-    expect(checkDescriptionPlaceholder(DESCRIPTION_PLACEHOLDER, { ...where, severity: 'warning' })).toEqual({
-      code: 'DESCRIPTION_PLACEHOLDER',
-      severity: 'warning',
-      file: '/skills/x/SKILL.md',
-      line: 3,
-      column: 1,
-      message: expect.stringMatching(/^description: is still the placeholder `sisu-skills init` wrote.*Replace it with what the skill does and when to use it, e\.g\. `description: /),
-    });
-    expect(checkDescriptionPlaceholder(DESCRIPTION_PLACEHOLDER, { ...where, severity: 'error' })?.severity).toBe('error');
+  it('is what init writes: one DESCRIPTION_PLACEHOLDER at the description key, a warning, an error under strict', () => {
+    expect(problems(skillFileText('x'), false)).toEqual([
+      {
+        code: 'DESCRIPTION_PLACEHOLDER',
+        severity: 'warning',
+        file,
+        line: 3,
+        column: 1,
+        message: expect.stringMatching(
+          /^description: is still the placeholder `sisu-skills init` wrote.*Replace it with what the skill does and when to use it, e\.g\. `description: /,
+        ),
+      },
+    ]);
+    expect(problems(skillFileText('x'), true)).toEqual([expect.objectContaining({ code: 'DESCRIPTION_PLACEHOLDER', severity: 'error', line: 3, column: 1 })]);
+  });
+
+  it('is found alone, folded over lines, or with text around it', () => {
+    expect(isDescriptionPlaceholder(DESCRIPTION_PLACEHOLDER)).toBe(true);
     expect(isDescriptionPlaceholder(`  ${DESCRIPTION_PLACEHOLDER.replace(/ /g, '\n  ')}\n`)).toBe(true);
     expect(isDescriptionPlaceholder(`Mine. ${DESCRIPTION_PLACEHOLDER}`)).toBe(true);
-    // Without a position it points at the opening fence, as other frontmatter diagnostics do.
-    expect(checkDescriptionPlaceholder(DESCRIPTION_PLACEHOLDER, { file: 'f', severity: 'warning' })).toMatchObject({ line: 1, column: 1 });
+    // An author who rewraps it in a folded block scalar has still not replaced it.
+    const folded = `---\nname: x\ndescription: >\n  ${DESCRIPTION_PLACEHOLDER.replace(/ (?=e\.g\.|Use )/g, '\n  ')}\n---\n`;
+    expect(problems(folded, false)).toEqual([expect.objectContaining({ code: 'DESCRIPTION_PLACEHOLDER', line: 3, column: 1 })]);
   });
 
   it('is not found in a real description, part of it, or a value that is not text', () => {
     for (const value of ['Fills PDF forms. Use when the user asks to fill or sign a PDF.', DESCRIPTION_PLACEHOLDER.slice(0, 40), '', undefined, null, 42, [DESCRIPTION_PLACEHOLDER]]) {
-      expect(checkDescriptionPlaceholder(value, { ...where, severity: 'warning' })).toBeUndefined();
+      expect(isDescriptionPlaceholder(value)).toBe(false);
     }
-  });
-
-  it('is what init writes', () => {
-    const parsed = parseFrontmatter(skillFileText('x'));
-    expect(checkDescriptionPlaceholder(parsed.metadata.description, { ...where, severity: 'warning' })?.code).toBe('DESCRIPTION_PLACEHOLDER');
+    expect(problems(skillFileText('x', 'Fills PDF forms. Use when the user asks to fill or sign a PDF.'), true)).toEqual([]);
   });
 });
 
@@ -296,8 +295,7 @@ describe('init, then validate (built binary)', () => {
     expect((await run(['init', 'draft', '--dir', 'skills'], cwd)).code).toBe(1);
   });
 
-  // WAITS ON THE LEAD'S WIRING (PLACEHOLDER_WIRED above).
-  it.runIf(PLACEHOLDER_WIRED)('the placeholder is one warning, which --strict fails on, until the author replaces it', async () => {
+  it('the placeholder is one warning, which --strict fails on, until the author replaces it', async () => {
     const cwd = await workdir();
     expect((await run(['init', 'draft'], cwd)).code).toBe(0);
     const relaxed = await run(['validate', 'draft'], cwd);

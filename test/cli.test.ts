@@ -67,6 +67,15 @@ describe('sisu-skills (in-process)', () => {
     expect((await cli(['show', '-h'])).stdout).toContain('--dir, -d');
   });
 
+  it("show's help and the full usage say it prints exactly what the middleware's use_skill answers with default options", async () => {
+    const promise = "exactly what the middleware's use_skill answers with default options";
+    const own = (await cli(['show', '--help'])).stdout;
+    expect(own).toContain(promise);
+    // And which options a configured middleware would answer differently under.
+    expect(own).toMatch(/maxListedResources or maxInstructionChars/);
+    expect((await cli(['--help'])).stdout).toMatch(new RegExp(`^  show +Print a skill's frontmatter, then ${promise}\\.$`, 'm'));
+  });
+
   it.each([
     [[], /no command given/],
     [['frobnicate'], /unknown command "frobnicate"/],

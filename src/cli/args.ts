@@ -1,11 +1,13 @@
 /**
- * argv -> one command with its arguments. Anything unknown or missing is a
- * SkillsUsageError (exit code 2); no side effects.
+ * argv -> one command with its arguments, and back (shellArgs, for the
+ * commands a message suggests). Anything unknown or missing is a
+ * SkillsUsageError (exit code 2); no side effects. Every command's argument
+ * type is defined here, so the commands import this module and never the
+ * reverse.
  */
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { SkillsUsageError } from '../errors.js';
 import { packageNameProblem } from '../packages.js';
-import type { InitArgs } from './init.js';
 import { initDescriptionProblem, initNameProblem } from './scaffold.js';
 import { COMMANDS, type CommandName } from './usage.js';
 
@@ -21,13 +23,28 @@ export interface LoadArgs {
   exclude: string[];
 }
 
+/** `sisu-skills index`: where to write, besides what every loading command takes. */
+export interface IndexArgs extends LoadArgs {
+  /** Where to write the index; relative to the working directory. */
+  output: string;
+}
+
+export interface InitArgs {
+  /** Already checked by initNameProblem. */
+  name: string;
+  /** The parent folder; relative to the working directory. Default: the working directory. */
+  dir?: string;
+  /** Already checked by initDescriptionProblem; undefined writes the placeholder. */
+  description?: string;
+}
+
 export type Command =
   | { kind: 'help'; command?: CommandName }
   | { kind: 'version' }
   | ({ kind: 'list' | 'validate'; json: boolean } & LoadArgs)
   | ({ kind: 'prompt'; budget?: number; query?: string; findSkills: boolean } & LoadArgs)
   | ({ kind: 'show'; name: string; json: boolean } & LoadArgs)
-  | ({ kind: 'index'; output: string } & LoadArgs)
+  | ({ kind: 'index' } & IndexArgs)
   | ({ kind: 'init' } & InitArgs);
 
 type OptionSpec = NonNullable<ParseArgsConfig['options']>;
@@ -94,21 +111,7 @@ export function parseCommand(argv: readonly string[]): Command {
     packages: packageNames(first, values.package),
     strict: values.strict === true,
   };
-  if (first === 'show') {
-    // The first positional is the skill; every other positional and --dir is a folder, in the order given (the first wins a clash).
-    const name = positionals[0];
-    if (name === undefined) throw new SkillsUsageError('show: give the skill name, then its folders: sisu-skills show <name> <dir...>.');
-    const directories: string[] = [];
-    let named = false;
-    for (const token of tokens) {
-      if (token.kind === 'positional' && !named) named = true;
-      else if (token.kind === 'positional' || (token.kind === 'option' && token.name === 'dir' && token.value !== undefined)) directories.push(token.value ?? '');
-    }
-    if (directories.length === 0 && loading.packages.length === 0) {
-      throw new SkillsUsageError('show: say where to look: sisu-skills show <name> <dir...> or --package <name>.');
-    }
-    return { kind: 'show', name, json, directories, ...loading };
-  }
+  if (first === 'show') return { kind: 'show', name: showName(positionals), json, directories: showDirectories(tokens, loading.packages), ...loading };
   if (positionals.length === 0 && loading.packages.length === 0) {
     throw new SkillsUsageError(`${first}: give at least one skills folder or --package <name>.`);
   }
@@ -118,6 +121,27 @@ export function parseCommand(argv: readonly string[]): Command {
   }
   if (first === 'index') return { kind: first, directories: positionals, output: outputOf(values.output), ...loading };
   return { kind: first, directories: positionals, json, ...loading };
+}
+
+/** The skill `show` is asked for: its first positional. */
+function showName(positionals: readonly string[]): string {
+  const name = positionals[0];
+  if (name === undefined) throw new SkillsUsageError('show: give the skill name, then its folders: sisu-skills show <name> <dir...>.');
+  return name;
+}
+
+/** Every positional after the name and every --dir is a folder, in the order given (the first wins a clash). */
+function showDirectories(tokens: Parsed['tokens'], packages: readonly string[]): string[] {
+  const directories: string[] = [];
+  let named = false;
+  for (const token of tokens) {
+    if (token.kind === 'positional' && !named) named = true;
+    else if (token.kind === 'positional' || (token.kind === 'option' && token.name === 'dir' && token.value !== undefined)) directories.push(token.value ?? '');
+  }
+  if (directories.length === 0 && packages.length === 0) {
+    throw new SkillsUsageError('show: say where to look: sisu-skills show <name> <dir...> or --package <name>.');
+  }
+  return directories;
 }
 
 /** `--package` values, split at commas (no package name holds one); a name npm would refuse is a usage error. */
@@ -162,4 +186,21 @@ function budgetOf(value: unknown): number | undefined {
   if (typeof value !== 'string') return undefined;
   if (!/^\d+$/.test(value)) throw new SkillsUsageError(`prompt: --budget takes a number of characters, got "${value}".`);
   return Number(value);
+}
+
+/** The folders and options to repeat in a suggested command, quoted for a shell where needed. */
+export function shellArgs(args: LoadArgs): string {
+  const words = [
+    ...(args.strict ? ['--strict'] : []),
+    ...args.include.flatMap((p) => ['--include', p]),
+    ...args.exclude.flatMap((p) => ['--exclude', p]),
+    ...args.packages.flatMap((p) => ['--package', p]),
+    ...args.directories,
+  ];
+  return words.map(shellWord).join(' ');
+}
+
+/** `word` as typed in a shell: as is when safe, else in double quotes. */
+function shellWord(word: string): string {
+  return /^[\w./~=,@-]+$/.test(word) ? word : JSON.stringify(word);
 }

@@ -15,19 +15,10 @@ import { DEFAULTS } from '../defaults.js';
 import { READ_RESOURCE_TOOL } from '../tool-names.js';
 import { renderActivation } from '../tools/use-skill.js';
 import type { Skill } from '../types.js';
-import type { LoadArgs } from './args.js';
+import { shellArgs, type LoadArgs } from './args.js';
 import { catalogSection } from './catalog-section.js';
-import { count, displayPath, formatForCli, formatOrigin, load, originOf, type Loaded, type Origin } from './load.js';
-
-export interface CliIO {
-  /** Write a line (a newline is added) to standard output. */
-  out(line: string): void;
-  /** Write a line (a newline is added) to standard error. */
-  err(line: string): void;
-  cwd: string;
-}
-
-export const EXIT = { ok: 0, problems: 1, usage: 2 } as const;
+import { count, displayPath, EXIT, formatForCli, type CliIO } from './io.js';
+import { formatOrigin, load, originOf, type Loaded, type Origin } from './load.js';
 
 /** Directory errors stop list/show/prompt: their output would silently miss skills. */
 function reportUnreadable(loaded: Loaded, io: CliIO): boolean {
@@ -44,23 +35,6 @@ function noteSkipped(loaded: Loaded, io: CliIO, args: LoadArgs): number {
   if (skipped === 0) return EXIT.ok;
   io.err(`${count(skipped, 'error')} left skills out; run \`sisu-skills validate ${shellArgs(args)}\` for details.`);
   return EXIT.problems;
-}
-
-/** The folders and options to repeat in a suggested command, quoted for a shell where needed. */
-export function shellArgs(args: LoadArgs): string {
-  const words = [
-    ...(args.strict ? ['--strict'] : []),
-    ...args.include.flatMap((p) => ['--include', p]),
-    ...args.exclude.flatMap((p) => ['--exclude', p]),
-    ...args.packages.flatMap((p) => ['--package', p]),
-    ...args.directories,
-  ];
-  return words.map(shellWord).join(' ');
-}
-
-/** `word` as typed in a shell: as is when safe, else in double quotes. */
-export function shellWord(word: string): string {
-  return /^[\w./~=,@-]+$/.test(word) ? word : JSON.stringify(word);
 }
 
 export async function listCommand(args: LoadArgs & { json: boolean }, io: CliIO): Promise<number> {
@@ -120,6 +94,9 @@ export async function validateCommand(args: LoadArgs & { json: boolean }, io: Cl
   return ok ? EXIT.ok : EXIT.problems;
 }
 
+/** The line after which `show` prints use_skill's answer, to the end of its output. */
+const SHOW_ACTIVATION_HEADER = 'What use_skill returns:';
+
 export async function showCommand(args: LoadArgs & { name: string; json: boolean }, io: CliIO): Promise<number> {
   const loaded = await load(args, io.cwd);
   if (reportUnreadable(loaded, io)) return EXIT.problems;
@@ -130,8 +107,7 @@ export async function showCommand(args: LoadArgs & { name: string; json: boolean
     io.err(notFound(name, loaded, io.cwd));
     return EXIT.problems;
   }
-  // Exactly what the model receives: use_skill's own rendering, with its defaults.
-  // Exactly what the model gets from the middleware's use_skill with default options.
+  // use_skill's own rendering with the middleware's default options, so this is exactly what the model gets.
   const activation = renderActivation(skill, { max: DEFAULTS.maxListedResources, maxInstructionChars: DEFAULTS.maxInstructionChars, readTool: READ_RESOURCE_TOOL });
   if (args.json) {
     io.out(JSON.stringify({ ...describeSkill(skill, loaded), activation }, null, 2));
@@ -153,9 +129,6 @@ export async function showCommand(args: LoadArgs & { name: string; json: boolean
   io.out(activation);
   return EXIT.ok;
 }
-
-/** The line after which `show` prints use_skill's answer, to the end of its output. */
-export const SHOW_ACTIVATION_HEADER = 'What use_skill returns:';
 
 export async function promptCommand(args: LoadArgs & { budget?: number; query?: string; findSkills: boolean }, io: CliIO): Promise<number> {
   const loaded = await load(args, io.cwd);

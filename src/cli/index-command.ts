@@ -15,15 +15,10 @@ import { dirname, isAbsolute, resolve } from 'node:path';
 import type { Diagnostic } from '../diagnostics.js';
 import { errorReason } from '../fs.js';
 import { buildPrebuiltIndex, serializePrebuiltIndex, type PrebuiltIndexDocument } from '../prebuilt-index.js';
-import type { LoadArgs } from './args.js';
-import { EXIT, shellArgs, type CliIO } from './commands.js';
-import { classifyDiagnostics, count, displayPath, formatForCli } from './load.js';
+import { shellArgs, type IndexArgs } from './args.js';
+import { count, displayPath, EXIT, formatForCli, type CliIO } from './io.js';
+import { classifyDiagnostics } from './load.js';
 import { writeFileAtomically } from './write-atomic.js';
-
-export interface IndexArgs extends LoadArgs {
-  /** Where to write the index; relative to the working directory. */
-  output: string;
-}
 
 export async function indexCommand(args: IndexArgs, io: CliIO, write: (path: string, text: string) => Promise<void> = writeFileAtomically): Promise<number> {
   const output = resolve(io.cwd, args.output);

@@ -9,18 +9,9 @@
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { errorCode, errorReason } from '../fs.js';
-import { EXIT, type CliIO } from './commands.js';
-import { displayPath } from './load.js';
+import type { InitArgs } from './args.js';
+import { displayPath, EXIT, type CliIO } from './io.js';
 import { skillFileText } from './scaffold.js';
-
-export interface InitArgs {
-  /** Already checked by initNameProblem. */
-  name: string;
-  /** The parent folder; relative to the working directory. Default: the working directory. */
-  dir?: string;
-  /** Already checked by initDescriptionProblem; undefined writes the placeholder. */
-  description?: string;
-}
 
 export async function initCommand(args: InitArgs, io: CliIO): Promise<number> {
   const parent = resolve(io.cwd, args.dir ?? '.');

@@ -1,16 +1,18 @@
 /**
  * Discovery for the command line: the public discoverSkills over the folders
  * given and the skill folders of each `--package` (resolved by packages.ts,
- * searched after every folder), plus one rule of its own. A folder or a
- * package named on the command line that cannot be read or found is an
- * error here; the middleware only warns, since its folders may appear later.
+ * searched after every folder), plus one rule of its own (cliSeverity): a
+ * folder or a package named on the command line that cannot be read or found
+ * is an error here; the middleware only warns, since its folders may appear later.
  */
-import { isAbsolute, relative, sep } from 'node:path';
+import { sep } from 'node:path';
 import { discoverSkills } from '../discover/discover.js';
-import type { Diagnostic } from '../diagnostics.js';
+import type { Diagnostic, DiagnosticCode, Severity } from '../diagnostics.js';
 import { packageOrigin, resolvePackages, type ResolvedPackage } from '../packages.js';
+import { compareNames } from '../text.js';
 import type { DiscoveryResult, Skill } from '../types.js';
 import type { LoadArgs } from './args.js';
+import { displayPath } from './io.js';
 
 /** Where a skill came from: a folder given, or an npm package. */
 export type Origin = { kind: 'folder'; directory: string } | { kind: 'package'; name: string; version: string | undefined; directory: string };
@@ -31,8 +33,32 @@ export interface Loaded {
   roots: Array<{ root: string; origin: Origin }>;
 }
 
-/** A folder or package named on the command line that cannot be read or found: an error here, though discovery only warns. */
-const NAMED_PLACE_CODES = new Set(['DIRECTORY_NOT_FOUND', 'DIRECTORY_UNREADABLE', 'PACKAGE_NOT_FOUND', 'PACKAGE_NOT_A_SKILL']);
+/** The codes that say a folder or package cannot be read or found. */
+const PLACE_CODES: ReadonlySet<DiagnosticCode> = new Set<DiagnosticCode>([
+  'DIRECTORY_NOT_FOUND',
+  'DIRECTORY_UNREADABLE',
+  'PACKAGE_NOT_FOUND',
+  'PACKAGE_NOT_A_SKILL',
+]);
+
+/**
+ * Whether `diagnostic` says a folder or package named on the command line
+ * cannot be read or found. `named` holds the folders given (a package code is
+ * always about a package given: the CLI scans no other).
+ */
+function isAboutNamedPlace(diagnostic: Diagnostic, named: ReadonlySet<string>): boolean {
+  return PLACE_CODES.has(diagnostic.code) && (diagnostic.code.startsWith('PACKAGE_') || named.has(diagnostic.file));
+}
+
+/**
+ * The CLI's one rule on top of severityOf (diagnostics.ts): a folder or
+ * package named on the command line that cannot be read or found is an error,
+ * since output without it would silently miss skills. Discovery only warns,
+ * because a middleware's folders may appear later.
+ */
+export function cliSeverity(diagnostic: Diagnostic, named: ReadonlySet<string>): Severity {
+  return isAboutNamedPlace(diagnostic, named) ? 'error' : diagnostic.severity;
+}
 
 /** Discovery over the command's folders and packages, with its --strict and filters; any other option at the middleware's default. */
 export async function load(args: LoadArgs, cwd: string): Promise<Loaded> {
@@ -64,10 +90,8 @@ export type Classified = Pick<Loaded, 'diagnostics' | 'unreadable' | 'errors' | 
  */
 export function classifyDiagnostics(result: Pick<DiscoveryResult, 'errors' | 'warnings' | 'scannedDirectories'>): Classified {
   const given = new Set(result.scannedDirectories);
-  const isAboutPlace = (d: Diagnostic): boolean => NAMED_PLACE_CODES.has(d.code) && (d.code.startsWith('PACKAGE_') || given.has(d.file));
-  const promote = (d: Diagnostic): Diagnostic => (isAboutPlace(d) ? { ...d, severity: 'error' } : d);
-  const diagnostics = [...result.errors, ...result.warnings].map(promote).sort(byPosition);
-  const unreadable = diagnostics.filter((d) => d.severity === 'error' && (isAboutPlace(d) || given.has(d.file)));
+  const diagnostics = [...result.errors, ...result.warnings].map((d): Diagnostic => ({ ...d, severity: cliSeverity(d, given) })).sort(byPosition);
+  const unreadable = diagnostics.filter((d) => d.severity === 'error' && (isAboutNamedPlace(d, given) || given.has(d.file)));
   const errors = diagnostics.filter((d) => d.severity === 'error').length;
   return { diagnostics, unreadable, errors, warnings: diagnostics.length - errors };
 }
@@ -100,30 +124,5 @@ export function formatOrigin(origin: Origin | undefined, cwd: string): string {
 }
 
 function byPosition(a: Diagnostic, b: Diagnostic): number {
-  return (a.file < b.file ? -1 : a.file > b.file ? 1 : 0) || a.line - b.line || a.column - b.column;
-}
-
-/** `path` relative to `cwd` when it is inside it, for shorter lines editors still open. */
-export function displayPath(path: string, cwd: string): string {
-  const rel = relative(cwd, path);
-  if (rel === '') return '.';
-  const outside = rel === '..' || rel.startsWith(`..${sep}`) || isAbsolute(rel);
-  return outside ? path : rel;
-}
-
-/**
- * `file:line:column severity code message`, severity being `error` or
- * `warning`, with the file shown relative to `cwd`. formatDiagnostic's layout
- * (which the middleware's logs keep) plus the severity, so every line says
- * whether it fails a run.
- */
-export function formatForCli(diagnostic: Diagnostic, cwd: string): string {
-  const file = displayPath(diagnostic.file, cwd);
-  const where = diagnostic.line > 0 ? `${file}:${diagnostic.line}:${diagnostic.column}` : file;
-  return `${where} ${diagnostic.severity} ${diagnostic.code} ${diagnostic.message}`;
-}
-
-/** "1 error", "2 warnings", "3 directories". */
-export function count(n: number, noun: string, plural = `${noun}s`): string {
-  return `${n} ${n === 1 ? noun : plural}`;
+  return compareNames(a.file, b.file) || a.line - b.line || a.column - b.column;
 }

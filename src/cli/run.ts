@@ -5,12 +5,13 @@
 import { SkillsConfigError, SkillsUsageError } from '../errors.js';
 import { version } from '../../package.json';
 import { parseCommand } from './args.js';
-import { EXIT, listCommand, promptCommand, showCommand, validateCommand, type CliIO } from './commands.js';
+import { listCommand, promptCommand, showCommand, validateCommand } from './commands.js';
 import { indexCommand } from './index-command.js';
 import { initCommand } from './init.js';
+import { EXIT, type CliIO } from './io.js';
 import { COMMANDS, commandUsage, usage, type CommandName } from './usage.js';
 
-export type { CliIO } from './commands.js';
+export type { CliIO } from './io.js';
 
 export async function runCli(argv: readonly string[], io: CliIO): Promise<number> {
   try {

@@ -37,7 +37,8 @@ const DETAILS: Record<CommandName, string[]> = {
     ...FILTER_HELP,
   ],
   show: [
-    "Print a skill's frontmatter and exactly what use_skill returns to the model for it.",
+    "Print a skill's frontmatter, then exactly what the middleware's use_skill answers with default options.",
+    'A middleware given other maxListedResources or maxInstructionChars answers with that many resources or characters instead.',
     'Folders are searched in order; the first one that has the skill wins, as in the middleware.',
     'Exits 1 when the skill is not found or did not load.',
     '--dir, -d  another folder to search (same as giving it after the name)',
