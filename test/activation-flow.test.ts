@@ -314,6 +314,6 @@ describe('errors stay inside', () => {
 
   it('configuration errors are thrown at construction only, as SkillsConfigError', () => {
     expect(() => skillsMiddleware({ directories: ['x'], autoActivate: { threshold: 2 } } as SkillsOptions)).toThrow(/autoActivate/);
-    expect(() => skillsMiddleware({ directories: ['x'], watch: true, fs: { ...nodeFileSystem, watch: undefined } })).toThrow(/watch\(\)/);
+    expect(() => skillsMiddleware({ directories: ['x'], watch: true, fs: { ...nodeFileSystem, watch: undefined, watchFolder: undefined } })).toThrow(/watch\(\)/);
   });
 });
