@@ -30,7 +30,7 @@ export type { SkillsErrorCode } from './errors.js';
 export { DEFAULTS } from './options.js';
 export type { SkillsOptions } from './options.js';
 export type { SkillIndex, SkillsState, LoadedSkill } from './skill-index.js';
-export type { SkillsFileSystem, DirEntry, FileStats, FileHandle } from './fs.js';
+export type { SkillsFileSystem, DirEntry, FileStats, FileHandle, FolderWatchHandle } from './fs.js';
 export type {
   Skill,
   SkillEntry,

@@ -6,7 +6,8 @@
 import type { IndexCache } from './index-cache.js';
 import type { ResolvedOptions } from './options.js';
 import type { HostLogger } from './types.js';
-import { watchSkillDirectories, WatchProblem, type SkillsWatcher, type WatchMode } from './watch.js';
+import { WatchProblem, type SkillsWatcher, type WatchMode } from './watch.js';
+import { startWatching } from './watch/start.js';
 
 /** How long an index is kept while the watcher cannot see every folder (cacheTtl, if shorter, wins). */
 export const UNWATCHED_TTL = 60_000;
@@ -24,7 +25,8 @@ export class LiveReload {
     cache: Pick<IndexCache, 'invalidate' | 'peek'>,
     onChange: () => void,
   ) {
-    this.watcher = watchSkillDirectories(options.directories, {
+    // Options already checked by options.ts: no second check.
+    this.watcher = startWatching(options.directories, {
       fs: options.fs,
       debounceMs: options.watch.debounceMs,
       signal: options.signal,

@@ -414,10 +414,12 @@ function checkWatch(value: unknown, fs: SkillsFileSystem): ResolvedOptions['watc
     const unknownKey = Object.keys(rest)[0];
     if (unknownKey !== undefined) fail(`watch.${unknownKey}`, 'is not an option: the only key is debounceMs,', 'e.g. watch: { debounceMs: 200 }.');
     debounceMs = checkSize('watch.debounceMs', given, debounceMs, true);
+    // A timer of Infinity fires at once: a debounce must be finite.
+    if (debounceMs === Infinity) fail('watch.debounceMs', 'must be a finite number of milliseconds, got Infinity.', `Default: ${DEFAULTS.watch.debounceMs}.`);
   } else if (value !== true) {
     fail('watch', `must be true, false or { debounceMs }, got ${describe(value)}.`);
   }
-  const canWatch = typeof fs.watch === 'function' || typeof (fs as { watchFolder?: unknown }).watchFolder === 'function';
+  const canWatch = typeof fs.watch === 'function' || typeof fs.watchFolder === 'function';
   if (!canWatch) fail('watch', 'needs an `fs` with a watch() or watchFolder() method (node:fs/promises has watch):', 'leave `fs` out, or add one.');
   return { debounceMs };
 }

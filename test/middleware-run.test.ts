@@ -182,7 +182,7 @@ describe('watch problems reach the log', () => {
     const enospc = () => {
       throw Object.assign(new Error('ENOSPC: System limit for number of file watchers reached'), { code: 'ENOSPC' });
     };
-    const fs = { ...nodeFileSystem, watch: enospc };
+    const fs = { ...nodeFileSystem, watch: enospc, watchFolder: enospc };
     const middleware = skillsMiddleware({ directories: [SKILLS_FIXTURES], watch: true, cacheTtl: Infinity, fs });
     try {
       let ctx = createContext({ messages: conversation('a') });

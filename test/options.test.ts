@@ -108,6 +108,7 @@ describe('resolveOptions', () => {
     expect(configError({ directories: ['a'], watch: 'yes' }).message).toMatch(/`watch` must be true, false or \{ debounceMs \}/);
     expect(configError({ directories: ['a'], watch: { debounce: 5 } }).message).toMatch(/`watch.debounce` is not an option/);
     expect(configError({ directories: ['a'], watch: { debounceMs: -5 } }).message).toMatch(/`watch.debounceMs`/);
+    expect(configError({ directories: ['a'], watch: { debounceMs: Infinity } }).option).toBe('watch.debounceMs');
     expect(configError({ directories: ['a'], watch: true, fs: { ...nodeFileSystem, watch: undefined, watchFolder: undefined } }).message).toMatch(/`watch` needs an `fs` with a watch\(\) or watchFolder\(\) method/);
     expect(configError({ directories: ['a'], signal: {} }).message).toMatch(/`signal` must be an AbortSignal/);
     const resolved = resolveOptions({ directories: ['a'], always: [' debug ', 'debug'], autoActivate: true, watch: { debounceMs: 50 }, findSkills: false });

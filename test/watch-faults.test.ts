@@ -8,7 +8,7 @@
  * unreadable (EACCES; the child runs as an unprivileged user when we are
  * root, since root may read anything). Running out of watches (ENOSPC) cannot
  * be caused without changing a system-wide limit, so it is simulated through
- * the injectable fs, failing watch() the way node does.
+ * the injectable fs, failing watchFolder() the way node does.
  */
 import { fork, type ChildProcess } from 'node:child_process';
 import { chmod, mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
@@ -64,21 +64,31 @@ function watchWarnings(log: RecordingLogger): string[] {
 // ---------------------------------------------------------------------------
 // In process, through an injected fs
 
-/** node's fs, where at most `limit()` watches may be open at once; more fail with ENOSPC on the first next(), as node's do. */
+/**
+ * node's fs, where at most `limit()` watches may be open at once; more fail
+ * with ENOSPC, thrown at once as node:fs `watch` does. The callback form
+ * (watchFolder) is what the middleware's default fs uses.
+ */
 function limitedWatches(limit: () => number): SkillsFileSystem {
   let open = 0;
-  const watch = nodeFileSystem.watch;
-  if (!watch) throw new Error('node has watch()');
+  const watchFolder = nodeFileSystem.watchFolder;
+  if (!watchFolder) throw new Error('nodeFileSystem has watchFolder()');
   return {
     ...nodeFileSystem,
-    watch(path, options) {
+    watchFolder(path, onEvent, onError) {
       if (open >= limit()) {
-        const error = Object.assign(new Error(`ENOSPC: System limit for number of file watchers reached, watch '${path}'`), { code: 'ENOSPC' });
-        return { [Symbol.asyncIterator]: () => ({ next: () => Promise.reject(error) }) };
+        throw Object.assign(new Error(`ENOSPC: System limit for number of file watchers reached, watch '${path}'`), { code: 'ENOSPC' });
       }
+      const handle = watchFolder(path, onEvent, onError);
       open++;
-      options.signal.addEventListener('abort', () => open--, { once: true });
-      return watch(path, options);
+      let closed = false;
+      return {
+        close() {
+          if (!closed) open--;
+          closed = true;
+          handle.close();
+        },
+      };
     },
   };
 }
@@ -154,7 +164,7 @@ describe('watch faults through skillsMiddleware (in process)', () => {
         return warnings.length >= 1;
       }, 'the warning');
       expect(warnings).toEqual([
-        `[skills] cannot watch ${join(root, 'locked')}: permission denied. Its skills cannot be loaded until this process may read it; retrying every 1000 ms, and the other folders are still watched.`,
+        `cannot watch ${join(root, 'locked')}: permission denied. Its skills cannot be loaded until this process may read it; retrying every 1000 ms, and the other folders are still watched.`,
       ]);
       await writeSkill(root, 'alpha', 'Edited.');
       await until(async () => (await request(middleware)).system.includes('alpha: Edited.'), 'an edit elsewhere');

@@ -10,7 +10,6 @@
  * tick are one burst by construction. The only fixed waits are quiet periods
  * that prove nothing more happened; under load they can only pass more easily.
  */
-import { watch as watchCallbacks } from 'node:fs';
 import { mkdir, mkdtemp, readdir, readFile, rename, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
@@ -19,20 +18,10 @@ import { SkillsConfigError, SkillsWatchError } from '../src/errors.js';
 import { nodeFileSystem, type DirEntry, type FileStats, type SkillsFileSystem } from '../src/fs.js';
 import { watchSkillDirectories, WatchProblem, type FolderWatching, type SkillsWatcher, type WatchChange, type WatchMode, type WatchOptions } from '../src/watch.js';
 
-/** node's fs with the callback form of a folder watch, as node:fs `watch` gives it. */
-const callbackFs: SkillsFileSystem & FolderWatching = {
-  ...nodeFileSystem,
-  watchFolder(path, onEvent, onError) {
-    const watcher = watchCallbacks(path, (eventType, filename) => onEvent(eventType, filename));
-    watcher.on('error', onError);
-    return watcher;
-  },
-};
-
-/** Every real-folder test runs with both forms of watch. */
+/** Every real-folder test runs with both forms of watch: nodeFileSystem has both and prefers the callback form. */
 const FORMS = [
   ['iterable (fs.promises.watch)', { ...nodeFileSystem, watchFolder: undefined }],
-  ['callback (fs.watch)', callbackFs],
+  ['callback (fs.watch, the default fs)', nodeFileSystem],
 ] as const;
 
 const DEBOUNCE = 50;
@@ -474,13 +463,34 @@ const event = (eventType: string, filename: string | null): WatchEvent => ({ eve
 describe.each(['iterable', 'callback'] as const)('watchSkillDirectories (scripted tree, %s watches)', (form) => {
   const scripted = (paths: string[]): ScriptedTree => new ScriptedTree(paths, form);
 
-  it('refuses an fs without watch(), and bad delays, at construction', () => {
-    const { watch: _watch, ...noWatch } = nodeFileSystem;
-    expect(() => watchSkillDirectories(['/x'], { fs: noWatch, onChange: () => {} })).toThrow(SkillsConfigError);
-    expect(() => watchSkillDirectories(['/x'], { fs: noWatch, onChange: () => {} })).toThrow(/needs an `fs` with a watch\(\) method/);
-    for (const bad of [{ debounceMs: -1 }, { retryMs: Number.NaN }, { maxWaitMs: Infinity }]) {
-      expect(() => watchSkillDirectories(['/x'], { fs: scripted([]), onChange: () => {}, ...bad })).toThrow(SkillsConfigError);
+  /** What watchSkillDirectories threw, as the fields a caller acts on. */
+  function configError(options: Omit<WatchOptions, 'onChange'>): Pick<SkillsConfigError, 'option' | 'message'> {
+    try {
+      watchSkillDirectories(['/x'], { ...options, onChange: () => {} });
+    } catch (error) {
+      if (error instanceof SkillsConfigError) return { option: error.option, message: error.message };
+      throw error;
     }
+    throw new Error('did not throw');
+  }
+
+  it('refuses an fs without watch() or watchFolder(), and bad delays, at construction, naming the option', () => {
+    const { watch: _watch, watchFolder: _watchFolder, ...noWatch } = nodeFileSystem;
+    expect(configError({ fs: noWatch })).toEqual({
+      option: 'fs',
+      message: '`fs` needs a watch() or watchFolder() method to watch folders. Pass node:fs/promises, or add one of them to the fs you pass.',
+    });
+    // Either form alone is enough.
+    expect(() => track(watchSkillDirectories(['/x'], { fs: { ...noWatch, watchFolder: nodeFileSystem.watchFolder }, onChange: () => {} }))).not.toThrow();
+    expect(configError({ fs: scripted([]), debounceMs: -1 })).toEqual({
+      option: 'debounceMs',
+      message: '`debounceMs` must be a number of milliseconds, 0 or more, got -1. Leave it out for the default (200).',
+    });
+    expect(configError({ fs: scripted([]), retryMs: Number.NaN }).option).toBe('retryMs');
+    expect(configError({ fs: scripted([]), maxWaitMs: Infinity })).toEqual({
+      option: 'maxWaitMs',
+      message: '`maxWaitMs` must be a number of milliseconds, 0 or more, got Infinity. Leave it out for the default (10 × debounceMs).',
+    });
   });
 
   it('walks every folder at start, watching each once, and says when it is ready', async () => {
@@ -686,7 +696,7 @@ describe.each(['iterable', 'callback'] as const)('watchSkillDirectories (scripte
     await watcher.ready;
     expect(problems(r)).toEqual([['unreadable', '/s/a']]);
     expect((r.errors[0] as Error).message).toBe(
-      `[skills] cannot watch /s/a: permission denied. Its skills cannot be loaded until this process may read it; retrying every ${RETRY} ms, and the other folders are still watched.`,
+      `cannot watch /s/a: permission denied. Its skills cannot be loaded until this process may read it; retrying every ${RETRY} ms, and the other folders are still watched.`,
     );
     // Discovery cannot read it either, so nothing is missed: still "watching".
     expect(watcher.mode).toBe('watching');
@@ -725,6 +735,7 @@ describe.each(['iterable', 'callback'] as const)('watchSkillDirectories (scripte
       readdir: (path) => tree.readdir(path),
       stat: (path) => tree.stat(path),
       realpath: (path) => tree.realpath(path),
+      watchFolder: undefined,
       watch: () => {
         throw fail('ERR_FEATURE_UNAVAILABLE_ON_PLATFORM');
       },

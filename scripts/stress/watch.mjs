@@ -48,7 +48,11 @@ async function within(ms, condition) {
   return true;
 }
 
-/** node:fs/promises plus the callback form of a folder watch (node:fs watch), which the watcher prefers. */
+/**
+ * node:fs/promises plus the callback form of a folder watch (node:fs watch),
+ * which the watcher prefers: what the package's default fs (nodeFileSystem,
+ * not exported) does, so this is the middleware's `watch: true`.
+ */
 const callbackFs = {
   ...fsp,
   watchFolder(path, onEvent, onError) {
@@ -61,7 +65,7 @@ const callbackFs = {
 const KINDS = {
   node: "node's recursive fs.watch",
   iterable: 'watchSkillDirectories, fs.promises.watch',
-  callback: 'watchSkillDirectories, fs.watch callbacks',
+  callback: 'watchSkillDirectories, fs.watch callbacks (the default fs)',
 };
 
 /**
