@@ -4,41 +4,17 @@
  * prompt that prints exactly what the middleware injects at any budget, and
  * a show that prints exactly what use_skill answers (on the built binary).
  */
-import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { copyFile, cp, mkdir, mkdtemp, readdir, readFile, realpath, rm, symlink, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { cp, mkdir, readdir, readFile, realpath, symlink, writeFile } from 'node:fs/promises';
 import { join, relative, resolve } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
-import { promisify } from 'node:util';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli, type CliIO } from '../src/cli/run.js';
+import { pathToFileURL } from 'node:url';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { discoverSkills, skillsMiddleware } from '../src/index.js';
+import { cli, ROOT, useBuiltBinary, useTempFolder, writeSkill } from './helpers/cli.js';
 import { callTool, conversation, createContext } from './helpers/stack.js';
 import type { SkillsContext } from '../src/types.js';
 
-const ROOT = fileURLToPath(new URL('..', import.meta.url));
-
-interface Captured {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
-async function cli(argv: string[]): Promise<Captured> {
-  let stdout = '';
-  let stderr = '';
-  const io: CliIO = { out: (line) => (stdout += `${line}\n`), err: (line) => (stderr += `${line}\n`), cwd: ROOT };
-  const code = await runCli(argv, io);
-  return { code, stdout, stderr };
-}
-
-async function writeSkill(root: string, folder: string, frontmatter: string, body = 'Body.'): Promise<void> {
-  await mkdir(join(root, folder), { recursive: true });
-  await writeFile(join(root, folder, 'SKILL.md'), `---\n${frontmatter}\n---\n${body}\n`);
-}
-
-let temp: string;
+const temp = useTempFolder('mw-skills-cli-commands-');
 /** Four valid skills. */
 let four: string;
 /** One valid skill, one with a naming warning, one skipped by an error. */
@@ -49,34 +25,30 @@ let other: string;
 let many: string;
 
 beforeAll(async () => {
-  temp = await mkdtemp(join(tmpdir(), 'mw-skills-cli-commands-'));
-  four = join(temp, 'four');
+  four = join(temp.path, 'four');
   await writeSkill(four, 'pdf-forms', 'name: pdf-forms\ndescription: Fill in and flatten PDF forms. Use when a user sends a PDF form.', '# PDF forms\n\nFill every field.');
   await writeSkill(four, 'pdf-split', 'name: pdf-split\ndescription: Split a PDF into pages or ranges.');
   await writeSkill(four, 'invoice-chaser', 'name: invoice-chaser\ndescription: Write polite reminders for unpaid invoices.');
   await writeSkill(four, 'kubernetes-migrate', 'name: kubernetes-migrate\ndescription: Migrate Kubernetes manifests to a new API version.');
-  mixed = join(temp, 'mixed');
+  mixed = join(temp.path, 'mixed');
   await writeSkill(mixed, 'good', 'name: good\ndescription: Loads cleanly.');
   await writeSkill(mixed, 'Shouty', 'name: Shouty\ndescription: Loads, with a naming warning.');
   await writeSkill(mixed, 'broken', 'name: broken\ntags: not-a-list\ndescription: Skipped: tags must be a list.');
-  other = join(temp, 'other');
+  other = join(temp.path, 'other');
   await writeSkill(other, 'pdf-forms', 'name: pdf-forms\ndescription: The other folder\'s PDF skill.', 'OTHER BODY');
-  many = join(temp, 'many');
+  many = join(temp.path, 'many');
   for (let i = 0; i < 40; i++) await writeSkill(many, `task-${i}`, `name: task-${i}\ndescription: Does numbered task ${i} for a project, step by step.`);
   await writeSkill(many, 'kubernetes-migrate', 'name: kubernetes-migrate\ndescription: Migrate Kubernetes manifests to a new API version.');
-});
-afterAll(async () => {
-  await rm(temp, { recursive: true, force: true });
 });
 
 describe('validate', () => {
   it('says on every line whether it is an error or a warning', async () => {
-    const { code, stdout } = await cli(['validate', mixed, join(temp, 'missing')]);
+    const { code, stdout } = await cli(['validate', mixed, join(temp.path, 'missing')]);
     expect(code).toBe(1);
     // The last lines: one per folder given (indented, so problem matchers skip them), then the verdict.
     const lines = stdout.trimEnd().split('\n').slice(0, -3);
-    expect(stdout.trimEnd().split('\n').slice(-3, -1)).toEqual([`  folder ${mixed}: 2 skills`, `  folder ${join(temp, 'missing')}: 0 skills`]);
-    expect(lines.some((l) => l.startsWith(`${join(temp, 'missing')} error DIRECTORY_NOT_FOUND `))).toBe(true);
+    expect(stdout.trimEnd().split('\n').slice(-3, -1)).toEqual([`  folder ${mixed}: 2 skills`, `  folder ${join(temp.path, 'missing')}: 0 skills`]);
+    expect(lines.some((l) => l.startsWith(`${join(temp.path, 'missing')} error DIRECTORY_NOT_FOUND `))).toBe(true);
     expect(lines.find((l) => l.includes('broken'))).toMatch(/^\S+broken\/SKILL\.md:\d+:\d+ error METADATA_INVALID tags: /);
     expect(lines.find((l) => l.includes('Shouty'))).toMatch(/^\S+Shouty\/SKILL\.md:2:1 warning NAME_FORMAT /);
     for (const line of lines) expect(line).toMatch(/^\S+ (error|warning) [A-Z_]+ \S/);
@@ -191,34 +163,8 @@ describe.skipIf(!sisuPresent)('prompt prints exactly what the middleware injects
 });
 
 describe('the built binary', () => {
-  let bin: string;
-  let pack: string;
+  const built = useBuiltBinary('mw-skills-cli-commands-');
   const fixtures = join(ROOT, 'fixtures', 'skills');
-  const exec = promisify(execFile);
-
-  beforeAll(async () => {
-    // A private build inside node_modules (so the bundle resolves zod), away from dist/ and from other suites' builds.
-    const cache = join(ROOT, 'node_modules', '.cache');
-    await mkdir(cache, { recursive: true });
-    pack = await mkdtemp(join(cache, 'mw-skills-cli-commands-'));
-    await exec('npx', ['tsup', '--silent', '--no-dts', '--out-dir', join(pack, 'dist')], { cwd: ROOT });
-    await copyFile(join(ROOT, 'package.json'), join(pack, 'package.json'));
-    const pkg = JSON.parse(await readFile(join(ROOT, 'package.json'), 'utf8')) as { bin: Record<string, string> };
-    bin = join(pack, pkg.bin['sisu-skills'] ?? 'missing');
-  }, 120_000);
-  afterAll(async () => {
-    if (pack) await rm(pack, { recursive: true, force: true });
-  });
-
-  async function run(args: string[]): Promise<Captured> {
-    try {
-      const { stdout, stderr } = await exec(process.execPath, [bin, ...args], { cwd: ROOT });
-      return { code: 0, stdout, stderr };
-    } catch (error) {
-      const failed = error as { code: number; stdout: string; stderr: string };
-      return { code: failed.code, stdout: failed.stdout, stderr: failed.stderr };
-    }
-  }
 
   it('show prints exactly what the middleware\'s use_skill answers (default options) for every skill, as text and as JSON', async () => {
     const { skills } = await discoverSkills({ directories: [fixtures] });
@@ -230,18 +176,18 @@ describe('the built binary', () => {
       const ctx = createContext({ messages: conversation('hello') });
       await middleware(ctx, async () => {});
       const answer = await callTool(ctx, 'use_skill', { skill_name: name });
-      const text = await run(['show', name, fixtures]);
+      const text = await built.run(['show', name, fixtures]);
       expect(text.code).toBe(0);
       const marker = '\nWhat use_skill returns:\n';
       expect(text.stdout.slice(text.stdout.indexOf(marker) + marker.length)).toBe(`${String(answer)}\n`);
-      const json = await run(['show', name, '--dir', fixtures, '--json']);
+      const json = await built.run(['show', name, '--dir', fixtures, '--json']);
       expect((JSON.parse(json.stdout) as { activation: string }).activation).toBe(answer);
     }
   });
 
   it('prompt --budget 10 prints nothing and says why; list exits 1 when a skill was skipped', async () => {
-    expect(await run(['prompt', four, '--budget', '10'])).toMatchObject({ code: 0, stdout: '', stderr: expect.stringMatching(/^A budget of 10 characters cannot hold/) });
-    expect((await run(['list', mixed])).code).toBe(1);
+    expect(await built.run(['prompt', four, '--budget', '10'])).toMatchObject({ code: 0, stdout: '', stderr: expect.stringMatching(/^A budget of 10 characters cannot hold/) });
+    expect((await built.run(['list', mixed])).code).toBe(1);
   });
 });
 
@@ -261,13 +207,6 @@ const sisuSkillsPresent = existsSync(SISU_SKILLS);
 if (!sisuSkillsPresent) console.log(`cli-commands: SISU's skill packages not found at ${SISU_SKILLS}, skipping the --package tests on them (CI has them)`);
 const SISU_SKILL_PACKAGES = ['code-review', 'debug', 'deploy', 'explain', 'repo-search', 'test-gen'].map((name) => `@sisu-ai/skill-${name}`);
 
-async function cliIn(cwd: string, argv: string[]): Promise<Captured> {
-  let stdout = '';
-  let stderr = '';
-  const io: CliIO = { out: (line) => (stdout += `${line}\n`), err: (line) => (stderr += `${line}\n`), cwd };
-  return { code: await runCli(argv, io), stdout, stderr };
-}
-
 async function writePackage(root: string, name: string, version: string): Promise<void> {
   await mkdir(root, { recursive: true });
   await writeFile(join(root, 'package.json'), JSON.stringify({ name, version }));
@@ -277,7 +216,7 @@ describe('--package', () => {
   /** An app whose node_modules holds a collection package (`skills/` folder) and a one-skill package, as npm lays them out. */
   let app: string;
   beforeAll(async () => {
-    app = join(temp, 'app');
+    app = join(temp.path, 'app');
     const team = join(app, 'node_modules', '@acme', 'team-skills');
     await writePackage(team, '@acme/team-skills', '1.2.3');
     await writeSkill(join(team, 'skills'), 'pdf-forms', 'name: pdf-forms\ndescription: The team\'s PDF forms skill.');
@@ -291,7 +230,7 @@ describe('--package', () => {
   });
 
   it('list shows each skill with the package and version it came from, the folder for the others', async () => {
-    const result = await cliIn(app, ['list', 'local', '--package', '@acme/team-skills', '--package', 'single-skill']);
+    const result = await cli(['list', 'local', '--package', '@acme/team-skills', '--package', 'single-skill'], app);
     expect(result).toMatchObject({ code: 0, stderr: '' });
     expect(result.stdout.trimEnd().split('\n')).toEqual([
       // The folder comes first and wins the clash over pdf-forms; the package's own pdf-forms is hidden.
@@ -299,12 +238,12 @@ describe('--package', () => {
       'invoice-chaser  @acme/team-skills@1.2.3  Write polite reminders for unpaid invoices.',
       'single-skill    single-skill@0.1.0       A package that is one skill.',
     ]);
-    const json = JSON.parse((await cliIn(app, ['list', '--json', '--package', 'single-skill'])).stdout) as Array<{ origin: unknown }>;
+    const json = JSON.parse((await cli(['list', '--json', '--package', 'single-skill'], app)).stdout) as Array<{ origin: unknown }>;
     expect(json[0]?.origin).toEqual({ kind: 'package', name: 'single-skill', version: '0.1.0', directory: join(app, 'node_modules', 'single-skill') });
   });
 
   it('validate counts the skills of each folder and package, says which packages, and passes --strict', async () => {
-    const result = await cliIn(app, ['validate', '--strict', '--package', '@acme/team-skills,single-skill']);
+    const result = await cli(['validate', '--strict', '--package', '@acme/team-skills,single-skill'], app);
     expect(result).toEqual({
       code: 0,
       stdout: [
@@ -315,7 +254,7 @@ describe('--package', () => {
       ].join('\n'),
       stderr: '',
     });
-    const json = JSON.parse((await cliIn(app, ['validate', '--json', 'local', '--package', '@acme/team-skills'])).stdout) as {
+    const json = JSON.parse((await cli(['validate', '--json', 'local', '--package', '@acme/team-skills'], app)).stdout) as {
       directories: string[];
       packages: unknown[];
       skills: Array<{ name: string; origin: { kind: string } }>;
@@ -326,26 +265,26 @@ describe('--package', () => {
   });
 
   it('a package that is not installed, or holds no skill, is an error naming it: validate and list exit 1', async () => {
-    const validate = await cliIn(app, ['validate', '--package', '@acme/missing', '--package', 'not-skills', '--package', 'single-skill']);
+    const validate = await cli(['validate', '--package', '@acme/missing', '--package', 'not-skills', '--package', 'single-skill'], app);
     expect(validate.code).toBe(1);
     const lines = validate.stdout.split('\n');
     expect(lines).toContainEqual(expect.stringMatching(/^node_modules\/@acme\/missing error PACKAGE_NOT_FOUND package @acme\/missing is not installed where Node looks from /));
     expect(lines).toContainEqual(expect.stringMatching(/^node_modules\/not-skills error PACKAGE_NOT_A_SKILL package not-skills@2\.0\.0 holds no skill/));
     expect(validate.stdout).toContain('FAILED: 1 skill loaded from 1 package, 2 errors, 0 warnings.');
     // list would silently miss the package's skills: it stops, as for a folder that cannot be read.
-    const list = await cliIn(app, ['list', 'local', '--package', '@acme/missing']);
+    const list = await cli(['list', 'local', '--package', '@acme/missing'], app);
     expect(list).toMatchObject({ code: 1, stdout: '' });
     expect(list.stderr).toMatch(/^node_modules\/@acme\/missing error PACKAGE_NOT_FOUND /);
-    const show = await cliIn(app, ['show', 'pdf-forms', 'local', '--package', 'not-skills']);
+    const show = await cli(['show', 'pdf-forms', 'local', '--package', 'not-skills'], app);
     expect(show).toMatchObject({ code: 1, stdout: '' });
   });
 
   it('show and prompt take packages too; prompt prints what the same folders give', async () => {
-    const show = await cliIn(app, ['show', 'invoice-chaser', '--package', '@acme/team-skills']);
+    const show = await cli(['show', 'invoice-chaser', '--package', '@acme/team-skills'], app);
     expect(show.code).toBe(0);
     expect(show.stdout).toContain(`from: package @acme/team-skills@1.2.3 (${join('node_modules', '@acme', 'team-skills')})\n`);
-    const viaPackage = await cliIn(app, ['prompt', '--package', '@acme/team-skills']);
-    const viaFolder = await cliIn(app, ['prompt', join('node_modules', '@acme', 'team-skills', 'skills')]);
+    const viaPackage = await cli(['prompt', '--package', '@acme/team-skills'], app);
+    const viaFolder = await cli(['prompt', join('node_modules', '@acme', 'team-skills', 'skills')], app);
     expect(viaPackage.code).toBe(0);
     expect(viaPackage.stdout).toContain('- invoice-chaser: ');
     expect(viaPackage).toEqual(viaFolder);
@@ -356,7 +295,7 @@ describe('--package', () => {
     [['validate', '--package', ''], /validate: give at least one skills folder or --package <name>\./],
     [['show', 'x'], /show: say where to look: sisu-skills show <name> <dir\.\.\.> or --package <name>\./],
   ])('usage %j: exit 2', async (argv, why) => {
-    const result = await cliIn(app, argv);
+    const result = await cli(argv, app);
     expect(result.code).toBe(2);
     expect(result.stderr).toMatch(why);
   });
@@ -369,8 +308,8 @@ describe('--package', () => {
     const versions = new Map<string, string>();
 
     beforeAll(async () => {
-      npmApp = join(temp, 'sisu-npm');
-      pnpmApp = join(temp, 'sisu-pnpm');
+      npmApp = join(temp.path, 'sisu-npm');
+      pnpmApp = join(temp.path, 'sisu-pnpm');
       for (const folder of await readdir(SISU_SKILLS)) {
         const source = join(SISU_SKILLS, folder);
         const { name, version } = JSON.parse(await readFile(join(source, 'package.json'), 'utf8')) as { name: string; version: string };
@@ -385,7 +324,7 @@ describe('--package', () => {
 
     it('list shows each with its package and version, in npm and pnpm layouts', async () => {
       for (const cwd of [npmApp, pnpmApp]) {
-        const result = await cliIn(cwd, ['list', '--package', SISU_SKILL_PACKAGES.join(',')]);
+        const result = await cli(['list', '--package', SISU_SKILL_PACKAGES.join(',')], cwd);
         expect(result).toMatchObject({ code: 0, stderr: '' });
         const rows = result.stdout.trimEnd().split('\n').map((line) => line.split(/\s+/).slice(0, 2));
         expect(rows).toEqual(SISU_SKILL_PACKAGES.map((name) => [name.replace('@sisu-ai/skill-', ''), `${name}@${versions.get(name) ?? '?'}`]));
@@ -393,7 +332,7 @@ describe('--package', () => {
     });
 
     it('under pnpm, each skill is read from its real folder in .pnpm', async () => {
-      const json = JSON.parse((await cliIn(pnpmApp, ['validate', '--json', '--package', '@sisu-ai/skill-debug'])).stdout) as {
+      const json = JSON.parse((await cli(['validate', '--json', '--package', '@sisu-ai/skill-debug'], pnpmApp)).stdout) as {
         packages: Array<{ directory: string }>;
         skills: Array<{ path: string }>;
       };
@@ -403,7 +342,7 @@ describe('--package', () => {
     });
 
     it('the installer package (@sisu-ai/skill-install) is reported as holding no skill', async () => {
-      const result = await cliIn(npmApp, ['validate', '--package', '@sisu-ai/skill-install']);
+      const result = await cli(['validate', '--package', '@sisu-ai/skill-install'], npmApp);
       expect(result.code).toBe(1);
       expect(result.stdout).toMatch(/^node_modules\/@sisu-ai\/skill-install error PACKAGE_NOT_A_SKILL package @sisu-ai\/skill-install@[\d.]+ holds no skill/);
     });
@@ -411,7 +350,7 @@ describe('--package', () => {
     // WAITS ON THE LEAD'S WIRING (PACKAGE_NAMES_WIRED above).
     it.runIf(PACKAGE_NAMES_WIRED)('all six validate with --strict and no warnings, in npm and pnpm layouts', async () => {
       for (const cwd of [npmApp, pnpmApp]) {
-        const result = await cliIn(cwd, ['validate', '--strict', '--package', SISU_SKILL_PACKAGES.join(',')]);
+        const result = await cli(['validate', '--strict', '--package', SISU_SKILL_PACKAGES.join(',')], cwd);
         expect(result.stdout).toMatch(/\nOK: 6 skills loaded from 6 packages, 0 errors, 0 warnings\.\n$/);
         expect(result.code).toBe(0);
       }

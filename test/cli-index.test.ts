@@ -5,47 +5,19 @@
  * folder or package named that cannot be read, or a file it cannot write: 1,
  * leaving any existing index as it was); and that the file is replaced whole.
  */
-import { execFile } from 'node:child_process';
-import { copyFile, mkdir, mkdtemp, open, readdir, readFile, rename, rm, stat, unlink, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdir, mkdtemp, open, readdir, readFile, rename, stat, unlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli, type CliIO } from '../src/cli/run.js';
+import { describe, expect, it } from 'vitest';
 import { temporaryPathFor, writeFileAtomically, type AtomicWriteFs } from '../src/cli/write-atomic.js';
 import { nodeFileSystem } from '../src/fs.js';
 import { discoverSkills, skillsMiddleware } from '../src/index.js';
 import { readPrebuiltIndex, type DiscoveryShape } from '../src/prebuilt-index.js';
 import type { SkillsOptions } from '../src/options.js';
 import type { Skill } from '../src/types.js';
+import { cli, useBuiltBinary, useTempFolder } from './helpers/cli.js';
 import { callTool, compose, conversation, createContext } from './helpers/stack.js';
 
-const exec = promisify(execFile);
-const ROOT = fileURLToPath(new URL('..', import.meta.url));
-const pkg = JSON.parse(await readFile(join(ROOT, 'package.json'), 'utf8')) as { bin: Record<string, string> };
-
-interface Captured {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
-async function cli(argv: string[], cwd: string): Promise<Captured> {
-  let stdout = '';
-  let stderr = '';
-  const io: CliIO = { out: (line) => (stdout += `${line}\n`), err: (line) => (stderr += `${line}\n`), cwd };
-  const code = await runCli(argv, io);
-  return { code, stdout, stderr };
-}
-
-let temp: string;
-beforeAll(async () => {
-  temp = await mkdtemp(join(tmpdir(), 'mw-skills-cli-index-'));
-});
-afterAll(async () => {
-  await rm(temp, { recursive: true, force: true });
-});
+const temp = useTempFolder('mw-skills-cli-index-');
 
 function skillMd(name: string, description = `Does ${name} things. Use when asked about ${name}.`): string {
   return `---\nname: ${name}\ndescription: ${description}\n---\n# ${name}\n\nSteps for ${name}.\n`;
@@ -62,7 +34,7 @@ async function put(path: string, text: string): Promise<void> {
  * warning); more/ with a clash; and node_modules/@acme/team-skills, a package.
  */
 async function app(): Promise<string> {
-  const root = await mkdtemp(join(temp, 'app-'));
+  const root = await mkdtemp(join(temp.path, 'app-'));
   await put(join(root, 'skills/pdf-tools/SKILL.md'), skillMd('pdf-tools', 'Fill PDF forms. Use for PDFs.'));
   await put(join(root, 'skills/pdf-tools/references/guide.md'), '# Guide\n');
   await put(join(root, 'skills/devops/deploy/SKILL.md'), skillMd('deploy'));
@@ -115,9 +87,9 @@ describe('sisu-skills index: usage (exit 2)', () => {
   });
 
   it('help names the command, its -o and its exit codes', async () => {
-    const all = await cli(['--help'], temp);
+    const all = await cli(['--help'], temp.path);
     expect(all.stdout).toContain('sisu-skills index <dir...> [--package <name>] -o <file>');
-    const own = await cli(['help', 'index'], temp);
+    const own = await cli(['help', 'index'], temp.path);
     expect(own.code).toBe(0);
     expect(own.stdout).toContain('-o, --output');
     expect(own.stdout).toMatch(/Exits 0 when written/);
@@ -156,7 +128,7 @@ describe('sisu-skills index (in-process)', () => {
   });
 
   it('an empty library is still an index (of no skills), with a note on stderr', async () => {
-    const cwd = await mkdtemp(join(temp, 'empty-'));
+    const cwd = await mkdtemp(join(temp.path, 'empty-'));
     await mkdir(join(cwd, 'skills'));
     const result = await cli(['index', 'skills', '-o', 'skills.index.json'], cwd);
     expect(result).toEqual({ code: 0, stdout: 'Wrote skills.index.json: 0 skills, 0 errors, 0 warnings.\n', stderr: 'No skills found in skills: the index lists none.\n' });
@@ -236,7 +208,7 @@ describe('the index file is replaced whole', () => {
   }
 
   it.each(['write', 'rename'] as const)('a failed %s leaves the old file and no temporary file, and is thrown', async (step) => {
-    const folder = await mkdtemp(join(temp, 'atomic-'));
+    const folder = await mkdtemp(join(temp.path, 'atomic-'));
     const file = join(folder, 'skills.index.json');
     await writeFile(file, 'old\n');
     await expect(writeFileAtomically(file, 'new\n', failing(step))).rejects.toThrow(`injected ${step} failure`);
@@ -247,10 +219,10 @@ describe('the index file is replaced whole', () => {
   });
 
   it('the temporary file sits beside the target, hidden, and leaves room for a long target name', () => {
-    const long = join(temp, 'x'.repeat(250));
+    const long = join(temp.path, 'x'.repeat(250));
     const temporary = temporaryPathFor(long);
-    expect(join(temporary, '..')).toBe(temp);
-    const name = temporary.slice(temp.length + 1);
+    expect(join(temporary, '..')).toBe(temp.path);
+    const name = temporary.slice(temp.path.length + 1);
     expect(name.startsWith('.')).toBe(true);
     expect(name.length).toBeLessThanOrEqual(255);
     expect(temporaryPathFor(long)).not.toBe(temporary);
@@ -258,37 +230,13 @@ describe('the index file is replaced whole', () => {
 });
 
 describe('sisu-skills index (built binary)', () => {
-  let pack: string;
-  let bin: string;
-
-  beforeAll(async () => {
-    // Inside node_modules so the bundle still resolves zod, and away from dist/ so parallel builds don't collide.
-    const cache = join(ROOT, 'node_modules', '.cache');
-    await mkdir(cache, { recursive: true });
-    pack = await mkdtemp(join(cache, 'mw-skills-cli-index-'));
-    await exec('npx', ['tsup', '--silent', '--no-dts', '--out-dir', join(pack, 'dist')], { cwd: ROOT });
-    await copyFile(join(ROOT, 'package.json'), join(pack, 'package.json'));
-    bin = join(pack, pkg.bin['sisu-skills'] ?? 'missing');
-  }, 120_000);
-  afterAll(async () => {
-    if (pack) await rm(pack, { recursive: true, force: true });
-  });
-
-  async function run(args: string[], cwd: string): Promise<Captured> {
-    try {
-      const { stdout, stderr } = await exec(process.execPath, [bin, ...args], { cwd });
-      return { code: 0, stdout, stderr };
-    } catch (error) {
-      const failed = error as { code: number; stdout: string; stderr: string };
-      return { code: failed.code, stdout: failed.stdout, stderr: failed.stderr };
-    }
-  }
+  const built = useBuiltBinary('mw-skills-cli-index-');
 
   it('writes an index that reads back as what discovery finds with the same options', async () => {
     const cwd = await app();
-    const built = await run(['index', ...ARGS, '--output', 'skills.index.json'], cwd);
-    expect(built.code).toBe(0);
-    expect(built).toEqual(await cli(['index', ...ARGS, '--output', 'skills.index.json'], cwd));
+    const fromBinary = await built.run(['index', ...ARGS, '--output', 'skills.index.json'], cwd);
+    expect(fromBinary.code).toBe(0);
+    expect(fromBinary).toEqual(await cli(['index', ...ARGS, '--output', 'skills.index.json'], cwd));
     const read = await readPrebuiltIndex(join(cwd, 'skills.index.json'), shapeOf(cwd));
     if (!read.ok) throw new Error(read.message);
     const scanned = await discoverSkills({ directories: ['skills', 'more'], packages: ['@acme/team-skills'], cwd });
@@ -301,7 +249,7 @@ describe('sisu-skills index (built binary)', () => {
 
   it('a middleware given index: starts from it: a skill added after the build is not seen, bodies are read at activation', async () => {
     const cwd = await app();
-    expect((await run(['index', ...ARGS, '-o', 'skills.index.json'], cwd)).code).toBe(0);
+    expect((await built.run(['index', ...ARGS, '-o', 'skills.index.json'], cwd)).code).toBe(0);
     await put(join(cwd, 'skills/added-later/SKILL.md'), skillMd('added-later'));
     const options: SkillsOptions = { directories: ['skills', 'more'], packages: ['@acme/team-skills'], cwd, index: 'skills.index.json' };
     const ctx = createContext({ messages: conversation('Fill in this PDF form.') });

@@ -4,48 +4,22 @@
  * given reads back unchanged, and, on the built binary, that `validate`
  * accepts the new skill at once.
  */
-import { execFile } from 'node:child_process';
-import { copyFile, mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdir, mkdtemp, readdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
 import fc from 'fast-check';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import YAML from 'yaml';
-import { runCli, type CliIO } from '../src/cli/run.js';
 import { skillFileText } from '../src/cli/scaffold.js';
 import { parseFrontmatter } from '../src/frontmatter/parse.js';
 import { DESCRIPTION_PLACEHOLDER, isDescriptionPlaceholder } from '../src/placeholder.js';
 import { validateMetadata } from '../src/schema.js';
+import { cli, useBuiltBinary, useTempFolder } from './helpers/cli.js';
 
-const ROOT = fileURLToPath(new URL('..', import.meta.url));
-
-interface Captured {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
-async function cli(argv: string[], cwd: string): Promise<Captured> {
-  let stdout = '';
-  let stderr = '';
-  const io: CliIO = { out: (line) => (stdout += `${line}\n`), err: (line) => (stderr += `${line}\n`), cwd };
-  const code = await runCli(argv, io);
-  return { code, stdout, stderr };
-}
-
-let temp: string;
-beforeAll(async () => {
-  temp = await mkdtemp(join(tmpdir(), 'mw-skills-cli-init-'));
-});
-afterAll(async () => {
-  await rm(temp, { recursive: true, force: true });
-});
+const temp = useTempFolder('mw-skills-cli-init-');
 
 /** A fresh, empty working directory per test. */
 async function workdir(): Promise<string> {
-  return mkdtemp(join(temp, 'cwd-'));
+  return mkdtemp(join(temp.path, 'cwd-'));
 }
 
 describe('init writes a skill', () => {
@@ -188,7 +162,7 @@ describe('init refuses', () => {
     expect(result.stderr).toMatch(why);
     expect(result.stderr).toContain('Usage: sisu-skills init <name>');
     expect(await readdir(cwd)).toEqual([]);
-    expect(await readdir(temp)).not.toContain('escape');
+    expect(await readdir(temp.path)).not.toContain('escape');
   });
 
   it.each([
@@ -207,9 +181,9 @@ describe('init refuses', () => {
   });
 
   it('is listed in the help', async () => {
-    const help = await cli(['--help'], temp);
+    const help = await cli(['--help'], temp.path);
     expect(help.stdout).toContain('sisu-skills init <name> [--dir <folder>] [--description <text>]');
-    expect((await cli(['init', '--help'], temp)).stdout).toMatch(/^Usage: sisu-skills init <name>/);
+    expect((await cli(['init', '--help'], temp.path)).stdout).toMatch(/^Usage: sisu-skills init <name>/);
   });
 });
 
@@ -251,63 +225,37 @@ describe('the description placeholder (src/placeholder.ts, reported by validateM
 });
 
 describe('init, then validate (built binary)', () => {
-  const exec = promisify(execFile);
-  let pack: string;
-  let bin: string;
-
-  beforeAll(async () => {
-    // A private build inside node_modules (so the bundle resolves zod), away from dist/ and from other suites' builds.
-    const cache = join(ROOT, 'node_modules', '.cache');
-    await mkdir(cache, { recursive: true });
-    pack = await mkdtemp(join(cache, 'mw-skills-cli-init-'));
-    await exec('npx', ['tsup', '--silent', '--no-dts', '--out-dir', join(pack, 'dist')], { cwd: ROOT });
-    await copyFile(join(ROOT, 'package.json'), join(pack, 'package.json'));
-    const pkg = JSON.parse(await readFile(join(ROOT, 'package.json'), 'utf8')) as { bin: Record<string, string> };
-    bin = join(pack, pkg.bin['sisu-skills'] ?? 'missing');
-  }, 120_000);
-  afterAll(async () => {
-    if (pack) await rm(pack, { recursive: true, force: true });
-  });
-
-  async function run(args: string[], cwd: string): Promise<Captured> {
-    try {
-      const { stdout, stderr } = await exec(process.execPath, [bin, ...args], { cwd });
-      return { code: 0, stdout, stderr };
-    } catch (error) {
-      const failed = error as { code: number; stdout: string; stderr: string };
-      return { code: failed.code, stdout: failed.stdout, stderr: failed.stderr };
-    }
-  }
+  const built = useBuiltBinary('mw-skills-cli-init-');
 
   it('without --description validate exits 0; with it, validate --strict exits 0 with nothing to report', async () => {
     const cwd = await workdir();
-    expect((await run(['init', 'draft', '--dir', 'skills'], cwd)).code).toBe(0);
-    expect((await run(['validate', join('skills', 'draft')], cwd)).code).toBe(0);
-    const described = await run(['init', 'pdf-forms', '--dir', 'skills', '--description', 'Fills PDF forms. Use when the user asks to fill or sign a PDF.'], cwd);
+    expect((await built.run(['init', 'draft', '--dir', 'skills'], cwd)).code).toBe(0);
+    expect((await built.run(['validate', join('skills', 'draft')], cwd)).code).toBe(0);
+    const described = await built.run(['init', 'pdf-forms', '--dir', 'skills', '--description', 'Fills PDF forms. Use when the user asks to fill or sign a PDF.'], cwd);
     expect(described.code).toBe(0);
-    expect(await run(['validate', '--strict', join('skills', 'pdf-forms')], cwd)).toEqual({
+    expect(await built.run(['validate', '--strict', join('skills', 'pdf-forms')], cwd)).toEqual({
       code: 0,
       stdout: `  folder ${join('skills', 'pdf-forms')}: 1 skill\nOK: 1 skill loaded from 1 directory, 0 errors, 0 warnings.\n`,
       stderr: '',
     });
     // A bad name is refused by the binary too, and an existing folder.
-    expect((await run(['init', 'Draft', '--dir', 'skills'], cwd)).code).toBe(2);
-    expect((await run(['init', 'draft', '--dir', 'skills'], cwd)).code).toBe(1);
+    expect((await built.run(['init', 'Draft', '--dir', 'skills'], cwd)).code).toBe(2);
+    expect((await built.run(['init', 'draft', '--dir', 'skills'], cwd)).code).toBe(1);
   });
 
   it('the placeholder is one warning, which --strict fails on, until the author replaces it', async () => {
     const cwd = await workdir();
-    expect((await run(['init', 'draft'], cwd)).code).toBe(0);
-    const relaxed = await run(['validate', 'draft'], cwd);
+    expect((await built.run(['init', 'draft'], cwd)).code).toBe(0);
+    const relaxed = await built.run(['validate', 'draft'], cwd);
     expect(relaxed.code).toBe(0);
     const problems = relaxed.stdout.split('\n').filter((line) => /^\S+:\d+:\d+ /.test(line));
     expect(problems).toEqual([expect.stringMatching(/^draft\/SKILL\.md:3:1 warning DESCRIPTION_PLACEHOLDER description: is still the placeholder/)]);
     expect(relaxed.stdout).toContain('OK: 1 skill loaded from 1 directory, 0 errors, 1 warning.');
-    const strict = await run(['validate', '--strict', 'draft'], cwd);
+    const strict = await built.run(['validate', '--strict', 'draft'], cwd);
     expect(strict.code).toBe(1);
     expect(strict.stdout).toContain('draft/SKILL.md:3:1 error DESCRIPTION_PLACEHOLDER');
     const file = join(cwd, 'draft', 'SKILL.md');
     await writeFile(file, (await readFile(file, 'utf8')).replace(DESCRIPTION_PLACEHOLDER, 'Drafts release notes. Use when asked for release notes.'));
-    expect((await run(['validate', '--strict', 'draft'], cwd)).code).toBe(0);
+    expect((await built.run(['validate', '--strict', 'draft'], cwd)).code).toBe(0);
   });
 });

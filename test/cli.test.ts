@@ -3,48 +3,17 @@
  * coverage); a second suite builds the package with the real tsup config into
  * a private folder and runs the built binary as a user would.
  */
-import { execFile, spawn } from 'node:child_process';
-import { copyFile, mkdir, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { spawn } from 'node:child_process';
+import { mkdtemp, readFile, stat } from 'node:fs/promises';
 import { join, relative } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { runCli, type CliIO } from '../src/cli/run.js';
 import { buildCatalog, catalogEntries } from '../src/catalog.js';
 import { discoverSkills, skillsMiddleware } from '../src/index.js';
+import { cli, exec, PACKAGE, ROOT, useBuiltBinary, useTempFolder, writeSkill } from './helpers/cli.js';
 import { createContext, FIXTURE_SKILL_NAMES, INVALID_FIXTURES, SKILLS_FIXTURES } from './helpers/stack.js';
 
-const exec = promisify(execFile);
-const ROOT = fileURLToPath(new URL('..', import.meta.url));
-const pkg = JSON.parse(await readFile(join(ROOT, 'package.json'), 'utf8')) as { version: string; bin: Record<string, string> };
-
-interface Captured {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
-async function cli(argv: string[], cwd = ROOT): Promise<Captured> {
-  let stdout = '';
-  let stderr = '';
-  const io: CliIO = { out: (line) => (stdout += `${line}\n`), err: (line) => (stderr += `${line}\n`), cwd };
-  const code = await runCli(argv, io);
-  return { code, stdout, stderr };
-}
-
-let temp: string;
-beforeAll(async () => {
-  temp = await mkdtemp(join(tmpdir(), 'mw-skills-cli-'));
-});
-afterAll(async () => {
-  await rm(temp, { recursive: true, force: true });
-});
-
-async function writeSkill(root: string, folder: string, frontmatter: string, body = 'Body.'): Promise<void> {
-  await mkdir(join(root, folder), { recursive: true });
-  await writeFile(join(root, folder, 'SKILL.md'), `---\n${frontmatter}\n---\n${body}\n`);
-}
+const temp = useTempFolder('mw-skills-cli-');
 
 const skillsRel = relative(ROOT, SKILLS_FIXTURES);
 const invalidRel = relative(ROOT, INVALID_FIXTURES);
@@ -55,8 +24,8 @@ describe('sisu-skills (in-process)', () => {
     expect(help).toMatchObject({ code: 0, stderr: '' });
     for (const command of ['list', 'validate', 'show', 'prompt']) expect(help.stdout).toContain(`sisu-skills ${command}`);
     expect((await cli(['help'])).stdout).toBe(help.stdout);
-    expect(await cli(['--version'])).toEqual({ code: 0, stdout: `${pkg.version}\n`, stderr: '' });
-    expect((await cli(['-v'])).stdout).toBe(`${pkg.version}\n`);
+    expect(await cli(['--version'])).toEqual({ code: 0, stdout: `${PACKAGE.version}\n`, stderr: '' });
+    expect((await cli(['-v'])).stdout).toBe(`${PACKAGE.version}\n`);
   });
 
   it('<command> --help and help <command> print that command\'s options', async () => {
@@ -128,7 +97,7 @@ describe('sisu-skills (in-process)', () => {
     expect(mixed.code).toBe(1);
     expect(mixed.stdout.trimEnd().split('\n')).toHaveLength(1); // Bad_Name loads with a warning
     expect(mixed.stderr).toContain(`5 errors left skills out; run \`sisu-skills validate ${invalidRel}\` for details.`);
-    const empty = await mkdtemp(join(temp, 'empty-'));
+    const empty = await mkdtemp(join(temp.path, 'empty-'));
     expect(await cli(['list', empty])).toEqual({ code: 0, stdout: '', stderr: `No skills found in ${empty}.\n` });
   });
 
@@ -149,7 +118,7 @@ describe('sisu-skills (in-process)', () => {
   });
 
   it('validate exits 0 with only warnings, and --strict fails them', async () => {
-    const root = await mkdtemp(join(temp, 'warn-'));
+    const root = await mkdtemp(join(temp.path, 'warn-'));
     await writeSkill(root, 'Shouty', 'name: Shouty\ndescription: Loads, with a naming warning.');
     const relaxed = await cli(['validate', root]);
     expect(relaxed.code).toBe(0);
@@ -159,8 +128,8 @@ describe('sisu-skills (in-process)', () => {
     expect(strict.code).toBe(1);
     expect(strict.stdout).toContain('FAILED: 0 skills loaded from 1 directory, 1 error, 0 warnings.');
     // A warning strict mode does not turn into an error still fails under --strict.
-    const dup = await mkdtemp(join(temp, 'dup-'));
-    const other = await mkdtemp(join(temp, 'dup-other-'));
+    const dup = await mkdtemp(join(temp.path, 'dup-'));
+    const other = await mkdtemp(join(temp.path, 'dup-other-'));
     await writeSkill(dup, 'twin', 'name: twin\ndescription: First.');
     await writeSkill(other, 'twin', 'name: twin\ndescription: Second.');
     expect((await cli(['validate', dup, other])).code).toBe(0);
@@ -200,7 +169,7 @@ describe('sisu-skills (in-process)', () => {
   });
 
   it('a folder named on the command line that does not exist is an error', async () => {
-    const missing = join(temp, 'no-such-folder');
+    const missing = join(temp.path, 'no-such-folder');
     const validate = await cli(['validate', missing, skillsRel]);
     expect(validate.code).toBe(1);
     expect(validate.stdout).toContain(`${missing} error DIRECTORY_NOT_FOUND skills directory does not exist.`);
@@ -241,7 +210,7 @@ describe('sisu-skills (in-process)', () => {
   });
 
   it('prompt and list leave out skills with disable-model-invocation from the catalog only', async () => {
-    const root = await mkdtemp(join(temp, 'hidden-'));
+    const root = await mkdtemp(join(temp.path, 'hidden-'));
     await writeSkill(root, 'visible', 'name: visible\ndescription: Shown to the model.');
     await writeSkill(root, 'manual-only', 'name: manual-only\ndescription: Only by @ mention.\ndisable-model-invocation: true');
     const prompt = await cli(['prompt', root]);
@@ -252,7 +221,7 @@ describe('sisu-skills (in-process)', () => {
     const show = await cli(['show', 'manual-only', '--dir', root]);
     expect(show.stdout).toContain('catalog: not listed (disable-model-invocation); activate it with @manual-only or the always option');
     expect(show.stdout).toContain('disable-model-invocation: true');
-    const onlyHidden = await mkdtemp(join(temp, 'only-hidden-'));
+    const onlyHidden = await mkdtemp(join(temp.path, 'only-hidden-'));
     await writeSkill(onlyHidden, 'manual-only', 'name: manual-only\ndescription: Only by @ mention.\ndisable-model-invocation: "true"');
     expect(await cli(['prompt', onlyHidden])).toEqual({
       code: 0,
@@ -275,7 +244,7 @@ describe('sisu-skills (in-process)', () => {
   });
 
   it('show --json and repeated --dir (the first folder wins, as in the middleware)', async () => {
-    const root = await mkdtemp(join(temp, 'override-'));
+    const root = await mkdtemp(join(temp.path, 'override-'));
     await writeSkill(root, 'debug', 'name: debug\ndescription: My own debug skill.', 'MY DEBUG');
     const { code, stdout } = await cli(['show', 'debug', '-d', root, '--dir', SKILLS_FIXTURES, '--json']);
     expect(code).toBe(0);
@@ -293,12 +262,12 @@ describe('sisu-skills (in-process)', () => {
     expect(broken.code).toBe(1);
     expect(broken.stderr).toContain('Skill "tags-as-string" did not load:\n');
     expect(broken.stderr).toContain('METADATA_INVALID');
-    const empty = await mkdtemp(join(temp, 'none-'));
+    const empty = await mkdtemp(join(temp.path, 'none-'));
     expect((await cli(['show', 'x', '--dir', empty])).stderr).toMatch(/^Skill "x" not found: no skills in \//);
   });
 
   it('paths outside the working directory stay absolute', async () => {
-    const root = await mkdtemp(join(temp, 'abs-'));
+    const root = await mkdtemp(join(temp.path, 'abs-'));
     await writeSkill(root, 'broken', 'name: broken\ndescription: [unclosed');
     const { stdout } = await cli(['validate', root], SKILLS_FIXTURES);
     expect(stdout.startsWith(`${join(root, 'broken', 'SKILL.md')}:`)).toBe(true);
@@ -317,48 +286,23 @@ describe('sisu-skills (in-process)', () => {
 });
 
 describe('sisu-skills (built binary)', () => {
-  let pack: string;
-  let bin: string;
-
-  beforeAll(async () => {
-    // Inside node_modules so the bundle still resolves zod, and away from dist/ so parallel builds don't collide.
-    const cache = join(ROOT, 'node_modules', '.cache');
-    await mkdir(cache, { recursive: true });
-    pack = await mkdtemp(join(cache, 'mw-skills-cli-'));
-    // Type declarations are the index build's business, not the binary's: skip them to build in a second.
-    await exec('npx', ['tsup', '--silent', '--no-dts', '--out-dir', join(pack, 'dist')], { cwd: ROOT });
-    await copyFile(join(ROOT, 'package.json'), join(pack, 'package.json'));
-    bin = join(pack, pkg.bin['sisu-skills'] ?? 'missing');
-  }, 120_000);
-  afterAll(async () => {
-    if (pack) await rm(pack, { recursive: true, force: true });
-  });
-
-  async function run(args: string[]): Promise<Captured> {
-    try {
-      const { stdout, stderr } = await exec(process.execPath, [bin, ...args], { cwd: ROOT });
-      return { code: 0, stdout, stderr };
-    } catch (error) {
-      const failed = error as { code: number; stdout: string; stderr: string };
-      return { code: failed.code, stdout: failed.stdout, stderr: failed.stderr };
-    }
-  }
+  const built = useBuiltBinary('mw-skills-cli-');
 
   it('is an executable ESM file with a node shebang', async () => {
-    const text = await readFile(bin, 'utf8');
+    const text = await readFile(built.bin, 'utf8');
     expect(text.startsWith('#!/usr/bin/env node\n')).toBe(true);
-    expect((await stat(bin)).mode & 0o111).not.toBe(0);
+    expect((await stat(built.bin)).mode & 0o111).not.toBe(0);
     // Runs directly, through the shebang, as npx runs it.
-    const { stdout } = await exec(bin, ['--version']);
-    expect(stdout).toBe(`${pkg.version}\n`);
+    const { stdout } = await exec(built.bin, ['--version']);
+    expect(stdout).toBe(`${PACKAGE.version}\n`);
   });
 
   it('exit codes: 0 ok, 1 problems, 2 usage', async () => {
-    expect((await run(['validate', skillsRel])).code).toBe(0);
-    const invalid = await run(['validate', invalidRel]);
+    expect((await built.run(['validate', skillsRel])).code).toBe(0);
+    const invalid = await built.run(['validate', invalidRel]);
     expect(invalid.code).toBe(1);
     expect(invalid.stdout).toContain(`${join(invalidRel, 'missing-description', 'SKILL.md')}:1:1 error METADATA_REQUIRED description: is missing.`);
-    const usage = await run(['lsit', skillsRel]);
+    const usage = await built.run(['lsit', skillsRel]);
     expect(usage.code).toBe(2);
     expect(usage.stdout).toBe('');
     expect(usage.stderr).toMatch(/unknown command "lsit"[\s\S]*Usage:/);
@@ -366,19 +310,19 @@ describe('sisu-skills (built binary)', () => {
 
   it('prompt, list and show give the same output as in-process', async () => {
     for (const argv of [['prompt', skillsRel], ['list', skillsRel], ['show', 'explain', '--dir', skillsRel], ['validate', '--json', invalidRel]]) {
-      const built = await run(argv);
+      const fromBinary = await built.run(argv);
       const inProcess = await cli(argv);
-      expect(built).toEqual(inProcess);
+      expect(fromBinary).toEqual(inProcess);
     }
   });
 
   it('stops quietly, exit code 0, when the reader closes the pipe early (`sisu-skills list dir | head -1`)', async () => {
     // Far more output than a pipe buffers, so the binary is still writing when the pipe closes.
-    const many = join(temp, 'many');
+    const many = join(temp.path, 'many');
     await Promise.all(
       Array.from({ length: 1500 }, (_, i) => writeSkill(many, `skill-${i}`, `name: skill-${i}\ndescription: ${'Does one numbered task well. '.repeat(4)}`)),
     );
-    const child = spawn(process.execPath, [bin, 'list', many], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [built.bin, 'list', many], { stdio: ['ignore', 'pipe', 'pipe'] });
     let stderr = '';
     child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
     let firstChunk = '';
@@ -393,11 +337,11 @@ describe('sisu-skills (built binary)', () => {
   }, 60_000);
 
   it('npm pack would ship dist/cli.js as the sisu-skills bin', async () => {
-    const { stdout } = await exec('npm', ['pack', '--dry-run', '--json'], { cwd: pack });
+    const { stdout } = await exec('npm', ['pack', '--dry-run', '--json'], { cwd: built.pack });
     const [packed] = JSON.parse(stdout) as Array<{ files: Array<{ path: string; mode: number }> }>;
     const cliFile = packed?.files.find((file) => file.path === 'dist/cli.js');
     expect(cliFile).toBeDefined();
     expect((cliFile?.mode ?? 0) & 0o111).not.toBe(0);
-    expect(pkg.bin).toEqual({ 'sisu-skills': './dist/cli.js' });
+    expect(PACKAGE.bin).toEqual({ 'sisu-skills': './dist/cli.js' });
   });
 });
