@@ -7,6 +7,9 @@
  */
 import { fileURLToPath } from 'node:url';
 import type { HostLogger } from '../../src/types.js';
+import { recordingLogger, type RecordingLogger } from './logger.js';
+
+export { recordingLogger, type LogEntry, type RecordingLogger } from './logger.js';
 
 /** Absolute path of the example skills shipped in fixtures/skills. */
 export const SKILLS_FIXTURES = fileURLToPath(new URL('../../fixtures/skills', import.meta.url));
@@ -23,16 +26,6 @@ export interface StackMessage {
   role: string;
   content: string;
   [key: string]: unknown;
-}
-
-export interface LogEntry {
-  level: 'debug' | 'info' | 'warn' | 'error' | 'span';
-  args: unknown[];
-}
-
-export interface RecordingLogger extends HostLogger {
-  readonly entries: LogEntry[];
-  span(name: string, attrs?: Record<string, unknown>): void;
 }
 
 /**
@@ -71,17 +64,6 @@ export interface StackContext {
 
 export type Next = () => Promise<void>;
 export type StackMiddleware<C = StackContext> = (ctx: C, next: Next) => unknown;
-
-/** A logger that keeps every call, so tests can assert on what was logged. */
-export function recordingLogger(): RecordingLogger {
-  const entries: LogEntry[] = [];
-  const record =
-    (level: LogEntry['level']) =>
-    (...args: unknown[]): void => {
-      entries.push({ level, args });
-    };
-  return { entries, debug: record('debug'), info: record('info'), warn: record('warn'), error: record('error'), span: record('span') };
-}
 
 export function toolRegistry(): StackRegistry {
   const tools = new Map<string, StackTool>();

@@ -6,10 +6,10 @@
  * Each run must see its own skill only: no activation, body or count leaks
  * between requests.
  */
-import { afterEach, beforeAll, expect, it } from 'vitest';
-import type { ScriptedRequest, ScriptedServer } from '../../demo/scripted-model.mjs';
+import { expect, it } from 'vitest';
+import type { ScriptedRequest } from '../../demo/scripted-model.mjs';
 import { getSkills, skillsMiddleware } from '../../src/index.js';
-import { createCtx, describeSisu, loadSisu, PROVIDERS, toolResults, skillsFixture, type SisuHost } from './host.js';
+import { createCtx, describeSisu, PROVIDERS, realSisu, toolResults, skillsFixture } from './host.js';
 
 const RUNS = 8;
 const NAMES = ['alpha-task', 'beta-task', 'gamma-task', 'delta-task'];
@@ -32,19 +32,12 @@ function barrier(count: number) {
 }
 
 describeSisu('eight concurrent requests on one middleware instance', () => {
-  let host: SisuHost;
-  let server: ScriptedServer | undefined;
+  const sisu = realSisu();
   const skills = skillsFixture(NAMES.map((name) => ({ name })));
-  beforeAll(async () => {
-    host = await loadSisu();
-  });
-  afterEach(async () => {
-    await server?.close();
-    server = undefined;
-  });
 
   for (const provider of PROVIDERS) {
     it(`${provider.name}: every run gets its own skill and nothing else`, async () => {
+      const { host } = sisu;
       const gate = barrier(RUNS);
       const conversationOf = (request: ScriptedRequest): number => {
         const user = request.messages.find((m) => m.role === 'user');
@@ -53,7 +46,7 @@ describeSisu('eight concurrent requests on one middleware instance', () => {
         return Number(match[1]);
       };
       const called = new Set<number>();
-      server = await provider.start(async (request) => {
+      const server = await sisu.start(provider, async (request) => {
         const i = conversationOf(request);
         await gate.arrive(i);
         // Even runs: the model activates its skill once, then answers. Odd runs: the mention did it.

@@ -8,21 +8,19 @@
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import { z } from 'zod';
-import type { ScriptedServer } from '../../demo/scripted-model.mjs';
 import { getSkills, parseFrontmatter, skillsMiddleware } from '../../src/index.js';
 import {
   createCtx,
   describeSisu,
   installSisuSkills,
   lastToolResult,
-  loadSisu,
-  toolResults,
   PROVIDERS,
+  realSisu,
+  toolResults,
   type InstalledSkills,
   type SisuCtx,
-  type SisuHost,
   type SisuLLM,
 } from './host.js';
 
@@ -30,16 +28,10 @@ const EXAMPLE_SYSTEM = 'You are a helpful assistant. Use skills when they provid
 const EXAMPLE_INPUT = 'Map where tool aliases are configured in this repo. Use the repo-search skill.';
 
 describeSisu("SISU's openai-skills example wiring with SISU's own skill packages", () => {
-  let host: SisuHost;
+  const sisu = realSisu();
   let installed: InstalledSkills;
-  let server: ScriptedServer | undefined;
   beforeAll(async () => {
-    host = await loadSisu();
     installed = await installSisuSkills(['skill-code-review', 'skill-repo-search']);
-  });
-  afterEach(async () => {
-    await server?.close();
-    server = undefined;
   });
   afterAll(() => installed?.remove());
 
@@ -48,6 +40,7 @@ describeSisu("SISU's openai-skills example wiring with SISU's own skill packages
 
   /** The example's stack; returns what its error boundary caught and where the trace went. */
   function exampleApp(ctxErrors: unknown[]) {
+    const { host } = sisu;
     // As in the example: directories under the app's node_modules/@sisu-ai/.
     const skillDirs = [
       path.join(installed.appDir, 'node_modules', '@sisu-ai', 'skill-code-review'),
@@ -77,12 +70,13 @@ describeSisu("SISU's openai-skills example wiring with SISU's own skill packages
   }
 
   function exampleCtx(model: SisuLLM, input: string): SisuCtx {
-    return createCtx(host, model, { input, systemPrompt: EXAMPLE_SYSTEM });
+    return createCtx(sisu.host, model, { input, systemPrompt: EXAMPLE_SYSTEM });
   }
 
   for (const provider of PROVIDERS) {
     it(`${provider.name}: the model activates repo-search, reads its cheatsheet and uses the aliased tool`, async () => {
-      server = await provider.start([
+      const { host } = sisu;
+      const server = await sisu.start(provider, [
         (request) => {
           // Decided from what the model is shown, as a real model would.
           expect(request.system).toContain('repo-search');
@@ -116,7 +110,8 @@ describeSisu("SISU's openai-skills example wiring with SISU's own skill packages
     });
 
     it(`${provider.name}: an @mention in the example's order activates code-review before the model runs`, async () => {
-      server = await provider.start(['Reviewing with the checklist.']);
+      const { host } = sisu;
+      const server = await sisu.start(provider, ['Reviewing with the checklist.']);
       const errors: unknown[] = [];
       const { app } = exampleApp(errors);
       const ctx = exampleCtx(provider.model(host, server), '@code-review please look at my change to util.ts');

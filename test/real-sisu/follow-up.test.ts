@@ -5,40 +5,32 @@
  * writes `@same-skill`: the skill is already in the conversation, so no second
  * copy may be injected, in either placement, for either provider.
  */
-import { afterEach, beforeAll, expect, it } from 'vitest';
-import type { ScriptedServer } from '../../demo/scripted-model.mjs';
+import { expect, it } from 'vitest';
 import { skillsMiddleware } from '../../src/index.js';
 import {
   countOf,
   createCtx,
   defaultBody,
   describeSisu,
-  loadSisu,
+  placedStack,
   PROVIDERS,
-  toolResults,
+  realSisu,
+  runAgent,
   skillsFixture,
-  type SisuHost,
+  toolResults,
   type SisuMessage,
-  type SisuMiddleware,
 } from './host.js';
 
 describeSisu('a follow-up turn whose history holds the activation as SISU stores it', () => {
-  let host: SisuHost;
-  let server: ScriptedServer | undefined;
+  const sisu = realSisu();
   const skills = skillsFixture([{ name: 'deploy-app' }, { name: 'house-style' }]);
   const body = defaultBody('deploy-app').trim();
-  beforeAll(async () => {
-    host = await loadSisu();
-  });
-  afterEach(async () => {
-    await server?.close();
-    server = undefined;
-  });
 
   for (const provider of PROVIDERS) {
     for (const placement of ['after', 'before'] as const) {
       it(`${provider.name}, skills ${placement} inputToMessage: @deploy-app in turn two injects nothing`, async () => {
-        server = await provider.start([
+        const { host } = sisu;
+        const server = await sisu.start(provider, [
           { toolCalls: [{ name: 'use_skill', arguments: { skill_name: 'deploy-app' } }] },
           'Deployed to staging.',
           'Deploying the hotfix the same way.',
@@ -46,16 +38,10 @@ describeSisu('a follow-up turn whose history holds the activation as SISU stores
         const model = provider.model(host, server);
         // One middleware for the whole conversation, as an app creates it once.
         const skillsMw = skillsMiddleware({ directories: [skills.root] });
-        const input = [host.core.inputToMessage, host.conversationBuffer({ window: 20 })];
-        const stack: SisuMiddleware[] = placement === 'after' ? [...input, skillsMw, host.core.execute] : [skillsMw, ...input, host.core.execute];
-        const run = async (ctx: ReturnType<typeof createCtx>) => {
-          const agent = new host.core.Agent();
-          for (const mw of stack) agent.use(mw);
-          await agent.handler()(ctx);
-        };
+        const stack = placedStack(host, placement, skillsMw, 20);
 
         const first = createCtx(host, model, { input: 'Please deploy my branch.' });
-        await run(first);
+        await runAgent(host, stack, first);
         const stored = first.messages.find((m): m is Extract<SisuMessage, { role: 'tool' }> => m.role === 'tool');
         // The premise: SISU stored the activation as a JSON string.
         expect(stored?.content.startsWith('"')).toBe(true);
@@ -64,7 +50,7 @@ describeSisu('a follow-up turn whose history holds the activation as SISU stores
         // Turn two: the history as an app would have saved it, then the new input.
         const second = createCtx(host, model, { input: '@deploy-app again, for the hotfix branch' });
         second.messages = JSON.parse(JSON.stringify(first.messages)) as SisuMessage[];
-        await run(second);
+        await runAgent(host, stack, second);
 
         expect(server.violations).toEqual([]);
         const request = server.requests[2]!;

@@ -9,26 +9,25 @@
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
-import type { ScriptedServer } from '../../demo/scripted-model.mjs';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createFindSkillsTool, createReadResourceTool, createUseSkillTool, discoverSkills, skillsMiddleware } from '../../src/index.js';
 import {
   createCtx,
   defaultBody,
   describeSisu,
   lastToolResult,
-  loadSisu,
   PROVIDERS,
+  realSisu,
+  runAgent,
   skillsFixture,
-  type SisuHost,
+  type SisuLLM,
   type SisuMiddleware,
 } from './host.js';
 
 const NOTES = 'Keep the summary under ten lines. NOTES-TEXT-5150.\n';
 
 describeSisu("SISU's own middleware with the skills middleware", () => {
-  let host: SisuHost;
-  let server: ScriptedServer | undefined;
+  const sisu = realSisu();
   const skills = skillsFixture([
     { name: 'summarize', files: { 'references/notes.md': NOTES, '.env': 'TOKEN=hunter2-7788\n' } },
     { name: 'house-style' },
@@ -36,44 +35,40 @@ describeSisu("SISU's own middleware with the skills middleware", () => {
     { name: 'broken', frontmatter: 'tags: [unclosed' },
   ]);
   let traceDir = '';
-  beforeAll(async () => {
-    host = await loadSisu();
+  beforeAll(() => {
     traceDir = mkdtempSync(path.join(os.tmpdir(), 'real-sisu-trace-'));
-  });
-  afterEach(async () => {
-    await server?.close();
-    server = undefined;
   });
   afterAll(() => {
     if (traceDir) rmSync(traceDir, { recursive: true, force: true });
   });
 
-  async function runStack(stack: SisuMiddleware[], input: string, model: Parameters<typeof createCtx>[1]) {
-    const ctx = createCtx(host, model, { input });
-    const agent = new host.core.Agent();
-    for (const mw of stack) agent.use(mw);
-    await agent.handler()(ctx);
+  async function runStack(stack: SisuMiddleware[], input: string, model: SisuLLM) {
+    const ctx = createCtx(sisu.host, model, { input });
+    await runAgent(sisu.host, stack, ctx);
     return ctx;
+  }
+
+  /** Runs the skills middleware inside SISU's errorBoundary; returns what the boundary caught. */
+  async function runInBoundary(input: string, model: SisuLLM): Promise<unknown[]> {
+    const { host } = sisu;
+    const caught: unknown[] = [];
+    const boundary = host.errorBoundary(async (error) => {
+      caught.push(error);
+    });
+    await runStack([boundary, host.core.inputToMessage, skillsMiddleware({ directories: [skills.root] }), host.core.execute], input, model);
+    return caught;
   }
 
   for (const provider of PROVIDERS) {
     it(`${provider.name}: errorBoundary never sees a skill failure; the model is told what went wrong`, async () => {
-      server = await provider.start([
+      const server = await sisu.start(provider, [
         { toolCalls: [{ name: 'use_skill', arguments: { skill_name: 'sumarize' } }] },
         { toolCalls: [{ name: 'read_skill_resource', arguments: { skill_name: 'summarize', path: '../house-style/SKILL.md' } }] },
         { toolCalls: [{ name: 'read_skill_resource', arguments: { skill_name: 'summarize', path: '.env' } }] },
         { toolCalls: [{ name: 'read_skill_resource', arguments: { skill_name: 'nope', path: 'references/notes.md' } }] },
         'Could not do it.',
       ]);
-      const caught: unknown[] = [];
-      const boundary = host.errorBoundary(async (error) => {
-        caught.push(error);
-      });
-      await runStack(
-        [boundary, host.core.inputToMessage, skillsMiddleware({ directories: [skills.root] }), host.core.execute],
-        'Summarize this with @missing-skill style.',
-        provider.model(host, server),
-      );
+      const caught = await runInBoundary('Summarize this with @missing-skill style.', provider.model(sisu.host, server));
       expect(caught).toEqual([]);
       expect(server.violations).toEqual([]);
       expect(lastToolResult(server.requests[1]!)).toMatch(/not found.*summarize/s);
@@ -84,23 +79,16 @@ describeSisu("SISU's own middleware with the skills middleware", () => {
 
     it(`${provider.name}: errorBoundary never sees a use_skill call with malformed arguments`, async () => {
       // execute runs schema.parse before the handler: a throw there would end the run.
-      server = await provider.start([{ toolCalls: [{ name: 'use_skill', arguments: { skill: 'summarize' } }] }, 'Retrying later.']);
-      const caught: unknown[] = [];
-      const boundary = host.errorBoundary(async (error) => {
-        caught.push(error);
-      });
-      await runStack(
-        [boundary, host.core.inputToMessage, skillsMiddleware({ directories: [skills.root] }), host.core.execute],
-        'Summarize this.',
-        provider.model(host, server),
-      );
+      const server = await sisu.start(provider, [{ toolCalls: [{ name: 'use_skill', arguments: { skill: 'summarize' } }] }, 'Retrying later.']);
+      const caught = await runInBoundary('Summarize this.', provider.model(sisu.host, server));
       expect(caught.map((e) => (e instanceof Error ? e.message : String(e)))).toEqual([]);
       expect(lastToolResult(server.requests[1]!)).toMatch(/skill_name/);
     });
 
     it(`${provider.name}: traceViewer's file shows [skills] discovered and [skills] activated`, async () => {
+      const { host } = sisu;
       const tracePath = path.join(traceDir, `${provider.name}.json`);
-      server = await provider.start([{ toolCalls: [{ name: 'use_skill', arguments: { skill_name: 'summarize' } }] }, 'Summarized.']);
+      const server = await sisu.start(provider, [{ toolCalls: [{ name: 'use_skill', arguments: { skill_name: 'summarize' } }] }, 'Summarized.']);
       await runStack(
         [
           host.traceViewer({ enable: true, path: tracePath, html: false }),
@@ -123,8 +111,9 @@ describeSisu("SISU's own middleware with the skills middleware", () => {
     });
 
     it(`${provider.name}: registerTools with the standalone tools from discoverSkills works in execute`, async () => {
+      const { host } = sisu;
       const { skills: found } = await discoverSkills({ directories: [skills.root] });
-      server = await provider.start([
+      const server = await sisu.start(provider, [
         { toolCalls: [{ name: 'find_skills', arguments: { query: 'summarize a meeting' } }] },
         { toolCalls: [{ name: 'use_skill', arguments: { skill_name: 'summarize' } }] },
         { toolCalls: [{ name: 'read_skill_resource', arguments: { skill_name: 'summarize', path: 'references/notes.md' } }] },
@@ -141,7 +130,8 @@ describeSisu("SISU's own middleware with the skills middleware", () => {
 
     for (const wrapper of ['toolCalling', 'iterativeToolCalling'] as const) {
       it(`${provider.name}: the deprecated ${wrapper} wrapper runs use_skill`, async () => {
-        server = await provider.start([{ toolCalls: [{ name: 'use_skill', arguments: { skill_name: 'summarize' } }] }, 'Summarized.']);
+        const { host } = sisu;
+        const server = await sisu.start(provider, [{ toolCalls: [{ name: 'use_skill', arguments: { skill_name: 'summarize' } }] }, 'Summarized.']);
         const ctx = await runStack(
           [host.core.inputToMessage, skillsMiddleware({ directories: [skills.root] }), host[wrapper]],
           'Summarize the meeting.',

@@ -14,7 +14,7 @@ import { mkdir } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { afterAll, beforeAll, describe } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe } from 'vitest';
 import {
   startAnthropicServer,
   startOpenAIServer,
@@ -23,6 +23,7 @@ import {
   type ScriptedServer,
   type ServerOptions,
 } from '../../demo/scripted-model.mjs';
+import { recordingLogger, type RecordingLogger } from '../helpers/logger.js';
 
 const REPO_ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -260,37 +261,7 @@ export const PROVIDERS: readonly Provider[] = [
 // ---------------------------------------------------------------------------
 // Small pieces every scenario uses
 
-export interface LogEntry {
-  level: 'debug' | 'info' | 'warn' | 'error' | 'span';
-  args: unknown[];
-}
-
-export interface RecordingLogger extends SisuLogger {
-  readonly entries: LogEntry[];
-  /** Entries whose first argument is `message`. */
-  find(message: string): LogEntry[];
-}
-
-/** A silent logger that keeps every call (createCtx's console logger would print). */
-export function recordingLogger(): RecordingLogger {
-  const entries: LogEntry[] = [];
-  const record =
-    (level: LogEntry['level']) =>
-    (...args: unknown[]): void => {
-      entries.push({ level, args });
-    };
-  return {
-    entries,
-    find: (message) => entries.filter((entry) => entry.args[0] === message),
-    debug: record('debug'),
-    info: record('info'),
-    warn: record('warn'),
-    error: record('error'),
-    span: record('span'),
-  };
-}
-
-/** A ctx from SISU's own createCtx, logging into a recorder. */
+/** A ctx from SISU's own createCtx, logging into a recorder (its own console logger would print). */
 export function createCtx(
   host: SisuHost,
   model: SisuLLM,
@@ -300,6 +271,55 @@ export function createCtx(
   const log = recordingLogger();
   ctx.log = log;
   return Object.assign(ctx, { log });
+}
+
+export interface RealSisu {
+  /** SISU's packages, loaded in the suite's beforeAll: read it inside a test. */
+  readonly host: SisuHost;
+  /** Starts `provider`'s scripted server; every server a test starts is closed after it. */
+  start(provider: Provider, script: Script, options?: ServerOptions): Promise<ScriptedServer>;
+}
+
+/**
+ * The hooks every real-SISU suite needs (load SISU once, close the test's
+ * servers), registered by the calling suite: call it in a `describeSisu` body.
+ */
+export function realSisu(): RealSisu {
+  let host: SisuHost | undefined;
+  const servers: ScriptedServer[] = [];
+  beforeAll(async () => {
+    host = await loadSisu();
+  });
+  afterEach(async () => {
+    await Promise.all(servers.splice(0).map((server) => server.close()));
+  });
+  return {
+    get host(): SisuHost {
+      if (!host) throw new Error('realSisu: read host inside a test, after beforeAll');
+      return host;
+    },
+    async start(provider, script, options) {
+      const server = await provider.start(script, options);
+      servers.push(server);
+      return server;
+    },
+  };
+}
+
+/** Where the skills middleware stands: after inputToMessage and conversationBuffer, or before them (SISU's example order). */
+export type Placement = 'after' | 'before';
+
+/** inputToMessage, conversationBuffer({ window }) and `skillsMw` in the order `placement` says, then execute. */
+export function placedStack(host: SisuHost, placement: Placement, skillsMw: SisuMiddleware, window: number): SisuMiddleware[] {
+  const input = [host.core.inputToMessage, host.conversationBuffer({ window })];
+  return placement === 'after' ? [...input, skillsMw, host.core.execute] : [skillsMw, ...input, host.core.execute];
+}
+
+/** Runs `stack` on `ctx` as one SISU Agent. */
+export async function runAgent(host: SisuHost, stack: readonly SisuMiddleware[], ctx: SisuCtx): Promise<void> {
+  const agent = new host.core.Agent();
+  for (const mw of stack) agent.use(mw);
+  await agent.handler()(ctx);
 }
 
 export interface SkillSpec {

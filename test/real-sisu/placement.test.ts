@@ -5,54 +5,40 @@
  * in the same order, and every request must pass the provider's protocol
  * checks (the scripted server answers 400 otherwise).
  */
-import { afterEach, beforeAll, expect, it } from 'vitest';
-import type { ScriptedRequest, ScriptedServer } from '../../demo/scripted-model.mjs';
+import { expect, it } from 'vitest';
+import type { ScriptedRequest } from '../../demo/scripted-model.mjs';
 import { getSkills, skillsMiddleware } from '../../src/index.js';
 import {
   createCtx,
   defaultBody,
   describeSisu,
-  loadSisu,
+  placedStack,
   PROVIDERS,
+  realSisu,
+  runAgent,
+  skillsFixture,
   toolResults,
   toolText,
   useSkillCalls,
-  skillsFixture,
-  type SisuHost,
-  type SisuMiddleware,
+  type Placement,
+  type Provider,
 } from './host.js';
 
 const INPUT = '@deploy-app please ship the hotfix branch';
 /** 64 characters: the longest name agentskills.io allows. */
 const LONG_NAME = `house-style-${'x'.repeat(52)}`;
 
-type Placement = 'after' | 'before';
-
 describeSisu('@mention and always, skills placed before or after inputToMessage', () => {
-  let host: SisuHost;
-  let server: ScriptedServer | undefined;
+  const sisu = realSisu();
   const skills = skillsFixture([{ name: 'deploy-app' }, { name: 'house-style' }, { name: 'unrelated' }, { name: LONG_NAME }]);
-  beforeAll(async () => {
-    host = await loadSisu();
-  });
-  afterEach(async () => {
-    await server?.close();
-    server = undefined;
-  });
-
-  function stack(placement: Placement, skillsMw: SisuMiddleware): SisuMiddleware[] {
-    const input = [host.core.inputToMessage, host.conversationBuffer({ window: 12 })];
-    return placement === 'after' ? [...input, skillsMw, host.core.execute] : [skillsMw, ...input, host.core.execute];
-  }
 
   /** Runs one request; returns the first request the model got and the ctx. */
-  async function run(provider: (typeof PROVIDERS)[number], placement: Placement, always: string[], input = INPUT) {
-    server = await provider.start(['On it.']);
+  async function run(provider: Provider, placement: Placement, always: string[], input = INPUT) {
+    const { host } = sisu;
+    const server = await sisu.start(provider, ['On it.']);
     const ctx = createCtx(host, provider.model(host, server), { input });
     const skillsMw = skillsMiddleware({ directories: [skills.root], always });
-    const agent = new host.core.Agent();
-    for (const mw of stack(placement, skillsMw)) agent.use(mw);
-    await agent.handler()(ctx);
+    await runAgent(host, placedStack(host, placement, skillsMw, 12), ctx);
     expect(server.violations).toEqual([]);
     return { ctx, request: server.requests[0]! };
   }
@@ -87,7 +73,6 @@ describeSisu('@mention and always, skills placed before or after inputToMessage'
 
     it(`${provider.name}: both placements show the model the same conversation`, async () => {
       const after = shape((await run(provider, 'after', ['house-style'])).request);
-      await server?.close();
       const before = shape((await run(provider, 'before', ['house-style'])).request);
       expect(before).toEqual(after);
     });

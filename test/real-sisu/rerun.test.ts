@@ -4,22 +4,14 @@
  * the request the model received: one catalog, each tool once, each
  * activation once.
  */
-import { afterEach, beforeAll, expect, it } from 'vitest';
-import type { ScriptedRequest, ScriptedServer } from '../../demo/scripted-model.mjs';
+import { expect, it } from 'vitest';
+import type { ScriptedRequest } from '../../demo/scripted-model.mjs';
 import { skillsMiddleware } from '../../src/index.js';
-import { countOf, createCtx, describeSisu, loadSisu, PROVIDERS, toolResults, useSkillCalls, skillsFixture, type SisuHost } from './host.js';
+import { countOf, createCtx, describeSisu, PROVIDERS, realSisu, toolResults, useSkillCalls, skillsFixture } from './host.js';
 
 describeSisu('the middleware run twice on one ctx', () => {
-  let host: SisuHost;
-  let server: ScriptedServer | undefined;
+  const sisu = realSisu();
   const skills = skillsFixture([{ name: 'deploy-app' }, { name: 'house-style' }]);
-  beforeAll(async () => {
-    host = await loadSisu();
-  });
-  afterEach(async () => {
-    await server?.close();
-    server = undefined;
-  });
 
   function expectOnce(request: ScriptedRequest, activations: string[]): void {
     expect(countOf(request.system, '<available_skills>')).toBe(1);
@@ -35,7 +27,8 @@ describeSisu('the middleware run twice on one ctx', () => {
 
   for (const provider of PROVIDERS) {
     it(`${provider.name}: placed twice in one stack, it registers and injects once`, async () => {
-      server = await provider.start(['Shipping.']);
+      const { host } = sisu;
+      const server = await sisu.start(provider, ['Shipping.']);
       const ctx = createCtx(host, provider.model(host, server), { input: '@deploy-app ship it' });
       const skillsMw = skillsMiddleware({ directories: [skills.root], always: ['house-style'] });
       await new host.core.Agent().use(host.core.inputToMessage).use(skillsMw).use(skillsMw).use(host.core.execute).handler()(ctx);
@@ -45,7 +38,8 @@ describeSisu('the middleware run twice on one ctx', () => {
     });
 
     it(`${provider.name}: a ctx reused for the next turn gets no second catalog, tool or activation`, async () => {
-      server = await provider.start(['Shipping.', 'Shipped again.']);
+      const { host } = sisu;
+      const server = await sisu.start(provider, ['Shipping.', 'Shipped again.']);
       const ctx = createCtx(host, provider.model(host, server), { input: '@deploy-app ship it' });
       const app = new host.core.Agent()
         .use(host.core.inputToMessage)

@@ -3,9 +3,9 @@
  * violation (so a passing scenario means the rules held), valid bodies pass,
  * and a violation reaches SISU's real adapter as a provider error.
  */
-import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { checkRequest, startAnthropicServer, startOpenAIServer, type ScriptedServer } from '../../demo/scripted-model.mjs';
-import { createCtx, describeSisu, loadSisu, PROVIDERS, type SisuHost } from './host.js';
+import { createCtx, describeSisu, PROVIDERS, realSisu } from './host.js';
 
 type Body = Record<string, unknown>;
 
@@ -149,15 +149,7 @@ describe('scripted servers over HTTP', () => {
 });
 
 describeSisu('scripted servers behind the real adapters', () => {
-  let host: SisuHost;
-  let server: ScriptedServer | undefined;
-  beforeAll(async () => {
-    host = await loadSisu();
-  });
-  afterEach(async () => {
-    await server?.close();
-    server = undefined;
-  });
+  const sisu = realSisu();
 
   for (const provider of PROVIDERS) {
     it(`${provider.name}: a tool call and a text answer round-trip through execute`, async () => {
@@ -167,7 +159,8 @@ describeSisu('scripted servers behind the real adapters', () => {
         schema: undefined,
         handler: async (args: { text?: string }) => `echo:${args.text ?? ''}`,
       };
-      server = await provider.start([{ toolCalls: [{ name: 'echo', arguments: { text: 'hi' } }] }, 'all done']);
+      const { host } = sisu;
+      const server = await sisu.start(provider, [{ toolCalls: [{ name: 'echo', arguments: { text: 'hi' } }] }, 'all done']);
       const ctx = createCtx(host, provider.model(host, server), { input: 'say hi' });
       ctx.tools.register(echo);
       await new host.core.Agent().use(host.core.inputToMessage).use(host.core.execute).handler()(ctx);
@@ -179,7 +172,8 @@ describeSisu('scripted servers behind the real adapters', () => {
     });
 
     it(`${provider.name}: a protocol violation fails the run as the provider would`, async () => {
-      server = await provider.start(['unreachable']);
+      const { host } = sisu;
+      const server = await sisu.start(provider, ['unreachable']);
       const ctx = createCtx(host, provider.model(host, server), { input: 'hello' });
       // An orphan tool message: both providers refuse it.
       ctx.messages.push({ role: 'tool', tool_call_id: 'call_x', content: 'r' });

@@ -5,31 +5,23 @@
  * file's text as SISU stores them (`JSON.stringify(result)`), and the model
  * must be shown each of them on the next request.
  */
-import { afterEach, beforeAll, expect, it } from 'vitest';
-import type { ScriptedServer } from '../../demo/scripted-model.mjs';
+import { expect, it } from 'vitest';
 import { getSkills, skillsMiddleware } from '../../src/index.js';
-import { createCtx, defaultBody, describeSisu, lastToolResult, loadSisu, PROVIDERS, toolText, skillsFixture, type SisuHost } from './host.js';
+import { createCtx, defaultBody, describeSisu, lastToolResult, PROVIDERS, realSisu, toolText, skillsFixture } from './host.js';
 
 const FORMAT_FILE = 'Group changes as Added, Changed, Fixed. FILE-TEXT-4821.\n';
 
 describeSisu('use_skill, read_skill_resource, use_skill in one real execute run', () => {
-  let host: SisuHost;
-  let server: ScriptedServer | undefined;
+  const sisu = realSisu();
   const skills = skillsFixture([
     { name: 'release-notes', files: { 'references/format.md': FORMAT_FILE } },
     { name: 'house-style' },
   ]);
-  beforeAll(async () => {
-    host = await loadSisu();
-  });
-  afterEach(async () => {
-    await server?.close();
-    server = undefined;
-  });
 
   for (const provider of PROVIDERS) {
     it(`${provider.name}: every answer reaches the model and the stored tool messages`, async () => {
-      server = await provider.start([
+      const { host } = sisu;
+      const server = await sisu.start(provider, [
         { toolCalls: [{ name: 'use_skill', arguments: { skill_name: 'release-notes' } }] },
         { toolCalls: [{ name: 'read_skill_resource', arguments: { skill_name: 'release-notes', path: 'references/format.md' } }] },
         { toolCalls: [{ name: 'use_skill', arguments: { skill_name: 'house-style' } }] },
