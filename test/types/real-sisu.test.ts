@@ -10,7 +10,7 @@
  * compiled the same way, each ```ts block as its own module; a later block
  * may use the first block's `app` (declared for it as SISU's `Agent`).
  */
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -188,10 +188,11 @@ describe.skipIf(!present)("types against SISU's real .d.ts (../shared/sisu)", ()
   });
 
   it('reads SISU from its published .d.ts and our package from src', () => {
-    const files = compiled.program.getSourceFiles().map((f) => f.fileName);
-    expect(files).toContain(join(SISU_MODULES, '@sisu-ai/core/dist/types.d.ts'));
-    expect(files).toContain(join(SISU_MODULES, '@sisu-ai/mw-register-tools/dist/index.d.ts'));
-    expect(files).toContain(join(ROOT, 'src/index.ts'));
+    // Real paths on both sides: the compiler follows links (../shared may be one).
+    const files = compiled.program.getSourceFiles().map((f) => realpathSync(f.fileName));
+    expect(files).toContain(realpathSync(join(SISU_MODULES, '@sisu-ai/core/dist/types.d.ts')));
+    expect(files).toContain(realpathSync(join(SISU_MODULES, '@sisu-ai/mw-register-tools/dist/index.d.ts')));
+    expect(files).toContain(realpathSync(join(ROOT, 'src/index.ts')));
     // The peer named @sisu-ai/mw-skills in ../shared/sisu is SISU's own middleware, not ours.
     expect(files.some((f) => f.includes('/@sisu-ai/mw-skills/'))).toBe(false);
   });
