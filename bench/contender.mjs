@@ -1,30 +1,36 @@
-// One contender in a fresh process: node bench/contender.mjs <kind> <root> [meta.json]
+// One contender in a fresh process: node bench/contender.mjs <kind> <root> [meta.json] [bundle]
 // Imports what it needs, runs once, prints { count, importMs, runMs, sinceStartMs }
 // as JSON and exits. The parent times the whole process (start, import, run,
 // exit): the headline; the figures printed here are for information.
 //   floor          walk every folder, read every SKILL.md, nothing else
 //   floor-skills   the same, not descending into a folder holding a SKILL.md
-//   ours           skillsMiddleware({ directories }) and one request (dist/)
+//   ours           skillsMiddleware({ directories }) and one request, "hello" (dist/,
+//                  or the build given as `bundle`: bench/ab.mjs compares two builds)
+//   ours-task      the same with a request that matches skills, so the ranked
+//                  catalog builds the ranker ("hello" matches none: it does not)
 //   official       @sisu-ai/mw-skills 3.0.0's discoverSkills (../shared/sisu)
 //   yaml           bench/yaml-loader.mjs (the `yaml` package, resources walked)
-//   prebuilt       the first request from a prebuilt index (meta.indexFile)
+//   prebuilt       the first request with the `index` option (meta.indexFile)
 /* global AbortController */
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
-const [kind, root, metaFile] = process.argv.slice(2);
+const [kind, root, metaFile, bundle] = process.argv.slice(2);
 const here = fileURLToPath(new URL('.', import.meta.url));
 const meta = metaFile ? JSON.parse(readFileSync(metaFile, 'utf8')) : {};
 const OFFICIAL = resolve(here, '..', '..', 'shared', 'sisu', 'node_modules', '@sisu-ai', 'mw-skills', 'dist', 'index.js');
 
+/** A request that matches skills of the real corpus. */
+const TASK = 'Review this pull request for security problems and suggest fixes';
+
 /** A plain request ctx with the fields the middleware touches. */
-function requestContext() {
+function requestContext(content = 'hello') {
   const tools = new Map();
   const noop = () => {};
   return {
-    messages: [{ role: 'user', content: 'hello' }],
+    messages: [{ role: 'user', content }],
     tools: { list: () => [...tools.values()], get: (name) => tools.get(name), register: (tool) => tools.set(tool.name, tool) },
     state: {},
     log: { debug: noop, info: noop, warn: noop, error: noop },
@@ -32,25 +38,19 @@ function requestContext() {
   };
 }
 
-/** The middleware's first request from a prebuilt index, as src/middleware.ts would make it once the `index` option is wired. */
-async function prebuiltFirstRequest(lib) {
-  const resolved = lib.resolveOptions({ directories: [root] });
-  const read = await lib.readPrebuiltIndex(meta.indexFile, resolved);
-  if (!read.ok) throw new Error(read.message);
-  const index = lib.createLazySkillIndex(read.result, (entry) => lib.loadSkillContent(entry, resolved));
-  const modelIndex = lib.narrowIndex(index, (entry) => lib.isModelInvocable(entry.metadata));
-  const catalog = lib.createCatalog(lib.catalogEntries(modelIndex.skills), {
-    budget: resolved.catalogBudget,
-    ranker: () => lib.rankerForSkills(modelIndex.skills),
-    toolName: 'use_skill',
-    findToolName: 'find_skills',
-  });
-  catalog.render('hello');
-  return index.skills.length;
-}
+const loadOurs = () => (bundle ? import(pathToFileURL(resolve(bundle)).href) : import('../dist/index.js'));
 
-/** How the prebuilt contender ran: through the `index` option, or emulated. */
-let prebuiltPath;
+/**
+ * The middleware's first request with one user message; resolves with the
+ * number of skills it loaded. What it logs as warnings goes into `warnings`.
+ */
+async function firstRequest(api, content, options = {}, warnings = []) {
+  const middleware = api.skillsMiddleware({ directories: [root], ...options });
+  const ctx = requestContext(content);
+  ctx.log.warn = (...args) => warnings.push(args);
+  await middleware(ctx, async () => {});
+  return api.getSkills(ctx)?.skills.length ?? 0;
+}
 
 const CONTENDERS = {
   floor: {
@@ -61,15 +61,8 @@ const CONTENDERS = {
     load: () => import('./floor.mjs'),
     run: async (m) => (await m.ioFloor(root, { maxDepth: Infinity, descendIntoSkills: false })).files,
   },
-  ours: {
-    load: () => import('../dist/index.js'),
-    run: async (api) => {
-      const middleware = api.skillsMiddleware({ directories: [root] });
-      const ctx = requestContext();
-      await middleware(ctx, async () => {});
-      return api.getSkills(ctx)?.skills.length ?? 0;
-    },
-  },
+  ours: { load: loadOurs, run: (api) => firstRequest(api, 'hello') },
+  'ours-task': { load: loadOurs, run: (api) => firstRequest(api, TASK) },
   official: {
     load: () => import(pathToFileURL(OFFICIAL).href),
     // It looks one level deep: a host points it at every folder that holds skills.
@@ -80,20 +73,14 @@ const CONTENDERS = {
     run: async (m) => (await m.loadWithYaml(root)).skills.length,
   },
   prebuilt: {
-    load: () => import(pathToFileURL(meta.bundle).href),
-    run: async (lib) => {
-      // The real option once the lead has wired it; until then the same steps, by hand.
-      try {
-        const middleware = lib.skillsMiddleware({ directories: [root], index: meta.indexFile });
-        const ctx = requestContext();
-        await middleware(ctx, async () => {});
-        prebuiltPath = 'option';
-        return lib.getSkills(ctx)?.skills.length ?? 0;
-      } catch (error) {
-        if (!(error instanceof lib.SkillsConfigError) || !/unknown option `index`/.test(error.message)) throw error;
-        prebuiltPath = 'emulated';
-        return prebuiltFirstRequest(lib);
-      }
+    load: loadOurs,
+    run: async (api) => {
+      const warnings = [];
+      const count = await firstRequest(api, 'hello', { index: meta.indexFile }, warnings);
+      // An unusable index falls back to a scan with a warning: that would not be this row's figure.
+      const unusable = warnings.find((args) => JSON.stringify(args).includes('INDEX_UNUSABLE'));
+      if (unusable) throw new Error(`the prebuilt index was not used: ${JSON.stringify(unusable)}`);
+      return count;
     },
   },
 };
@@ -116,6 +103,5 @@ process.stdout.write(
     runMs: finished - imported,
     // performance.now() counts from the process's start: node's own start-up included.
     sinceStartMs: finished,
-    ...(prebuiltPath ? { path: prebuiltPath } : {}),
   }),
 );

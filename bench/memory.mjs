@@ -1,6 +1,8 @@
 // Run in a child process (node --expose-gc bench/memory.mjs <root> <what> [warm-up root]) so
 // the heap holds nothing else: prints the heap kept by one skill index as JSON.
-//   what = middleware: the middleware's cached index after its first request
+//   what = middleware: what the middleware keeps after a first request ('hello') and
+//                      one that matches skills: the index, its catalog and the ranker
+//                      (a first request that matches no skill does not build the ranker)
 //   what = discover:   the result of the public discoverSkills (eager)
 /* global AbortController */
 import { discoverSkills, skillsMiddleware } from '../dist/index.js';
@@ -27,6 +29,7 @@ async function build(directory) {
     const middleware = skillsMiddleware({ directories: [directory] });
     // The request's context (with its catalog) is dropped: only what the middleware keeps counts.
     await middleware(requestContext([{ role: 'user', content: 'hello' }]), async () => {});
+    await middleware(requestContext([{ role: 'user', content: 'review pull requests and deploy docker images' }]), async () => {});
     return middleware;
   }
   return discoverSkills({ directories: [directory] });

@@ -1,8 +1,8 @@
-// src/prebuilt-index.ts is not in the package's entry yet (the lead wires the
-// `index` option and the CLI command), so the bench bundles it from source
-// with esbuild (tsup's own bundler) into bench-results/, next to everything
-// a first request uses: the same code the package builds, at the same weight
-// (the whole public entry is in the bundle too).
+// The bench builds each real-shaped library's prebuilt index in process, with
+// the functions `sisu-skills index` uses (src/prebuilt-index.ts is not in the
+// package's public entry), bundled from source with esbuild (tsup's own
+// bundler) into bench-results/. The first request from that index runs the
+// package's own build (dist/) with the `index` option.
 import { mkdir } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -11,13 +11,7 @@ import { build } from 'esbuild';
 const repo = resolve(fileURLToPath(new URL('.', import.meta.url)), '..');
 
 const ENTRY = `
-export * from './src/index.ts';
-export { buildPrebuiltIndex, readPrebuiltIndex, serializePrebuiltIndex } from './src/prebuilt-index.ts';
-export { createLazySkillIndex, narrowIndex } from './src/skill-index.ts';
-export { createCatalog } from './src/catalog.ts';
-export { rankerForSkills } from './src/tools/find-skills.ts';
-export { resolveOptions } from './src/options.ts';
-export { loadSkillContent } from './src/discover/discover.ts';
+export { buildPrebuiltIndex, serializePrebuiltIndex } from './src/prebuilt-index.ts';
 `;
 
 /** Build the bundle; resolves with its path (inside the repository, so `zod` resolves from node_modules). */

@@ -222,11 +222,18 @@ function renderFixed(entries: readonly CatalogEntry[], settings: Settings): Cata
   // One-line, escaped forms for this build only; nothing keeps them (see catalogEntries).
   const names = entries.map((entry) => catalogText(entry.name));
   const included = entries.map((entry) => entry.name);
-  const descriptions = entries.map((entry) => catalogText(entry.description));
   const tail = [useLine(toolName), CATALOG_CLOSE];
   const wide = [CATALOG_OPEN, fixedHead('full', total, findToolName)];
   const frame = joinedLength([...wide, ...tail]);
   const fits = (frameLength: number, body: number): boolean => frameLength + body <= budget;
+  const bare = [CATALOG_OPEN, fixedHead('names', total, findToolName)];
+  const namesLength = names.reduce((sum, name) => sum + nameLine(name).length + 1, 0);
+  const namesFit = fits(joinedLength([...bare, ...tail]), namesLength);
+  // A line with a description is never shorter than the name alone: when the names do not fit
+  // under the full section's head, no description does, and large libraries (ranked mode) skip
+  // rewriting and measuring every description.
+  if (!namesFit && !fits(frame, namesLength)) return undefined;
+  const descriptions = entries.map((entry) => catalogText(entry.description));
 
   const longest = descriptions.reduce((max, description) => Math.max(max, description.length), 0);
   if (fits(frame, linesLength(names, descriptions, longest))) {
@@ -254,9 +261,7 @@ function renderFixed(entries: readonly CatalogEntry[], settings: Settings): Cata
     return result(text, budget, { mode: 'shortened', included, shortened, ranked: [], omitted: 0 });
   }
 
-  const bare = [CATALOG_OPEN, fixedHead('names', total, findToolName)];
-  const namesLength = names.reduce((sum, name) => sum + nameLine(name).length + 1, 0);
-  if (fits(joinedLength([...bare, ...tail]), namesLength)) {
+  if (namesFit) {
     const text = [...bare, ...names.map(nameLine), ...tail].join('\n');
     return result(text, budget, { mode: 'names', included, shortened: [], ranked: [], omitted: 0 });
   }

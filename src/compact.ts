@@ -35,6 +35,32 @@ export function compactCopy(value: unknown): unknown {
 }
 
 /**
+ * compactCopy of each of `values`, in one JSON round trip for all those JSON
+ * carries exactly (the others are copied value by value).
+ *
+ * Bench: the index's metadata in one round trip instead of one per skill:
+ * building the index in a fresh process, 2,000 real-shaped skills, 26 -> 22
+ * ms (medians of 21 interleaved runs); the copies are the same values.
+ */
+export function compactCopies(values: readonly unknown[]): unknown[] {
+  const copies = new Array<unknown>(values.length);
+  const exact: unknown[] = [];
+  const positions: number[] = [];
+  for (let i = 0; i < values.length; i++) {
+    const value = values[i];
+    if (jsonExact(value)) {
+      exact.push(value);
+      positions.push(i);
+    } else {
+      copies[i] = copyEach(value);
+    }
+  }
+  const parsed = JSON.parse(JSON.stringify(exact)) as unknown[];
+  for (let j = 0; j < positions.length; j++) copies[positions[j] as number] = parsed[j];
+  return copies;
+}
+
+/**
  * `strings`, each as one flat string, in one JSON pass for all.
  *
  * Bench: folder paths come from joins (pieces, some shared) that cost about
@@ -154,7 +180,8 @@ export interface Vocabulary {
  * about 1 MB for as long as the ranker lives, the array a fifth (9db466f).
  */
 export function sortedVocabulary(ids: ReadonlyMap<string, number>): { vocabulary: Vocabulary; renumbered: Int32Array } {
-  const terms = [...ids.keys()].sort(compareNames);
+  // The default order is compareNames' (UTF-16 code units), without a call back into JS per comparison.
+  const terms = [...ids.keys()].sort();
   const renumbered = new Int32Array(terms.length);
   for (let id = 0; id < terms.length; id++) renumbered[ids.get(terms[id] as string) ?? 0] = id;
   const vocabulary: Vocabulary = {

@@ -16,10 +16,11 @@
  */
 import { dirname, isAbsolute, relative, resolve, sep } from 'node:path';
 import { version as packageVersion } from '../package.json';
-import type { Diagnostic } from './diagnostics.js';
+import { createLimiter, MAX_CONCURRENT_FS_CALLS } from './concurrency.js';
+import { createDiagnostic, type Diagnostic } from './diagnostics.js';
 import { discover } from './discover/discover.js';
-import { createLimiter, MAX_CONCURRENT_FS_CALLS, SKILL_FILE } from './discover/scan.js';
 import { errorCode, errorReason, type FileStats, type SkillsFileSystem } from './fs.js';
+import { SKILL_FILE } from './skill-file.js';
 import { resolveOptions, type ResolvedOptions, type SkillsOptions } from './options.js';
 import type { DiscoveryResult, Skill, SkillEntry, SkillMetadata } from './types.js';
 
@@ -96,7 +97,7 @@ export type PrebuiltIndexRead =
  */
 export async function buildPrebuiltIndex(options: SkillsOptions, output: string, now: () => Date = () => new Date()): Promise<PrebuiltIndexDocument> {
   const resolved = resolveOptions(options);
-  const result = await discover(resolved, { lazy: true });
+  const result = await discover(resolved, { frontmatterOnly: true });
   return prebuiltIndexFrom(result, resolved, output, now());
 }
 
@@ -165,14 +166,11 @@ function recordOf(entry: SkillEntry, stamp: SkillStamp, base: string): PrebuiltS
 }
 
 function vanishedAtBuild(entry: SkillEntry, error: unknown): Diagnostic {
-  return {
-    code: 'SKILL_UNREADABLE',
-    severity: 'error',
-    file: entry.path,
-    line: 0,
-    column: 0,
-    message: `cannot read ${SKILL_FILE} while building the index: ${errorReason(error)}. Check the file, then build the index again; the skill was left out.`,
-  };
+  return createDiagnostic(
+    'SKILL_UNREADABLE',
+    entry.path,
+    `cannot read ${SKILL_FILE} while building the index: ${errorReason(error)}. Check the file, then build the index again; the skill was left out.`,
+  );
 }
 
 // ---------------------------------------------------------------------------
@@ -422,7 +420,7 @@ function malformed(path: string, detail: string): PrebuiltIndexRead {
 
 function unusable(path: string, reason: PrebuiltIndexReason, what: string, fix: string, at = { line: 0, column: 0 }): PrebuiltIndexRead {
   const message = `skills index ${path} ${what}. ${fix} Until then skills are found by scanning the directories.`;
-  return { ok: false, reason, message, diagnostic: { code: 'INDEX_UNUSABLE', severity: 'warning', file: path, ...at, message } };
+  return { ok: false, reason, message, diagnostic: createDiagnostic('INDEX_UNUSABLE', { file: path, ...at }, message) };
 }
 
 /** Line and column of a JSON.parse error, from the offset V8 puts in its message. */
@@ -517,13 +515,6 @@ function stale(entry: SkillEntry, status: 'changed' | 'vanished' | 'unreadable',
     path: entry.path,
     detail,
     message,
-    diagnostic: {
-      code: 'INDEX_STALE',
-      severity: 'warning',
-      file: entry.path,
-      line: 0,
-      column: 0,
-      message: `${SKILL_FILE} of skill "${skill}" ${what}. Rebuild the index with \`sisu-skills index\` after changing skills.`,
-    },
+    diagnostic: createDiagnostic('INDEX_STALE', entry.path, `${SKILL_FILE} of skill "${skill}" ${what}. Rebuild the index with \`sisu-skills index\` after changing skills.`),
   };
 }

@@ -57,8 +57,6 @@ const FIELDS = [
   { key: 'description', weight: 1, b: B },
 ] as const;
 
-type FieldKey = (typeof FIELDS)[number]['key'];
-
 /**
  * The least a query's evidence counts for, in rare words (see the score scale
  * above): a request must match about this many rare words to reach a score
@@ -136,6 +134,21 @@ export function whenClauses(description: string): string {
   return parts.join(' ');
 }
 
+/** A growable list of int32s: the build's term ids, without an array (and its boxed numbers) per field of every entry. */
+class IntList {
+  values = new Int32Array(1024);
+  length = 0;
+
+  push(value: number): void {
+    if (this.length === this.values.length) {
+      const grown = new Int32Array(this.values.length * 2);
+      grown.set(this.values);
+      this.values = grown;
+    }
+    this.values[this.length++] = value;
+  }
+}
+
 /**
  * tokenize, giving term ids, for building an index: each distinct word is
  * looked up in the stopwords and stemmed once, not at every occurrence (the
@@ -147,8 +160,8 @@ class TermTable {
   /** Lowercase word as split -> its term's id, or -1 for a stopword. */
   private readonly idByWord = new Map<string, number>();
 
-  ids(text: string): number[] {
-    const out: number[] = [];
+  /** Appends the term ids of `text` to `out`. */
+  append(text: string, out: IntList): void {
     for (const raw of words(text)) {
       if (raw.length === 0) continue;
       let id = this.idByWord.get(raw);
@@ -159,7 +172,6 @@ class TermTable {
       }
       if (id >= 0) out.push(id);
     }
-    return out;
   }
 
   private idOf(term: string): number {
@@ -172,29 +184,29 @@ class TermTable {
   }
 }
 
-function fieldsOf(entry: RankEntry, table: TermTable): FieldTerms {
-  return {
-    name: table.ids(entry.name),
-    tags: table.ids((entry.tags ?? []).join(' ')),
-    when: table.ids(whenClauses(entry.description)),
-    description: table.ids(entry.description),
-  };
+/** The text of each field of an entry, in FIELDS order. */
+function fieldTexts(entry: RankEntry): readonly string[] {
+  return [entry.name, (entry.tags ?? []).join(' '), whenClauses(entry.description), entry.description];
 }
 
-/** One entry's term ids, field by field. */
-type FieldTerms = Record<FieldKey, number[]>;
-
-/** Pass 1's result: every entry's term ids, and the average field lengths BM25 normalises by. */
+/**
+ * Pass 1's result: every entry's term ids, field by field, in one list:
+ * field f of entry e holds ids[bounds[e * FIELDS.length + f]] up to
+ * ids[bounds[e * FIELDS.length + f + 1]]. Flat typed arrays, not an array per
+ * field of every entry: on a cold start at 2,000 skills those arrays were
+ * most of the build's garbage.
+ */
 interface Tokenized {
   table: TermTable;
-  docs: FieldTerms[];
-  averageLength: Record<FieldKey, number>;
+  ids: IntList;
+  bounds: Int32Array;
+  averageLength: Float64Array;
 }
 
 /** Pass 2's result: the build-time vocabulary and one posting per (term, doc), weight saturated. */
 interface Weighted {
   ids: ReadonlyMap<string, number>;
-  postings: { term: number[]; doc: number[]; weight: number[] };
+  postings: { term: Int32Array; doc: Int32Array; weight: Float64Array };
 }
 
 /** What a query is scored against, kept as long as the ranker. */
@@ -210,56 +222,140 @@ interface Bm25Index {
   touched: Int32Array;
 }
 
+/**
+ * A ranker over `entries` (read when the index is built: do not change them
+ * afterwards). The index is built on the first query that needs it. A first
+ * query none of whose words any entry has (a greeting, in a first request)
+ * is answered, with no results, by a plain search instead: a cold start then
+ * does not pay for the index (at 2,000 real-shaped skills, about a tenth of
+ * the first request); the next query builds it.
+ */
 export function createRanker(entries: ReadonlyArray<RankEntry>): Ranker {
+  const ranker = new LazyRanker(entries.slice());
+  return { rank: (query, limit) => ranker.rank(query, limit), size: entries.length };
+}
+
+class LazyRanker {
+  private index: Bm25Index | undefined;
+  /** Only the first query may skip the build: later ones would each pay the search. */
+  private searched = false;
+
+  constructor(private entries: ReadonlyArray<RankEntry>) {}
+
+  rank(query: string, limit: number | undefined): RankResult[] {
+    const terms = queryTermsOf(query);
+    if (terms.length === 0) return [];
+    if (this.index === undefined) {
+      const first = !this.searched;
+      this.searched = true;
+      if (first && !anyEntryMayHave(this.entries, terms)) return [];
+      this.index = buildIndex(this.entries);
+      // Only the packed index stays: the entries belong to the caller.
+      this.entries = [];
+    }
+    return rankTerms(this.index, terms, limit);
+  }
+}
+
+function buildIndex(entries: ReadonlyArray<RankEntry>): Bm25Index {
   // Each pass's result is dropped when the next returns: only the packed index stays with `rank`.
-  const index = packIndex(
+  return packIndex(
     entries.map((entry) => entry.name),
     weighTerms(tokenizeEntries(entries)),
   );
-  return { rank: (query, limit) => rankQuery(index, query, limit), size: index.names.length };
 }
 
-/** Pass 1: term ids per field, for the average field lengths BM25 normalises by. */
+/** A query's distinct terms. */
+function queryTermsOf(query: string): string[] {
+  return [...new Set(tokenize(String(query).slice(0, MAX_QUERY_CHARS)))];
+}
+
+/**
+ * Whether some entry may have a word whose term is one of `terms`: false
+ * means ranking finds nothing. A term is its word less a suffix, or with
+ * "ies" made "y" (see `stem`), so a word giving term t starts with t, or
+ * with t less its final "y". Looked for with a regular expression over each
+ * field's lowercased text (the fields `fieldTexts` gives), at word starts:
+ * no per-word work.
+ */
+function anyEntryMayHave(entries: ReadonlyArray<RankEntry>, terms: readonly string[]): boolean {
+  // Terms are letters and digits only: nothing to escape.
+  const starts = terms.map((term) => (term.endsWith('y') ? term.slice(0, -1) : term));
+  const atWordStart = new RegExp(`(?<![\\p{L}\\p{N}])(?:${starts.join('|')})`, 'u');
+  const anywhere = new RegExp(starts.join('|'), 'u');
+  // Lowercasing a sigma depends on what is around it, so a piece of a text may lowercase otherwise.
+  const sigma = starts.some((start) => /[σς]/u.test(start));
+  for (const entry of entries) {
+    if (atWordStart.test(entry.name.toLowerCase())) return true;
+    if (entry.tags && atWordStart.test(entry.tags.join(' ').toLowerCase())) return true;
+    const description = entry.description.toLowerCase();
+    if (atWordStart.test(description)) return true;
+    // "Use when" clauses are pieces of the description: what it does not hold at all, they do not.
+    if ((sigma || anywhere.test(description)) && atWordStart.test(whenClauses(entry.description).toLowerCase())) return true;
+  }
+  return false;
+}
+
+/** Pass 1: term ids per field, and the average field lengths BM25 normalises by. */
 function tokenizeEntries(entries: ReadonlyArray<RankEntry>): Tokenized {
   const table = new TermTable();
-  const docs = entries.map((entry) => fieldsOf(entry, table));
-  const averageLength = {} as Record<FieldKey, number>;
-  for (const field of FIELDS) {
-    let total = 0;
-    for (const doc of docs) total += doc[field.key].length;
-    averageLength[field.key] = docs.length === 0 ? 1 : Math.max(total / docs.length, 1);
+  const ids = new IntList();
+  const fieldCount = FIELDS.length;
+  const bounds = new Int32Array(entries.length * fieldCount + 1);
+  const totals = new Float64Array(fieldCount);
+  for (let e = 0; e < entries.length; e++) {
+    const texts = fieldTexts(entries[e] as RankEntry);
+    for (let f = 0; f < fieldCount; f++) {
+      const before = ids.length;
+      table.append(texts[f] ?? '', ids);
+      totals[f] = (totals[f] ?? 0) + ids.length - before;
+      bounds[e * fieldCount + f + 1] = ids.length;
+    }
   }
-  return { table, docs, averageLength };
+  const averageLength = new Float64Array(fieldCount);
+  for (let f = 0; f < fieldCount; f++) averageLength[f] = entries.length === 0 ? 1 : Math.max((totals[f] ?? 0) / entries.length, 1);
+  return { table, ids, bounds, averageLength };
 }
 
 /** Pass 2: (term, doc, saturated weight) triples, doc by doc: the weighted, length-normalised tf as tf/(tf + K1). */
-function weighTerms({ table, docs, averageLength }: Tokenized): Weighted {
-  const postings: Weighted['postings'] = { term: [], doc: [], weight: [] };
+function weighTerms({ table, ids, bounds, averageLength }: Tokenized): Weighted {
+  const fieldCount = FIELDS.length;
+  const docs = (bounds.length - 1) / fieldCount;
+  // A doc has at most one posting per id it holds: the id count bounds the posting count.
+  const term = new Int32Array(ids.length);
+  const doc = new Int32Array(ids.length);
+  const weight = new Float64Array(ids.length);
+  let count = 0;
   // One doc's frequencies by term id and the ids it used, reset after each doc: no Map per doc.
   const tfById = new Float64Array(table.vocabulary.size);
-  const docTerms: number[] = [];
-  for (let index = 0; index < docs.length; index++) {
-    const doc = docs[index] as FieldTerms;
-    for (const field of FIELDS) {
-      const ids = doc[field.key];
-      if (ids.length === 0) continue;
-      const norm = field.weight / (1 - field.b + (field.b * ids.length) / averageLength[field.key]);
-      for (const id of ids) {
+  const docTerms = new Int32Array(table.vocabulary.size);
+  const values = ids.values;
+  for (let index = 0; index < docs; index++) {
+    let used = 0;
+    for (let f = 0; f < fieldCount; f++) {
+      const from = bounds[index * fieldCount + f] ?? 0;
+      const to = bounds[index * fieldCount + f + 1] ?? 0;
+      if (from === to) continue;
+      const field = FIELDS[f] as (typeof FIELDS)[number];
+      const norm = field.weight / (1 - field.b + (field.b * (to - from)) / (averageLength[f] ?? 1));
+      for (let i = from; i < to; i++) {
+        const id = values[i] ?? 0;
         // norm is positive, so 0 means not yet seen in this doc.
-        if (tfById[id] === 0) docTerms.push(id);
+        if (tfById[id] === 0) docTerms[used++] = id;
         tfById[id] = (tfById[id] ?? 0) + norm;
       }
     }
-    for (const id of docTerms) {
+    for (let j = 0; j < used; j++) {
+      const id = docTerms[j] ?? 0;
       const tf = tfById[id] ?? 0;
-      postings.term.push(id);
-      postings.doc.push(index);
-      postings.weight.push(tf / (tf + K1));
+      term[count] = id;
+      doc[count] = index;
+      weight[count] = tf / (tf + K1);
+      count++;
       tfById[id] = 0;
     }
-    docTerms.length = 0;
   }
-  return { ids: table.vocabulary, postings };
+  return { ids: table.vocabulary, postings: { term: term.subarray(0, count), doc: doc.subarray(0, count), weight: weight.subarray(0, count) } };
 }
 
 /** Pass 3: terms numbered in sorted order, postings packed by term (src/compact.ts), and each term's IDF. */
@@ -282,8 +378,7 @@ function packIndex(names: readonly string[], { ids, postings }: Weighted): Bm25I
   };
 }
 
-function rankQuery(index: Bm25Index, query: string, limit: number | undefined): RankResult[] {
-  const queryTerms = [...new Set(tokenize(String(query).slice(0, MAX_QUERY_CHARS)))];
+function rankTerms(index: Bm25Index, queryTerms: readonly string[], limit: number | undefined): RankResult[] {
   if (queryTerms.length === 0 || index.names.length === 0) return [];
   const { scores, touched, names } = index;
   const { hits, evidence } = accumulate(index, queryTerms);

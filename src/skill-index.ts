@@ -9,7 +9,7 @@
  */
 import { sep } from 'node:path';
 import type { CatalogReport } from './catalog.js';
-import { compactCopy, flatStrings, nameLookup, sharingPrefix } from './compact.js';
+import { compactCopies, flatStrings, nameLookup, sharingPrefix } from './compact.js';
 import type { Diagnostic } from './diagnostics.js';
 import { SKILL_FILE } from './skill-file.js';
 import type { Skill, SkillEntry } from './model.js';
@@ -112,9 +112,10 @@ const SKILL_SUFFIX = `${sep}${SKILL_FILE}`;
  */
 export function createLazySkillIndex(input: SkillIndexInput<SkillEntry>, loader: SkillLoader, loadedAt = Date.now()): SkillIndex {
   const directories = flatStrings(input.skills.map((entry) => entry.directory));
-  const entries = input.skills.map(({ metadata, path, directory }, i) => {
+  const metadata = compactCopies(input.skills.map((entry) => entry.metadata));
+  const entries = input.skills.map(({ path, directory }, i) => {
     const folder = directories[i] ?? directory;
-    return { metadata: compactCopy(metadata) as SkillEntry['metadata'], path: sharingPrefix(path, folder, SKILL_SUFFIX), directory: folder };
+    return { metadata: metadata[i] as SkillEntry['metadata'], path: sharingPrefix(path, folder, SKILL_SUFFIX), directory: folder };
   });
   return buildIndex({ ...input, skills: entries }, loader, loadedAt);
 }

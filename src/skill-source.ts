@@ -5,7 +5,7 @@
  */
 import { SkillUnavailableError } from './errors.js';
 import { discover, loadSkillContent } from './discover/discover.js';
-import { createLimiter, MAX_CONCURRENT_FS_CALLS } from './discover/scan.js';
+import { createLimiter, MAX_CONCURRENT_FS_CALLS } from './concurrency.js';
 import type { ResolvedOptions } from './options.js';
 import { checkSkillFile, readPrebuiltIndex, type SkillStamp } from './prebuilt-index.js';
 import { createLazySkillIndex, createSkillIndex, type SkillIndex, type SkillLoader } from './skill-index.js';
@@ -30,10 +30,10 @@ export function createSkillSource(options: ResolvedOptions): SkillSource {
       const read = await readPrebuiltIndex(indexFile, options);
       if (read.ok) return read.result;
       indexFile = undefined;
-      const scanned = await discover(options, { lazy: true });
+      const scanned = await discover(options, { frontmatterOnly: true });
       return { ...scanned, warnings: [read.diagnostic, ...scanned.warnings] };
     }
-    return discover(options, { lazy: !options.preload });
+    return discover(options, { frontmatterOnly: !options.preload });
   }
 
   function toIndex(result: DiscoveryResult, loadedAt: number): SkillIndex {

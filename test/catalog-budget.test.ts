@@ -6,7 +6,7 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { buildCatalog, CATALOG_CLOSE, CATALOG_OPEN, createCatalog, type CatalogEntry, type CatalogOptions, type CatalogResult } from '../src/catalog.js';
+import { buildCatalog, CATALOG_CLOSE, CATALOG_OPEN, catalogText, createCatalog, MIN_DESCRIPTION_CHARS, shorten, type CatalogEntry, type CatalogOptions, type CatalogResult } from '../src/catalog.js';
 import { createRanker, type Ranker } from '../src/rank.js';
 
 const TOPICS = ['audio', 'video', 'pdf', 'kubernetes', 'docker', 'git', 'invoice', 'email', 'sql', 'image', 'deploy', 'review', 'migrate', 'test'];
@@ -168,6 +168,46 @@ describe('catalog under a tight budget', () => {
         },
       ),
       { numRuns: 300 },
+    );
+  });
+});
+
+describe('which mode a budget gives', () => {
+  it('lists descriptions (whole or cut) only when the names alone fit under the full section head', () => {
+    // A line with a description is never shorter than the name alone: descriptions can fit only where
+    // the names fit as `- name` lines under the same head (what the catalog checks first, cheaply).
+    const entry = fc.record({
+      name: fc.stringMatching(/^[a-z][a-z0-9-]{0,20}$/),
+      description: fc.oneof(fc.constant(''), fc.string({ maxLength: 300 }), fc.constant('Fills PDF forms. '.repeat(12))),
+    });
+    fc.assert(
+      fc.property(fc.uniqueArray(entry, { selector: (e) => e.name, minLength: 1, maxLength: 30 }), fc.integer({ min: 0, max: 6000 }), (entries, budget) => {
+        const mode = buildCatalog(entries, { budget }).report.mode;
+        const namesOnly = buildCatalog(
+          entries.map((e) => ({ name: e.name, description: '' })),
+          { budget },
+        ).report.mode;
+        if (mode === 'full' || mode === 'shortened') expect(namesOnly).toBe('full');
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
+  it('lists every description whole, or cut, whenever that section fits', () => {
+    const entry = fc.record({
+      name: fc.stringMatching(/^[a-z][a-z0-9-]{0,20}$/),
+      description: fc.array(fc.constantFrom('Fills', 'PDF', 'forms', 'and', 'merges', 'documents.', 'Use', 'when', 'asked', '<b>'), { maxLength: 40 }).map((w) => w.join(' ')),
+    });
+    const unlimited = { budget: Number.MAX_SAFE_INTEGER };
+    fc.assert(
+      fc.property(fc.uniqueArray(entry, { selector: (e) => e.name, minLength: 1, maxLength: 30 }), fc.nat(200), (entries, slack) => {
+        // The sections as they would be with room to spare, measured by building them.
+        const whole = buildCatalog(entries, unlimited).report.length;
+        const cut = buildCatalog(entries.map((e) => ({ name: e.name, description: shorten(catalogText(e.description), MIN_DESCRIPTION_CHARS) })), unlimited).report.length;
+        expect(buildCatalog(entries, { budget: whole + slack }).report.mode).toBe('full');
+        expect(['full', 'shortened']).toContain(buildCatalog(entries, { budget: cut + slack }).report.mode);
+      }),
+      { numRuns: 2000 },
     );
   });
 });

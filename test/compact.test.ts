@@ -1,6 +1,7 @@
+import { isDeepStrictEqual } from 'node:util';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { compactCopy, flatStrings, nameLookup, packPostings, sharingPrefix, sortedVocabulary } from '../src/compact.js';
+import { compactCopies, compactCopy, flatStrings, nameLookup, packPostings, sharingPrefix, sortedVocabulary } from '../src/compact.js';
 
 // Every trick must give back data equal to what it was given: these tests
 // check values only, never how V8 stores them (the bench measures that).
@@ -29,6 +30,24 @@ describe('compactCopy', () => {
       const withOdd = { ...JSON.parse(text), odd: [odd] } as Record<string, unknown>;
       expect(Object.is((compactCopy(withOdd) as { odd: number[] }).odd[0], odd)).toBe(true);
     }
+  });
+});
+
+describe('compactCopies', () => {
+  it('gives, in order, what compactCopy gives for each value, JSON-exact or not', () => {
+    const scalar = fc.oneof(fc.string({ unit: 'binary', maxLength: 20 }), fc.double(), fc.integer(), fc.boolean(), fc.constant(null), fc.constant(undefined));
+    const value = fc.letrec((tie) => ({
+      node: fc.oneof({ depthSize: 'small' }, scalar, fc.array(tie('node'), { maxLength: 3 }), fc.dictionary(fc.constantFrom('a', 'b', '__proto__', 'constructor'), tie('node'), { maxKeys: 3 })),
+    })).node;
+    fc.assert(
+      fc.property(fc.array(value, { maxLength: 8 }), (values) => {
+        const copies = compactCopies(values);
+        expect(copies).toHaveLength(values.length);
+        // node's deep strict equality: -0, NaN and own __proto__ keys count.
+        values.forEach((original, i) => expect(isDeepStrictEqual(copies[i], compactCopy(original))).toBe(true));
+      }),
+      { numRuns: 1000 },
+    );
   });
 });
 

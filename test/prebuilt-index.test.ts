@@ -67,7 +67,7 @@ describe('buildPrebuiltIndex + readPrebuiltIndex', () => {
     const { skills, indexFile, shape } = await library();
     const read = await readPrebuiltIndex(indexFile, { ...shape, fs: nodeFileSystem });
     if (!read.ok) throw new Error(read.message);
-    const scanned = await discover(resolveOptions({ directories: [skills] }), { lazy: true });
+    const scanned = await discover(resolveOptions({ directories: [skills] }), { frontmatterOnly: true });
     expect(read.result.skills).toEqual(scanned.skills);
     expect(read.result.skills.map((s) => s.metadata.name)).toEqual(['other-name', 'deploy', 'pdf-tools']);
     expect(read.result.errors).toEqual(scanned.errors);

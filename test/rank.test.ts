@@ -156,3 +156,108 @@ describe('createRanker', () => {
     );
   });
 });
+
+describe('createRanker builds its index on the first query that needs it', () => {
+  // Words that stem, fold case, carry accents or sigma, hide inside other words, or are stopwords.
+  const word = fc.constantFrom(
+    'policies', 'policy', 'Review', 'reviewing', 'reviewed', 'debugging', 'debug', 'release', 'releases', 'shell', 'hello', 'hell',
+    'éclair', 'whenéclair', 'ΣΑΣ', 'σας', 'İstanbul', 'istanbul', '2024', 'the', 'use', 'skill', 'x', 'y', 'ies', 'K', 'pdf', 'PDFs',
+  );
+  const text = fc.array(fc.oneof(word, fc.constantFrom('Use when', 'trigger for', '.', ',', ' ', '-')), { maxLength: 12 }).map((parts) => parts.join(' '));
+  const entry = fc.record({ name: fc.constantFrom('a', 'b-c', 'pdf-tools', 'policy'), description: text, tags: fc.option(fc.array(word, { maxLength: 3 }), { nil: undefined }) });
+  const query = fc.array(word, { minLength: 1, maxLength: 4 }).map((words) => words.join(' '));
+
+  it('answers a first query as the built index does, whether or not any entry has its words', () => {
+    fc.assert(
+      fc.property(fc.array(entry, { maxLength: 6 }), query, (entries, q) => {
+        const built = createRanker(entries);
+        // Spends the first query on words no entry has, so the next one is answered from the index.
+        built.rank('qqqqqq');
+        expect(createRanker(entries).rank(q)).toEqual(built.rank(q));
+      }),
+      { numRuns: 3000 },
+    );
+  });
+
+  it('finds a first query\'s word where only a "use when" clause has it', () => {
+    const cases: Array<[string, string]> = [
+      // The clause starts inside the word "whenéclair": its first word, "éclair", is in no other field.
+      ['Use whenéclair tarts.', 'éclair'],
+      // Alone, the clause "Σ" lowercases to σ; inside the description, after a letter, to ς.
+      ['Use whenΣ.', 'σ'],
+    ];
+    for (const [description, q] of cases) {
+      const built = createRanker([{ name: 'a', description }]);
+      built.rank('qqqqqq');
+      expect(built.rank(q)).not.toEqual([]);
+      expect(createRanker([{ name: 'a', description }]).rank(q)).toEqual(built.rank(q));
+    }
+  });
+
+  it('reads the entries when it builds, from a copy of the list taken at creation', () => {
+    const list = [...entries];
+    const ranker = createRanker(list);
+    list.length = 0;
+    expect(ranker.size).toBe(entries.length);
+    expect(ranker.rank('review my pull request')[0]?.name).toBe('code-review');
+  });
+});
+
+describe('createRanker scores as BM25F written out plainly', () => {
+  // The module header's formula, term by term, with its constants: name x3 (b 0.5), tags x2 (b 0.5),
+  // "use when" clauses x1 and the description x1 (b 0.75); k1 = 1.2; evidence floor: 3 rare words.
+  const FIELDS = [
+    { of: (e: RankEntryLike) => e.name, weight: 3, b: 0.5 },
+    { of: (e: RankEntryLike) => (e.tags ?? []).join(' '), weight: 2, b: 0.5 },
+    { of: (e: RankEntryLike) => whenClauses(e.description), weight: 1, b: 0.75 },
+    { of: (e: RankEntryLike) => e.description, weight: 1, b: 0.75 },
+  ];
+  interface RankEntryLike {
+    name: string;
+    description: string;
+    tags?: string[];
+  }
+  const idf = (df: number, n: number): number => Math.log(1 + (n - df + 0.5) / (df + 0.5));
+
+  function reference(entries: RankEntryLike[], query: string): Map<string, number> {
+    const fields = entries.map((e) => FIELDS.map((f) => tokenize(f.of(e))));
+    const average = FIELDS.map((_, f) => Math.max(fields.reduce((sum, doc) => sum + (doc[f]?.length ?? 0), 0) / entries.length, 1));
+    const terms = [...new Set(tokenize(query))];
+    const df = (t: string): number => fields.filter((doc) => doc.some((tokens) => tokens.includes(t))).length;
+    const used = terms.filter((t) => df(t) > 0);
+    const evidence = Math.max(
+      used.reduce((sum, t) => sum + idf(df(t), entries.length), 0),
+      3 * idf(1, entries.length),
+    );
+    const scores = new Map<string, number>();
+    entries.forEach((e, d) => {
+      let score = 0;
+      for (const t of used) {
+        let tf = 0;
+        FIELDS.forEach((f, i) => {
+          const tokens = fields[d]?.[i] ?? [];
+          const count = tokens.filter((x) => x === t).length;
+          if (count > 0) tf += (count * f.weight) / (1 - f.b + (f.b * tokens.length) / (average[i] ?? 1));
+        });
+        if (tf > 0) score += idf(df(t), entries.length) * (tf / (tf + 1.2));
+      }
+      if (score > 0 && !scores.has(e.name)) scores.set(e.name, score / evidence);
+    });
+    return scores;
+  }
+
+  it('gives each entry the score of the formula (weights are kept to 16 bits)', () => {
+    const word = fc.constantFrom('review', 'reviews', 'pull', 'request', 'deploy', 'staging', 'pdf', 'forms', 'debug', 'logs', 'the', 'use', 'when', 'for', '.');
+    const text = fc.array(word, { minLength: 1, maxLength: 10 }).map((w) => w.join(' '));
+    const entry = fc.record({ name: fc.constantFrom('a', 'b', 'c', 'd', 'e', 'f'), description: text, tags: fc.option(fc.array(word, { maxLength: 3 }), { nil: undefined }) });
+    fc.assert(
+      fc.property(fc.uniqueArray(entry, { selector: (e) => e.name, minLength: 1, maxLength: 6 }), text, (list, q) => {
+        const expected = reference(list, q);
+        const got = createRanker(list).rank(q);
+        expect(got.map((r) => r.name).sort()).toEqual([...expected.keys()].sort());
+        for (const { name, score } of got) expect(Math.abs(score - (expected.get(name) ?? NaN))).toBeLessThan(1e-3);
+      }),
+      { numRuns: 500 },
+    );
+  });
+});

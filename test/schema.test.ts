@@ -1,3 +1,7 @@
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { ZodIssue } from 'zod';
 import type { Diagnostic } from '../src/diagnostics.js';
@@ -425,5 +429,49 @@ describe('fastParse: the same output as zod, or no answer', () => {
     expect(fast).toStrictEqual(zod.data);
     expect(Object.keys(fast)).toEqual(Object.keys(zod.data ?? {}));
     expect(JSON.stringify(fast)).toBe(JSON.stringify(zod.data));
+  });
+});
+
+describe('fastParse agrees with zod on every SKILL.md of the shared corpus and on generated metadata', () => {
+  /** fastParse's answer, when it gives one, is exactly zod's output (same keys, order and values). */
+  function expectAgrees(input: Record<string, unknown>): boolean {
+    const fast = fastParse(input);
+    if (fast === undefined) return false;
+    const zod = SkillMetadataSchema.safeParse(input);
+    expect(zod.success).toBe(true);
+    expect(fast).toStrictEqual(zod.data);
+    expect(Object.keys(fast)).toEqual(Object.keys(zod.data ?? {}));
+    return true;
+  }
+
+  const CORPUS = fileURLToPath(new URL('../../shared/corpus/skills', import.meta.url));
+  it.skipIf(!existsSync(CORPUS))('on the corpus, taking the fast path for nearly every file', () => {
+    const files = readdirSync(CORPUS, { recursive: true, encoding: 'utf8' }).filter((path) => path.endsWith('.md'));
+    let fast = 0;
+    for (const file of files) {
+      const { metadata } = parseFrontmatter(readFileSync(join(CORPUS, file), 'utf8'), { file });
+      if (expectAgrees(metadata)) fast++;
+    }
+    expect(files.length).toBeGreaterThan(1000);
+    expect(fast / files.length).toBeGreaterThan(0.9);
+  });
+
+  it('on generated metadata of every shape', () => {
+    const scalar = fc.oneof(fc.string({ maxLength: 8 }), fc.constantFrom('', ' ', '\n'), fc.integer(), fc.double(), fc.boolean(), fc.constant(null), fc.constant(undefined));
+    const value = fc.oneof(scalar, fc.array(scalar, { maxLength: 3 }), fc.dictionary(fc.constantFrom('a', 'b', '__proto__'), scalar, { maxKeys: 3 }), fc.constant(new Date(0)));
+    const key = fc.constantFrom('name', 'description', 'license', 'compatibility', 'metadata', 'allowed-tools', 'version', 'author', 'tags', 'other', '__proto__', 'constructor');
+    const stringy = fc.oneof(fc.string({ maxLength: 8 }), fc.constant('text'));
+    const input = fc
+      .tuple(fc.dictionary(key, value, { maxKeys: 6 }), stringy, stringy, fc.boolean())
+      .map(([rest, name, description, valid]) => (valid ? { name, description, ...rest } : rest) as Record<string, unknown>);
+    let fast = 0;
+    fc.assert(
+      fc.property(input, (metadata) => {
+        if (expectAgrees(metadata)) fast++;
+      }),
+      { numRuns: 3000 },
+    );
+    // The property is only worth something if the fast path answers often.
+    expect(fast).toBeGreaterThan(100);
   });
 });

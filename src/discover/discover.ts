@@ -38,13 +38,11 @@ export interface DiscoverMode {
    * option: `{ frontmatterOnly: !options.preload }`.
    */
   frontmatterOnly?: boolean;
-  /** @deprecated The old name of `frontmatterOnly`, kept until its callers move. */
-  lazy?: boolean;
 }
 
 /** Discover skills with already-resolved options (the middleware's cache calls this). */
 export async function discover(options: ResolvedOptions, mode: DiscoverMode = {}): Promise<DiscoveryResult> {
-  const frontmatterOnly = (mode.frontmatterOnly ?? mode.lazy) === true;
+  const frontmatterOnly = mode.frontmatterOnly === true;
   // One limit for every call: single calls, and a head read's open + reads + close as one.
   const run = createLimiter(MAX_CONCURRENT_FS_CALLS);
   // Listings are kept for the resource listing to reuse; frontmatter-only discovery lists no resources,

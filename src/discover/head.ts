@@ -10,7 +10,10 @@
  * `body` differs. The fence rules are `splitFrontmatter`'s (frontmatter/fence.ts).
  */
 import { NOT_A_FILE, readHandleUntil, type ReadUntilOptions, type SkillsFileSystem } from '../fs.js';
-import { afterBreak, bomLength, DASH, isClosingFence, isFence, lineBreak } from '../frontmatter/fence.js';
+import { afterBreak, bomLength, DASH, DOT, isClosingFence, isFence, lineBreak } from '../frontmatter/fence.js';
+
+const LF = 10;
+const CR = 13;
 
 /** First read: holds the frontmatter of nearly every real SKILL.md in one call. */
 export const HEAD_BYTES = 4096;
@@ -31,6 +34,20 @@ function headEnd(bytes: Uint8Array, length: number, state: { from: number }): nu
     state.from = afterBreak(bytes, first, length);
   }
   let pos = state.from;
+  // Lines before the first CR end at an LF: found with one search each, and only a line starting
+  // with - or . can close (as in splitFrontmatter, for a cold start's thousands of heads).
+  let crAt = bytes.subarray(pos, length).indexOf(CR);
+  crAt = crAt < 0 ? length : pos + crAt;
+  while (pos < length) {
+    let end = bytes.indexOf(LF, pos);
+    if (end < 0 || end > length) end = length;
+    // The line holds a CR, or is cut off by the end of the bytes read: the loop below.
+    if (end >= crAt) break;
+    const c = bytes[pos];
+    if ((c === DASH || c === DOT) && isClosingFence(bytes, pos, end)) return end + 1;
+    pos = end + 1;
+    state.from = pos;
+  }
   while (pos < length) {
     const end = lineBreak(bytes, pos, length);
     // A line cut off by the end of the bytes read may still turn out to be a fence.

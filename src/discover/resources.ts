@@ -13,6 +13,7 @@ import { compareNames } from '../text.js';
 import type { SkillResource } from '../types.js';
 import { classifyResource } from './classify.js';
 import { symlinkLoop } from './link-loops.js';
+import { RESOURCE_FOLDERS } from './walk.js';
 
 export { classifyResource } from './classify.js';
 // Kept here while the resource reader still imports it from discovery; it lives in a leaf module now.
@@ -60,6 +61,8 @@ interface ResourceFolder {
   relativePath: string;
   realPath: string;
   depth: number;
+  /** In one of the skill's resource folders (RESOURCE_FOLDERS), where no folder is a skill. */
+  inResourceFolder: boolean;
 }
 
 const NOTHING: Found = { files: [], diagnostics: [] };
@@ -83,6 +86,7 @@ export async function listResources(fs: SkillsFileSystem, directory: string, rea
     relativePath: '',
     realPath: realDirectory,
     depth: 0,
+    inResourceFolder: false,
   });
   found.files.sort((a, b) => compareNames(a.path, b.path));
   return {
@@ -141,9 +145,11 @@ async function listEntry(scope: ListingScope, entry: DirEntry, folder: ResourceF
   } catch (error) {
     return problem(unreadable(absolutePath, error));
   }
-  // A folder with its own SKILL.md is a separate skill, not part of this one.
-  if (hasSkillFile(children)) return NOTHING;
-  return listEntries(scope, children, { absolutePath, relativePath, realPath, depth: folder.depth + 1 });
+  // A folder with its own SKILL.md is a separate skill, not part of this one, unless it is (or is in)
+  // a resource folder: discovery finds no skill there (walk.ts).
+  const inResourceFolder = folder.inResourceFolder || (folder.depth === 0 && RESOURCE_FOLDERS.has(entry.name));
+  if (!inResourceFolder && hasSkillFile(children)) return NOTHING;
+  return listEntries(scope, children, { absolutePath, relativePath, realPath, depth: folder.depth + 1, inResourceFolder });
 }
 
 function toResource(file: FoundFile, maxFileSize: number): SkillResource {

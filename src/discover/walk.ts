@@ -50,6 +50,16 @@ export type FolderListing =
   /** `children`: folders and links in name order; undefined where a link leads to a file. */
   | { kind: 'listed'; skillFile: SkillFileType | undefined; misnamed: string | undefined; children: Array<Child | undefined> };
 
+/**
+ * A skill's resource folders, as agentskills.io names them: they hold the
+ * skill's own files, and no skill is looked for inside them (a SKILL.md
+ * there is one of the enclosing skill's resources). Real skills keep most of
+ * their files in them: on libraries built from the shared corpus, listing
+ * them was about a third of the folders a first request read, and none holds
+ * a skill. Skills in a skill's other subfolders are still found.
+ */
+export const RESOURCE_FOLDERS: ReadonlySet<string> = new Set(['scripts', 'references', 'assets']);
+
 /** The type of the folder's SKILL.md, or undefined when it has none. */
 function skillFileType(entries: readonly DirEntry[]): SkillFileType | undefined {
   const entry = entries.find((e) => e.name === SKILL_FILE && !e.isDirectory());
@@ -91,9 +101,9 @@ export class Walker {
     const skillFile = skillFileType(entries);
     if (skillFile) this.onSkill?.({ directory: path, realDirectory: realPath, file: childPath(path, SKILL_FILE), fileType: skillFile });
     // Only folders and links can lead further; files (most entries) cost nothing more. Folders are
-    // walked at once; a link needs its real path first.
+    // walked at once; a link needs its real path first. A skill's resource folders hold no skills.
     const candidates = entries
-      .filter((entry) => (entry.isDirectory() || entry.isSymbolicLink()) && !isSkippedName(entry.name))
+      .filter((entry) => (entry.isDirectory() || entry.isSymbolicLink()) && !isSkippedName(entry.name) && !(skillFile && RESOURCE_FOLDERS.has(entry.name)))
       .sort((a, b) => compareNames(a.name, b.name));
     const children: Array<Child | undefined> = new Array<Child | undefined>(candidates.length);
     folder.state = { kind: 'listed', skillFile, misnamed: skillFile ? undefined : misnamedSkillFile(entries), children };

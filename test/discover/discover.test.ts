@@ -70,6 +70,26 @@ describe('discoverSkills: folders', () => {
     expect(result.skills[1]?.resources.map((r) => r.path)).toEqual(['guide.md']);
   });
 
+  it("looks for no skill in a skill's scripts/, references/ and assets/ folders: a SKILL.md there is a resource", async () => {
+    await writeTree(root, {
+      'pdf/SKILL.md': skillMd('pdf'),
+      'pdf/references/SKILL.md': skillMd('references'),
+      'pdf/references/forms/SKILL.md': skillMd('forms'),
+      'pdf/scripts/tool/SKILL.md': skillMd('tool'),
+      'pdf/assets/deep/er/SKILL.md': skillMd('er'),
+      'pdf/extras/nested/SKILL.md': skillMd('nested'),
+      // Outside a skill these names are ordinary category folders.
+      'references/guide/SKILL.md': skillMd('guide'),
+    });
+    for (const frontmatterOnly of [false, true]) {
+      const result = await discover(resolveOptions({ directories: [root] }), { frontmatterOnly });
+      expect(names(result)).toEqual(['pdf', 'nested', 'guide']);
+      expect(result.errors).toEqual([]);
+    }
+    const eager = await discoverSkills({ directories: [root] });
+    expect(eager.skills[0]?.resources.map((r) => r.path)).toEqual(['assets/deep/er/SKILL.md', 'references/SKILL.md', 'references/forms/SKILL.md', 'scripts/tool/SKILL.md']);
+  });
+
   it('skips dot-folders and node_modules', async () => {
     await writeTree(root, {
       'ok/SKILL.md': skillMd('ok'),

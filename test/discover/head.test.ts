@@ -2,6 +2,7 @@ import { Buffer } from 'node:buffer';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { HEAD_BYTES, readSkillHead } from '../../src/discover/head.js';
 import { parseFrontmatter } from '../../src/frontmatter/parse.js';
@@ -140,5 +141,55 @@ describe('readSkillHead', () => {
     };
     const part = await readSkillHead(trickle, FILE);
     expect(frontmatterOf(part)).toEqual(frontmatterOf(text.toString('utf8')));
+  });
+});
+
+/** The head by definition (see head.ts), with a loop over every character: what the fast scan must return. */
+function expectedHead(text: string): string {
+  const breakAt = (from: number): number => {
+    for (let i = from; i < text.length; i++) if (text[i] === '\n' || text[i] === '\r') return i;
+    return -1;
+  };
+  const fence = (from: number, to: number, marker: string): boolean => text.startsWith(marker.repeat(3), from) && to - from >= 3 && /^[ \t]*$/.test(text.slice(from + 3, to));
+  const bom = text.startsWith('\uFEFF') ? 1 : 0;
+  const first = breakAt(bom);
+  if (first < 0) return text;
+  if (!fence(bom, first, '-')) return text.slice(0, first + 1);
+  let pos = text[first] === '\r' && text[first + 1] === '\n' ? first + 2 : first + 1;
+  for (;;) {
+    const end = breakAt(pos);
+    if (end < 0) return text;
+    if (fence(pos, end, '-') || fence(pos, end, '.')) return text.slice(0, end + 1);
+    pos = text[end] === '\r' && text[end + 1] === '\n' ? end + 2 : end + 1;
+  }
+}
+
+describe('readSkillHead on generated texts', () => {
+  const line = fc.constantFrom('name: a', 'x', '', '---', '...', '--- ', '-- -', '.. .', 'd: ü😀', '-x', '.x');
+  const lineBreak = fc.constantFrom('\n', '\r', '\r\n');
+  const text = fc
+    .tuple(fc.constantFrom('', '\uFEFF'), fc.constantFrom('---', '--- ', 'x'), fc.array(fc.tuple(lineBreak, line), { maxLength: 10 }), fc.constantFrom('', '\n', '\r'))
+    .map(([bom, open, lines, end]) => bom + open + lines.map(([br, l]) => br + l).join('') + end);
+
+  it('stops just after the closing fence line, whatever the line breaks and read sizes', async () => {
+    await fc.assert(
+      fc.asyncProperty(text, fc.integer({ min: 1, max: 9 }), async (content, chunk) => {
+        const bytes = Buffer.from(content);
+        const { fs } = faultyFs({});
+        const trickle = {
+          ...fs,
+          open: async () => ({
+            read: async (buffer: Uint8Array, offset: number, length: number, at: number) => {
+              const piece = bytes.subarray(at, at + Math.min(chunk, length));
+              buffer.set(piece, offset);
+              return { bytesRead: piece.length };
+            },
+            close: async () => undefined,
+          }),
+        };
+        expect(await readSkillHead(trickle, FILE)).toBe(expectedHead(content));
+      }),
+      { numRuns: 1500 },
+    );
   });
 });

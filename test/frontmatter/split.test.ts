@@ -1,4 +1,6 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { lineBreak } from '../../src/frontmatter/fence.js';
 import { splitFrontmatter } from '../../src/frontmatter/split.js';
 
 describe('splitFrontmatter', () => {
@@ -67,5 +69,60 @@ describe('splitFrontmatter', () => {
   it('handles empty frontmatter and a closing fence at the end of the text', () => {
     expect(splitFrontmatter('---\n---')).toMatchObject({ closed: true, yaml: '', body: '', bodyLine: 3 });
     expect(splitFrontmatter('---\nname: a\n---')).toMatchObject({ closed: true, yaml: 'name: a\n', body: '' });
+  });
+});
+
+// Reference forms of what split.ts and fence.ts did before they used the engine's own
+// searches (a loop over every unit; the frontmatter as its lines joined): the fast forms must
+// give the same results on any mix of LF, CR and CRLF.
+function lineBreakByLoop(src: string | Uint8Array, start: number, length: number): number {
+  for (let i = start; i < length; i++) {
+    const c = typeof src === 'string' ? src.charCodeAt(i) : (src[i] ?? -1);
+    if (c === 10 || c === 13) return i;
+  }
+  return -1;
+}
+
+function yamlByLines(text: string): string {
+  const lines = text.replace(/^\uFEFF/, '').split(/\r\n|\r|\n/);
+  const close = lines.findIndex((line, i) => i > 0 && /^(?:---|\.\.\.)[ \t]*$/.test(line));
+  const inner = close === -1 ? lines.slice(1) : lines.slice(1, close);
+  // An unclosed frontmatter that ends with a line break has no last, empty line.
+  if (close === -1 && /(?:\r\n|\r|\n)$/.test(text)) inner.pop();
+  return inner.length === 0 ? '' : `${inner.join('\n')}\n`;
+}
+
+const lineText = fc.constantFrom('name: a', 'x: 1', '', '  - b', '---', '...', '--- ', 'd: é ü', '\u2028', 'k: "q\\r"');
+const lineBreakText = fc.constantFrom('\n', '\r', '\r\n', '\n\n', '\r\r');
+const fencedText = fc
+  .tuple(fc.boolean(), fc.array(fc.tuple(lineText, lineBreakText), { maxLength: 12 }), fc.boolean())
+  .map(([bom, lines, close]) => `${bom ? '\uFEFF' : ''}---\n${lines.map(([text, br]) => text + br).join('')}${close ? '---\nbody\r\n' : ''}`);
+
+describe('splitFrontmatter and lineBreak use string search, with the same results', () => {
+  it('lineBreak finds what a loop over every unit finds, in text and in bytes, within `length`', () => {
+    fc.assert(
+      fc.property(fc.string({ maxLength: 40 }).map((s) => s.replace(/[ab]/g, (c) => (c === 'a' ? '\n' : '\r'))), fc.nat(45), fc.nat(45), (text, start, length) => {
+        expect(lineBreak(text, start, length)).toBe(lineBreakByLoop(text, start, length));
+        const bytes = new TextEncoder().encode(text);
+        expect(lineBreak(bytes, start, Math.min(length, bytes.length))).toBe(lineBreakByLoop(bytes, start, Math.min(length, bytes.length)));
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
+  it('ignores line breaks past `length` (bytes read into a larger buffer)', () => {
+    const bytes = new TextEncoder().encode('abc\ndef');
+    expect(lineBreak(bytes, 0, 3)).toBe(-1);
+    expect(lineBreak(bytes, 0, 4)).toBe(3);
+    expect(lineBreak('ab\rc\n', 0, 2)).toBe(-1);
+  });
+
+  it('gives the frontmatter its lines joined with LF would give, closed or not', () => {
+    fc.assert(
+      fc.property(fencedText, (text) => {
+        expect(splitFrontmatter(text).yaml).toBe(yamlByLines(text));
+      }),
+      { numRuns: 2000 },
+    );
   });
 });
