@@ -33,14 +33,16 @@ function selfTimes(profile, keyOf, into) {
 const maps = new Map();
 function sourceOf(frame) {
   const file = frame.url.replace(/^file:\/\//, '');
-  if (!maps.has(file)) maps.set(file, existsSync(`${file}.map`) ? new SourceMap(JSON.parse(readFileSync(`${file}.map`, 'utf8'))) : undefined);
+  if (!maps.has(file))
+    maps.set(file, existsSync(`${file}.map`) ? new SourceMap(JSON.parse(readFileSync(`${file}.map`, 'utf8'))) : undefined);
   const entry = maps.get(file)?.findEntry(frame.lineNumber, frame.columnNumber);
   return entry?.originalSource ? entry.originalSource.replace(/^.*?\/src\//, 'src/') : undefined;
 }
 
 const where = (frame) => (frame.url ? `${basename(frame.url.replace(/^file:\/\//, ''))}:${frame.lineNumber + 1}` : '');
 const functionKey = (frame) => `${frame.functionName || '(anonymous)'} ${(frame.url && sourceOf(frame)) || where(frame)}`.trim();
-const fileKey = (frame) => (frame.url ? (sourceOf(frame) ?? basename(frame.url.replace(/^file:\/\//, ''))) : frame.functionName || '(native)');
+const fileKey = (frame) =>
+  frame.url ? (sourceOf(frame) ?? basename(frame.url.replace(/^file:\/\//, ''))) : frame.functionName || '(native)';
 
 function print(title, totals, limit) {
   const all = [...totals.values()].reduce((a, b) => a + b, 0);

@@ -23,11 +23,16 @@ const OFFICIAL = join(here, '..', '..', 'shared', 'sisu', 'node_modules', '@sisu
 export function runContender(kind, root, metaFile, nodeArgs = [], bundle = undefined) {
   return new Promise((resolve, reject) => {
     const started = performance.now();
-    execFile(process.execPath, [...nodeArgs, CONTENDER, kind, root, metaFile, ...(bundle ? [bundle] : [])], { maxBuffer: 1 << 20 }, (error, stdout, stderr) => {
-      const wallMs = performance.now() - started;
-      if (error) return reject(new Error(`${kind} failed: ${stderr || error.message}`));
-      resolve({ wallMs, ...JSON.parse(stdout) });
-    });
+    execFile(
+      process.execPath,
+      [...nodeArgs, CONTENDER, kind, root, metaFile, ...(bundle ? [bundle] : [])],
+      { maxBuffer: 1 << 20 },
+      (error, stdout, stderr) => {
+        const wallMs = performance.now() - started;
+        if (error) return reject(new Error(`${kind} failed: ${stderr || error.message}`));
+        resolve({ wallMs, ...JSON.parse(stdout) });
+      },
+    );
   });
 }
 
@@ -44,7 +49,16 @@ export async function prepareReal(temp, count, corpus, bundle) {
   await writeFile(metaFile, JSON.stringify({ parents: workload.parents, indexFile }));
   // Skills that do not load anywhere (no frontmatter, no description): what "every skill found" excludes.
   const skillErrors = new Set(built.value.errors.filter((d) => d.file.endsWith('SKILL.md')).map((d) => d.file)).size;
-  return { ...workload, metaFile, indexFile, writeMs: ms, indexBuildMs: built.ms, indexBytes: text.length, indexedSkills: built.value.skills.length, skillErrors };
+  return {
+    ...workload,
+    metaFile,
+    indexFile,
+    writeMs: ms,
+    indexBuildMs: built.ms,
+    indexBytes: text.length,
+    indexedSkills: built.value.skills.length,
+    skillErrors,
+  };
 }
 
 const LABELS = {
@@ -97,16 +111,43 @@ export async function benchRealSize(workload, runs, row, results) {
     samples,
   };
   const found = `found: floor ${counts.floor} SKILL.md, ours ${counts.ours}, ${counts.official ?? '-'} official, ${counts.yaml} yaml, ${counts.prebuilt} prebuilt; ${workload.skillErrors} fail to load`;
-  row(section, `${workload.count} skills, ${workload.resourceFiles} resource files (sparse), ${workload.folders} folders; medians of ${runs} processes each`, floor, 'ms', '(floor)');
-  row(section, found, counts.ours, 'skills', `= ${counts.floor - workload.skillErrors}`, counts.ours === counts.floor - workload.skillErrors && counts.prebuilt === counts.ours);
+  row(
+    section,
+    `${workload.count} skills, ${workload.resourceFiles} resource files (sparse), ${workload.folders} folders; medians of ${runs} processes each`,
+    floor,
+    'ms',
+    '(floor)',
+  );
+  row(
+    section,
+    found,
+    counts.ours,
+    'skills',
+    `= ${counts.floor - workload.skillErrors}`,
+    counts.ours === counts.floor - workload.skillErrors && counts.prebuilt === counts.ours,
+  );
   row(section, `${LABELS.ours} / floor`, m('ours', 'wallMs') / floor, 'x', '<= 1.3', m('ours', 'wallMs') / floor <= 1.3);
   row(section, `${LABELS['ours-task']} / floor`, m('ours-task', 'wallMs') / floor, 'x', '(info)');
   if (counts.official !== undefined) {
     row(section, `${LABELS.official} / floor`, m('official', 'wallMs') / floor, 'x', '(peer)');
-    row(section, 'official / ours (ours ahead when > 1)', m('official', 'wallMs') / m('ours', 'wallMs'), 'x', '> 1', m('official', 'wallMs') > m('ours', 'wallMs'));
+    row(
+      section,
+      'official / ours (ours ahead when > 1)',
+      m('official', 'wallMs') / m('ours', 'wallMs'),
+      'x',
+      '> 1',
+      m('official', 'wallMs') > m('ours', 'wallMs'),
+    );
   }
   row(section, `${LABELS.yaml} / floor`, m('yaml', 'wallMs') / floor, 'x', '(peer)');
-  row(section, 'yaml loader / ours (ours ahead when > 1)', m('yaml', 'wallMs') / m('ours', 'wallMs'), 'x', '> 1', m('yaml', 'wallMs') > m('ours', 'wallMs'));
+  row(
+    section,
+    'yaml loader / ours (ours ahead when > 1)',
+    m('yaml', 'wallMs') / m('ours', 'wallMs'),
+    'x',
+    '> 1',
+    m('yaml', 'wallMs') > m('ours', 'wallMs'),
+  );
   const prebuiltTarget = workload.count >= 20000;
   row(
     section,
@@ -116,7 +157,8 @@ export async function benchRealSize(workload, runs, row, results) {
     prebuiltTarget ? '<= 0.25' : '(info)',
     prebuiltTarget ? m('prebuilt', 'wallMs') / floor <= 0.25 : undefined,
   );
-  if (samples['floor-skills']) row(section, `${LABELS['floor-skills']} / floor (what that trade would save)`, m('floor-skills', 'wallMs') / floor, 'x', '(info)');
+  if (samples['floor-skills'])
+    row(section, `${LABELS['floor-skills']} / floor (what that trade would save)`, m('floor-skills', 'wallMs') / floor, 'x', '(info)');
   const inner = kinds.map((k) => `${k} ${Math.round(m(k, 'runMs'))}+${Math.round(m(k, 'importMs'))}`).join(', ');
   row(section, `in-process run+import ms: ${inner}`, m('ours', 'runMs') / m('floor', 'runMs'), 'x', '(info: ours/floor in-process)');
   row(section, `prebuilt index file: ${(workload.indexBytes / 1e6).toFixed(1)} MB, built in`, workload.indexBuildMs, 'ms', '(info)');
@@ -137,7 +179,9 @@ export async function benchReal({ temp, quick, row, results, log, perRequest }) 
   for (const [i, size] of sizes.entries()) {
     log(`[bench] writing ${size} real-shaped skills...`);
     const workload = await prepareReal(temp, size, corpus, bundle);
-    log(`[bench]   ${workload.resourceFiles} sparse resource files in ${workload.folders} folders, ${(workload.writeMs / 1000).toFixed(1)} s; index ${(workload.indexBytes / 1e6).toFixed(1)} MB`);
+    log(
+      `[bench]   ${workload.resourceFiles} sparse resource files in ${workload.folders} folders, ${(workload.writeMs / 1000).toFixed(1)} s; index ${(workload.indexBytes / 1e6).toFixed(1)} MB`,
+    );
     log(`[bench] real-shaped ${size}: ${runs[i]} runs of each contender, each in its own process...`);
     await benchRealSize(workload, runs[i], row, results);
     if (size === 2000) {

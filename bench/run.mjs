@@ -30,7 +30,14 @@ const realOnly = process.argv.includes('--real-only');
 
 const CONFIG = quick
   ? { sizes: [500, 2000], reps: [3, 3], requests: 1000, activations: 100, parserReps: 3, adversarialSizes: [16_384, 131_072, 524_288] }
-  : { sizes: [2000, 20000], reps: [5, 3], requests: 2000, activations: 200, parserReps: 5, adversarialSizes: [16_384, 131_072, 1_048_576, 4_194_304] };
+  : {
+      sizes: [2000, 20000],
+      reps: [5, 3],
+      requests: 2000,
+      activations: 200,
+      parserReps: 5,
+      adversarialSizes: [16_384, 131_072, 1_048_576, 4_194_304],
+    };
 const REQUEST_SIZE = 2000;
 const SEED = 20240605;
 
@@ -65,7 +72,14 @@ const rows = [];
 const results = { quick, node: process.version, cpus: cpus().length, cpu: cpus()[0]?.model, config: CONFIG, loadAverageAtStart: loadavg() };
 
 function row(section, metric, value, unit, target, pass) {
-  rows.push({ section, metric, value: round(value, value < 10 ? 3 : 1), unit, target: target ?? '', pass: pass === undefined ? '' : pass ? 'pass' : 'FAIL' });
+  rows.push({
+    section,
+    metric,
+    value: round(value, value < 10 ? 3 : 1),
+    unit,
+    target: target ?? '',
+    pass: pass === undefined ? '' : pass ? 'pass' : 'FAIL',
+  });
 }
 
 // ---------------------------------------------------------------------------
@@ -164,7 +178,13 @@ async function perRequest(label, handle, requests, section = `per request ${REQU
   }
   const m = median(samples);
   const { first, last } = growth(samples);
-  results[`perRequest_${label}`] = { medianMs: m, firstTenthMs: first, lastTenthMs: last, requests, p95Ms: [...samples].sort((a, b) => a - b)[Math.floor(samples.length * 0.95)] };
+  results[`perRequest_${label}`] = {
+    medianMs: m,
+    firstTenthMs: first,
+    lastTenthMs: last,
+    requests,
+    p95Ms: [...samples].sort((a, b) => a - b)[Math.floor(samples.length * 0.95)],
+  };
   row(section, `${label}: median`, m, 'ms', `< ${maxMedianMs}`, m < maxMedianMs);
   row(section, `${label}: last/first 10%`, last / first, 'x', '<= 1.2', last / first <= 1.2);
 }
@@ -197,8 +217,21 @@ async function benchRequests(workload, real = false) {
   const last = api.getSkills(lastCtx).catalog;
   const tool = first.tools.get('find_skills');
   if (!tool) throw new Error('find_skills was not registered: the catalog fit the budget, so this workload tests nothing');
-  results[`${key}catalogReport`] = { mode: last.mode, length: last.length, included: last.included.length, ranked: last.ranked.length, omitted: last.omitted };
-  row(section, `catalog mode ${last.mode}, ${last.included.length} listed`, last.length, 'chars', real ? '<= 8000, ranked' : '<= 8000', last.length <= 8000 && (!real || last.mode === 'ranked'));
+  results[`${key}catalogReport`] = {
+    mode: last.mode,
+    length: last.length,
+    included: last.included.length,
+    ranked: last.ranked.length,
+    omitted: last.omitted,
+  };
+  row(
+    section,
+    `catalog mode ${last.mode}, ${last.included.length} listed`,
+    last.length,
+    'chars',
+    real ? '<= 8000, ranked' : '<= 8000',
+    last.length <= 8000 && (!real || last.mode === 'ranked'),
+  );
 
   // use_skill: first activation reads the body and lists resources; later ones are cached.
   // Real skills include some the model may not activate (disable-model-invocation) and a few that do not load.
@@ -316,13 +349,28 @@ async function benchMemory(workload, warmup) {
   const cold = await heapOf(workload.root, 'middleware');
   const eager = await heapOf(workload.root, 'discover', warmup.root);
   const { frontmatterBytes, bodyBytes, count } = workload;
-  results.memory = { count, frontmatterBytes, bodyBytes, warmupCount: warmup.count, middleware: lazy, middlewareCold: cold, discoverSkills: eager };
+  results.memory = {
+    count,
+    frontmatterBytes,
+    bodyBytes,
+    warmupCount: warmup.count,
+    middleware: lazy,
+    middlewareCold: cold,
+    discoverSkills: eager,
+  };
   const mb = (b) => b / 1e6;
   row(`memory ${count}`, 'frontmatter bytes (sum)', mb(frontmatterBytes), 'MB');
   row(`memory ${count}`, 'body bytes (sum)', mb(bodyBytes), 'MB');
   row(`memory ${count}`, `middleware index heap (after a warm-up on ${warmup.count} other skills)`, mb(lazy.heapDelta), 'MB');
   row(`memory ${count}`, 'same, cold (also counts code compiled on first use)', mb(cold.heapDelta), 'MB', '(info)');
-  row(`memory ${count}`, 'middleware index / frontmatter', lazy.heapDelta / frontmatterBytes, 'x', '<= 2', lazy.heapDelta / frontmatterBytes <= 2);
+  row(
+    `memory ${count}`,
+    'middleware index / frontmatter',
+    lazy.heapDelta / frontmatterBytes,
+    'x',
+    '<= 2',
+    lazy.heapDelta / frontmatterBytes <= 2,
+  );
   row(`memory ${count}`, 'discoverSkills result heap (eager)', mb(eager.heapDelta), 'MB', '(info)');
 }
 
@@ -383,7 +431,9 @@ async function main() {
   printTable();
   const failed = rows.filter((r) => r.pass === 'FAIL').length;
   const load = (l) => l.map((v) => v.toFixed(1)).join(' ');
-  console.log(`\n${rows.filter((r) => r.pass === 'pass').length} targets met, ${failed} missed; ${results.totalSeconds.toFixed(0)} s on ${results.cpus} x ${results.cpu} (${process.version}); load average ${load(results.loadAverageAtStart)} at start, ${load(results.loadAverageAtEnd)} at end`);
+  console.log(
+    `\n${rows.filter((r) => r.pass === 'pass').length} targets met, ${failed} missed; ${results.totalSeconds.toFixed(0)} s on ${results.cpus} x ${results.cpu} (${process.version}); load average ${load(results.loadAverageAtStart)} at start, ${load(results.loadAverageAtEnd)} at end`,
+  );
   const outDir = join(here, '..', 'bench-results');
   await mkdir(outDir, { recursive: true });
   const outFile = realOnly ? 'real-only.json' : 'latest.json';

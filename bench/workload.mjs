@@ -8,12 +8,89 @@ import { join } from 'node:path';
 import { createRandom } from './prng.mjs';
 import { pool } from './stats.mjs';
 
-const VERBS = ['review', 'deploy', 'debug', 'generate', 'migrate', 'audit', 'summarize', 'convert', 'validate', 'optimize', 'draft', 'analyze', 'test', 'scaffold', 'document', 'monitor', 'translate', 'refactor', 'schedule', 'export'];
-const OBJECTS = ['pull requests', 'invoices', 'pdf forms', 'kubernetes manifests', 'sql queries', 'release notes', 'api schemas', 'spreadsheets', 'slide decks', 'docker images', 'terraform modules', 'meeting notes', 'unit tests', 'log files', 'landing pages', 'emails', 'contracts', 'dashboards', 'data pipelines', 'mobile apps', 'design tokens', 'changelogs', 'support tickets', 'user stories', 'budgets'];
-const CONTEXTS = ['for a small team', 'in production', 'before a release', 'across several repositories', 'with strict security rules', 'on a deadline', 'for non-technical readers', 'in a monorepo', 'for compliance audits', 'at scale'];
+const VERBS = [
+  'review',
+  'deploy',
+  'debug',
+  'generate',
+  'migrate',
+  'audit',
+  'summarize',
+  'convert',
+  'validate',
+  'optimize',
+  'draft',
+  'analyze',
+  'test',
+  'scaffold',
+  'document',
+  'monitor',
+  'translate',
+  'refactor',
+  'schedule',
+  'export',
+];
+const OBJECTS = [
+  'pull requests',
+  'invoices',
+  'pdf forms',
+  'kubernetes manifests',
+  'sql queries',
+  'release notes',
+  'api schemas',
+  'spreadsheets',
+  'slide decks',
+  'docker images',
+  'terraform modules',
+  'meeting notes',
+  'unit tests',
+  'log files',
+  'landing pages',
+  'emails',
+  'contracts',
+  'dashboards',
+  'data pipelines',
+  'mobile apps',
+  'design tokens',
+  'changelogs',
+  'support tickets',
+  'user stories',
+  'budgets',
+];
+const CONTEXTS = [
+  'for a small team',
+  'in production',
+  'before a release',
+  'across several repositories',
+  'with strict security rules',
+  'on a deadline',
+  'for non-technical readers',
+  'in a monorepo',
+  'for compliance audits',
+  'at scale',
+];
 const TOOLS = ['Read', 'Write', 'Bash', 'Grep', 'Glob', 'WebFetch', 'Edit'];
-const TAGS = ['devops', 'security', 'writing', 'data', 'finance', 'testing', 'frontend', 'backend', 'ml', 'docs', 'legal', 'sales', 'design', 'cloud', 'mobile'];
-const FILLER = 'the a step each file check result output input value team change report list section field option rule case error note example command script config version branch build service request response record table chart task plan summary'.split(' ');
+const TAGS = [
+  'devops',
+  'security',
+  'writing',
+  'data',
+  'finance',
+  'testing',
+  'frontend',
+  'backend',
+  'ml',
+  'docs',
+  'legal',
+  'sales',
+  'design',
+  'cloud',
+  'mobile',
+];
+const FILLER =
+  'the a step each file check result output input value team change report list section field option rule case error note example command script config version branch build service request response record table chart task plan summary'.split(
+    ' ',
+  );
 
 function sentence(random, min, max) {
   const words = [];
@@ -57,7 +134,8 @@ export function frontmatterFor(random, name) {
   if (tags.length > 0) {
     text += random.chance(0.5) ? `tags: [${tags.join(', ')}]\n` : `tags:\n${tags.map((t) => `  - ${t}`).join('\n')}\n`;
   }
-  if (random.chance(0.4)) text += `allowed-tools: ${random.chance(0.5) ? `[${TOOLS.slice(0, random.int(1, 4)).join(', ')}]` : 'Read Bash(git:*)'}\n`;
+  if (random.chance(0.4))
+    text += `allowed-tools: ${random.chance(0.5) ? `[${TOOLS.slice(0, random.int(1, 4)).join(', ')}]` : 'Read Bash(git:*)'}\n`;
   if (random.chance(0.7)) {
     text += 'metadata:\n';
     text += `  author: ${random.pick(['Jane Doe', '"ACME Corp."', 'platform-team'])}\n`;
@@ -80,7 +158,8 @@ export function bodyFor(random, name, size) {
     for (let i = random.int(1, 3); i > 0; i--) chunk += `${sentence(random, 12, 30)} `;
     chunk += '\n\n';
     for (let i = random.int(2, 5); i > 0; i--) chunk += `- ${sentence(random, 4, 10)}\n`;
-    if (random.chance(0.4)) chunk += `\n\`\`\`bash\n${random.pick(['npm test', 'git diff --stat', 'kubectl get pods', 'python scripts/run.py --check'])}\n\`\`\`\n`;
+    if (random.chance(0.4))
+      chunk += `\n\`\`\`bash\n${random.pick(['npm test', 'git diff --stat', 'kubectl get pods', 'python scripts/run.py --check'])}\n\`\`\`\n`;
     chunks.push(chunk);
     length += chunk.length;
   }
@@ -101,7 +180,10 @@ const RESOURCE_KINDS = [
  * benchmark) and its resource files.
  */
 export function skillFor(random, index) {
-  const name = `${random.pick(VERBS)}-${random.pick(OBJECTS).split(' ')[0].replace(/[^a-z]/g, '')}-${index}`;
+  const name = `${random.pick(VERBS)}-${random
+    .pick(OBJECTS)
+    .split(' ')[0]
+    .replace(/[^a-z]/g, '')}-${index}`;
   const frontmatter = frontmatterFor(random, name);
   const body = bodyFor(random, name, random.int(1024, 20 * 1024));
   const resources = [];

@@ -34,7 +34,7 @@ function checkOpenAI(body) {
   const problems = [];
   if (typeof body.model !== 'string' || body.model === '') problems.push('model: you must provide a model parameter');
   if (!Array.isArray(body.messages) || body.messages.length === 0) {
-    problems.push("messages: expected a non-empty array");
+    problems.push('messages: expected a non-empty array');
     return problems;
   }
   // Tool calls of the latest assistant message not answered yet, and where they were made.
@@ -172,7 +172,9 @@ function checkAnthropic(body) {
     }
     if (i === 0 && role !== 'user') problems.push('messages: first message must use the "user" role');
     if (i > 0 && role === body.messages[i - 1]?.role) {
-      problems.push(`messages: roles must alternate between "user" and "assistant", but found multiple "${role}" roles in a row (at ${at})`);
+      problems.push(
+        `messages: roles must alternate between "user" and "assistant", but found multiple "${role}" roles in a row (at ${at})`,
+      );
     }
     const blocks = blocksOf(message?.content);
     const isFinalAssistant = role === 'assistant' && i === body.messages.length - 1;

@@ -43,7 +43,9 @@ export function catalogEntries(skills: readonly SkillEntry[]): CatalogEntry[] {
     if (tags === undefined || (Array.isArray(tags) && tags.every(isString))) return metadata;
     // Tags help ranking only; anything but a string in a list is ignored.
     const strings = Array.isArray(tags) ? tags.filter(isString) : [];
-    return strings.length > 0 ? { name: metadata.name, description: metadata.description, tags: strings } : { name: metadata.name, description: metadata.description };
+    return strings.length > 0
+      ? { name: metadata.name, description: metadata.description, tags: strings }
+      : { name: metadata.name, description: metadata.description };
   });
 }
 
@@ -148,7 +150,8 @@ function useLine(toolName: string): string {
 /** The header of a section listing every skill: whole or shortened descriptions, or names only. */
 function fixedHead(mode: 'full' | 'names', total: number, findToolName: string | undefined): string {
   if (mode === 'full') return `${INTRO} Each line below is a skill name and when to use it.`;
-  const search = findToolName === undefined ? '' : ` Call \`${findToolName}\` with a few words about the task to see which skills fit and what they do.`;
+  const search =
+    findToolName === undefined ? '' : ` Call \`${findToolName}\` with a few words about the task to see which skills fit and what they do.`;
   return `${INTRO} ${thereAre(total)}; each line below is a skill name.${search}`;
 }
 
@@ -178,7 +181,10 @@ export function shorten(text: string, max: number): string {
   const space = text.lastIndexOf(' ', room);
   const cut = space >= room / 2 ? space : room;
   // A partial escape goes, and trailing punctuation too, but not the `;` that ends an escape.
-  return `${text.slice(0, cut).replace(/&[lg]?t?$/, '').replace(/(?:[\s,:.\-–—]|(?<!&[lg]t);)+$/u, '')}${ELLIPSIS}`;
+  return `${text
+    .slice(0, cut)
+    .replace(/&[lg]?t?$/, '')
+    .replace(/(?:[\s,:.\-–—]|(?<!&[lg]t);)+$/u, '')}${ELLIPSIS}`;
 }
 
 const line = (name: string, description: string): string => (description === '' ? `- ${name}` : `- ${name}: ${description}`);
@@ -285,7 +291,13 @@ function rankedContext(entries: readonly CatalogEntry[], settings: Settings): Ra
   const total = entries.length;
   // Ranked lines are at most RANKED_WITH_DESCRIPTION, so their count has one or two digits, or reads "one".
   const head = Math.max(...[0, 1, 10, total].map((ranked) => rankedHead(total, total, Math.min(ranked, total)).length));
-  const reserved = joinedLength([CATALOG_OPEN, 'x'.repeat(head), trailer(total, total, settings.findToolName), useLine(settings.toolName), CATALOG_CLOSE]);
+  const reserved = joinedLength([
+    CATALOG_OPEN,
+    'x'.repeat(head),
+    trailer(total, total, settings.findToolName),
+    useLine(settings.toolName),
+    CATALOG_CLOSE,
+  ]);
   // First wins, like the index; a sorted lookup rather than a Map, which costs ~40 bytes a skill for as long as the index lives.
   return { entries, byName: nameLookup(entries, (entry) => entry.name), settings, reserved };
 }
@@ -306,7 +318,9 @@ function renderRanked(context: RankedContext, query: string, ranker: Ranker | un
   if (included.length === 0) return compact(total, settings);
   const omitted = total - included.length;
   const body = omitted > 0 ? [...lines, trailer(omitted, total, settings.findToolName)] : lines;
-  const text = [CATALOG_OPEN, rankedHead(total, included.length, ranked.length), ...body, useLine(settings.toolName), CATALOG_CLOSE].join('\n');
+  const text = [CATALOG_OPEN, rankedHead(total, included.length, ranked.length), ...body, useLine(settings.toolName), CATALOG_CLOSE].join(
+    '\n',
+  );
   return result(text, settings.budget, { mode: 'ranked', included, shortened, ranked, omitted });
 }
 
@@ -359,7 +373,11 @@ function compact(total: number, settings: Settings): CatalogResult {
   const search = findToolName === undefined ? '' : ` Call \`${findToolName}\` with a few words about the task to find the ones that fit.`;
   const candidates = [
     [CATALOG_OPEN, `${INTRO} ${thereAre(total)}, not listed here for lack of room.${search}`, useLine(toolName), CATALOG_CLOSE],
-    [CATALOG_OPEN, `${skillsAre(total)} not listed here.${findToolName === undefined ? '' : ` Call \`${findToolName}\` to search them.`}`, CATALOG_CLOSE],
+    [
+      CATALOG_OPEN,
+      `${skillsAre(total)} not listed here.${findToolName === undefined ? '' : ` Call \`${findToolName}\` to search them.`}`,
+      CATALOG_CLOSE,
+    ],
     [CATALOG_OPEN, `${skillsAre(total)} not listed here.`, CATALOG_CLOSE],
   ];
   const fields = { included: [], shortened: [], ranked: [], omitted: total };

@@ -128,7 +128,8 @@ export function skillDirectories(options: SkillDirectoriesOptions): string[] {
     fail('scope', `must be one of ${SCOPES.map((s) => `'${s}'`).join(', ')}, got ${JSON.stringify(scope) ?? String(scope)}.`);
   }
   if (typeof cwd !== 'string' || cwd === '') fail('cwd', `must be the project folder, a non-empty string. Example: ${EXAMPLE}.`);
-  if (home !== undefined && (typeof home !== 'string' || home === '')) fail('home', 'must be a non-empty string when given (default: the home directory).');
+  if (home !== undefined && (typeof home !== 'string' || home === ''))
+    fail('home', 'must be a non-empty string when given (default: the home directory).');
   const roots: Array<{ base: string; pick: (folders: ToolSkillFolders) => readonly string[] }> = [];
   if (scope !== 'user') roots.push({ base: resolve(cwd), pick: (folders) => folders.project });
   if (scope !== 'project') roots.push({ base: resolve(home ?? homedir()), pick: (folders) => folders.user });

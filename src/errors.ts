@@ -82,8 +82,10 @@ export class SkillsWatchError extends SkillsError {
 export type SkillUnavailableReason = 'unreadable' | 'changed' | 'stale';
 
 function unavailableMessage(fields: { skill: string; path: string; reason: SkillUnavailableReason; detail: string }): string {
-  if (fields.reason === 'changed') return `SKILL.md of ${fields.skill} changed and cannot be read right now (${fields.detail}); try again in a moment`;
-  if (fields.reason === 'stale') return `SKILL.md of ${fields.skill} changed since the skills index was built (${fields.detail}); the index must be rebuilt`;
+  if (fields.reason === 'changed')
+    return `SKILL.md of ${fields.skill} changed and cannot be read right now (${fields.detail}); try again in a moment`;
+  if (fields.reason === 'stale')
+    return `SKILL.md of ${fields.skill} changed since the skills index was built (${fields.detail}); the index must be rebuilt`;
   return `${fields.path} cannot be read any more (${fields.detail})`;
 }
 
@@ -103,7 +105,10 @@ export class SkillUnavailableError extends SkillsError {
   /** What went wrong, briefly: "it does not exist", "unclosed frontmatter at line 1". */
   readonly detail: string;
 
-  constructor(fields: { skill: string; path: string; reason: SkillUnavailableReason; detail: string; message?: string }, options?: { cause?: unknown }) {
+  constructor(
+    fields: { skill: string; path: string; reason: SkillUnavailableReason; detail: string; message?: string },
+    options?: { cause?: unknown },
+  ) {
     super('SKILLS_UNAVAILABLE', fields.message ?? unavailableMessage(fields), options);
     this.name = 'SkillUnavailableError';
     this.skill = fields.skill;

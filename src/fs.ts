@@ -54,7 +54,12 @@ export interface SkillsFileSystem {
    * rejects with NOT_A_FILE unless the file opened is a regular file (one more
    * call: callers whose directory listing already said "regular file" leave it out).
    */
-  readUntil?(path: string, end: (bytes: Uint8Array, length: number) => number, firstChunk: number, options?: ReadUntilOptions): Promise<string>;
+  readUntil?(
+    path: string,
+    end: (bytes: Uint8Array, length: number) => number,
+    firstChunk: number,
+    options?: ReadUntilOptions,
+  ): Promise<string>;
   /** The target of a symbolic link, as stored. Optional: only used to explain a link that cannot be followed (ELOOP). */
   readlink?(path: string): Promise<string>;
   /** Change events under `path`; ends when `signal` aborts. Optional: only the `watch` option needs it. */
@@ -67,7 +72,11 @@ export interface SkillsFileSystem {
    * folder cannot be watched at all; a watch that fails later calls `onError`
    * and must never throw or emit an unhandled error. Optional, like `watch`.
    */
-  watchFolder?(path: string, onEvent: (eventType: string, filename: string | null) => void, onError: (error: unknown) => void): FolderWatchHandle;
+  watchFolder?(
+    path: string,
+    onEvent: (eventType: string, filename: string | null) => void,
+    onError: (error: unknown) => void,
+  ): FolderWatchHandle;
 }
 
 /** A running folder watch, as `watchFolder` returns it. */
@@ -112,7 +121,11 @@ export const nodeFileSystem: SkillsFileSystem = {
  * event loop (a folder turned unreadable, a link loop), where no caller can
  * catch it.
  */
-function watchFolderOnDisk(path: string, onEvent: (eventType: string, filename: string | null) => void, onError: (error: unknown) => void): FolderWatchHandle {
+function watchFolderOnDisk(
+  path: string,
+  onEvent: (eventType: string, filename: string | null) => void,
+  onError: (error: unknown) => void,
+): FolderWatchHandle {
   const watcher = watch(path, (eventType, filename) => onEvent(eventType, filename));
   watcher.on('error', onError);
   return watcher;
@@ -143,7 +156,13 @@ function tooLarge(path: string): Error {
 type Stop = ((bytes: Uint8Array, length: number) => number) | undefined;
 
 /** Reads up to `length` bytes into `buffer` at `offset` from file position `position`, then calls `done`. */
-type ReadInto = (buffer: Buffer, offset: number, length: number, position: number, done: (error: unknown, bytesRead: number) => void) => void;
+type ReadInto = (
+  buffer: Buffer,
+  offset: number,
+  length: number,
+  position: number,
+  done: (error: unknown, bytesRead: number) => void,
+) => void;
 
 type Outcome = { text: string } | { error: unknown };
 
@@ -153,7 +172,14 @@ type Outcome = { text: string } | { error: unknown };
  * past which it fails with EFBIG) until `stop` says where to end or the file
  * ends; then calls `settle` once with the text decoded as UTF-8.
  */
-function readGrowing(readInto: ReadInto, path: string, firstSize: number, maxBytes: number, stop: Stop, settle: (outcome: Outcome) => void): void {
+function readGrowing(
+  readInto: ReadInto,
+  path: string,
+  firstSize: number,
+  maxBytes: number,
+  stop: Stop,
+  settle: (outcome: Outcome) => void,
+): void {
   let bytes = Buffer.allocUnsafe(Math.max(1, firstSize));
   let length = 0;
   const next = (): void => {
@@ -184,7 +210,14 @@ function readGrowing(readInto: ReadInto, path: string, firstSize: number, maxByt
  * Reads from `fd` (see readGrowing), then closes it; settles only once it is
  * closed, so no more files are open than the caller's concurrency limit allows.
  */
-function readOpen(fd: number, path: string, firstSize: number, stop: Stop, resolve: (text: string) => void, reject: (error: unknown) => void): void {
+function readOpen(
+  fd: number,
+  path: string,
+  firstSize: number,
+  stop: Stop,
+  resolve: (text: string) => void,
+  reject: (error: unknown) => void,
+): void {
   const readInto: ReadInto = (buffer, offset, length, position, done) => read(fd, buffer, offset, length, position, done);
   // A failed close must not hide the text already read, nor turn into a rejection.
   readGrowing(readInto, path, firstSize, MAX_TEXT_FILE_BYTES, stop, (outcome) =>
@@ -197,7 +230,12 @@ function readOpen(fd: number, path: string, firstSize: number, stop: Stop, resol
  * where to end or the file ends (see readGrowing), for filesystems without
  * `readUntil`. The caller closes the handle.
  */
-export function readHandleUntil(handle: FileHandle, path: string, firstChunk: number, stop: (bytes: Uint8Array, length: number) => number): Promise<string> {
+export function readHandleUntil(
+  handle: FileHandle,
+  path: string,
+  firstChunk: number,
+  stop: (bytes: Uint8Array, length: number) => number,
+): Promise<string> {
   const readInto: ReadInto = (buffer, offset, length, position, done) => {
     handle.read(buffer, offset, length, position).then(
       ({ bytesRead }) => done(null, bytesRead),
@@ -206,7 +244,9 @@ export function readHandleUntil(handle: FileHandle, path: string, firstChunk: nu
   };
   return new Promise((resolve, reject) => {
     // No size cap here, as before this loop was shared: the filesystem given decides what a read returns.
-    readGrowing(readInto, path, firstChunk, Number.MAX_SAFE_INTEGER, stop, (outcome) => ('text' in outcome ? resolve(outcome.text) : reject(outcome.error)));
+    readGrowing(readInto, path, firstChunk, Number.MAX_SAFE_INTEGER, stop, (outcome) =>
+      'text' in outcome ? resolve(outcome.text) : reject(outcome.error),
+    );
   });
 }
 
@@ -220,7 +260,8 @@ function readRegularFile(path: string): Promise<string> {
     open(path, OPEN_FLAGS, (openError, fd) => {
       if (openError) return reject(openError);
       fstat(fd, (statError, stats) => {
-        const problem = statError ?? (!stats.isFile() ? notAFile(path, stats) : stats.size > MAX_TEXT_FILE_BYTES ? tooLarge(path) : undefined);
+        const problem =
+          statError ?? (!stats.isFile() ? notAFile(path, stats) : stats.size > MAX_TEXT_FILE_BYTES ? tooLarge(path) : undefined);
         if (problem) return close(fd, () => reject(problem));
         // One byte of room past the size: the read that returns 0 needs no second buffer.
         readOpen(fd, path, stats.size + 1, undefined, resolve, reject);
@@ -235,7 +276,12 @@ function readRegularFile(path: string): Promise<string> {
  * skills, FileHandle open/read/close took more of the main thread than the
  * parser.
  */
-function readUntilOnDisk(path: string, end: (bytes: Uint8Array, length: number) => number, firstChunk: number, options?: ReadUntilOptions): Promise<string> {
+function readUntilOnDisk(
+  path: string,
+  end: (bytes: Uint8Array, length: number) => number,
+  firstChunk: number,
+  options?: ReadUntilOptions,
+): Promise<string> {
   return new Promise((resolve, reject) => {
     open(path, OPEN_FLAGS, (openError, fd) => {
       if (openError) return reject(openError);

@@ -60,15 +60,13 @@ export function createIndexCache({ load, toIndex = createSkillIndex, ttl, now = 
   function startDiscovery(): Promise<{ index: SkillIndex; durationMs: number }> {
     const startedIn = generation;
     const started = now();
-    const discovery = load().then(
-      (result) => {
-        const finished = now();
-        const entry = { index: toIndex(result, finished), durationMs: finished - started };
-        // An invalidate() during the scan means this result may be stale: serve it, but don't keep it.
-        if (startedIn === generation) current = entry;
-        return entry;
-      },
-    );
+    const discovery = load().then((result) => {
+      const finished = now();
+      const entry = { index: toIndex(result, finished), durationMs: finished - started };
+      // An invalidate() during the scan means this result may be stale: serve it, but don't keep it.
+      if (startedIn === generation) current = entry;
+      return entry;
+    });
     inFlight = discovery;
     // Clear the in-flight slot either way, so a failed scan is retried by the next request.
     discovery.then(

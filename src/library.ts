@@ -58,7 +58,18 @@ export function libraryOf(index: SkillIndex, options: ResolvedOptions): Library 
 /** Up to three known names for an unknown `name`, for a warning (rare: built only then). */
 export function suggestionsFor(library: Library, name: string): string[] {
   const names = library.index.skills.map((entry) => entry.metadata.name);
-  return suggestNames({ names, rank: (query, limit) => library.ranker().rank(query, limit).map((r) => r.name) }, name, 3);
+  return suggestNames(
+    {
+      names,
+      rank: (query, limit) =>
+        library
+          .ranker()
+          .rank(query, limit)
+          .map((r) => r.name),
+    },
+    name,
+    3,
+  );
 }
 
 /** One Library per index, kept as long as the index: a rebuilt index gets a new one. */

@@ -92,7 +92,9 @@ class SkillsRuntime {
     } catch (error) {
       if (ctx.signal?.aborted) throw error;
       // Discovery itself reports bad skills as diagnostics; reaching here is a bug or a broken fs.
-      ctx.log.error('[skills] discovery failed; continuing without skills', { error: error instanceof Error ? error.message : String(error) });
+      ctx.log.error('[skills] discovery failed; continuing without skills', {
+        error: error instanceof Error ? error.message : String(error),
+      });
       return undefined;
     }
   }

@@ -250,7 +250,12 @@ function checkPackages(value: unknown): string[] {
   const names = checkStringList('packages', value);
   names.forEach((name, i) => {
     const problem = packageNameProblem(name);
-    if (problem) fail(`packages[${i}]`, `(${JSON.stringify(name)}) is not a package name: ${problem}.`, "Example: packages: ['@sisu-ai/skill-debug'].");
+    if (problem)
+      fail(
+        `packages[${i}]`,
+        `(${JSON.stringify(name)}) is not a package name: ${problem}.`,
+        "Example: packages: ['@sisu-ai/skill-debug'].",
+      );
   });
   return [...new Set(names)];
 }
@@ -291,7 +296,11 @@ function checkKeys(options: object): void {
   for (const key of Object.keys(options)) {
     if (!Object.hasOwn(OPTION_KEYS, key)) {
       const suggestion = closest(key);
-      fail(undefined, `unknown option \`${key}\`.${suggestion ? ` Did you mean \`${suggestion}\`?` : ''}`, `Known options: ${KNOWN_OPTIONS.join(', ')}.`);
+      fail(
+        undefined,
+        `unknown option \`${key}\`.${suggestion ? ` Did you mean \`${suggestion}\`?` : ''}`,
+        `Known options: ${KNOWN_OPTIONS.join(', ')}.`,
+      );
     }
   }
 }
@@ -303,12 +312,14 @@ function checkPlaces(options: SkillsOptions, packages: readonly string[]): strin
     fail(undefined, 'pass either `directory` or `directories`, not both.', 'Put every folder in `directories`, in precedence order.');
   }
   if (directory !== undefined) {
-    if (typeof directory !== 'string' || directory.trim() === '') fail('directory', `must be a non-empty string, got ${describe(directory)}.`, `Example: ${USAGE}.`);
+    if (typeof directory !== 'string' || directory.trim() === '')
+      fail('directory', `must be a non-empty string, got ${describe(directory)}.`, `Example: ${USAGE}.`);
     return [directory];
   }
   if (directories !== undefined) {
     const listed = checkStringList('directories', directories);
-    if (listed.length === 0 && packages.length === 0) fail('directories', 'is empty: list at least one folder that holds skills,', `e.g. ${USAGE}.`);
+    if (listed.length === 0 && packages.length === 0)
+      fail('directories', 'is empty: list at least one folder that holds skills,', `e.g. ${USAGE}.`);
     return listed;
   }
   if (packages.length > 0) return [];
@@ -340,7 +351,8 @@ export function resolveOptions(options: SkillsOptions | undefined): ResolvedOpti
   const cwd = options.cwd ?? process.cwd();
   if (typeof cwd !== 'string' || cwd.trim() === '') fail('cwd', `must be a non-empty string, got ${describe(cwd)}.`);
   const fs = checkFs(options.fs);
-  if (options.signal !== undefined && !(options.signal instanceof AbortSignal)) fail('signal', `must be an AbortSignal, got ${describe(options.signal)}.`);
+  if (options.signal !== undefined && !(options.signal instanceof AbortSignal))
+    fail('signal', `must be an AbortSignal, got ${describe(options.signal)}.`);
   const resolvedCwd = resolveDirectory(cwd, process.cwd());
   return {
     // The same folder listed twice is scanned once.
@@ -372,8 +384,10 @@ export function resolveOptions(options: SkillsOptions | undefined): ResolvedOpti
 function checkIndex(options: SkillsOptions, cwd: string): string | undefined {
   const { index } = options;
   if (index === undefined) return undefined;
-  if (typeof index !== 'string' || index.trim() === '') fail('index', `must be the path of a file \`sisu-skills index\` wrote, got ${describe(index)}.`);
-  if (options.preload === true) fail('index', 'cannot be used with `preload: true`:', 'the index holds no instructions to preload. Use one or the other.');
+  if (typeof index !== 'string' || index.trim() === '')
+    fail('index', `must be the path of a file \`sisu-skills index\` wrote, got ${describe(index)}.`);
+  if (options.preload === true)
+    fail('index', 'cannot be used with `preload: true`:', 'the index holds no instructions to preload. Use one or the other.');
   return resolveDirectory(index, cwd);
 }
 
@@ -392,13 +406,21 @@ function checkAutoActivate(value: unknown): Required<AutoActivateOptions> | unde
   if (value === undefined || value === false) return undefined;
   if (value === true) return { ...defaults };
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-    fail('autoActivate', 'must be true, false or { threshold, maxSkills },', `e.g. autoActivate: { threshold: ${defaults.threshold}, maxSkills: ${defaults.maxSkills} }.`);
+    fail(
+      'autoActivate',
+      'must be true, false or { threshold, maxSkills },',
+      `e.g. autoActivate: { threshold: ${defaults.threshold}, maxSkills: ${defaults.maxSkills} }.`,
+    );
   }
   const { threshold = defaults.threshold, maxSkills = defaults.maxSkills, ...rest } = value as Record<string, unknown>;
   const unknownKey = Object.keys(rest)[0];
   if (unknownKey !== undefined) fail(`autoActivate.${unknownKey}`, 'is not an option: the known keys are threshold and maxSkills.');
   if (typeof threshold !== 'number' || !(threshold >= 0 && threshold <= 1)) {
-    fail('autoActivate.threshold', `must be a number from 0 to 1 (scores are normalised), got ${String(threshold)}.`, `Default: ${defaults.threshold}.`);
+    fail(
+      'autoActivate.threshold',
+      `must be a number from 0 to 1 (scores are normalised), got ${String(threshold)}.`,
+      `Default: ${defaults.threshold}.`,
+    );
   }
   if (typeof maxSkills !== 'number' || !Number.isInteger(maxSkills) || maxSkills < 1) {
     fail('autoActivate.maxSkills', `must be a whole number of 1 or more, got ${String(maxSkills)}.`, `Default: ${defaults.maxSkills}.`);
@@ -412,14 +434,17 @@ function checkWatch(value: unknown, fs: SkillsFileSystem): ResolvedOptions['watc
   if (typeof value === 'object' && value !== null && !Array.isArray(value)) {
     const { debounceMs: given, ...rest } = value as Record<string, unknown>;
     const unknownKey = Object.keys(rest)[0];
-    if (unknownKey !== undefined) fail(`watch.${unknownKey}`, 'is not an option: the only key is debounceMs,', 'e.g. watch: { debounceMs: 200 }.');
+    if (unknownKey !== undefined)
+      fail(`watch.${unknownKey}`, 'is not an option: the only key is debounceMs,', 'e.g. watch: { debounceMs: 200 }.');
     debounceMs = checkSize('watch.debounceMs', given, debounceMs, true);
     // A timer of Infinity fires at once: a debounce must be finite.
-    if (debounceMs === Infinity) fail('watch.debounceMs', 'must be a finite number of milliseconds, got Infinity.', `Default: ${DEFAULTS.watch.debounceMs}.`);
+    if (debounceMs === Infinity)
+      fail('watch.debounceMs', 'must be a finite number of milliseconds, got Infinity.', `Default: ${DEFAULTS.watch.debounceMs}.`);
   } else if (value !== true) {
     fail('watch', `must be true, false or { debounceMs }, got ${describe(value)}.`);
   }
   const canWatch = typeof fs.watch === 'function' || typeof fs.watchFolder === 'function';
-  if (!canWatch) fail('watch', 'needs an `fs` with a watch() or watchFolder() method (node:fs/promises has watch):', 'leave `fs` out, or add one.');
+  if (!canWatch)
+    fail('watch', 'needs an `fs` with a watch() or watchFolder() method (node:fs/promises has watch):', 'leave `fs` out, or add one.');
   return { debounceMs };
 }

@@ -24,10 +24,18 @@ export interface PreActivationSettings {
 }
 
 /** The messages that activate each chosen skill once per conversation; earlier turns count. */
-export async function preActivate(ctx: SkillsContext, library: Library, run: SkillsRun, query: string, settings: PreActivationSettings): Promise<HostMessage[]> {
+export async function preActivate(
+  ctx: SkillsContext,
+  library: Library,
+  run: SkillsRun,
+  query: string,
+  settings: PreActivationSettings,
+): Promise<HostMessage[]> {
   const { index } = library;
   const toolName = modelToolName(ctx.state.toolAliases, USE_SKILL_TOOL);
-  const earlier = activatedSkills(ctx.messages, (requested) => index.get(requested)?.metadata.name, [...new Set([USE_SKILL_TOOL, toolName])]);
+  const earlier = activatedSkills(ctx.messages, (requested) => index.get(requested)?.metadata.name, [
+    ...new Set([USE_SKILL_TOOL, toolName]),
+  ]);
   for (const name of earlier) run.activate(name);
 
   const messages: HostMessage[] = [];
@@ -51,7 +59,10 @@ function choose(ctx: SkillsContext, library: Library, run: SkillsRun, query: str
   const mentions = findMentions(query, (name) => library.index.get(name) !== undefined);
   // Suggestions for the first few only: each costs a bounded search, and a flood of unknown names is noise.
   mentions.unknown.forEach((mention, i) => {
-    ctx.log.warn('[skills] unknown mention', { mention, ...(i < SUGGESTED_MENTIONS ? { suggestions: suggestionsFor(library, mention) } : {}) });
+    ctx.log.warn('[skills] unknown mention', {
+      mention,
+      ...(i < SUGGESTED_MENTIONS ? { suggestions: suggestionsFor(library, mention) } : {}),
+    });
   });
   if (mentions.ignored !== undefined && mentions.ignored > 0) {
     ctx.log.warn('[skills] too many mentions', { examined: MAX_MENTIONS, ignored: mentions.ignored });
@@ -65,14 +76,23 @@ function choose(ctx: SkillsContext, library: Library, run: SkillsRun, query: str
   });
 }
 
-async function activationText(ctx: SkillsContext, index: SkillIndex, pick: Activation, options: ActivationTextOptions): Promise<string | undefined> {
+async function activationText(
+  ctx: SkillsContext,
+  index: SkillIndex,
+  pick: Activation,
+  options: ActivationTextOptions,
+): Promise<string | undefined> {
   try {
     const loaded = await index.loadDetailed(pick.name);
     if (!loaded) return undefined;
     if (loaded.first) for (const diagnostic of loaded.diagnostics) ctx.log.warn('[skills] warning', diagnostic);
     return renderActivation(loaded.skill, options);
   } catch (error) {
-    ctx.log.warn('[skills] could not activate', { skill: pick.name, route: pick.route, error: error instanceof Error ? error.message : String(error) });
+    ctx.log.warn('[skills] could not activate', {
+      skill: pick.name,
+      route: pick.route,
+      error: error instanceof Error ? error.message : String(error),
+    });
     return undefined;
   }
 }
@@ -85,7 +105,12 @@ async function activationText(ctx: SkillsContext, index: SkillIndex, pick: Activ
  * the request's first model call on the conversation, by which time every
  * middleware in between has run.
  */
-export async function injectThenNext(ctx: SkillsContext, injected: readonly HostMessage[], userMessagePending: boolean, next: Next): Promise<void> {
+export async function injectThenNext(
+  ctx: SkillsContext,
+  injected: readonly HostMessage[],
+  userMessagePending: boolean,
+  next: Next,
+): Promise<void> {
   const model = ctx.model;
   if (injected.length === 0) return next();
   if (!userMessagePending || !model || typeof model.generate !== 'function') {

@@ -73,7 +73,8 @@ export interface PrebuiltDiscovery extends DiscoveryResult {
   packageVersion: string;
 }
 
-export type PrebuiltIndexReason = 'missing' | 'unreadable' | 'not-json' | 'wrong-format' | 'incompatible-version' | 'other-options' | 'malformed';
+export type PrebuiltIndexReason =
+  'missing' | 'unreadable' | 'not-json' | 'wrong-format' | 'incompatible-version' | 'other-options' | 'malformed';
 
 export type PrebuiltIndexRead =
   | { ok: true; result: PrebuiltDiscovery }
@@ -95,7 +96,11 @@ export type PrebuiltIndexRead =
  * SkillsConfigError on invalid options, like the middleware; skill problems
  * are in the document's diagnostics.
  */
-export async function buildPrebuiltIndex(options: SkillsOptions, output: string, now: () => Date = () => new Date()): Promise<PrebuiltIndexDocument> {
+export async function buildPrebuiltIndex(
+  options: SkillsOptions,
+  output: string,
+  now: () => Date = () => new Date(),
+): Promise<PrebuiltIndexDocument> {
   const resolved = resolveOptions(options);
   const result = await discover(resolved, { frontmatterOnly: true });
   return prebuiltIndexFrom(result, resolved, output, now());
@@ -155,7 +160,12 @@ export function serializePrebuiltIndex(document: PrebuiltIndexDocument): string 
 }
 
 function recordOf(entry: SkillEntry, stamp: SkillStamp, base: string): PrebuiltSkillRecord {
-  const record: PrebuiltSkillRecord = { directory: encodePath(entry.directory, base), size: stamp.size, mtimeMs: stamp.mtimeMs, metadata: entry.metadata };
+  const record: PrebuiltSkillRecord = {
+    directory: encodePath(entry.directory, base),
+    size: stamp.size,
+    mtimeMs: stamp.mtimeMs,
+    metadata: entry.metadata,
+  };
   if (entry.path !== skillFileIn(entry.directory)) record.file = encodePath(entry.path, base);
   const specials: SpecialNumber[] = [];
   if (!jsonCarries(entry.metadata)) {
@@ -235,7 +245,12 @@ function withoutSpecials(value: unknown, path: Array<string | number>, found: Sp
     const copy: Record<string, unknown> = {};
     for (const [key, item] of Object.entries(value)) {
       // defineProperty: `__proto__` stays an own key, as the parser made it.
-      Object.defineProperty(copy, key, { value: withoutSpecials(item, [...path, key], found), enumerable: true, writable: true, configurable: true });
+      Object.defineProperty(copy, key, {
+        value: withoutSpecials(item, [...path, key], found),
+        enumerable: true,
+        writable: true,
+        configurable: true,
+      });
     }
     return copy;
   }
@@ -253,7 +268,10 @@ function restoreSpecials(metadata: Record<string, unknown>, specials: unknown): 
     if (!Array.isArray(path) || path.length === 0 || typeof name !== 'string' || !Object.hasOwn(SPECIAL_VALUES, name)) return false;
     let holder: unknown = metadata;
     for (const key of path.slice(0, -1)) {
-      holder = typeof holder === 'object' && holder !== null && (typeof key === 'string' || typeof key === 'number') ? (holder as Record<string, unknown>)[key] : undefined;
+      holder =
+        typeof holder === 'object' && holder !== null && (typeof key === 'string' || typeof key === 'number')
+          ? (holder as Record<string, unknown>)[key]
+          : undefined;
     }
     const last: unknown = path[path.length - 1];
     if (typeof holder !== 'object' || holder === null || (typeof last !== 'string' && typeof last !== 'number')) return false;
@@ -288,7 +306,8 @@ export async function readPrebuiltIndex(file: string, options: DiscoveryShape & 
   return parsePrebuiltIndex(text, path, options);
 }
 
-const REBUILD = 'Rebuild it with `sisu-skills index <directory...> -o <file>` using the same directories, packages, include, exclude and strict as the middleware.';
+const REBUILD =
+  'Rebuild it with `sisu-skills index <directory...> -o <file>` using the same directories, packages, include, exclude and strict as the middleware.';
 
 /** `readPrebuiltIndex` for text already read; `file` is where it came from (paths inside are relative to its folder). */
 export function parsePrebuiltIndex(text: string, file: string, options: DiscoveryShape): PrebuiltIndexRead {
@@ -301,7 +320,12 @@ export function parsePrebuiltIndex(text: string, file: string, options: Discover
     return unusable(path, 'not-json', `is not valid JSON (${error instanceof Error ? error.message : String(error)})`, REBUILD, at);
   }
   if (!isRecord(document) || document.format !== PREBUILT_INDEX_FORMAT) {
-    return unusable(path, 'wrong-format', `is not a skills index (no "format": "${PREBUILT_INDEX_FORMAT}")`, 'Point the `index` option at the file `sisu-skills index -o` wrote.');
+    return unusable(
+      path,
+      'wrong-format',
+      `is not a skills index (no "format": "${PREBUILT_INDEX_FORMAT}")`,
+      'Point the `index` option at the file `sisu-skills index -o` wrote.',
+    );
   }
   if (document.version !== PREBUILT_INDEX_VERSION) {
     const by = typeof document.packageVersion === 'string' ? ` by @sisu-ai/mw-skills ${document.packageVersion}` : '';
@@ -320,7 +344,12 @@ export function parsePrebuiltIndex(text: string, file: string, options: Discover
   return decodeBody(document, path, decode, options);
 }
 
-function decodeBody(document: Record<string, unknown>, path: string, decode: (path: string) => string, options: DiscoveryShape): PrebuiltIndexRead {
+function decodeBody(
+  document: Record<string, unknown>,
+  path: string,
+  decode: (path: string) => string,
+  options: DiscoveryShape,
+): PrebuiltIndexRead {
   const { skills, errors, warnings, scannedDirectories, createdAt } = document;
   if (!isStringList(scannedDirectories)) return malformed(path, '"scannedDirectories" is not a list of strings');
   const scanned = scannedDirectories.map(decode);
@@ -345,7 +374,8 @@ function decodeBody(document: Record<string, unknown>, path: string, decode: (pa
     if (!inside.some((root) => folder.startsWith(root) || folder + sep === root)) {
       return malformed(path, `skill ${i + 1} (${JSON.stringify(metadata.name)}) lies outside the configured directories`);
     }
-    if (specials !== undefined && !restoreSpecials(metadata, specials)) return malformed(path, `skill ${i + 1}: "specials" does not match its metadata`);
+    if (specials !== undefined && !restoreSpecials(metadata, specials))
+      return malformed(path, `skill ${i + 1}: "specials" does not match its metadata`);
     const skillPath = file === undefined ? skillFileIn(folder) : decode(file);
     decoded.push({ metadata, path: skillPath, directory: folder, instructions: '', resources: [] });
     stamps.set(skillPath, { size, mtimeMs });
@@ -394,7 +424,14 @@ function decodeDiagnostics(list: unknown, severity: Diagnostic['severity'], deco
 function decodeShape(value: unknown, decode: (path: string) => string): DiscoveryShape | undefined {
   if (!isRecord(value)) return undefined;
   const { directories, packages, include, exclude, strict } = value;
-  if (!isStringList(directories) || !isStringList(packages) || !isStringList(include) || !isStringList(exclude) || typeof strict !== 'boolean') return undefined;
+  if (
+    !isStringList(directories) ||
+    !isStringList(packages) ||
+    !isStringList(include) ||
+    !isStringList(exclude) ||
+    typeof strict !== 'boolean'
+  )
+    return undefined;
   return { directories: directories.map(decode), packages, include, exclude, strict };
 }
 
@@ -402,8 +439,10 @@ function decodeShape(value: unknown, decode: (path: string) => string): Discover
 function shapeDifference(built: DiscoveryShape, wanted: DiscoveryShape): string | undefined {
   const list = (items: readonly string[]) => JSON.stringify(items);
   // Order is precedence (the first wins a name clash), so it must match too.
-  if (list(built.directories) !== list(wanted.directories)) return `directories ${list(built.directories)}, the middleware has ${list(wanted.directories)}`;
-  if (list(built.packages) !== list(wanted.packages)) return `packages ${list(built.packages)}, the middleware has ${list(wanted.packages)}`;
+  if (list(built.directories) !== list(wanted.directories))
+    return `directories ${list(built.directories)}, the middleware has ${list(wanted.directories)}`;
+  if (list(built.packages) !== list(wanted.packages))
+    return `packages ${list(built.packages)}, the middleware has ${list(wanted.packages)}`;
   for (const key of ['include', 'exclude'] as const) {
     // Pattern order changes nothing.
     const a = [...new Set(built[key])].sort();
@@ -479,7 +518,8 @@ export function compareSkillStamp(entry: SkillEntry, recorded: SkillStamp, curre
   if (!current.isFile()) return stale(entry, 'changed', 'it is no longer a regular file');
   const changes: string[] = [];
   if (current.size !== recorded.size) changes.push(`size ${recorded.size} -> ${current.size} bytes`);
-  if (Math.abs(current.mtimeMs - recorded.mtimeMs) >= MTIME_TOLERANCE_MS) changes.push(`modified ${isoOf(recorded.mtimeMs)} -> ${isoOf(current.mtimeMs)}`);
+  if (Math.abs(current.mtimeMs - recorded.mtimeMs) >= MTIME_TOLERANCE_MS)
+    changes.push(`modified ${isoOf(recorded.mtimeMs)} -> ${isoOf(current.mtimeMs)}`);
   return changes.length === 0 ? { status: 'unchanged' } : stale(entry, 'changed', changes.join(', '));
 }
 
@@ -515,6 +555,10 @@ function stale(entry: SkillEntry, status: 'changed' | 'vanished' | 'unreadable',
     path: entry.path,
     detail,
     message,
-    diagnostic: createDiagnostic('INDEX_STALE', entry.path, `${SKILL_FILE} of skill "${skill}" ${what}. Rebuild the index with \`sisu-skills index\` after changing skills.`),
+    diagnostic: createDiagnostic(
+      'INDEX_STALE',
+      entry.path,
+      `${SKILL_FILE} of skill "${skill}" ${what}. Rebuild the index with \`sisu-skills index\` after changing skills.`,
+    ),
   };
 }

@@ -125,7 +125,8 @@ export function tokenize(text: string): string[] {
   return out;
 }
 
-const WHEN_CLAUSE = /\b(?:use|used|trigger|triggers|triggered|invoke|activate|apply)\s+(?:this\s+(?:skill\s+)?|it\s+)?(?:when|whenever|for|if|to)\b([^.!?\n]*)/gi;
+const WHEN_CLAUSE =
+  /\b(?:use|used|trigger|triggers|triggered|invoke|activate|apply)\s+(?:this\s+(?:skill\s+)?|it\s+)?(?:when|whenever|for|if|to)\b([^.!?\n]*)/gi;
 
 /** The words of "Use when ..." (and alike) clauses in a description. */
 export function whenClauses(description: string): string {
@@ -355,7 +356,10 @@ function weighTerms({ table, ids, bounds, averageLength }: Tokenized): Weighted 
       tfById[id] = 0;
     }
   }
-  return { ids: table.vocabulary, postings: { term: term.subarray(0, count), doc: doc.subarray(0, count), weight: weight.subarray(0, count) } };
+  return {
+    ids: table.vocabulary,
+    postings: { term: term.subarray(0, count), doc: doc.subarray(0, count), weight: weight.subarray(0, count) },
+  };
 }
 
 /** Pass 3: terms numbered in sorted order, postings packed by term (src/compact.ts), and each term's IDF. */

@@ -46,7 +46,11 @@ export function checkResourcePath(requested: string): PathCheck {
   if (path === '') return { ok: false, problem: 'empty', detail: 'the path is empty' };
   if (path.includes('\0')) return { ok: false, problem: 'nul', detail: 'it holds a NUL byte' };
   if (hasHiddenCharacters(path)) {
-    return { ok: false, problem: 'hidden-characters', detail: 'it holds invisible or control characters (such as a right-to-left override)' };
+    return {
+      ok: false,
+      problem: 'hidden-characters',
+      detail: 'it holds invisible or control characters (such as a right-to-left override)',
+    };
   }
   const plain = structural(path);
   if (!plain.ok) return plain;
@@ -58,12 +62,20 @@ export function checkResourcePath(requested: string): PathCheck {
     if (next === undefined || next === decoded) break;
     decoded = next;
     if (decoded.includes('\0') || !structural(decoded).ok) {
-      return { ok: false, problem: 'encoded', detail: 'its URL-decoded form leaves the skill folder (it hides `..`, `/` or `\\` as %-escapes)' };
+      return {
+        ok: false,
+        problem: 'encoded',
+        detail: 'its URL-decoded form leaves the skill folder (it hides `..`, `/` or `\\` as %-escapes)',
+      };
     }
   }
   const lookalike = path.normalize('NFKC').replace(SLASH_LOOKALIKES, '/');
   if (lookalike !== path && !structural(lookalike).ok) {
-    return { ok: false, problem: 'lookalike', detail: 'it uses characters that look like `/`, `\\` or `.` (such as a fullwidth ／), read as a path that leaves the skill folder' };
+    return {
+      ok: false,
+      problem: 'lookalike',
+      detail: 'it uses characters that look like `/`, `\\` or `.` (such as a fullwidth ／), read as a path that leaves the skill folder',
+    };
   }
   return plain;
 }

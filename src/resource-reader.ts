@@ -118,7 +118,8 @@ function refuse(reason: RefusalReason, message: string): Refusal {
 
 /** The refusal for a file-system error while reading a listed file: gone since it was listed, or unreadable. */
 function fileProblem(error: unknown, verb: 'read' | 'opened'): Refusal {
-  if (errorCode(error) === 'ENOENT') return refuse('missing', 'it was listed but no longer exists (moved or deleted since). Continue without it.');
+  if (errorCode(error) === 'ENOENT')
+    return refuse('missing', 'it was listed but no longer exists (moved or deleted since). Continue without it.');
   return refuse('unreadable', `it cannot be ${verb} (${errorReason(error)}).`);
 }
 
@@ -144,7 +145,10 @@ export function createResourceReader(settings: ResourceReaderSettings): Resource
     // Checked before opening: opening a FIFO or a device could block or never end.
     if (!stats.isFile()) return refuse('not-a-file', 'it is not a regular file (a folder, pipe or device), so it cannot be read.');
     if (stats.size > maxBytes) {
-      return refuse('too-large', `it is ${formatBytes(stats.size)}, over the ${formatBytes(maxBytes)} limit for one file (maxFileSize). Follow the skill's instructions for using it without reading it.`);
+      return refuse(
+        'too-large',
+        `it is ${formatBytes(stats.size)}, over the ${formatBytes(maxBytes)} limit for one file (maxFileSize). Follow the skill's instructions for using it without reading it.`,
+      );
     }
     const spent = request.budget?.get(skill.metadata.name) ?? 0;
     if (spent >= maxSkillSize) return budgetSpent(skill, spent);
@@ -154,7 +158,10 @@ export function createResourceReader(settings: ResourceReaderSettings): Resource
     if (!('kind' in content)) return content;
     if (!hit) cache.set(target.real, stats, content);
     if (content.kind === 'binary') {
-      return refuse('binary', `it is a binary file (${target.resource.type}, ${formatBytes(stats.size)}), so its bytes are not returned. Use it by its path as the skill's instructions say.`);
+      return refuse(
+        'binary',
+        `it is a binary file (${target.resource.type}, ${formatBytes(stats.size)}), so its bytes are not returned. Use it by its path as the skill's instructions say.`,
+      );
     }
     const window = lineWindow({ text: content.text, offset: request.offset, limit: request.limit });
     if (!window.ok) return window;
@@ -250,12 +257,20 @@ interface Target {
 async function checkTarget(fs: SkillsFileSystem, isSecret: SecretMatcher, skill: Skill, requested: string): Promise<Target | Refusal> {
   const checked = checkResourcePath(requested);
   if (!checked.ok) {
-    return refuse(checked.problem, `${checked.detail}. Use a path relative to the skill folder, exactly as listed by ${USE_SKILL_TOOL} (e.g. "references/guide.md").`);
+    return refuse(
+      checked.problem,
+      `${checked.detail}. Use a path relative to the skill folder, exactly as listed by ${USE_SKILL_TOOL} (e.g. "references/guide.md").`,
+    );
   }
   const path = checked.path;
-  if (isSecret(path)) return refuse('secret', 'it matches a secret file pattern (.env*, *.pem, *.key, id_rsa*, credentials*, secrets* or a configured one); secrets are never read.');
+  if (isSecret(path))
+    return refuse(
+      'secret',
+      'it matches a secret file pattern (.env*, *.pem, *.key, id_rsa*, credentials*, secrets* or a configured one); secrets are never read.',
+    );
   // SKILL.md itself is readable too: a use_skill answer cut at maxInstructionChars points here for the rest.
-  const resource = path === SKILL_FILE ? skillFileResource(skill) : skill.resources.find((r) => r.path.normalize('NFC') === path.normalize('NFC'));
+  const resource =
+    path === SKILL_FILE ? skillFileResource(skill) : skill.resources.find((r) => r.path.normalize('NFC') === path.normalize('NFC'));
   if (!resource) return notListed(skill, path);
 
   let realDirectory: string;
@@ -271,11 +286,15 @@ async function checkTarget(fs: SkillsFileSystem, isSecret: SecretMatcher, skill:
     return fileProblem(error, 'read');
   }
   if (real === realDirectory || !isSameOrInside(real, realDirectory)) {
-    return refuse('outside', 'it resolves (through a symbolic link) to a location outside the skill folder; only files inside the skill can be read.');
+    return refuse(
+      'outside',
+      'it resolves (through a symbolic link) to a location outside the skill folder; only files inside the skill can be read.',
+    );
   }
   const realRelative = relative(realDirectory, real).split(sep).join('/');
   if (isSecret(realRelative)) return refuse('secret', 'it links to a file that matches a secret file pattern; secrets are never read.');
-  if (hasHiddenCharacters(realRelative)) return refuse('hidden-characters', 'it links to a file whose name holds invisible or control characters.');
+  if (hasHiddenCharacters(realRelative))
+    return refuse('hidden-characters', 'it links to a file whose name holds invisible or control characters.');
   return { ok: true, path, resource, real };
 }
 
@@ -352,7 +371,10 @@ async function readContent(fs: SkillsFileSystem, path: string, checked: FileStat
     if (handle.stat) {
       const opened = await handle.stat();
       if (!opened.isFile() || (checked.ino !== undefined && (opened.ino !== checked.ino || opened.dev !== checked.dev))) {
-        return refuse('swapped', 'it was replaced between the safety checks and the read (a link or another file took its place), so it was not read.');
+        return refuse(
+          'swapped',
+          'it was replaced between the safety checks and the read (a link or another file took its place), so it was not read.',
+        );
       }
     }
     // One byte of room beyond the expected size shows a file that grew.

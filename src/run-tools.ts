@@ -60,7 +60,11 @@ export class RunToolbox {
     });
     const findSkills = bindFindSkillsTool(modelIndex);
     if (!this.reader) return { useSkill, findSkills };
-    return { useSkill, findSkills, readResource: bindReadResourceTool({ source: () => run.index, reader: this.reader, budget: run.reads }) };
+    return {
+      useSkill,
+      findSkills,
+      readResource: bindReadResourceTool({ source: () => run.index, reader: this.reader, budget: run.reads }),
+    };
   }
 
   /** Register `tool` unless this ctx has it; replace an earlier run's copy of ours, never someone else's tool. */

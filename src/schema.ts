@@ -217,7 +217,13 @@ function report(sink: DiagnosticSink, code: DiagnosticCode, context: ValidationC
   sink.report(code, { file: context.file, line: at?.line ?? 1, column: at?.column ?? 1 }, message);
 }
 
-function reportIssue(issue: z.ZodIssue, input: Record<string, unknown>, parsed: ParsedFrontmatter, context: ValidationContext, sink: DiagnosticSink): void {
+function reportIssue(
+  issue: z.ZodIssue,
+  input: Record<string, unknown>,
+  parsed: ParsedFrontmatter,
+  context: ValidationContext,
+  sink: DiagnosticSink,
+): void {
   // The schema is an object, so every issue sits under a top-level key.
   const key = String(issue.path[0]);
   const field = parsed.fields[key];
@@ -234,7 +240,10 @@ function isBlank(value: unknown): boolean {
 }
 
 function requiredMessage(key: string, value: unknown, parsed: ParsedFrontmatter, context: ValidationContext): string {
-  const example = key === 'name' ? `\`name: ${suggestName(context.folderName) ?? 'my-skill'}\`` : '`description: What the skill does and when to use it.`';
+  const example =
+    key === 'name'
+      ? `\`name: ${suggestName(context.folderName) ?? 'my-skill'}\``
+      : '`description: What the skill does and when to use it.`';
   if (!parsed.hasFrontmatter) {
     return `${key}: is missing because SKILL.md has no frontmatter. Start the file with a \`---\` block holding name and description, e.g. ${example}.`;
   }
@@ -251,7 +260,8 @@ export function formatIssue(issue: z.ZodIssue, input: Record<string, unknown>): 
     return `${label}: is ${value.length} characters long; the limit is ${String(issue.maximum)}. Shorten it.`;
   }
   if (issue.code === 'invalid_type' || issue.code === 'invalid_union') {
-    const expected = issue.path.length > 1 ? 'a string' : (EXPECTED[key] ?? `a ${issue.code === 'invalid_type' ? issue.expected : 'valid value'}`);
+    const expected =
+      issue.path.length > 1 ? 'a string' : (EXPECTED[key] ?? `a ${issue.code === 'invalid_type' ? issue.expected : 'valid value'}`);
     return `${label}: must be ${expected}, got ${describeValue(value)}.`;
   }
   // Zod's own messages for other issues are plain sentences ("Invalid input").
@@ -293,7 +303,12 @@ export function describeValue(value: unknown): string {
 // diagnostics.ts's table). A name with invisible or control characters is
 // always an error.
 
-function checkNamingRules(input: Record<string, unknown>, parsed: ParsedFrontmatter, context: ValidationContext, sink: DiagnosticSink): void {
+function checkNamingRules(
+  input: Record<string, unknown>,
+  parsed: ParsedFrontmatter,
+  context: ValidationContext,
+  sink: DiagnosticSink,
+): void {
   const { name, description, compatibility } = input;
   if (typeof name === 'string' && hasText(name)) checkName(name, parsed, context, sink);
   // A text has at most as many code points as UTF-16 units: only a long one needs counting.

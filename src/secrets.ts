@@ -6,14 +6,7 @@
 import { globRegExp } from './glob.js';
 
 /** Always applied; the `secretPatterns` option adds to these, it cannot remove them. */
-export const DEFAULT_SECRET_PATTERNS: readonly string[] = Object.freeze([
-  '.env*',
-  '*.pem',
-  '*.key',
-  'id_rsa*',
-  'credentials*',
-  'secrets*',
-]);
+export const DEFAULT_SECRET_PATTERNS: readonly string[] = Object.freeze(['.env*', '*.pem', '*.key', 'id_rsa*', 'credentials*', 'secrets*']);
 
 /** Whether a path (or a single name) holds a secret. */
 export type SecretMatcher = (relativePath: string) => boolean;

@@ -46,7 +46,13 @@ export function createSkillSource(options: ResolvedOptions): SkillSource {
           // Never stale text: a SKILL.md that changed since the build is refused until the index is rebuilt.
           const check = await checkSkillFile(options.fs, entry, stamp);
           if (check.status !== 'unchanged') {
-            throw new SkillUnavailableError({ skill: check.skill, path: check.path, reason: 'stale', detail: check.detail, message: check.message });
+            throw new SkillUnavailableError({
+              skill: check.skill,
+              path: check.path,
+              reason: 'stale',
+              detail: check.detail,
+              message: check.message,
+            });
           }
         }
         return loadSkillContent(entry, options);

@@ -62,5 +62,9 @@ function checkOptions(options: WatchOptions): void {
 function checkDelay(option: 'debounceMs' | 'maxWaitMs' | 'retryMs', value: unknown, fallback: string): void {
   if (value === undefined || (typeof value === 'number' && Number.isFinite(value) && value >= 0)) return;
   const got = typeof value === 'string' ? JSON.stringify(value) : String(value);
-  throw new SkillsConfigError({ option, problem: `must be a number of milliseconds, 0 or more, got ${got}.`, hint: `Leave it out for the default (${fallback}).` });
+  throw new SkillsConfigError({
+    option,
+    problem: `must be a number of milliseconds, 0 or more, got ${got}.`,
+    hint: `Leave it out for the default (${fallback}).`,
+  });
 }

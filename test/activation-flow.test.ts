@@ -34,10 +34,19 @@ async function library(size: number): Promise<string> {
   await Promise.all(
     Array.from({ length: size }, (_, i) => {
       const name = `skill-${String(i).padStart(3, '0')}`;
-      return writeSkill(root, name, `name: ${name}\ndescription: Handles task number ${i} with care and plenty of explanation for the reader. Use when task ${i} comes up.`);
+      return writeSkill(
+        root,
+        name,
+        `name: ${name}\ndescription: Handles task number ${i} with care and plenty of explanation for the reader. Use when task ${i} comes up.`,
+      );
     }),
   );
-  await writeSkill(root, 'pdf-forms', 'name: pdf-forms\ndescription: Fills in PDF forms and extracts fields from PDF documents. Use when the user has a PDF form.', 'PDF BODY');
+  await writeSkill(
+    root,
+    'pdf-forms',
+    'name: pdf-forms\ndescription: Fills in PDF forms and extracts fields from PDF documents. Use when the user has a PDF form.',
+    'PDF BODY',
+  );
   return root;
 }
 
@@ -92,7 +101,10 @@ describe('catalog budget and find_skills', () => {
 
   it('injects exactly the section `sisu-skills prompt` prints, in full and in ranked mode', async () => {
     const root = await library(200);
-    for (const [directory, budget] of [[fixtures, 8000], [root, 1500]] as const) {
+    for (const [directory, budget] of [
+      [fixtures, 8000],
+      [root, 1500],
+    ] as const) {
       const query = 'fill in a PDF form';
       const ctx = await run({ directories: [directory], catalogBudget: budget }, [{ role: 'user', content: query }]);
       const { skills } = await discoverSkills({ directories: [directory] });
@@ -154,7 +166,9 @@ describe('activation strategies', () => {
     await middleware(first, async () => {});
     expect(toolMessages(first)).toHaveLength(1);
     // The next turn of the same conversation (messages kept), mentioning it again.
-    const next = createContext({ messages: [...first.messages, { role: 'assistant', content: 'ok' }, { role: 'user', content: '@debug still broken' }] });
+    const next = createContext({
+      messages: [...first.messages, { role: 'assistant', content: 'ok' }, { role: 'user', content: '@debug still broken' }],
+    });
     await middleware(next, async () => {});
     expect(toolMessages(next)).toHaveLength(1);
     // And the model asking for it by tool gets the short note.
@@ -177,8 +191,18 @@ describe('activation strategies', () => {
 
   it('autoActivate never picks a hidden skill; several activations keep their order behind the user message', async () => {
     const root = await mkdtemp(join(temp, 'auto-hidden-'));
-    await writeSkill(root, 'invoice-export', 'name: invoice-export\ndescription: Exports invoices to CSV files.\ndisable-model-invocation: true', 'HIDDEN BODY');
-    await writeSkill(root, 'invoice-reader', 'name: invoice-reader\ndescription: Reads invoices and answers questions about them.', 'READER BODY');
+    await writeSkill(
+      root,
+      'invoice-export',
+      'name: invoice-export\ndescription: Exports invoices to CSV files.\ndisable-model-invocation: true',
+      'HIDDEN BODY',
+    );
+    await writeSkill(
+      root,
+      'invoice-reader',
+      'name: invoice-reader\ndescription: Reads invoices and answers questions about them.',
+      'READER BODY',
+    );
     await writeSkill(root, 'notes', 'name: notes\ndescription: Takes notes.', 'NOTES BODY');
     const ctx = await run(
       { directories: [root], always: ['notes'], autoActivate: { threshold: 0, maxSkills: 5 } },
@@ -207,7 +231,10 @@ describe('activation strategies', () => {
     const ctx = createContext({ messages: conversation('@gone now') });
     await middleware(ctx, async () => {});
     expect(toolMessages(ctx)).toHaveLength(0);
-    expect(ctx.log.entries.find((e) => e.args[0] === '[skills] could not activate')?.args[1]).toMatchObject({ skill: 'gone', route: 'mention' });
+    expect(ctx.log.entries.find((e) => e.args[0] === '[skills] could not activate')?.args[1]).toMatchObject({
+      skill: 'gone',
+      route: 'mention',
+    });
   });
 
   it('middleware after it (where the model runs) sees the injected instructions', async () => {
@@ -215,7 +242,9 @@ describe('activation strategies', () => {
     const model = async (ctx: StackContext): Promise<void> => {
       seen = String(toolMessages(ctx)[0]?.content).split('\n')[0] ?? '';
     };
-    await compose([skillsMiddleware({ directories: [fixtures] }), model])(createContext({ messages: conversation('@explain how does the cache work?') }));
+    await compose([skillsMiddleware({ directories: [fixtures] }), model])(
+      createContext({ messages: conversation('@explain how does the cache work?') }),
+    );
     expect(seen).toBe('<skill name="explain">');
   });
 });
@@ -314,6 +343,8 @@ describe('errors stay inside', () => {
 
   it('configuration errors are thrown at construction only, as SkillsConfigError', () => {
     expect(() => skillsMiddleware({ directories: ['x'], autoActivate: { threshold: 2 } } as SkillsOptions)).toThrow(/autoActivate/);
-    expect(() => skillsMiddleware({ directories: ['x'], watch: true, fs: { ...nodeFileSystem, watch: undefined, watchFolder: undefined } })).toThrow(/watch\(\)/);
+    expect(() =>
+      skillsMiddleware({ directories: ['x'], watch: true, fs: { ...nodeFileSystem, watch: undefined, watchFolder: undefined } }),
+    ).toThrow(/watch\(\)/);
   });
 });

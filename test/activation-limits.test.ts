@@ -20,7 +20,10 @@ beforeAll(async () => {
   for (let i = 0; i < SKILLS; i++) {
     const name = `skill-${i}`;
     await mkdir(join(root, name));
-    await writeFile(join(root, name, 'SKILL.md'), `---\nname: ${name}\ndescription: Skill number ${i}. Use when testing.\n---\n# ${name}\nBody ${i}.\n`);
+    await writeFile(
+      join(root, name, 'SKILL.md'),
+      `---\nname: ${name}\ndescription: Skill number ${i}. Use when testing.\n---\n# ${name}\nBody ${i}.\n`,
+    );
   }
 });
 afterAll(async () => {
@@ -65,7 +68,10 @@ describe('a burst of activations', () => {
     const emfile = Object.assign(new Error('EMFILE: too many open files'), { code: 'EMFILE' });
     let failing = true;
     const base = countingFs(emfile).fs;
-    const fs: SkillsFileSystem = { ...base, readFile: (path, encoding) => (failing ? base.readFile(path, encoding) : nodeFileSystem.readFile(path, encoding)) };
+    const fs: SkillsFileSystem = {
+      ...base,
+      readFile: (path, encoding) => (failing ? base.readFile(path, encoding) : nodeFileSystem.readFile(path, encoding)),
+    };
     const ctx = createContext({ messages: conversation('go') });
     await skillsMiddleware({ directories: [root], fs })(ctx, async () => {});
     const answer = await callTool(ctx, 'use_skill', { skill_name: 'skill-1' });

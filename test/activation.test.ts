@@ -1,12 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import {
-  findMentions,
-  isModelInvocable,
-  MAX_MENTIONS,
-  selectActivations,
-  type RankedSkill,
-} from '../src/activation.js';
+import { findMentions, isModelInvocable, MAX_MENTIONS, selectActivations, type RankedSkill } from '../src/activation.js';
 
 const KNOWN = ['code-review', 'debug', 'deploy-staging', 'explain', 'test-gen'];
 
@@ -52,7 +46,19 @@ describe('findMentions', () => {
   });
 
   it('ignores mentions inside fenced code blocks but not inline code', () => {
-    const text = ['```ts', '@debug', 'class A {}', '```', 'run `@explain`', '~~~~', '@test-gen', '~~~', 'still code', '~~~~', '@code-review'].join('\n');
+    const text = [
+      '```ts',
+      '@debug',
+      'class A {}',
+      '```',
+      'run `@explain`',
+      '~~~~',
+      '@test-gen',
+      '~~~',
+      'still code',
+      '~~~~',
+      '@code-review',
+    ].join('\n');
     expect(findMentions(text, KNOWN).known).toEqual(['explain', 'code-review']);
   });
 
@@ -217,7 +223,9 @@ describe('selectActivations', () => {
 
   it('does not rank an empty query', () => {
     const { rank, queries } = ranker([{ name: 'debug', score: 1 }]);
-    expect(selectActivations({ mentions: [], always: [], auto: { query: '  ', threshold: 0, maxSkills: 1, rank }, alreadyActive: [] })).toEqual([]);
+    expect(
+      selectActivations({ mentions: [], always: [], auto: { query: '  ', threshold: 0, maxSkills: 1, rank }, alreadyActive: [] }),
+    ).toEqual([]);
     expect(queries).toEqual([]);
   });
 });

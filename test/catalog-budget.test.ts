@@ -6,10 +6,36 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { buildCatalog, CATALOG_CLOSE, CATALOG_OPEN, catalogText, createCatalog, MIN_DESCRIPTION_CHARS, shorten, type CatalogEntry, type CatalogOptions, type CatalogResult } from '../src/catalog.js';
+import {
+  buildCatalog,
+  CATALOG_CLOSE,
+  CATALOG_OPEN,
+  catalogText,
+  createCatalog,
+  MIN_DESCRIPTION_CHARS,
+  shorten,
+  type CatalogEntry,
+  type CatalogOptions,
+  type CatalogResult,
+} from '../src/catalog.js';
 import { createRanker, type Ranker } from '../src/rank.js';
 
-const TOPICS = ['audio', 'video', 'pdf', 'kubernetes', 'docker', 'git', 'invoice', 'email', 'sql', 'image', 'deploy', 'review', 'migrate', 'test'];
+const TOPICS = [
+  'audio',
+  'video',
+  'pdf',
+  'kubernetes',
+  'docker',
+  'git',
+  'invoice',
+  'email',
+  'sql',
+  'image',
+  'deploy',
+  'review',
+  'migrate',
+  'test',
+];
 const VERBS = ['analyze', 'build', 'convert', 'debug', 'fill', 'generate', 'lint', 'merge', 'plan', 'scan'];
 
 /** `count` skills named `<verb>-<topic>-<n>` in alphabetical order, the way a large published library looks. */
@@ -18,7 +44,10 @@ function library(count: number): CatalogEntry[] {
   for (let i = 0; i < count; i++) {
     const verb = VERBS[Math.floor((i * VERBS.length) / count)] ?? 'scan';
     const topic = TOPICS[i % TOPICS.length] ?? 'git';
-    entries.push({ name: `${verb}-${topic}-${String(i).padStart(4, '0')}`, description: `${verb} ${topic} files for a project, step by step, with checks at each step.` });
+    entries.push({
+      name: `${verb}-${topic}-${String(i).padStart(4, '0')}`,
+      description: `${verb} ${topic} files for a project, step by step, with checks at each step.`,
+    });
   }
   return entries;
 }
@@ -26,7 +55,10 @@ function library(count: number): CatalogEntry[] {
 /** The 3,000-skill library of the issue, with the one skill the request is about far down the alphabet. */
 const LARGE = [
   ...library(3000),
-  { name: 'kubernetes-migrate', description: 'Migrate Kubernetes manifests to a new API version. Use when asked to migrate a cluster or upgrade Kubernetes.' },
+  {
+    name: 'kubernetes-migrate',
+    description: 'Migrate Kubernetes manifests to a new API version. Use when asked to migrate a cluster or upgrade Kubernetes.',
+  },
 ];
 const QUERY = 'kubernetes migrate';
 
@@ -51,7 +83,12 @@ function parse(text: string): Parsed {
 }
 
 /** What every section must satisfy, whatever the input. */
-function checkSection(entries: readonly CatalogEntry[], options: CatalogOptions, { text, report }: CatalogResult, ranker: Ranker = createRanker(entries)): void {
+function checkSection(
+  entries: readonly CatalogEntry[],
+  options: CatalogOptions,
+  { text, report }: CatalogResult,
+  ranker: Ranker = createRanker(entries),
+): void {
   const budget = options.budget ?? 8000;
   expect(text.length).toBeLessThanOrEqual(budget);
   expect(report.length).toBe(text.length);
@@ -117,7 +154,11 @@ describe('catalog under a tight budget', () => {
     const names = buildCatalog(library(40), { budget: 1400, findToolName: null });
     expect(names.report.mode).toBe('names');
     expect(names.text).toContain('There are 40; each line below is a skill name.\n');
-    for (const [budget, says] of [[120, '\n3001 skills are not listed here.\n'], [300, '\n3001 skills are not listed here.\n'], [500, '\n2998 more skills are not listed here.\n']] as const) {
+    for (const [budget, says] of [
+      [120, '\n3001 skills are not listed here.\n'],
+      [300, '\n3001 skills are not listed here.\n'],
+      [500, '\n2998 more skills are not listed here.\n'],
+    ] as const) {
       const tiny = buildCatalog(LARGE, { budget, findToolName: null });
       checkSection(LARGE, { budget, findToolName: null }, tiny);
       expect(tiny.text).toContain(says);
@@ -125,7 +166,10 @@ describe('catalog under a tight budget', () => {
   });
 
   it('createCatalog says whether the section hides anything a search would show, for every query alike', () => {
-    const summary = (catalog: ReturnType<typeof createCatalog>) => ({ mode: catalog.render().report.mode, needsSearch: catalog.needsSearch });
+    const summary = (catalog: ReturnType<typeof createCatalog>) => ({
+      mode: catalog.render().report.mode,
+      needsSearch: catalog.needsSearch,
+    });
     expect(createCatalog(library(3)).needsSearch).toBe(false);
     expect(summary(createCatalog(library(40), { budget: 1400 }))).toEqual({ mode: 'names', needsSearch: true });
     expect(summary(createCatalog(LARGE, { budget: 600 }))).toEqual({ mode: 'ranked', needsSearch: true });
@@ -138,18 +182,20 @@ describe('catalog under a tight budget', () => {
     const words = [...TOPICS, ...VERBS, 'files', 'project', 'with', 'the'];
     const word = fc.constantFrom(...words);
     // Libraries of any size up to 600, from a seed: fast-check's own arrays stay small and would rarely leave full mode.
-    const libraryArb = fc.record({ count: fc.integer({ min: 1, max: 600 }), seed: fc.integer({ min: 1, max: 2 ** 31 - 1 }) }).map(({ count, seed }) => {
-      let state = seed;
-      const next = (n: number): number => {
-        state = (state * 48271) % 2147483647;
-        return state % n;
-      };
-      const pick = (): string => words[next(words.length)] ?? 'the';
-      return Array.from({ length: count }, (_, i): CatalogEntry => ({
-        name: `${pick()}-${pick()}-${i}`,
-        description: Array.from({ length: next(40) }, pick).join(' '),
-      }));
-    });
+    const libraryArb = fc
+      .record({ count: fc.integer({ min: 1, max: 600 }), seed: fc.integer({ min: 1, max: 2 ** 31 - 1 }) })
+      .map(({ count, seed }) => {
+        let state = seed;
+        const next = (n: number): number => {
+          state = (state * 48271) % 2147483647;
+          return state % n;
+        };
+        const pick = (): string => words[next(words.length)] ?? 'the';
+        return Array.from({ length: count }, (_, i): CatalogEntry => ({
+          name: `${pick()}-${pick()}-${i}`,
+          description: Array.from({ length: next(40) }, pick).join(' '),
+        }));
+      });
     const text = (max: number) => fc.array(word, { maxLength: max }).map((chosen) => chosen.join(' '));
     fc.assert(
       fc.property(
@@ -181,14 +227,18 @@ describe('which mode a budget gives', () => {
       description: fc.oneof(fc.constant(''), fc.string({ maxLength: 300 }), fc.constant('Fills PDF forms. '.repeat(12))),
     });
     fc.assert(
-      fc.property(fc.uniqueArray(entry, { selector: (e) => e.name, minLength: 1, maxLength: 30 }), fc.integer({ min: 0, max: 6000 }), (entries, budget) => {
-        const mode = buildCatalog(entries, { budget }).report.mode;
-        const namesOnly = buildCatalog(
-          entries.map((e) => ({ name: e.name, description: '' })),
-          { budget },
-        ).report.mode;
-        if (mode === 'full' || mode === 'shortened') expect(namesOnly).toBe('full');
-      }),
+      fc.property(
+        fc.uniqueArray(entry, { selector: (e) => e.name, minLength: 1, maxLength: 30 }),
+        fc.integer({ min: 0, max: 6000 }),
+        (entries, budget) => {
+          const mode = buildCatalog(entries, { budget }).report.mode;
+          const namesOnly = buildCatalog(
+            entries.map((e) => ({ name: e.name, description: '' })),
+            { budget },
+          ).report.mode;
+          if (mode === 'full' || mode === 'shortened') expect(namesOnly).toBe('full');
+        },
+      ),
       { numRuns: 2000 },
     );
   });
@@ -196,14 +246,19 @@ describe('which mode a budget gives', () => {
   it('lists every description whole, or cut, whenever that section fits', () => {
     const entry = fc.record({
       name: fc.stringMatching(/^[a-z][a-z0-9-]{0,20}$/),
-      description: fc.array(fc.constantFrom('Fills', 'PDF', 'forms', 'and', 'merges', 'documents.', 'Use', 'when', 'asked', '<b>'), { maxLength: 40 }).map((w) => w.join(' ')),
+      description: fc
+        .array(fc.constantFrom('Fills', 'PDF', 'forms', 'and', 'merges', 'documents.', 'Use', 'when', 'asked', '<b>'), { maxLength: 40 })
+        .map((w) => w.join(' ')),
     });
     const unlimited = { budget: Number.MAX_SAFE_INTEGER };
     fc.assert(
       fc.property(fc.uniqueArray(entry, { selector: (e) => e.name, minLength: 1, maxLength: 30 }), fc.nat(200), (entries, slack) => {
         // The sections as they would be with room to spare, measured by building them.
         const whole = buildCatalog(entries, unlimited).report.length;
-        const cut = buildCatalog(entries.map((e) => ({ name: e.name, description: shorten(catalogText(e.description), MIN_DESCRIPTION_CHARS) })), unlimited).report.length;
+        const cut = buildCatalog(
+          entries.map((e) => ({ name: e.name, description: shorten(catalogText(e.description), MIN_DESCRIPTION_CHARS) })),
+          unlimited,
+        ).report.length;
         expect(buildCatalog(entries, { budget: whole + slack }).report.mode).toBe('full');
         expect(['full', 'shortened']).toContain(buildCatalog(entries, { budget: cut + slack }).report.mode);
       }),

@@ -24,7 +24,10 @@ beforeAll(async () => {
   root = await mkdtemp(join(tmpdir(), 'mw-skills-wiring-'));
   for (let i = 0; i < 60; i++) {
     await mkdir(join(root, `task-${i}`));
-    await writeFile(join(root, `task-${i}`, 'SKILL.md'), `---\nname: task-${i}\ndescription: Does numbered task ${i} for a project, step by step, with checks.\n---\nBody.\n`);
+    await writeFile(
+      join(root, `task-${i}`, 'SKILL.md'),
+      `---\nname: task-${i}\ndescription: Does numbered task ${i} for a project, step by step, with checks.\n---\nBody.\n`,
+    );
   }
 });
 afterAll(async () => {
@@ -62,7 +65,11 @@ describe.skipIf(!sisuPresent)('catalog and find_skills in the middleware', () =>
   it('prompt --no-find-skills prints what the middleware injects with findSkills: false', async () => {
     for (const catalogBudget of [300, 700, 1500]) {
       let stdout = '';
-      await runCli(['prompt', root, '--budget', String(catalogBudget), '--query', 'do task 7', '--no-find-skills'], { out: (l) => (stdout += `${l}\n`), err: () => {}, cwd: ROOT });
+      await runCli(['prompt', root, '--budget', String(catalogBudget), '--query', 'do task 7', '--no-find-skills'], {
+        out: (l) => (stdout += `${l}\n`),
+        err: () => {},
+        cwd: ROOT,
+      });
       expect(stdout).toBe(`${(await request({ catalogBudget, findSkills: false })).system}\n`);
     }
   });

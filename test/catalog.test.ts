@@ -44,7 +44,16 @@ describe('catalog entries', () => {
   });
 
   it('are listed with every description exactly as oneLine would put it, whatever whitespace it has', () => {
-    const descriptions = ['Folded and long enough.\n', '  both ends  ', '\tTab first.', 'Inner\nbreak.\n', 'Two  spaces.\n', 'Plain one.', 'Nbsp\u00a0inside. ', ' \u2028 '];
+    const descriptions = [
+      'Folded and long enough.\n',
+      '  both ends  ',
+      '\tTab first.',
+      'Inner\nbreak.\n',
+      'Two  spaces.\n',
+      'Plain one.',
+      'Nbsp\u00a0inside. ',
+      ' \u2028 ',
+    ];
     const { text } = buildCatalog(catalogEntries(descriptions.map((description, i) => skill(`s${i}`, description))));
     for (const [i, description] of descriptions.entries()) {
       const flat = oneLine(description);
@@ -56,13 +65,23 @@ describe('catalog entries', () => {
 
 describe('buildCatalog', () => {
   it('lists each skill on one line with whitespace collapsed when everything fits', () => {
-    const { text, report } = buildCatalog(catalogEntries([skill('code-review', 'Reviews diffs.\nUse when  asked\tto review.'), skill('debug', 'Finds bugs.')]));
+    const { text, report } = buildCatalog(
+      catalogEntries([skill('code-review', 'Reviews diffs.\nUse when  asked\tto review.'), skill('debug', 'Finds bugs.')]),
+    );
     expect(text.startsWith(CATALOG_OPEN)).toBe(true);
     expect(text.endsWith(CATALOG_CLOSE)).toBe(true);
     expect(text).toContain('- code-review: Reviews diffs. Use when asked to review.\n- debug: Finds bugs.');
     expect(text).toContain('call the `use_skill` tool with its `skill_name`');
     expect(text).not.toContain('find_skills');
-    expect(report).toEqual({ mode: 'full', length: text.length, budget: 8000, included: ['code-review', 'debug'], shortened: [], ranked: [], omitted: 0 });
+    expect(report).toEqual({
+      mode: 'full',
+      length: text.length,
+      budget: 8000,
+      included: ['code-review', 'debug'],
+      shortened: [],
+      ranked: [],
+      omitted: 0,
+    });
   });
 
   it('over budget, cuts the longest descriptions first, at a word boundary, and no further than needed', () => {
@@ -93,7 +112,10 @@ describe('buildCatalog', () => {
     expect(text).toContain('`find_skills`');
     const shortened = buildCatalog(entries, { budget: 40 * (MIN_DESCRIPTION_CHARS + 20) + 600 });
     expect(shortened.report.mode).toBe('shortened');
-    const lengths = shortened.text.split('\n').filter((l) => l.startsWith('- ')).map((l) => l.length - l.indexOf(': ') - 2);
+    const lengths = shortened.text
+      .split('\n')
+      .filter((l) => l.startsWith('- '))
+      .map((l) => l.length - l.indexOf(': ') - 2);
     expect(Math.min(...lengths)).toBeGreaterThanOrEqual(MIN_DESCRIPTION_CHARS - 10);
   });
 
@@ -113,7 +135,9 @@ describe('buildCatalog', () => {
     const lines = text.split('\n');
     expect(lines[2]).toBe('- pdf-forms: Fill in and flatten PDF forms. Use when a user sends a PDF form to complete.');
     expect(lines[3]).toBe('- skill-0000');
-    expect(text).toContain(`${report.omitted} more skills are not listed here. Call \`find_skills\` with a few words about the task to search all 1002.`);
+    expect(text).toContain(
+      `${report.omitted} more skills are not listed here. Call \`find_skills\` with a few words about the task to search all 1002.`,
+    );
   });
 
   it('ranked mode without a query lists the first names in catalog order', () => {
@@ -208,7 +232,6 @@ describe('createCatalog', () => {
     expect(asked).toBe(1);
   });
 });
-
 
 describe('withCatalog', () => {
   it('appends to the first system message and leaves the input untouched', () => {

@@ -26,7 +26,12 @@ let many: string;
 
 beforeAll(async () => {
   four = join(temp.path, 'four');
-  await writeSkill(four, 'pdf-forms', 'name: pdf-forms\ndescription: Fill in and flatten PDF forms. Use when a user sends a PDF form.', '# PDF forms\n\nFill every field.');
+  await writeSkill(
+    four,
+    'pdf-forms',
+    'name: pdf-forms\ndescription: Fill in and flatten PDF forms. Use when a user sends a PDF form.',
+    '# PDF forms\n\nFill every field.',
+  );
   await writeSkill(four, 'pdf-split', 'name: pdf-split\ndescription: Split a PDF into pages or ranges.');
   await writeSkill(four, 'invoice-chaser', 'name: invoice-chaser\ndescription: Write polite reminders for unpaid invoices.');
   await writeSkill(four, 'kubernetes-migrate', 'name: kubernetes-migrate\ndescription: Migrate Kubernetes manifests to a new API version.');
@@ -35,9 +40,10 @@ beforeAll(async () => {
   await writeSkill(mixed, 'Shouty', 'name: Shouty\ndescription: Loads, with a naming warning.');
   await writeSkill(mixed, 'broken', 'name: broken\ntags: not-a-list\ndescription: Skipped: tags must be a list.');
   other = join(temp.path, 'other');
-  await writeSkill(other, 'pdf-forms', 'name: pdf-forms\ndescription: The other folder\'s PDF skill.', 'OTHER BODY');
+  await writeSkill(other, 'pdf-forms', "name: pdf-forms\ndescription: The other folder's PDF skill.", 'OTHER BODY');
   many = join(temp.path, 'many');
-  for (let i = 0; i < 40; i++) await writeSkill(many, `task-${i}`, `name: task-${i}\ndescription: Does numbered task ${i} for a project, step by step.`);
+  for (let i = 0; i < 40; i++)
+    await writeSkill(many, `task-${i}`, `name: task-${i}\ndescription: Does numbered task ${i} for a project, step by step.`);
   await writeSkill(many, 'kubernetes-migrate', 'name: kubernetes-migrate\ndescription: Migrate Kubernetes manifests to a new API version.');
 });
 
@@ -47,7 +53,10 @@ describe('validate', () => {
     expect(code).toBe(1);
     // The last lines: one per folder given (indented, so problem matchers skip them), then the verdict.
     const lines = stdout.trimEnd().split('\n').slice(0, -3);
-    expect(stdout.trimEnd().split('\n').slice(-3, -1)).toEqual([`  folder ${mixed}: 2 skills`, `  folder ${join(temp.path, 'missing')}: 0 skills`]);
+    expect(stdout.trimEnd().split('\n').slice(-3, -1)).toEqual([
+      `  folder ${mixed}: 2 skills`,
+      `  folder ${join(temp.path, 'missing')}: 0 skills`,
+    ]);
     expect(lines.some((l) => l.startsWith(`${join(temp.path, 'missing')} error DIRECTORY_NOT_FOUND `))).toBe(true);
     expect(lines.find((l) => l.includes('broken'))).toMatch(/^\S+broken\/SKILL\.md:\d+:\d+ error METADATA_INVALID tags: /);
     expect(lines.find((l) => l.includes('Shouty'))).toMatch(/^\S+Shouty\/SKILL\.md:2:1 warning NAME_FORMAT /);
@@ -85,9 +94,14 @@ describe('--include and --exclude', () => {
   it('filter every command that loads skills; repeated or comma-separated', async () => {
     expect(await names(['list', '--json', four, '--include', 'pdf-*'])).toEqual(['pdf-forms', 'pdf-split']);
     expect(await names(['list', '--json', four, '--include', 'pdf-forms,invoice-*'])).toEqual(['invoice-chaser', 'pdf-forms']);
-    expect(await names(['list', '--json', four, '--include', 'pdf-forms', '--include', 'kubernetes-migrate'])).toEqual(['kubernetes-migrate', 'pdf-forms']);
+    expect(await names(['list', '--json', four, '--include', 'pdf-forms', '--include', 'kubernetes-migrate'])).toEqual([
+      'kubernetes-migrate',
+      'pdf-forms',
+    ]);
     expect(await names(['list', '--json', four, '--include', 'pdf-*', '--exclude', 'pdf-split'])).toEqual(['pdf-forms']);
-    const validate = JSON.parse((await cli(['validate', '--json', four, '--exclude', 'pdf-*,invoice-chaser'])).stdout) as { counts: { skills: number } };
+    const validate = JSON.parse((await cli(['validate', '--json', four, '--exclude', 'pdf-*,invoice-chaser'])).stdout) as {
+      counts: { skills: number };
+    };
     expect(validate.counts.skills).toBe(1);
     const prompt = await cli(['prompt', four, '--exclude', 'kubernetes-migrate']);
     expect(prompt.stdout).toContain('- pdf-forms: ');
@@ -131,7 +145,9 @@ describe('prompt at tiny budgets', () => {
   it('says on stderr what an over-budget section left out', async () => {
     const result = await cli(['prompt', many, '--budget', '800', '--query', 'migrate my kubernetes cluster']);
     expect(result.stdout.split('\n')[2]).toMatch(/^- kubernetes-migrate: /);
-    expect(result.stderr).toMatch(/^Catalog over budget \(\d+ of 800 characters, mode ranked\): \d+ of 41 skills listed, 1 first as most relevant to --query\.\n$/);
+    expect(result.stderr).toMatch(
+      /^Catalog over budget \(\d+ of 800 characters, mode ranked\): \d+ of 41 skills listed, 1 first as most relevant to --query\.\n$/,
+    );
     const names = await cli(['prompt', four, '--budget', '500']);
     expect(names.stderr).toMatch(/^Catalog over budget \(\d+ of 500 characters, mode names\): 4 of 4 skills listed, names only\.\n$/);
   });
@@ -144,7 +160,9 @@ if (!sisuPresent) console.log(`cli-commands: SISU not found at ${SISU_CORE}, ski
 
 describe.skipIf(!sisuPresent)('prompt prints exactly what the middleware injects', () => {
   async function injected(folder: string, budget: number, query: string | undefined): Promise<string> {
-    const core = (await import(pathToFileURL(SISU_CORE).href)) as { createCtx(options: { model: unknown; logLevel: string }): SkillsContext };
+    const core = (await import(pathToFileURL(SISU_CORE).href)) as {
+      createCtx(options: { model: unknown; logLevel: string }): SkillsContext;
+    };
     const ctx = core.createCtx({ model: {}, logLevel: 'error' });
     if (query !== undefined) ctx.messages.push({ role: 'user', content: query });
     await skillsMiddleware({ directories: [folder], catalogBudget: budget })(ctx, async () => {});
@@ -166,7 +184,7 @@ describe('the built binary', () => {
   const built = useBuiltBinary('mw-skills-cli-commands-');
   const fixtures = join(ROOT, 'fixtures', 'skills');
 
-  it('show prints exactly what the middleware\'s use_skill answers (default options) for every skill, as text and as JSON', async () => {
+  it("show prints exactly what the middleware's use_skill answers (default options) for every skill, as text and as JSON", async () => {
     const { skills } = await discoverSkills({ directories: [fixtures] });
     const middleware = skillsMiddleware({ directories: [fixtures] });
     expect(skills.length).toBeGreaterThan(0);
@@ -186,7 +204,11 @@ describe('the built binary', () => {
   });
 
   it('prompt --budget 10 prints nothing and says why; list exits 1 when a skill was skipped', async () => {
-    expect(await built.run(['prompt', four, '--budget', '10'])).toMatchObject({ code: 0, stdout: '', stderr: expect.stringMatching(/^A budget of 10 characters cannot hold/) });
+    expect(await built.run(['prompt', four, '--budget', '10'])).toMatchObject({
+      code: 0,
+      stdout: '',
+      stderr: expect.stringMatching(/^A budget of 10 characters cannot hold/),
+    });
     expect((await built.run(['list', mixed])).code).toBe(1);
   });
 });
@@ -204,8 +226,11 @@ const PACKAGE_NAMES_WIRED = true;
 
 const SISU_SKILLS = resolve(ROOT, '../shared/sisu/skills');
 const sisuSkillsPresent = existsSync(SISU_SKILLS);
-if (!sisuSkillsPresent) console.log(`cli-commands: SISU's skill packages not found at ${SISU_SKILLS}, skipping the --package tests on them (CI has them)`);
-const SISU_SKILL_PACKAGES = ['code-review', 'debug', 'deploy', 'explain', 'repo-search', 'test-gen'].map((name) => `@sisu-ai/skill-${name}`);
+if (!sisuSkillsPresent)
+  console.log(`cli-commands: SISU's skill packages not found at ${SISU_SKILLS}, skipping the --package tests on them (CI has them)`);
+const SISU_SKILL_PACKAGES = ['code-review', 'debug', 'deploy', 'explain', 'repo-search', 'test-gen'].map(
+  (name) => `@sisu-ai/skill-${name}`,
+);
 
 async function writePackage(root: string, name: string, version: string): Promise<void> {
   await mkdir(root, { recursive: true });
@@ -219,12 +244,16 @@ describe('--package', () => {
     app = join(temp.path, 'app');
     const team = join(app, 'node_modules', '@acme', 'team-skills');
     await writePackage(team, '@acme/team-skills', '1.2.3');
-    await writeSkill(join(team, 'skills'), 'pdf-forms', 'name: pdf-forms\ndescription: The team\'s PDF forms skill.');
-    await writeSkill(join(team, 'skills'), 'invoice-chaser', 'name: invoice-chaser\ndescription: Write polite reminders for unpaid invoices.');
+    await writeSkill(join(team, 'skills'), 'pdf-forms', "name: pdf-forms\ndescription: The team's PDF forms skill.");
+    await writeSkill(
+      join(team, 'skills'),
+      'invoice-chaser',
+      'name: invoice-chaser\ndescription: Write polite reminders for unpaid invoices.',
+    );
     const single = join(app, 'node_modules', 'single-skill');
     await writePackage(single, 'single-skill', '0.1.0');
     await writeSkill(join(app, 'node_modules'), 'single-skill', 'name: single-skill\ndescription: A package that is one skill.');
-    await writeSkill(join(app, 'local'), 'pdf-forms', 'name: pdf-forms\ndescription: The app\'s own PDF forms skill.');
+    await writeSkill(join(app, 'local'), 'pdf-forms', "name: pdf-forms\ndescription: The app's own PDF forms skill.");
     await mkdir(join(app, 'node_modules', 'not-skills'), { recursive: true });
     await writePackage(join(app, 'node_modules', 'not-skills'), 'not-skills', '2.0.0');
   });
@@ -239,7 +268,12 @@ describe('--package', () => {
       'single-skill    single-skill@0.1.0       A package that is one skill.',
     ]);
     const json = JSON.parse((await cli(['list', '--json', '--package', 'single-skill'], app)).stdout) as Array<{ origin: unknown }>;
-    expect(json[0]?.origin).toEqual({ kind: 'package', name: 'single-skill', version: '0.1.0', directory: join(app, 'node_modules', 'single-skill') });
+    expect(json[0]?.origin).toEqual({
+      kind: 'package',
+      name: 'single-skill',
+      version: '0.1.0',
+      directory: join(app, 'node_modules', 'single-skill'),
+    });
   });
 
   it('validate counts the skills of each folder and package, says which packages, and passes --strict', async () => {
@@ -260,16 +294,27 @@ describe('--package', () => {
       skills: Array<{ name: string; origin: { kind: string } }>;
     };
     expect(json.directories).toEqual([join(app, 'local')]);
-    expect(json.packages).toEqual([{ name: '@acme/team-skills', version: '1.2.3', directory: join(app, 'node_modules', '@acme', 'team-skills'), kind: 'collection' }]);
-    expect(json.skills.map((s) => [s.name, s.origin.kind])).toEqual([['pdf-forms', 'folder'], ['invoice-chaser', 'package']]);
+    expect(json.packages).toEqual([
+      { name: '@acme/team-skills', version: '1.2.3', directory: join(app, 'node_modules', '@acme', 'team-skills'), kind: 'collection' },
+    ]);
+    expect(json.skills.map((s) => [s.name, s.origin.kind])).toEqual([
+      ['pdf-forms', 'folder'],
+      ['invoice-chaser', 'package'],
+    ]);
   });
 
   it('a package that is not installed, or holds no skill, is an error naming it: validate and list exit 1', async () => {
     const validate = await cli(['validate', '--package', '@acme/missing', '--package', 'not-skills', '--package', 'single-skill'], app);
     expect(validate.code).toBe(1);
     const lines = validate.stdout.split('\n');
-    expect(lines).toContainEqual(expect.stringMatching(/^node_modules\/@acme\/missing error PACKAGE_NOT_FOUND package @acme\/missing is not installed where Node looks from /));
-    expect(lines).toContainEqual(expect.stringMatching(/^node_modules\/not-skills error PACKAGE_NOT_A_SKILL package not-skills@2\.0\.0 holds no skill/));
+    expect(lines).toContainEqual(
+      expect.stringMatching(
+        /^node_modules\/@acme\/missing error PACKAGE_NOT_FOUND package @acme\/missing is not installed where Node looks from /,
+      ),
+    );
+    expect(lines).toContainEqual(
+      expect.stringMatching(/^node_modules\/not-skills error PACKAGE_NOT_A_SKILL package not-skills@2\.0\.0 holds no skill/),
+    );
     expect(validate.stdout).toContain('FAILED: 1 skill loaded from 1 package, 2 errors, 0 warnings.');
     // list would silently miss the package's skills: it stops, as for a folder that cannot be read.
     const list = await cli(['list', 'local', '--package', '@acme/missing'], app);
@@ -326,8 +371,13 @@ describe('--package', () => {
       for (const cwd of [npmApp, pnpmApp]) {
         const result = await cli(['list', '--package', SISU_SKILL_PACKAGES.join(',')], cwd);
         expect(result).toMatchObject({ code: 0, stderr: '' });
-        const rows = result.stdout.trimEnd().split('\n').map((line) => line.split(/\s+/).slice(0, 2));
-        expect(rows).toEqual(SISU_SKILL_PACKAGES.map((name) => [name.replace('@sisu-ai/skill-', ''), `${name}@${versions.get(name) ?? '?'}`]));
+        const rows = result.stdout
+          .trimEnd()
+          .split('\n')
+          .map((line) => line.split(/\s+/).slice(0, 2));
+        expect(rows).toEqual(
+          SISU_SKILL_PACKAGES.map((name) => [name.replace('@sisu-ai/skill-', ''), `${name}@${versions.get(name) ?? '?'}`]),
+        );
       }
     });
 
@@ -336,7 +386,15 @@ describe('--package', () => {
         packages: Array<{ directory: string }>;
         skills: Array<{ path: string }>;
       };
-      const real = join(await realpath(pnpmApp), 'node_modules', '.pnpm', `@sisu-ai+skill-debug@${versions.get('@sisu-ai/skill-debug') ?? '?'}`, 'node_modules', '@sisu-ai', 'skill-debug');
+      const real = join(
+        await realpath(pnpmApp),
+        'node_modules',
+        '.pnpm',
+        `@sisu-ai+skill-debug@${versions.get('@sisu-ai/skill-debug') ?? '?'}`,
+        'node_modules',
+        '@sisu-ai',
+        'skill-debug',
+      );
       expect(json.packages[0]?.directory).toBe(real);
       expect(json.skills[0]?.path).toBe(join(real, 'SKILL.md'));
     });
@@ -344,7 +402,9 @@ describe('--package', () => {
     it('the installer package (@sisu-ai/skill-install) is reported as holding no skill', async () => {
       const result = await cli(['validate', '--package', '@sisu-ai/skill-install'], npmApp);
       expect(result.code).toBe(1);
-      expect(result.stdout).toMatch(/^node_modules\/@sisu-ai\/skill-install error PACKAGE_NOT_A_SKILL package @sisu-ai\/skill-install@[\d.]+ holds no skill/);
+      expect(result.stdout).toMatch(
+        /^node_modules\/@sisu-ai\/skill-install error PACKAGE_NOT_A_SKILL package @sisu-ai\/skill-install@[\d.]+ holds no skill/,
+      );
     });
 
     // WAITS ON THE LEAD'S WIRING (PACKAGE_NAMES_WIRED above).

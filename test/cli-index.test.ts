@@ -104,10 +104,16 @@ describe('sisu-skills index (in-process)', () => {
     const validate = await cli(['validate', ...ARGS], cwd);
     // validate's problem lines (its other lines are per-source counts, indented, and its verdict).
     const problems = validate.stdout.split('\n').filter((line) => /^\S+ (error|warning) [A-Z_]+ /.test(line));
-    expect(problems.some((line) => line.startsWith(`${join('skills', 'broken', 'SKILL.md')}:`) && line.includes(' error METADATA_REQUIRED '))).toBe(true);
+    expect(
+      problems.some((line) => line.startsWith(`${join('skills', 'broken', 'SKILL.md')}:`) && line.includes(' error METADATA_REQUIRED ')),
+    ).toBe(true);
     expect(problems.some((line) => line.includes(' warning NAME_MISMATCH '))).toBe(true);
-    expect(result.stdout).toBe(`${problems.join('\n')}\nWrote ${join('build', 'skills.index.json')}: 5 skills, 1 error, ${problems.length - 1} warnings.\n`);
-    expect(result.stderr).toMatch(/^1 error left skills out of the index, as a scan would; fix them \(`sisu-skills validate --package @acme\/team-skills skills more` lists them too\)/);
+    expect(result.stdout).toBe(
+      `${problems.join('\n')}\nWrote ${join('build', 'skills.index.json')}: 5 skills, 1 error, ${problems.length - 1} warnings.\n`,
+    );
+    expect(result.stderr).toMatch(
+      /^1 error left skills out of the index, as a scan would; fix them \(`sisu-skills validate --package @acme\/team-skills skills more` lists them too\)/,
+    );
     // Relative to the command's working directory, not the process's.
     const read = await readPrebuiltIndex(join(cwd, 'build', 'skills.index.json'), shapeOf(cwd));
     if (!read.ok) throw new Error(read.message);
@@ -116,7 +122,10 @@ describe('sisu-skills index (in-process)', () => {
 
   it('passes --strict, --include and --exclude on: the index is for a middleware with the same options only', async () => {
     const cwd = await app();
-    const result = await cli(['index', 'skills', 'more', '--package', '@acme/team-skills', '--strict', '--exclude', 'explain', '-o', 'skills.index.json'], cwd);
+    const result = await cli(
+      ['index', 'skills', 'more', '--package', '@acme/team-skills', '--strict', '--exclude', 'explain', '-o', 'skills.index.json'],
+      cwd,
+    );
     expect(result.code).toBe(0);
     const file = join(cwd, 'skills.index.json');
     const read = await readPrebuiltIndex(file, shapeOf(cwd, { strict: true, exclude: ['explain'] }));
@@ -131,8 +140,16 @@ describe('sisu-skills index (in-process)', () => {
     const cwd = await mkdtemp(join(temp.path, 'empty-'));
     await mkdir(join(cwd, 'skills'));
     const result = await cli(['index', 'skills', '-o', 'skills.index.json'], cwd);
-    expect(result).toEqual({ code: 0, stdout: 'Wrote skills.index.json: 0 skills, 0 errors, 0 warnings.\n', stderr: 'No skills found in skills: the index lists none.\n' });
-    const read = await readPrebuiltIndex(join(cwd, 'skills.index.json'), { ...shapeOf(cwd), directories: [join(cwd, 'skills')], packages: [] });
+    expect(result).toEqual({
+      code: 0,
+      stdout: 'Wrote skills.index.json: 0 skills, 0 errors, 0 warnings.\n',
+      stderr: 'No skills found in skills: the index lists none.\n',
+    });
+    const read = await readPrebuiltIndex(join(cwd, 'skills.index.json'), {
+      ...shapeOf(cwd),
+      directories: [join(cwd, 'skills')],
+      packages: [],
+    });
     expect(read.ok && read.result.skills).toEqual([]);
   });
 });
@@ -149,7 +166,9 @@ describe('sisu-skills index: nothing written (exit 1), an existing index left as
     expect(result.code).toBe(1);
     expect(result.stdout).toBe('');
     expect(result.stderr).toMatch(problem);
-    expect(result.stderr).toContain('Nothing written to skills.index.json: an index without these skills would hide them from the middleware.');
+    expect(result.stderr).toContain(
+      'Nothing written to skills.index.json: an index without these skills would hide them from the middleware.',
+    );
     expect(await readFile(file, 'utf8')).toBe('the previous index\n');
     expect((await readdir(cwd)).sort()).toEqual(['more', 'node_modules', 'skills', 'skills.index.json']);
   });
@@ -165,7 +184,9 @@ describe('sisu-skills index: nothing written (exit 1), an existing index left as
     await writeFile(join(cwd, 'a-folder', 'keep.txt'), 'kept\n');
     const result = await cli(['index', 'skills', '-o', output], cwd);
     expect(result.code).toBe(1);
-    expect(result.stderr).toContain(`sisu-skills: index: cannot write ${output} (${reason}); it was left as it was. Pass a file in a folder you can write to with -o.`);
+    expect(result.stderr).toContain(
+      `sisu-skills: index: cannot write ${output} (${reason}); it was left as it was. Pass a file in a folder you can write to with -o.`,
+    );
     expect(result.stdout).not.toContain('Wrote');
     // No temporary file left behind.
     expect((await readdir(cwd)).sort()).toEqual(['a-file', 'a-folder', 'more', 'node_modules', 'skills']);
@@ -241,7 +262,13 @@ describe('sisu-skills index (built binary)', () => {
     if (!read.ok) throw new Error(read.message);
     const scanned = await discoverSkills({ directories: ['skills', 'more'], packages: ['@acme/team-skills'], cwd });
     expect(heads(read.result.skills)).toEqual(heads(scanned.skills));
-    expect(read.result.skills.map((s) => s.metadata.name).sort()).toEqual(['deploy', 'explain', 'invoice-chaser', 'other-name', 'pdf-tools']);
+    expect(read.result.skills.map((s) => s.metadata.name).sort()).toEqual([
+      'deploy',
+      'explain',
+      'invoice-chaser',
+      'other-name',
+      'pdf-tools',
+    ]);
     expect(read.result.errors).toEqual(scanned.errors);
     expect(read.result.warnings).toEqual(scanned.warnings);
     expect(read.result.scannedDirectories).toEqual(scanned.scannedDirectories);
@@ -257,7 +284,9 @@ describe('sisu-skills index (built binary)', () => {
     const system = ctx.messages[0]?.content ?? '';
     for (const name of ['pdf-tools', 'deploy', 'explain', 'invoice-chaser']) expect(system).toContain(name);
     expect(system).not.toContain('added-later');
-    expect(ctx.log.entries.filter((e) => e.level === 'warn').map((e) => JSON.stringify(e.args))).not.toContainEqual(expect.stringContaining('INDEX_UNUSABLE'));
+    expect(ctx.log.entries.filter((e) => e.level === 'warn').map((e) => JSON.stringify(e.args))).not.toContainEqual(
+      expect.stringContaining('INDEX_UNUSABLE'),
+    );
     expect(await callTool(ctx, 'use_skill', { skill_name: 'pdf-tools' })).toContain('Steps for pdf-tools.');
     // Scanning instead, the added skill is there: the index, not a scan, decided the catalog.
     const scanning = createContext({ messages: conversation('Fill in this PDF form.') });

@@ -70,7 +70,42 @@ describe('init writes a skill', () => {
 
 describe('skillFileText', () => {
   const name = 'any-skill';
-  const yamlish = fc.constantFrom(':', '#', '"', "'", '-', '[', ']', '{', '}', '&', '*', '!', '|', '>', '%', '@', '`', ',', '?', '\\', ' ', '\t', '\n', '\r', 'a', 'é', '\u0085', '\u2028', '\u2029', '\u0000', '\u007f', '\u0090', '\ufffe', '\u{1F600}');
+  const yamlish = fc.constantFrom(
+    ':',
+    '#',
+    '"',
+    "'",
+    '-',
+    '[',
+    ']',
+    '{',
+    '}',
+    '&',
+    '*',
+    '!',
+    '|',
+    '>',
+    '%',
+    '@',
+    '`',
+    ',',
+    '?',
+    '\\',
+    ' ',
+    '\t',
+    '\n',
+    '\r',
+    'a',
+    'é',
+    '\u0085',
+    '\u2028',
+    '\u2029',
+    '\u0000',
+    '\u007f',
+    '\u0090',
+    '\ufffe',
+    '\u{1F600}',
+  );
   const descriptions = fc
     .oneof(fc.string({ unit: yamlish, minLength: 1 }), fc.string({ unit: 'binary', minLength: 1 }), fc.string({ minLength: 1 }))
     .filter((text) => text.trim() !== '' && [...text.trim()].length <= 1024);
@@ -92,7 +127,9 @@ describe('skillFileText', () => {
   });
 
   it('passes strict validation in a folder of its name for ordinary text', () => {
-    const ordinary = fc.string({ unit: fc.constantFrom(...'abc XYZ:#"\'-[]{}&*!|>%@`,?.é'.split('')), minLength: 1 }).filter((t) => t.trim() !== '');
+    const ordinary = fc
+      .string({ unit: fc.constantFrom(...'abc XYZ:#"\'-[]{}&*!|>%@`,?.é'.split('')), minLength: 1 })
+      .filter((t) => t.trim() !== '');
     fc.assert(
       fc.property(ordinary, (description) => {
         const parsed = parseFrontmatter(skillFileText(name, description));
@@ -117,7 +154,9 @@ describe('init refuses', () => {
     await writeFile(join(cwd, 'taken', 'SKILL.md'), 'mine');
     const result = await cli(['init', 'taken'], cwd);
     expect(result).toMatchObject({ code: 1, stdout: '' });
-    expect(result.stderr).toBe('sisu-skills: init: taken already exists, and init never overwrites. Choose another name, or another parent folder with --dir.\n');
+    expect(result.stderr).toBe(
+      'sisu-skills: init: taken already exists, and init never overwrites. Choose another name, or another parent folder with --dir.\n',
+    );
     expect(await readFile(join(cwd, 'taken', 'SKILL.md'), 'utf8')).toBe('mine');
     expect(await readdir(join(cwd, 'taken'))).toEqual(['SKILL.md']);
     // A file of that name, and an empty folder, are refused the same way.
@@ -130,7 +169,10 @@ describe('init refuses', () => {
 
   it('two runs at once for one name: exactly one creates it', async () => {
     const cwd = await workdir();
-    const results = await Promise.all([cli(['init', 'race', '--description', 'First.'], cwd), cli(['init', 'race', '--description', 'Second.'], cwd)]);
+    const results = await Promise.all([
+      cli(['init', 'race', '--description', 'First.'], cwd),
+      cli(['init', 'race', '--description', 'Second.'], cwd),
+    ]);
     expect(results.map((r) => r.code).sort()).toEqual([0, 1]);
     const winner = results.find((r) => r.code === 0) === results[0] ? 'First.' : 'Second.';
     expect(parseFrontmatter(await readFile(join(cwd, 'race', 'SKILL.md'), 'utf8')).metadata.description).toBe(winner);
@@ -141,12 +183,17 @@ describe('init refuses', () => {
     await writeFile(join(cwd, 'plain-file'), '');
     const result = await cli(['init', 'x', '--dir', join('plain-file', 'sub')], cwd);
     expect(result.code).toBe(1);
-    expect(result.stderr).toMatch(/^sisu-skills: init: cannot create the folder plain-file\/sub \(.+\)\. Pass an existing folder you can write to with --dir\.\n$/);
+    expect(result.stderr).toMatch(
+      /^sisu-skills: init: cannot create the folder plain-file\/sub \(.+\)\. Pass an existing folder you can write to with --dir\.\n$/,
+    );
     expect(await readdir(cwd)).toEqual(['plain-file']);
   });
 
   it.each([
-    ['My-Skill', /"My-Skill" contains uppercase letters\. A skill name .* is 1-64 lowercase letters, digits and single hyphens, .* Try `sisu-skills init my-skill`\./],
+    [
+      'My-Skill',
+      /"My-Skill" contains uppercase letters\. A skill name .* is 1-64 lowercase letters, digits and single hyphens, .* Try `sisu-skills init my-skill`\./,
+    ],
     ['pdf_forms', /"pdf_forms" contains characters other than a-z, 0-9 and -\..* Try `sisu-skills init pdf-forms`\./],
     ['-pdf', /"-pdf" starts or ends with a hyphen\..* Try `sisu-skills init pdf`\./],
     ['pdf--forms', /"pdf--forms" contains consecutive hyphens\./],
@@ -189,7 +236,8 @@ describe('init refuses', () => {
 
 describe('the description placeholder (src/placeholder.ts, reported by validateMetadata)', () => {
   const file = '/skills/x/SKILL.md';
-  const problems = (text: string, strict: boolean) => validateMetadata(parseFrontmatter(text, { file }), { file, folderName: 'x', strict }).diagnostics;
+  const problems = (text: string, strict: boolean) =>
+    validateMetadata(parseFrontmatter(text, { file }), { file, folderName: 'x', strict }).diagnostics;
 
   it('is what init writes: one DESCRIPTION_PLACEHOLDER at the description key, a warning, an error under strict', () => {
     expect(problems(skillFileText('x'), false)).toEqual([
@@ -204,7 +252,9 @@ describe('the description placeholder (src/placeholder.ts, reported by validateM
         ),
       },
     ]);
-    expect(problems(skillFileText('x'), true)).toEqual([expect.objectContaining({ code: 'DESCRIPTION_PLACEHOLDER', severity: 'error', line: 3, column: 1 })]);
+    expect(problems(skillFileText('x'), true)).toEqual([
+      expect.objectContaining({ code: 'DESCRIPTION_PLACEHOLDER', severity: 'error', line: 3, column: 1 }),
+    ]);
   });
 
   it('is found alone, folded over lines, or with text around it', () => {
@@ -217,7 +267,15 @@ describe('the description placeholder (src/placeholder.ts, reported by validateM
   });
 
   it('is not found in a real description, part of it, or a value that is not text', () => {
-    for (const value of ['Fills PDF forms. Use when the user asks to fill or sign a PDF.', DESCRIPTION_PLACEHOLDER.slice(0, 40), '', undefined, null, 42, [DESCRIPTION_PLACEHOLDER]]) {
+    for (const value of [
+      'Fills PDF forms. Use when the user asks to fill or sign a PDF.',
+      DESCRIPTION_PLACEHOLDER.slice(0, 40),
+      '',
+      undefined,
+      null,
+      42,
+      [DESCRIPTION_PLACEHOLDER],
+    ]) {
       expect(isDescriptionPlaceholder(value)).toBe(false);
     }
     expect(problems(skillFileText('x', 'Fills PDF forms. Use when the user asks to fill or sign a PDF.'), true)).toEqual([]);
@@ -231,7 +289,10 @@ describe('init, then validate (built binary)', () => {
     const cwd = await workdir();
     expect((await built.run(['init', 'draft', '--dir', 'skills'], cwd)).code).toBe(0);
     expect((await built.run(['validate', join('skills', 'draft')], cwd)).code).toBe(0);
-    const described = await built.run(['init', 'pdf-forms', '--dir', 'skills', '--description', 'Fills PDF forms. Use when the user asks to fill or sign a PDF.'], cwd);
+    const described = await built.run(
+      ['init', 'pdf-forms', '--dir', 'skills', '--description', 'Fills PDF forms. Use when the user asks to fill or sign a PDF.'],
+      cwd,
+    );
     expect(described.code).toBe(0);
     expect(await built.run(['validate', '--strict', join('skills', 'pdf-forms')], cwd)).toEqual({
       code: 0,
@@ -249,13 +310,18 @@ describe('init, then validate (built binary)', () => {
     const relaxed = await built.run(['validate', 'draft'], cwd);
     expect(relaxed.code).toBe(0);
     const problems = relaxed.stdout.split('\n').filter((line) => /^\S+:\d+:\d+ /.test(line));
-    expect(problems).toEqual([expect.stringMatching(/^draft\/SKILL\.md:3:1 warning DESCRIPTION_PLACEHOLDER description: is still the placeholder/)]);
+    expect(problems).toEqual([
+      expect.stringMatching(/^draft\/SKILL\.md:3:1 warning DESCRIPTION_PLACEHOLDER description: is still the placeholder/),
+    ]);
     expect(relaxed.stdout).toContain('OK: 1 skill loaded from 1 directory, 0 errors, 1 warning.');
     const strict = await built.run(['validate', '--strict', 'draft'], cwd);
     expect(strict.code).toBe(1);
     expect(strict.stdout).toContain('draft/SKILL.md:3:1 error DESCRIPTION_PLACEHOLDER');
     const file = join(cwd, 'draft', 'SKILL.md');
-    await writeFile(file, (await readFile(file, 'utf8')).replace(DESCRIPTION_PLACEHOLDER, 'Drafts release notes. Use when asked for release notes.'));
+    await writeFile(
+      file,
+      (await readFile(file, 'utf8')).replace(DESCRIPTION_PLACEHOLDER, 'Drafts release notes. Use when asked for release notes.'),
+    );
     expect((await built.run(['validate', '--strict', 'draft'], cwd)).code).toBe(0);
   });
 });

@@ -60,7 +60,9 @@ describe('src/cli layers', () => {
 
   it('only the binary (src/cli.ts) imports the CLI; the library never does', () => {
     const library = tsFilesUnder(SRC).filter((file) => dirname(file) !== CLI && !file.startsWith(`${CLI}/`));
-    const importers = library.filter((file) => importsOf(file).some((target) => target.startsWith(`${CLI}/`))).map((file) => relative(SRC, file));
+    const importers = library
+      .filter((file) => importsOf(file).some((target) => target.startsWith(`${CLI}/`)))
+      .map((file) => relative(SRC, file));
     expect(importers).toEqual(['cli.ts']);
   });
 });

@@ -14,16 +14,22 @@ function at(code: DiagnosticCode, file: string, line = 0, column = 0, strict = f
 }
 
 describe('cliSeverity: a folder or package named on the command line that cannot be read or found is an error', () => {
-  it.each<DiagnosticCode>(['DIRECTORY_NOT_FOUND', 'DIRECTORY_UNREADABLE'])('%s about a folder given: error (discovery says warning)', (code) => {
-    const d = at(code, GIVEN);
-    expect(d.severity).toBe('warning');
-    expect(cliSeverity(d, named)).toBe('error');
-  });
+  it.each<DiagnosticCode>(['DIRECTORY_NOT_FOUND', 'DIRECTORY_UNREADABLE'])(
+    '%s about a folder given: error (discovery says warning)',
+    (code) => {
+      const d = at(code, GIVEN);
+      expect(d.severity).toBe('warning');
+      expect(cliSeverity(d, named)).toBe('error');
+    },
+  );
 
-  it.each<DiagnosticCode>(['PACKAGE_NOT_FOUND', 'PACKAGE_NOT_A_SKILL'])('%s: error wherever it points (the CLI scans only packages it was given)', (code) => {
-    const d = at(code, '/work/node_modules/@sisu-ai/skill-x');
-    expect(cliSeverity(d, named)).toBe('error');
-  });
+  it.each<DiagnosticCode>(['PACKAGE_NOT_FOUND', 'PACKAGE_NOT_A_SKILL'])(
+    '%s: error wherever it points (the CLI scans only packages it was given)',
+    (code) => {
+      const d = at(code, '/work/node_modules/@sisu-ai/skill-x');
+      expect(cliSeverity(d, named)).toBe('error');
+    },
+  );
 
   it('leaves a folder found inside a given one (not named by the user) as discovery graded it', () => {
     const inner = at('DIRECTORY_UNREADABLE', `${GIVEN}/private`);
@@ -48,10 +54,14 @@ describe('classifyDiagnostics', () => {
     expect({ errors: found.errors, warnings: found.warnings }).toEqual({ errors: 1, warnings: 1 });
   });
 
-  it('orders by file in code-unit order (never the locale\'s), then line, then column', () => {
+  it("orders by file in code-unit order (never the locale's), then line, then column", () => {
     // In code-unit order 'B' < 'a' < 'é'; a locale-aware sort would put 'a' first and 'é' before 'z'.
     const files = ['/s/é/SKILL.md', '/s/a/SKILL.md', '/s/B/SKILL.md', '/s/z/SKILL.md'];
-    const problems = [...files.map((file) => at('YAML_SYNTAX', file, 1, 1)), at('YAML_SYNTAX', '/s/a/SKILL.md', 1, 9), at('YAML_SYNTAX', '/s/a/SKILL.md', 0)];
+    const problems = [
+      ...files.map((file) => at('YAML_SYNTAX', file, 1, 1)),
+      at('YAML_SYNTAX', '/s/a/SKILL.md', 1, 9),
+      at('YAML_SYNTAX', '/s/a/SKILL.md', 0),
+    ];
     const { diagnostics } = classifyDiagnostics({ errors: problems, warnings: [], scannedDirectories: ['/s'] });
     expect(diagnostics.map((d) => `${d.file}:${d.line}:${d.column}`)).toEqual([
       '/s/B/SKILL.md:1:1',

@@ -28,7 +28,7 @@ describe('sisu-skills (in-process)', () => {
     expect((await cli(['-v'])).stdout).toBe(`${PACKAGE.version}\n`);
   });
 
-  it('<command> --help and help <command> print that command\'s options', async () => {
+  it("<command> --help and help <command> print that command's options", async () => {
     const own = await cli(['validate', '--help']);
     expect(own.code).toBe(0);
     expect(own.stdout).toMatch(/^Usage: sisu-skills validate <dir\.\.\.> \[--package <name>\] \[--json\] \[--strict\]/);
@@ -66,7 +66,7 @@ describe('sisu-skills (in-process)', () => {
     expect(result.stderr).toMatch(/Usage/);
   });
 
-  it('a usage error inside a command shows that command\'s usage', async () => {
+  it("a usage error inside a command shows that command's usage", async () => {
     const { stderr } = await cli(['show', 'debug']);
     expect(stderr).toContain('Usage: sisu-skills show <name> <dir...>');
     expect(stderr).not.toContain('sisu-skills list');
@@ -79,7 +79,11 @@ describe('sisu-skills (in-process)', () => {
     const lines = stdout.trimEnd().split('\n');
     expect(lines.map((line) => line.split(/\s+/)[0])).toEqual([...FIXTURE_SKILL_NAMES]);
     // Name, the folder it came from, description.
-    expect(lines[0]?.startsWith(`code-review     ${skillsRel}  Reviews a code change for correctness, security, readability and test coverage, and reports`)).toBe(true);
+    expect(
+      lines[0]?.startsWith(
+        `code-review     ${skillsRel}  Reviews a code change for correctness, security, readability and test coverage, and reports`,
+      ),
+    ).toBe(true);
   });
 
   it('list --json gives names, paths and resources', async () => {
@@ -105,8 +109,12 @@ describe('sisu-skills (in-process)', () => {
     const { code, stdout } = await cli(['validate', invalidRel]);
     expect(code).toBe(1);
     const lines = stdout.trimEnd().split('\n');
-    expect(lines).toContain(`${join(invalidRel, 'tags-as-string', 'SKILL.md')}:4:1 error METADATA_INVALID tags: must be a list of strings, e.g. \`tags: [pdf, forms]\`, got a string.`);
-    expect(lines).toContain(`${join(invalidRel, 'unclosed-frontmatter', 'SKILL.md')}:1:1 error FRONTMATTER_UNCLOSED frontmatter opened with --- on line 1 is never closed`);
+    expect(lines).toContain(
+      `${join(invalidRel, 'tags-as-string', 'SKILL.md')}:4:1 error METADATA_INVALID tags: must be a list of strings, e.g. \`tags: [pdf, forms]\`, got a string.`,
+    );
+    expect(lines).toContain(
+      `${join(invalidRel, 'unclosed-frontmatter', 'SKILL.md')}:1:1 error FRONTMATTER_UNCLOSED frontmatter opened with --- on line 1 is never closed`,
+    );
     // Problems, then one indented line per folder given (which editors' problem matchers skip), then the verdict.
     const problems = lines.slice(0, -2);
     expect(problems.every((line) => /^\S+:\d+:\d+ (error|warning) [A-Z_]+ \S/.test(line))).toBe(true);
@@ -156,12 +164,23 @@ describe('sisu-skills (in-process)', () => {
       skills: Array<{ name: string }>;
       diagnostics: Array<{ code: string; severity: string; file: string; line: number; column: number; message: string }>;
     };
-    expect(report).toMatchObject({ ok: false, strict: false, directories: [INVALID_FIXTURES], counts: { skills: 1, errors: 5, warnings: 1 } });
+    expect(report).toMatchObject({
+      ok: false,
+      strict: false,
+      directories: [INVALID_FIXTURES],
+      counts: { skills: 1, errors: 5, warnings: 1 },
+    });
     expect(report.skills).toEqual([
       { name: 'Bad_Name', path: join(INVALID_FIXTURES, 'Bad_Name', 'SKILL.md'), origin: { kind: 'folder', directory: INVALID_FIXTURES } },
     ]);
     expect(report.diagnostics).toContainEqual(
-      expect.objectContaining({ code: 'NAME_FORMAT', severity: 'warning', file: join(INVALID_FIXTURES, 'Bad_Name', 'SKILL.md'), line: 2, column: 1 }),
+      expect.objectContaining({
+        code: 'NAME_FORMAT',
+        severity: 'warning',
+        file: join(INVALID_FIXTURES, 'Bad_Name', 'SKILL.md'),
+        line: 2,
+        column: 1,
+      }),
     );
     const strict = JSON.parse((await cli(['validate', '--json', '--strict', invalidRel])).stdout) as { ok: boolean; counts: object };
     expect(strict).toMatchObject({ ok: false, counts: { skills: 0, errors: 6, warnings: 0 } });
@@ -174,7 +193,11 @@ describe('sisu-skills (in-process)', () => {
     expect(validate.code).toBe(1);
     expect(validate.stdout).toContain(`${missing} error DIRECTORY_NOT_FOUND skills directory does not exist.`);
     expect(validate.stdout).toContain('5 skills loaded from 2 directories, 1 error, 0 warnings.');
-    for (const argv of [['list', missing], ['prompt', missing], ['show', 'debug', '--dir', missing]]) {
+    for (const argv of [
+      ['list', missing],
+      ['prompt', missing],
+      ['show', 'debug', '--dir', missing],
+    ]) {
       const result = await cli(argv);
       expect(result.code).toBe(1);
       expect(result.stdout).toBe('');
@@ -195,7 +218,10 @@ describe('sisu-skills (in-process)', () => {
   it('prompt --budget and --query give the budgeted catalog the middleware renders for that request', async () => {
     const { skills } = await discoverSkills({ directories: [SKILLS_FIXTURES] });
     const entries = catalogEntries(skills);
-    for (const [budget, mode] of [[1000, 'shortened'], [600, 'names']] as const) {
+    for (const [budget, mode] of [
+      [1000, 'shortened'],
+      [600, 'names'],
+    ] as const) {
       const result = await cli(['prompt', skillsRel, '--budget', String(budget)]);
       expect(result.code).toBe(0);
       expect(buildCatalog(entries, { budget }).report.mode).toBe(mode);
@@ -301,7 +327,9 @@ describe('sisu-skills (built binary)', () => {
     expect((await built.run(['validate', skillsRel])).code).toBe(0);
     const invalid = await built.run(['validate', invalidRel]);
     expect(invalid.code).toBe(1);
-    expect(invalid.stdout).toContain(`${join(invalidRel, 'missing-description', 'SKILL.md')}:1:1 error METADATA_REQUIRED description: is missing.`);
+    expect(invalid.stdout).toContain(
+      `${join(invalidRel, 'missing-description', 'SKILL.md')}:1:1 error METADATA_REQUIRED description: is missing.`,
+    );
     const usage = await built.run(['lsit', skillsRel]);
     expect(usage.code).toBe(2);
     expect(usage.stdout).toBe('');
@@ -309,7 +337,12 @@ describe('sisu-skills (built binary)', () => {
   });
 
   it('prompt, list and show give the same output as in-process', async () => {
-    for (const argv of [['prompt', skillsRel], ['list', skillsRel], ['show', 'explain', '--dir', skillsRel], ['validate', '--json', invalidRel]]) {
+    for (const argv of [
+      ['prompt', skillsRel],
+      ['list', skillsRel],
+      ['show', 'explain', '--dir', skillsRel],
+      ['validate', '--json', invalidRel],
+    ]) {
       const fromBinary = await built.run(argv);
       const inProcess = await cli(argv);
       expect(fromBinary).toEqual(inProcess);
@@ -320,7 +353,9 @@ describe('sisu-skills (built binary)', () => {
     // Far more output than a pipe buffers, so the binary is still writing when the pipe closes.
     const many = join(temp.path, 'many');
     await Promise.all(
-      Array.from({ length: 1500 }, (_, i) => writeSkill(many, `skill-${i}`, `name: skill-${i}\ndescription: ${'Does one numbered task well. '.repeat(4)}`)),
+      Array.from({ length: 1500 }, (_, i) =>
+        writeSkill(many, `skill-${i}`, `name: skill-${i}\ndescription: ${'Does one numbered task well. '.repeat(4)}`),
+      ),
     );
     const child = spawn(process.execPath, [built.bin, 'list', many], { stdio: ['ignore', 'pipe', 'pipe'] });
     let stderr = '';

@@ -8,7 +8,9 @@ import { compactCopies, compactCopy, flatStrings, nameLookup, packPostings, shar
 
 describe('compactCopy', () => {
   it('copies parsed frontmatter deeply, values and __proto__ keys intact', () => {
-    const parsed = JSON.parse('{"name":"a-long-skill-name","n":2.5,"ok":true,"none":null,"inf":0,"tags":["one-long-tag-here","b"],"metadata":{"__proto__":{"x":1},"deep":{"list":[{"k":"value that is long"}]}}}');
+    const parsed = JSON.parse(
+      '{"name":"a-long-skill-name","n":2.5,"ok":true,"none":null,"inf":0,"tags":["one-long-tag-here","b"],"metadata":{"__proto__":{"x":1},"deep":{"list":[{"k":"value that is long"}]}}}',
+    );
     parsed.inf = Infinity;
     const copy = compactCopy(parsed) as Record<string, unknown>;
     expect(copy).toEqual(parsed);
@@ -20,7 +22,8 @@ describe('compactCopy', () => {
   });
 
   it('gives the same copy whether or not JSON can carry every value', () => {
-    const text = '{"name":"a-long-skill-name","n":2.5,"ok":true,"none":null,"tags":["one-long-tag-here","b"],"metadata":{"__proto__":{"x":1},"deep":{"list":[{"k":"value that is long"}]}}}';
+    const text =
+      '{"name":"a-long-skill-name","n":2.5,"ok":true,"none":null,"tags":["one-long-tag-here","b"],"metadata":{"__proto__":{"x":1},"deep":{"list":[{"k":"value that is long"}]}}}';
     const plain = JSON.parse(text);
     const copy = compactCopy(plain) as Record<string, unknown>;
     expect(copy).toEqual(plain);
@@ -35,9 +38,21 @@ describe('compactCopy', () => {
 
 describe('compactCopies', () => {
   it('gives, in order, what compactCopy gives for each value, JSON-exact or not', () => {
-    const scalar = fc.oneof(fc.string({ unit: 'binary', maxLength: 20 }), fc.double(), fc.integer(), fc.boolean(), fc.constant(null), fc.constant(undefined));
+    const scalar = fc.oneof(
+      fc.string({ unit: 'binary', maxLength: 20 }),
+      fc.double(),
+      fc.integer(),
+      fc.boolean(),
+      fc.constant(null),
+      fc.constant(undefined),
+    );
     const value = fc.letrec((tie) => ({
-      node: fc.oneof({ depthSize: 'small' }, scalar, fc.array(tie('node'), { maxLength: 3 }), fc.dictionary(fc.constantFrom('a', 'b', '__proto__', 'constructor'), tie('node'), { maxKeys: 3 })),
+      node: fc.oneof(
+        { depthSize: 'small' },
+        scalar,
+        fc.array(tie('node'), { maxLength: 3 }),
+        fc.dictionary(fc.constantFrom('a', 'b', '__proto__', 'constructor'), tie('node'), { maxKeys: 3 }),
+      ),
     })).node;
     fc.assert(
       fc.property(fc.array(value, { maxLength: 8 }), (values) => {
@@ -107,12 +122,17 @@ describe('sortedVocabulary', () => {
 });
 
 describe('packPostings', () => {
-  const triple = (terms: number, docs: number) => fc.tuple(fc.nat(terms - 1), fc.nat(docs - 1), fc.double({ min: 1e-9, max: 1 - 1e-9, noNaN: true }));
+  const triple = (terms: number, docs: number) =>
+    fc.tuple(fc.nat(terms - 1), fc.nat(docs - 1), fc.double({ min: 1e-9, max: 1 - 1e-9, noNaN: true }));
 
   it('groups postings by term in input order, weights to within 1/65535 and never 0', () => {
     fc.assert(
       fc.property(fc.array(triple(6, 9)), (triples) => {
-        const postings = packPostings(6, 9, { term: triples.map((t) => t[0]), doc: triples.map((t) => t[1]), weight: triples.map((t) => t[2]) });
+        const postings = packPostings(6, 9, {
+          term: triples.map((t) => t[0]),
+          doc: triples.map((t) => t[1]),
+          weight: triples.map((t) => t[2]),
+        });
         for (let term = 0; term < 6; term++) {
           const expected = triples.filter((t) => t[0] === term);
           const got: Array<[number, number]> = [];

@@ -32,7 +32,11 @@ describe('activatedSkills', () => {
   it('sees plain-text answers (our own injections) and OpenAI-style string arguments', () => {
     const messages: HostMessage[] = [
       ...activationMessages('skills_mention_a', 'a', activation('a')),
-      { role: 'assistant', content: '', tool_calls: [{ id: 'c2', function: { name: 'use_skill', arguments: '{"skill_name":"b"}' } }] } as HostMessage,
+      {
+        role: 'assistant',
+        content: '',
+        tool_calls: [{ id: 'c2', function: { name: 'use_skill', arguments: '{"skill_name":"b"}' } }],
+      } as HostMessage,
       { role: 'tool', tool_call_id: 'c2', content: activation('b') } as HostMessage,
     ];
     expect(activatedSkills(messages)).toEqual(['a', 'b']);

@@ -54,7 +54,9 @@ describe('severity table', () => {
     const sink = new DiagnosticSink(true);
     sink.report('DESCRIPTION_TOO_LONG', { file: 'f', line: 3, column: 1 }, 'Shorten it.');
     expect(sink.hasErrors).toBe(true);
-    expect(sink.diagnostics).toEqual([{ code: 'DESCRIPTION_TOO_LONG', severity: 'error', file: 'f', line: 3, column: 1, message: 'Shorten it.' }]);
+    expect(sink.diagnostics).toEqual([
+      { code: 'DESCRIPTION_TOO_LONG', severity: 'error', file: 'f', line: 3, column: 1, message: 'Shorten it.' },
+    ]);
     expect(new DiagnosticSink().hasErrors).toBe(false);
   });
 });
@@ -68,13 +70,24 @@ function readmeSeverities(): Map<string, SeverityRule> {
   const rows = section.split('\n').filter((line) => line.startsWith('| `'));
   const found = new Map<string, SeverityRule>();
   for (const row of rows) {
-    const [codes = '', severity = '', meaning = ''] = row.slice(1, -1).split(' | ').map((cell) => cell.trim());
+    const [codes = '', severity = '', meaning = ''] = row
+      .slice(1, -1)
+      .split(' | ')
+      .map((cell) => cell.trim());
     const rule: SeverityRule | undefined =
-      severity === 'error' ? 'error' : severity === 'warning' ? 'warning' : severity === 'warning (error if `strict`)' ? 'strict' : undefined;
+      severity === 'error'
+        ? 'error'
+        : severity === 'warning'
+          ? 'warning'
+          : severity === 'warning (error if `strict`)'
+            ? 'strict'
+            : undefined;
     expect(rule, `severity "${severity}" in README row ${row}`).toBeDefined();
     for (const [, code = ''] of codes.matchAll(/`([A-Z_*]+)`/g)) {
       // `YAML_*`: the codes are listed in the meaning column.
-      const named = code.endsWith('*') ? [...meaning.matchAll(/`([A-Z_]+)`/g)].map((m) => m[1] ?? '').filter((c) => c.startsWith(code.slice(0, -1))) : [code];
+      const named = code.endsWith('*')
+        ? [...meaning.matchAll(/`([A-Z_]+)`/g)].map((m) => m[1] ?? '').filter((c) => c.startsWith(code.slice(0, -1)))
+        : [code];
       for (const name of named) {
         expect(found.has(name), `${name} is listed twice`).toBe(false);
         found.set(name, rule ?? 'error');

@@ -132,14 +132,18 @@ describe('skillDirectories: configuration mistakes throw SkillsConfigError', () 
   });
 
   it('tools must be a non-empty array', () => {
-    expect(configError(() => skillDirectories({ tools: [], scope: 'project', cwd })).message).toContain('`tools` must be a non-empty array');
+    expect(configError(() => skillDirectories({ tools: [], scope: 'project', cwd })).message).toContain(
+      '`tools` must be a non-empty array',
+    );
     const notArray = { tools: 'claude', scope: 'project', cwd } as unknown as Parameters<typeof skillDirectories>[0];
     expect(configError(() => skillDirectories(notArray)).message).toContain('`tools` must be a non-empty array');
   });
 
   it('scope must be project, user or both', () => {
     const options = { tools: ['claude'], scope: 'global', cwd } as unknown as Parameters<typeof skillDirectories>[0];
-    expect(configError(() => skillDirectories(options)).message).toContain("`scope` must be one of 'project', 'user', 'both', got \"global\"");
+    expect(configError(() => skillDirectories(options)).message).toContain(
+      "`scope` must be one of 'project', 'user', 'both', got \"global\"",
+    );
     const missing = { tools: ['claude'], cwd } as unknown as Parameters<typeof skillDirectories>[0];
     expect(configError(() => skillDirectories(missing)).message).toContain('got undefined');
   });
@@ -147,7 +151,9 @@ describe('skillDirectories: configuration mistakes throw SkillsConfigError', () 
   it('cwd is required and home, when given, must be a path', () => {
     const noCwd = { tools: ['claude'], scope: 'project' } as unknown as Parameters<typeof skillDirectories>[0];
     expect(configError(() => skillDirectories(noCwd)).message).toContain('`cwd` must be the project folder');
-    expect(configError(() => skillDirectories({ tools: ['claude'], scope: 'user', cwd, home: '' })).message).toContain('`home` must be a non-empty string');
+    expect(configError(() => skillDirectories({ tools: ['claude'], scope: 'user', cwd, home: '' })).message).toContain(
+      '`home` must be a non-empty string',
+    );
   });
 
   it('options are required', () => {

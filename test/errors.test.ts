@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { SkillsConfigError, SkillsError, SkillsUsageError, SkillsWatchError, SkillUnavailableError, type SkillsErrorCode } from '../src/errors.js';
+import {
+  SkillsConfigError,
+  SkillsError,
+  SkillsUsageError,
+  SkillsWatchError,
+  SkillUnavailableError,
+  type SkillsErrorCode,
+} from '../src/errors.js';
 
 describe('error classes', () => {
   it('each class has its own name and a stable code, and is a SkillsError and an Error', () => {
@@ -8,7 +15,11 @@ describe('error classes', () => {
       [new SkillsConfigError('bad option'), 'SkillsConfigError', 'SKILLS_CONFIG'],
       [new SkillsUsageError('bad flag'), 'SkillsUsageError', 'SKILLS_USAGE'],
       [new SkillsWatchError('/skills', 'cannot watch', { cause }), 'SkillsWatchError', 'SKILLS_WATCH'],
-      [new SkillUnavailableError({ skill: 'x', path: '/s/x/SKILL.md', reason: 'changed', detail: 'd' }), 'SkillUnavailableError', 'SKILLS_UNAVAILABLE'],
+      [
+        new SkillUnavailableError({ skill: 'x', path: '/s/x/SKILL.md', reason: 'changed', detail: 'd' }),
+        'SkillUnavailableError',
+        'SKILLS_UNAVAILABLE',
+      ],
       [new SkillsError('SKILLS_CONFIG', 'base'), 'SkillsError', 'SKILLS_CONFIG'],
     ];
     for (const [error, name, code] of cases) {
@@ -30,10 +41,20 @@ describe('error classes', () => {
 
   it('SkillUnavailableError builds its message from its fields, for the model, and keeps the cause', () => {
     const cause = Object.assign(new Error('EACCES'), { code: 'EACCES' });
-    const unreadable = new SkillUnavailableError({ skill: 'pdf', path: '/s/pdf/SKILL.md', reason: 'unreadable', detail: 'permission denied' }, { cause });
+    const unreadable = new SkillUnavailableError(
+      { skill: 'pdf', path: '/s/pdf/SKILL.md', reason: 'unreadable', detail: 'permission denied' },
+      { cause },
+    );
     expect(unreadable.message).toBe('/s/pdf/SKILL.md cannot be read any more (permission denied)');
     expect(unreadable).toMatchObject({ skill: 'pdf', path: '/s/pdf/SKILL.md', reason: 'unreadable', detail: 'permission denied', cause });
-    const changed = new SkillUnavailableError({ skill: 'pdf', path: '/s/pdf/SKILL.md', reason: 'changed', detail: 'unclosed frontmatter at line 1' });
-    expect(changed.message).toBe('SKILL.md of pdf changed and cannot be read right now (unclosed frontmatter at line 1); try again in a moment');
+    const changed = new SkillUnavailableError({
+      skill: 'pdf',
+      path: '/s/pdf/SKILL.md',
+      reason: 'changed',
+      detail: 'unclosed frontmatter at line 1',
+    });
+    expect(changed.message).toBe(
+      'SKILL.md of pdf changed and cannot be read right now (unclosed frontmatter at line 1); try again in a moment',
+    );
   });
 });

@@ -92,7 +92,10 @@ describe('createIndexCache', () => {
   });
 
   it('retries after a failed discovery', async () => {
-    const load = vi.fn().mockRejectedValueOnce(new Error('disk on fire')).mockResolvedValueOnce(result(['a']));
+    const load = vi
+      .fn()
+      .mockRejectedValueOnce(new Error('disk on fire'))
+      .mockResolvedValueOnce(result(['a']));
     const cache = createIndexCache({ load, ttl: 1000 });
     await expect(cache.get()).rejects.toThrow('disk on fire');
     expect((await cache.get()).index.skills).toHaveLength(1);
@@ -115,7 +118,10 @@ describe('createIndexCache', () => {
 
   it('invalidate makes the next request rescan and drops a scan that was in flight', async () => {
     const gate = deferred<DiscoveryResult>();
-    const load = vi.fn().mockImplementationOnce(() => gate.promise).mockResolvedValue(result(['new']));
+    const load = vi
+      .fn()
+      .mockImplementationOnce(() => gate.promise)
+      .mockResolvedValue(result(['new']));
     const cache = createIndexCache({ load, ttl: 1000 });
     const pending = cache.get();
     cache.invalidate();

@@ -17,7 +17,8 @@ let root: string;
 let skills: string;
 let indexFile: string;
 
-const md = (name: string, body = `Do ${name}.`) => `---\nname: ${name}\ndescription: Does ${name}. Use when asked about ${name}.\n---\n# ${name}\n${body}\n`;
+const md = (name: string, body = `Do ${name}.`) =>
+  `---\nname: ${name}\ndescription: Does ${name}. Use when asked about ${name}.\n---\n# ${name}\n${body}\n`;
 
 async function writeSkill(name: string, body?: string): Promise<void> {
   await mkdir(join(skills, name), { recursive: true });
@@ -110,7 +111,9 @@ describe('index option', () => {
       const first = createContext({ messages: conversation('hi') });
       await middleware(first, async () => {});
       expect(getSkills(first)?.skills.map((s) => s.metadata.name)).toEqual(['alpha', 'beta']);
-      const unusable = first.log.entries.filter((e) => e.level === 'warn' && (e.args[1] as { code?: string } | undefined)?.code === 'INDEX_UNUSABLE');
+      const unusable = first.log.entries.filter(
+        (e) => e.level === 'warn' && (e.args[1] as { code?: string } | undefined)?.code === 'INDEX_UNUSABLE',
+      );
       expect(unusable).toHaveLength(1);
       // The next scan does not try the index again, so there is no second warning.
       const second = createContext({ messages: conversation('hi') });
@@ -121,6 +124,8 @@ describe('index option', () => {
 
   it('is checked at construction: a path, and not with preload', () => {
     expect(() => skillsMiddleware({ directories: [skills], index: '' })).toThrow(SkillsConfigError);
-    expect(() => skillsMiddleware({ directories: [skills], index: 'x.json', preload: true })).toThrow(/`index` cannot be used with `preload: true`/);
+    expect(() => skillsMiddleware({ directories: [skills], index: 'x.json', preload: true })).toThrow(
+      /`index` cannot be used with `preload: true`/,
+    );
   });
 });

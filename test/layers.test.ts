@@ -59,7 +59,18 @@ describe('layers', () => {
 
   it('leaf modules import only other leaves', () => {
     // fs.ts is the filesystem edge: it imports node only.
-    const leaves = ['model.ts', 'host.ts', 'defaults.ts', 'diagnostics.ts', 'tool-names.ts', 'fs.ts', 'skill-file.ts', 'paths.ts', 'glob.ts', 'hidden-characters.ts'];
+    const leaves = [
+      'model.ts',
+      'host.ts',
+      'defaults.ts',
+      'diagnostics.ts',
+      'tool-names.ts',
+      'fs.ts',
+      'skill-file.ts',
+      'paths.ts',
+      'glob.ts',
+      'hidden-characters.ts',
+    ];
     for (const leaf of leaves) {
       expect(graph.has(leaf), `${leaf} exists`).toBe(true);
       const outside = (graph.get(leaf) ?? []).filter((target) => !leaves.includes(target));
@@ -68,6 +79,14 @@ describe('layers', () => {
   });
 
   it('the cycle finder finds a cycle', () => {
-    expect(cycles(new Map([['a', ['b']], ['b', ['c']], ['c', ['a']]]))).toEqual(['a -> b -> c -> a']);
+    expect(
+      cycles(
+        new Map([
+          ['a', ['b']],
+          ['b', ['c']],
+          ['c', ['a']],
+        ]),
+      ),
+    ).toEqual(['a -> b -> c -> a']);
   });
 });

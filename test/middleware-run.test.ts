@@ -7,7 +7,16 @@
 import { describe, expect, it, vi } from 'vitest';
 import { nodeFileSystem } from '../src/fs.js';
 import { getSkills, skillsMiddleware } from '../src/index.js';
-import { callTool, compose, conversation, createContext, DEFAULT_SYSTEM, SKILLS_FIXTURES, type StackContext, type StackMessage } from './helpers/stack.js';
+import {
+  callTool,
+  compose,
+  conversation,
+  createContext,
+  DEFAULT_SYSTEM,
+  SKILLS_FIXTURES,
+  type StackContext,
+  type StackMessage,
+} from './helpers/stack.js';
 
 const logged = (ctx: StackContext, text: string) => ctx.log.entries.filter((e) => e.args[0] === text);
 
@@ -53,7 +62,7 @@ describe('tools bound to their run', () => {
     expect(ctx.messages.filter((m) => m.role === 'tool')).toHaveLength(2);
   });
 
-  it('a registry shared across requests gets this run\'s tools, never an earlier run\'s', async () => {
+  it("a registry shared across requests gets this run's tools, never an earlier run's", async () => {
     const middleware = skillsMiddleware({ directories: [SKILLS_FIXTURES] });
     const first = createContext({ messages: conversation('a') });
     const second = { ...createContext({ messages: conversation('b') }), tools: first.tools };
@@ -65,13 +74,15 @@ describe('tools bound to their run', () => {
     expect(second.log.entries.some((e) => String(e.args[0]).includes('already registered'))).toBe(false);
   });
 
-  it('leaves someone else\'s tool of the same name in place, and says so', async () => {
+  it("leaves someone else's tool of the same name in place, and says so", async () => {
     const ctx = createContext({ messages: conversation('a') });
     const theirs = { name: 'use_skill', schema: {}, handler: async () => 'theirs' };
     ctx.tools.register(theirs);
     await skillsMiddleware({ directories: [SKILLS_FIXTURES] })(ctx, async () => {});
     expect(ctx.tools.get('use_skill')).toBe(theirs);
-    expect(ctx.log.entries.some((e) => e.level === 'warn' && String(e.args[0]).includes('a tool named use_skill is already registered'))).toBe(true);
+    expect(
+      ctx.log.entries.some((e) => e.level === 'warn' && String(e.args[0]).includes('a tool named use_skill is already registered')),
+    ).toBe(true);
   });
 });
 
@@ -108,9 +119,17 @@ const roles = (messages: readonly StackMessage[]) => messages.map((m) => (m.role
 describe('placement before inputToMessage', () => {
   it('gives the same activations as after it, right behind the user message', async () => {
     const after = withModel('Use @debug now.');
-    await compose<ModelCtx>([inputToMessage, skillsMiddleware({ directories: [SKILLS_FIXTURES], always: ['explain'] }), (c) => after.execute(c)])(after.ctx);
+    await compose<ModelCtx>([
+      inputToMessage,
+      skillsMiddleware({ directories: [SKILLS_FIXTURES], always: ['explain'] }),
+      (c) => after.execute(c),
+    ])(after.ctx);
     const before = withModel('Use @debug now.');
-    await compose<ModelCtx>([skillsMiddleware({ directories: [SKILLS_FIXTURES], always: ['explain'] }), inputToMessage, (c) => before.execute(c)])(before.ctx);
+    await compose<ModelCtx>([
+      skillsMiddleware({ directories: [SKILLS_FIXTURES], always: ['explain'] }),
+      inputToMessage,
+      (c) => before.execute(c),
+    ])(before.ctx);
     const expected = ['system', 'user', 'assistant', 'tool:skills_mention_debug', 'assistant', 'tool:skills_always_explain'];
     expect(roles(after.seen[0] ?? [])).toEqual(expected);
     expect(roles(before.seen[0] ?? [])).toEqual(expected);
@@ -151,7 +170,12 @@ describe('placement before inputToMessage', () => {
       { role: 'system', content: DEFAULT_SYSTEM },
       { role: 'user', content: 'help me debug' },
       { role: 'assistant', content: '', tool_calls: [{ id: 'call_1', name: 'use_skill', arguments: { skill_name: 'debug' } }] },
-      { role: 'tool', tool_call_id: 'call_1', name: 'use_skill', content: JSON.stringify('<skill name="debug">\nSkill directory: /x\n\n# Debugging\n</skill>') },
+      {
+        role: 'tool',
+        tool_call_id: 'call_1',
+        name: 'use_skill',
+        content: JSON.stringify('<skill name="debug">\nSkill directory: /x\n\n# Debugging\n</skill>'),
+      },
       { role: 'assistant', content: 'Done.' },
     ];
     const { ctx, seen, execute } = withModel('Again with @debug please.', history);
@@ -170,7 +194,9 @@ describe('tool aliases', () => {
     await middleware(ctx, async () => {});
     const call = ctx.messages.find((m) => m.role === 'assistant') as { tool_calls?: Array<{ name: string }> } | undefined;
     expect(call?.tool_calls?.[0]?.name).toBe('activate_skill');
-    const next = createContext({ messages: [...ctx.messages, { role: 'assistant', content: 'ok' }, { role: 'user', content: 'And @debug again.' }] });
+    const next = createContext({
+      messages: [...ctx.messages, { role: 'assistant', content: 'ok' }, { role: 'user', content: 'And @debug again.' }],
+    });
     next.state.toolAliases = ctx.state.toolAliases;
     await middleware(next, async () => {});
     expect(next.messages.filter((m) => m.role === 'tool')).toHaveLength(1);

@@ -60,7 +60,9 @@ async function run(options: SkillsOptions, ctx = ctxWith()): Promise<StackContex
 describe('skillsMiddleware', () => {
   it('throws at construction, saying how to fix it, when no directory is configured', () => {
     expect(() => skillsMiddleware({} as SkillsOptions)).toThrow(SkillsConfigError);
-    expect(() => skillsMiddleware({} as SkillsOptions)).toThrow(/pass the folders that hold your skills \(`directories`\) or the npm packages that ship them \(`packages`\)/);
+    expect(() => skillsMiddleware({} as SkillsOptions)).toThrow(
+      /pass the folders that hold your skills \(`directories`\) or the npm packages that ship them \(`packages`\)/,
+    );
   });
 
   it('appends the catalog to the first system message and registers use_skill', async () => {
@@ -170,10 +172,13 @@ describe('skillsMiddleware', () => {
   });
 
   it('end to end: a name read from the catalog activates through the registered use_skill', async () => {
-    const ctx = await run({ directories: [fixtures] }, ctxWith([
-      { role: 'system', content: 'Base.' },
-      { role: 'user', content: 'Review src/auth.ts' },
-    ]));
+    const ctx = await run(
+      { directories: [fixtures] },
+      ctxWith([
+        { role: 'system', content: 'Base.' },
+        { role: 'user', content: 'Review src/auth.ts' },
+      ]),
+    );
     const name = /^- (code-review):/m.exec(ctx.messages[0]?.content ?? '')?.[1];
     expect(name).toBe('code-review');
     const result = await callTool(ctx, 'use_skill', { skill_name: name });
@@ -268,7 +273,9 @@ describe('skillsMiddleware', () => {
       const ctx = ctxWith();
       await middleware(ctx, async () => {});
       expect(await callTool(ctx, 'use_skill', { skill_name: 'heavy' })).toContain('- big.bin (other, 2.0 KB, too large to read)');
-      return ctx.log.entries.filter((e) => e.level === 'warn' && e.args[0] === '[skills] warning').map((w) => (w.args[1] as { code: string }).code);
+      return ctx.log.entries
+        .filter((e) => e.level === 'warn' && e.args[0] === '[skills] warning')
+        .map((w) => (w.args[1] as { code: string }).code);
     };
     expect(await codes()).toEqual(['RESOURCE_TOO_LARGE']);
     expect(await codes()).toEqual([]);
@@ -280,7 +287,9 @@ describe('skillsMiddleware', () => {
     const read = await callTool(ctx, 'read_skill_resource', { skill_name: 'code-review', path: 'references/checklist.md' });
     const refused = await callTool(ctx, 'read_skill_resource', { skill_name: 'code-review', path: '../debug/SKILL.md' });
     expect(activation).toContain('open one with read_skill_resource');
-    expect(read).toContain(await readFile(join(fixtures, 'code-review/references/checklist.md'), 'utf8').then((t) => t.split('\n')[0] ?? ''));
+    expect(read).toContain(
+      await readFile(join(fixtures, 'code-review/references/checklist.md'), 'utf8').then((t) => t.split('\n')[0] ?? ''),
+    );
     expect(refused).not.toContain('name: debug');
     expect(refused).toMatch(/\.\./);
   });

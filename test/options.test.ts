@@ -86,7 +86,9 @@ describe('resolveOptions', () => {
   });
 
   it('names unknown options and suggests the closest one', () => {
-    expect(configError({ directories: ['a'], maxFilesize: 10 }).message).toMatch(/unknown option `maxFilesize`. Did you mean `maxFileSize`\?/);
+    expect(configError({ directories: ['a'], maxFilesize: 10 }).message).toMatch(
+      /unknown option `maxFilesize`. Did you mean `maxFileSize`\?/,
+    );
     expect(configError({ directories: ['a'], zzzzzzzzzzzz: 1 }).message).not.toMatch(/Did you mean/);
   });
 
@@ -99,20 +101,37 @@ describe('resolveOptions', () => {
     expect(configError({ directories: ['a'], preload: 1 }).message).toMatch(/`preload` must be true or false, got number 1/);
     expect(configError({ directories: ['a'], resourceTool: 'no' }).message).toMatch(/`resourceTool` must be true or false/);
     expect(configError({ directories: ['a'], secretPatterns: '*.env' }).message).toMatch(/`secretPatterns` must be an array of strings/);
-    expect(configError({ directories: ['a'], maxListedResources: -5 }).message).toMatch(/`maxListedResources` must be a whole number of 0 or more/);
+    expect(configError({ directories: ['a'], maxListedResources: -5 }).message).toMatch(
+      /`maxListedResources` must be a whole number of 0 or more/,
+    );
     expect(resolveOptions({ directories: ['a'], secretPatterns: ['*.token'] }).secretPatterns).toEqual(['*.token']);
     expect(configError({ directories: ['a'], catalogBudget: -1 }).message).toMatch(/`catalogBudget`/);
     expect(configError({ directories: ['a'], findSkills: 'auto' }).message).toMatch(/`findSkills` must be true or false/);
     expect(configError({ directories: ['a'], always: 'debug' }).message).toMatch(/`always` must be a list of skill names/);
-    expect(configError({ directories: ['a'], autoActivate: 0.5 }).message).toMatch(/`autoActivate` must be true, false or \{ threshold, maxSkills \}/);
+    expect(configError({ directories: ['a'], autoActivate: 0.5 }).message).toMatch(
+      /`autoActivate` must be true, false or \{ threshold, maxSkills \}/,
+    );
     expect(configError({ directories: ['a'], watch: 'yes' }).message).toMatch(/`watch` must be true, false or \{ debounceMs \}/);
     expect(configError({ directories: ['a'], watch: { debounce: 5 } }).message).toMatch(/`watch.debounce` is not an option/);
     expect(configError({ directories: ['a'], watch: { debounceMs: -5 } }).message).toMatch(/`watch.debounceMs`/);
     expect(configError({ directories: ['a'], watch: { debounceMs: Infinity } }).option).toBe('watch.debounceMs');
-    expect(configError({ directories: ['a'], watch: true, fs: { ...nodeFileSystem, watch: undefined, watchFolder: undefined } }).message).toMatch(/`watch` needs an `fs` with a watch\(\) or watchFolder\(\) method/);
+    expect(
+      configError({ directories: ['a'], watch: true, fs: { ...nodeFileSystem, watch: undefined, watchFolder: undefined } }).message,
+    ).toMatch(/`watch` needs an `fs` with a watch\(\) or watchFolder\(\) method/);
     expect(configError({ directories: ['a'], signal: {} }).message).toMatch(/`signal` must be an AbortSignal/);
-    const resolved = resolveOptions({ directories: ['a'], always: [' debug ', 'debug'], autoActivate: true, watch: { debounceMs: 50 }, findSkills: false });
-    expect(resolved).toMatchObject({ always: ['debug'], autoActivate: { threshold: 0.3, maxSkills: 1 }, watch: { debounceMs: 50 }, findSkills: false });
+    const resolved = resolveOptions({
+      directories: ['a'],
+      always: [' debug ', 'debug'],
+      autoActivate: true,
+      watch: { debounceMs: 50 },
+      findSkills: false,
+    });
+    expect(resolved).toMatchObject({
+      always: ['debug'],
+      autoActivate: { threshold: 0.3, maxSkills: 1 },
+      watch: { debounceMs: 50 },
+      findSkills: false,
+    });
     expect(resolveOptions({ directories: ['a'], watch: true }).watch).toEqual({ debounceMs: 200 });
     expect(configError({ directories: ['a'], cwd: '' }).message).toMatch(/`cwd` must be a non-empty string/);
     expect(configError({ directories: ['a'], include: [1] }).message).toMatch(/`include\[0\]`/);
@@ -135,7 +154,17 @@ describe('resolveOptions', () => {
     expect(auto(true)).toEqual({ threshold: 0.3, maxSkills: 1 });
     expect(auto({})).toEqual({ threshold: 0.3, maxSkills: 1 });
     expect(auto({ threshold: 0, maxSkills: 3 })).toEqual({ threshold: 0, maxSkills: 3 });
-    for (const bad of ['yes', [], null, { threshold: 2 }, { threshold: '0.5' }, { threshold: Number.NaN }, { maxSkills: 0 }, { maxSkills: 1.5 }, { treshold: 0.3 }]) {
+    for (const bad of [
+      'yes',
+      [],
+      null,
+      { threshold: 2 },
+      { threshold: '0.5' },
+      { threshold: Number.NaN },
+      { maxSkills: 0 },
+      { maxSkills: 1.5 },
+      { treshold: 0.3 },
+    ]) {
       expect(configError({ directories: ['a'], autoActivate: bad }).code).toBe('SKILLS_CONFIG');
     }
     expect(configError({ directories: ['a'], autoActivate: { treshold: 0.3 } }).option).toBe('autoActivate.treshold');

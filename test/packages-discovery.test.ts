@@ -54,7 +54,10 @@ async function installPnpm(): Promise<void> {
 }
 
 describe.skipIf(!sisuPresent)("SISU's skill packages", () => {
-  for (const [layout, install] of [['npm', installNpm], ['pnpm', installPnpm]] as const) {
+  for (const [layout, install] of [
+    ['npm', installNpm],
+    ['pnpm', installPnpm],
+  ] as const) {
     it(`load strictly with no warnings in the ${layout} layout, through discoverSkills and the middleware`, async () => {
       await install();
       const result = await discoverSkills({ packages: PACKAGES, cwd: app, strict: true });
@@ -63,7 +66,11 @@ describe.skipIf(!sisuPresent)("SISU's skill packages", () => {
       expect(result.skills.map((s) => s.metadata.name).sort()).toEqual(NAMES);
       const ctx = createContext({ messages: conversation('Use @debug please.') });
       await skillsMiddleware({ packages: PACKAGES, cwd: app, strict: true })(ctx, async () => {});
-      expect(getSkills(ctx)?.skills.map((s) => s.metadata.name).sort()).toEqual(NAMES);
+      expect(
+        getSkills(ctx)
+          ?.skills.map((s) => s.metadata.name)
+          .sort(),
+      ).toEqual(NAMES);
       expect(getSkills(ctx)?.activated).toEqual(['debug']);
       expect(ctx.log.entries.filter((e) => e.level === 'warn')).toEqual([]);
     });
@@ -72,7 +79,10 @@ describe.skipIf(!sisuPresent)("SISU's skill packages", () => {
   it('folders come first: a folder skill wins a name clash with a package', async () => {
     await installNpm();
     await mkdir(join(app, 'skills', 'debug'), { recursive: true });
-    await writeFile(join(app, 'skills', 'debug', 'SKILL.md'), '---\nname: debug\ndescription: Our own debugging steps. Use when debugging.\n---\nOURS\n');
+    await writeFile(
+      join(app, 'skills', 'debug', 'SKILL.md'),
+      '---\nname: debug\ndescription: Our own debugging steps. Use when debugging.\n---\nOURS\n',
+    );
     const result = await discoverSkills({ directories: ['skills'], packages: ['@sisu-ai/skill-debug'], cwd: app });
     expect(result.skills.find((s) => s.metadata.name === 'debug')?.directory).toBe(join(app, 'skills', 'debug'));
     expect(result.warnings.map((w) => w.code)).toEqual(['SKILL_DUPLICATE']);
@@ -98,10 +108,12 @@ describe('packages of our own', () => {
     const [mismatch] = result.warnings;
     expect(mismatch?.code).toBe('NAME_MISMATCH');
     expect(mismatch?.message).toContain('does not match package @acme/skill-lint (expected "lint"');
-    expect(mismatch?.message).toContain('comes from package @acme/skill-lint@1.2.3: report it to the package\'s author');
+    expect(mismatch?.message).toContain("comes from package @acme/skill-lint@1.2.3: report it to the package's author");
     expect(mismatch?.message).not.toMatch(/Rename the folder/);
     // With strict the rule is an error, as for folders.
-    expect((await discoverSkills({ packages: ['@acme/skill-lint'], cwd: app, strict: true })).errors.map((e) => e.code)).toEqual(['NAME_MISMATCH']);
+    expect((await discoverSkills({ packages: ['@acme/skill-lint'], cwd: app, strict: true })).errors.map((e) => e.code)).toEqual([
+      'NAME_MISMATCH',
+    ]);
   });
 
   it('a collection gives each skill in its skills/ folder, judged by folder name', async () => {
@@ -125,7 +137,9 @@ describe('packages of our own', () => {
     expect(() => skillsMiddleware({ packages: ['@acme/skill-ok'] })).not.toThrow();
     expect(() => skillsMiddleware({ packages: ['../escape'] })).toThrow(SkillsConfigError);
     expect(() => skillsMiddleware({ packages: ['../escape'] })).toThrow(/`packages\[0\]` \("\.\.\/escape"\) is not a package name/);
-    expect(() => skillsMiddleware({})).toThrow(/pass the folders that hold your skills \(`directories`\) or the npm packages that ship them \(`packages`\)/);
+    expect(() => skillsMiddleware({})).toThrow(
+      /pass the folders that hold your skills \(`directories`\) or the npm packages that ship them \(`packages`\)/,
+    );
   });
 
   it('a skill folder under node_modules that is not a configured package gets no rename advice either', async () => {

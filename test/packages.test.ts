@@ -26,7 +26,8 @@ import {
 const REPO_ROOT = fileURLToPath(new URL('..', import.meta.url));
 const SISU_SKILLS = resolve(REPO_ROOT, '..', 'shared', 'sisu', 'skills');
 const sisuPresent = existsSync(SISU_SKILLS);
-if (!sisuPresent) console.log(`packages: SISU's skill packages not found at ${SISU_SKILLS}; their npm and pnpm cases are skipped (CI has them)`);
+if (!sisuPresent)
+  console.log(`packages: SISU's skill packages not found at ${SISU_SKILLS}; their npm and pnpm cases are skipped (CI has them)`);
 
 /** SISU's six skill packages (folder name under ../shared/sisu/skills). */
 const SISU_SKILL_FOLDERS = ['skill-code-review', 'skill-debug', 'skill-deploy', 'skill-explain', 'skill-repo-search', 'skill-test-gen'];
@@ -244,7 +245,9 @@ describe('resolvePackage on our own fixtures', () => {
     const result = failed(await resolvePackage('@acme/skill-gone', { cwd: root }));
 
     expect(result.diagnostic.code).toBe('PACKAGE_NOT_FOUND');
-    expect(result.diagnostic.message).toContain(`${join(root, 'node_modules', '@acme', 'skill-gone')} is a symbolic link whose target is missing`);
+    expect(result.diagnostic.message).toContain(
+      `${join(root, 'node_modules', '@acme', 'skill-gone')} is a symbolic link whose target is missing`,
+    );
   });
 
   it('a file where the package folder should be is passed over for a folder further up', async () => {
@@ -367,7 +370,9 @@ describe('resolvePackage when the filesystem refuses (injected, so it holds as r
     await write(join(pkg, 'SKILL.md'), skillMd('locked'));
     await write(join(pkg, 'package.json'), manifest('skill-locked', '1.2.3'));
 
-    const result = failed(await resolvePackage('skill-locked', { cwd: root, fs: faulty([{ method: 'readdir', path: pkg, code: 'EACCES' }]) }));
+    const result = failed(
+      await resolvePackage('skill-locked', { cwd: root, fs: faulty([{ method: 'readdir', path: pkg, code: 'EACCES' }]) }),
+    );
 
     expect(result.diagnostic).toMatchObject({ code: 'DIRECTORY_UNREADABLE', severity: 'warning', file: pkg });
     expect(result.diagnostic.message).toContain('package skill-locked@1.2.3: permission denied');
@@ -378,7 +383,9 @@ describe('resolvePackage when the filesystem refuses (injected, so it holds as r
     await write(join(pkg, 'skills', 'one', 'SKILL.md'), skillMd('one'));
     const skills = join(pkg, 'skills');
 
-    const result = failed(await resolvePackage('skill-set', { cwd: root, fs: faulty([{ method: 'readdir', path: skills, code: 'EACCES' }]) }));
+    const result = failed(
+      await resolvePackage('skill-set', { cwd: root, fs: faulty([{ method: 'readdir', path: skills, code: 'EACCES' }]) }),
+    );
 
     expect(result.diagnostic).toMatchObject({ code: 'DIRECTORY_UNREADABLE', file: skills });
   });
@@ -387,7 +394,9 @@ describe('resolvePackage when the filesystem refuses (injected, so it holds as r
     const candidate = join(root, 'node_modules', 'skill-hidden');
     await write(join(candidate, 'SKILL.md'), skillMd('hidden'));
 
-    const result = failed(await resolvePackage('skill-hidden', { cwd: root, fs: faulty([{ method: 'stat', path: candidate, code: 'EACCES' }]) }));
+    const result = failed(
+      await resolvePackage('skill-hidden', { cwd: root, fs: faulty([{ method: 'stat', path: candidate, code: 'EACCES' }]) }),
+    );
 
     expect(result.diagnostic.code).toBe('PACKAGE_NOT_FOUND');
     expect(result.diagnostic.message).toContain(`${candidate} could not be read (permission denied)`);
@@ -397,7 +406,9 @@ describe('resolvePackage when the filesystem refuses (injected, so it holds as r
     const candidate = join(root, 'node_modules', 'skill-loop');
     await write(join(candidate, 'SKILL.md'), skillMd('loop'));
 
-    const result = failed(await resolvePackage('skill-loop', { cwd: root, fs: faulty([{ method: 'realpath', path: candidate, code: 'ELOOP' }]) }));
+    const result = failed(
+      await resolvePackage('skill-loop', { cwd: root, fs: faulty([{ method: 'realpath', path: candidate, code: 'ELOOP' }]) }),
+    );
 
     expect(result.diagnostic.message).toContain(`${candidate} could not be followed (too many levels of symbolic links)`);
   });
@@ -417,7 +428,8 @@ describe('names', () => {
   });
 
   it('packageNameProblem accepts npm names and explains the rest', () => {
-    for (const ok of ['skill-debug', '@sisu-ai/skill-debug', 'JSONStream', 'a.b_c~d', '@a/b']) expect(packageNameProblem(ok)).toBeUndefined();
+    for (const ok of ['skill-debug', '@sisu-ai/skill-debug', 'JSONStream', 'a.b_c~d', '@a/b'])
+      expect(packageNameProblem(ok)).toBeUndefined();
     expect(packageNameProblem('')).toBe('a package name must be a non-empty string');
     expect(packageNameProblem(42)).toBe('a package name must be a non-empty string');
     expect(packageNameProblem('x'.repeat(215))).toContain('at most 214 characters');

@@ -81,7 +81,10 @@ describe('buildPrebuiltIndex + readPrebuiltIndex', () => {
       expect(read.result.stamps.get(skill.path)).toEqual({ size: stats.size, mtimeMs: stats.mtimeMs });
     }
     // The lazy index builds from it and loads bodies on demand.
-    const index = createLazySkillIndex(read.result, async (entry) => ({ skill: { ...entry, instructions: 'body', resources: [] }, diagnostics: [] }));
+    const index = createLazySkillIndex(read.result, async (entry) => ({
+      skill: { ...entry, instructions: 'body', resources: [] },
+      diagnostics: [],
+    }));
     expect(index.get('deploy')?.directory).toBe(join(skills, 'devops', 'deploy'));
     expect((await index.load('pdf-tools'))?.instructions).toBe('body');
   });
@@ -94,7 +97,14 @@ describe('buildPrebuiltIndex + readPrebuiltIndex', () => {
     roots.push(moved);
     await cp(root, moved, { recursive: true, preserveTimestamps: true });
     const skills = join(moved, 'skills');
-    const read = await readPrebuiltIndex(join(moved, 'skills.index.json'), { directories: [skills], packages: [], include: [], exclude: [], strict: false, fs: nodeFileSystem });
+    const read = await readPrebuiltIndex(join(moved, 'skills.index.json'), {
+      directories: [skills],
+      packages: [],
+      include: [],
+      exclude: [],
+      strict: false,
+      fs: nodeFileSystem,
+    });
     if (!read.ok) throw new Error(read.message);
     expect(read.result.skills.every((s) => s.path.startsWith(skills + sep) && s.path === join(s.directory, 'SKILL.md'))).toBe(true);
     expect(read.result.errors.every((d) => d.file.startsWith(skills + sep))).toBe(true);
@@ -117,12 +127,29 @@ describe('buildPrebuiltIndex + readPrebuiltIndex', () => {
   });
 
   it('leaves out a SKILL.md that vanished between discovery and the build, with an error', async () => {
-    const { fs } = faultyFs({ '/lib/a/SKILL.md': skillMd('a'), '/lib/b/SKILL.md': skillMd('b') }, [{ method: 'stat', path: '/lib/b/SKILL.md', code: 'ENOENT' }]);
-    const entries: SkillEntry[] = ['a', 'b'].map((name) => ({ metadata: { name, description: `Does ${name}.` }, path: `/lib/${name}/SKILL.md`, directory: `/lib/${name}` }));
+    const { fs } = faultyFs({ '/lib/a/SKILL.md': skillMd('a'), '/lib/b/SKILL.md': skillMd('b') }, [
+      { method: 'stat', path: '/lib/b/SKILL.md', code: 'ENOENT' },
+    ]);
+    const entries: SkillEntry[] = ['a', 'b'].map((name) => ({
+      metadata: { name, description: `Does ${name}.` },
+      path: `/lib/${name}/SKILL.md`,
+      directory: `/lib/${name}`,
+    }));
     const shape = { directories: ['/lib'], packages: [], include: [], exclude: [], strict: false };
-    const document = await prebuiltIndexFrom({ skills: entries, scannedDirectories: ['/lib'], errors: [], warnings: [] }, { ...shape, fs }, '/lib/index.json', new Date(0));
+    const document = await prebuiltIndexFrom(
+      { skills: entries, scannedDirectories: ['/lib'], errors: [], warnings: [] },
+      { ...shape, fs },
+      '/lib/index.json',
+      new Date(0),
+    );
     expect(document.skills.map((s) => s.metadata.name)).toEqual(['a']);
-    expect(document.errors).toEqual([expect.objectContaining({ code: 'SKILL_UNREADABLE', file: './b/SKILL.md', message: expect.stringContaining('build the index again') })]);
+    expect(document.errors).toEqual([
+      expect.objectContaining({
+        code: 'SKILL_UNREADABLE',
+        file: './b/SKILL.md',
+        message: expect.stringContaining('build the index again'),
+      }),
+    ]);
   });
 });
 
@@ -134,14 +161,24 @@ describe('readPrebuiltIndex refuses, never throws', () => {
     // A folder where the file should be: unreadable as root too.
     const folder = join(root, 'folder.json');
     await mkdir(folder);
-    expect(expectUnusable(await readPrebuiltIndex(folder, { ...shape, fs: nodeFileSystem }), 'unreadable', folder)).toContain('it is a directory');
+    expect(expectUnusable(await readPrebuiltIndex(folder, { ...shape, fs: nodeFileSystem }), 'unreadable', folder)).toContain(
+      'it is a directory',
+    );
     const { fs } = faultyFs({ '/x/index.json': '{}' }, [{ method: 'readFile', path: '/x/index.json', code: 'EACCES' }]);
-    expect(expectUnusable(await readPrebuiltIndex('/x/index.json', { ...shape, fs }), 'unreadable', '/x/index.json')).toContain('permission denied');
+    expect(expectUnusable(await readPrebuiltIndex('/x/index.json', { ...shape, fs }), 'unreadable', '/x/index.json')).toContain(
+      'permission denied',
+    );
     expect((await readPrebuiltIndex(indexFile, { ...shape, fs: nodeFileSystem })).ok).toBe(true);
   });
 
   it('text that is not JSON, with the line and column of the problem', () => {
-    const read = parsePrebuiltIndex('{\n  "format": "sisu-skills-index",\n  "version": 1,,\n}', '/x/index.json', { directories: ['/x'], packages: [], include: [], exclude: [], strict: false });
+    const read = parsePrebuiltIndex('{\n  "format": "sisu-skills-index",\n  "version": 1,,\n}', '/x/index.json', {
+      directories: ['/x'],
+      packages: [],
+      include: [],
+      exclude: [],
+      strict: false,
+    });
     expectUnusable(read, 'not-json', '/x/index.json');
     if (read.ok) return;
     expect(read.diagnostic).toMatchObject({ line: 3, column: 16 });
@@ -155,11 +192,19 @@ describe('readPrebuiltIndex refuses, never throws', () => {
     for (const text of ['null', '[]', '{}', '"sisu-skills-index"', '{"format":"other","version":1}']) {
       expectUnusable(parsePrebuiltIndex(text, '/x/i.json', shape), 'wrong-format', '/x/i.json');
     }
-    const newer = parsePrebuiltIndex(JSON.stringify({ format: PREBUILT_INDEX_FORMAT, version: 2, packageVersion: '9.0.0' }), '/x/i.json', shape);
+    const newer = parsePrebuiltIndex(
+      JSON.stringify({ format: PREBUILT_INDEX_FORMAT, version: 2, packageVersion: '9.0.0' }),
+      '/x/i.json',
+      shape,
+    );
     const message = expectUnusable(newer, 'incompatible-version', '/x/i.json');
     expect(message).toContain('by @sisu-ai/mw-skills 9.0.0 in index format 2');
     expect(message).toContain(`reads format ${PREBUILT_INDEX_VERSION} only`);
-    expectUnusable(parsePrebuiltIndex(JSON.stringify({ format: PREBUILT_INDEX_FORMAT, version: '1' }), '/x/i.json', shape), 'incompatible-version', '/x/i.json');
+    expectUnusable(
+      parsePrebuiltIndex(JSON.stringify({ format: PREBUILT_INDEX_FORMAT, version: '1' }), '/x/i.json', shape),
+      'incompatible-version',
+      '/x/i.json',
+    );
   });
 
   it('an index built for other directories or options; pattern order does not count', async () => {
@@ -168,12 +213,17 @@ describe('readPrebuiltIndex refuses, never throws', () => {
     const other = (changes: Partial<DiscoveryShape>) => parsePrebuiltIndex(text, indexFile, { ...shape, ...changes });
     expect(expectUnusable(other({ directories: [join(root, 'elsewhere')] }), 'other-options', indexFile)).toContain('directories');
     expectUnusable(other({ directories: [skills, join(root, 'more')] }), 'other-options', indexFile);
-    expect(expectUnusable(other({ include: ['pdf-*'] }), 'other-options', indexFile)).toContain('include [] , the middleware has ["pdf-*"]'.replace(' ,', ','));
+    expect(expectUnusable(other({ include: ['pdf-*'] }), 'other-options', indexFile)).toContain(
+      'include [] , the middleware has ["pdf-*"]'.replace(' ,', ','),
+    );
     expectUnusable(other({ exclude: ['deploy'] }), 'other-options', indexFile);
     expect(expectUnusable(other({ strict: true }), 'other-options', indexFile)).toContain('strict false, the middleware has true');
 
     const filtered = join(root, 'filtered.json');
-    await writeFile(filtered, serializePrebuiltIndex(await buildPrebuiltIndex({ directories: [skills], include: ['deploy', 'pdf-*'] }, filtered)));
+    await writeFile(
+      filtered,
+      serializePrebuiltIndex(await buildPrebuiltIndex({ directories: [skills], include: ['deploy', 'pdf-*'] }, filtered)),
+    );
     const read = await readPrebuiltIndex(filtered, { ...shape, include: ['pdf-*', 'deploy'], fs: nodeFileSystem });
     if (!read.ok) throw new Error(read.message);
     expect(read.result.skills.map((s) => s.metadata.name).sort()).toEqual(['deploy', 'pdf-tools']);
@@ -197,7 +247,9 @@ describe('readPrebuiltIndex refuses, never throws', () => {
       ['deploy', join(app, 'skills', 'deploy')],
       ['pdf', join(app, 'node_modules', '@acme', 'skill-pdf')],
     ]);
-    expect(expectUnusable(await readPrebuiltIndex(indexFile, { ...resolved, packages: [] }), 'other-options', indexFile)).toContain('packages ["@acme/skill-pdf"], the middleware has []');
+    expect(expectUnusable(await readPrebuiltIndex(indexFile, { ...resolved, packages: [] }), 'other-options', indexFile)).toContain(
+      'packages ["@acme/skill-pdf"], the middleware has []',
+    );
     // Without packages configured, a skill under node_modules is outside what the middleware scans.
     const text = (await readFile(indexFile, 'utf8')).replace('"packages": [\n      "@acme/skill-pdf"\n    ]', '"packages": []');
     expect(text).not.toContain('"@acme/skill-pdf"\n');
@@ -282,7 +334,12 @@ describe('metadata JSON cannot carry', () => {
     const { fs } = faultyFs({ '/lib/odd/SKILL.md': 'x' });
     const entry = { metadata: metadata as SkillEntry['metadata'], path: '/lib/odd/SKILL.md', directory: '/lib/odd' };
     const shape = { directories: ['/lib'], packages: [], include: [], exclude: [], strict: false };
-    const document = await prebuiltIndexFrom({ skills: [entry], scannedDirectories: ['/lib'], errors: [], warnings: [] }, { ...shape, fs }, '/lib/index.json', new Date(0));
+    const document = await prebuiltIndexFrom(
+      { skills: [entry], scannedDirectories: ['/lib'], errors: [], warnings: [] },
+      { ...shape, fs },
+      '/lib/index.json',
+      new Date(0),
+    );
     expect(document.skills[0]!.specials).toHaveLength(4);
     // The entry's own metadata was not changed by the encoding.
     expect(Number.isNaN((entry.metadata.metadata as Record<string, number>).nan)).toBe(true);
@@ -315,7 +372,12 @@ describe('checkSkillFile: SKILL.md since the build', () => {
     const original = await readFile(skill.path, 'utf8');
     await writeFile(skill.path, `${original}\nMore steps.\n`);
     const grown = await checkSkillFile(nodeFileSystem, skill, stamp);
-    expect(grown).toMatchObject({ status: 'changed', skill: 'pdf-tools', path: skill.path, diagnostic: { code: 'INDEX_STALE', file: skill.path } });
+    expect(grown).toMatchObject({
+      status: 'changed',
+      skill: 'pdf-tools',
+      path: skill.path,
+      diagnostic: { code: 'INDEX_STALE', file: skill.path },
+    });
     if (grown.status === 'unchanged') return;
     expect(grown.detail).toContain(`size ${stamp.size} -> ${stamp.size + 13} bytes`);
     expect(grown.message).toContain('Skill "pdf-tools" is not available');
@@ -337,7 +399,10 @@ describe('checkSkillFile: SKILL.md since the build', () => {
     if (gone.status !== 'unchanged') expect(gone.message).toContain('was removed after the skills index was built');
 
     await mkdir(skill.path);
-    expect(await checkSkillFile(nodeFileSystem, skill, stamp)).toMatchObject({ status: 'changed', detail: 'it is no longer a regular file' });
+    expect(await checkSkillFile(nodeFileSystem, skill, stamp)).toMatchObject({
+      status: 'changed',
+      detail: 'it is no longer a regular file',
+    });
 
     const { fs } = faultyFs({ '/lib/a/SKILL.md': 'x' }, [{ method: 'stat', path: '/lib/a/SKILL.md', code: 'EACCES' }]);
     const entry = { metadata: { name: 'a', description: 'A.' }, path: '/lib/a/SKILL.md', directory: '/lib/a' };
@@ -346,10 +411,22 @@ describe('checkSkillFile: SKILL.md since the build', () => {
 
   it('compareSkillStamp is pure: same stamp, other size, other mtime', () => {
     const entry = { metadata: { name: 'a', description: 'A.' }, path: '/lib/a/SKILL.md', directory: '/lib/a' };
-    const stats = (size: number, mtimeMs: number) => ({ size, mtimeMs, isFile: () => true, isDirectory: () => false, isSymbolicLink: () => false });
+    const stats = (size: number, mtimeMs: number) => ({
+      size,
+      mtimeMs,
+      isFile: () => true,
+      isDirectory: () => false,
+      isSymbolicLink: () => false,
+    });
     expect(compareSkillStamp(entry, { size: 5, mtimeMs: 10 }, stats(5, 10))).toEqual({ status: 'unchanged' });
-    expect(compareSkillStamp(entry, { size: 5, mtimeMs: 10 }, stats(6, 10))).toMatchObject({ status: 'changed', detail: 'size 5 -> 6 bytes' });
-    expect(compareSkillStamp(entry, { size: 5, mtimeMs: 10 }, stats(5, 11))).toMatchObject({ status: 'changed', detail: expect.stringContaining('modified 1970') });
+    expect(compareSkillStamp(entry, { size: 5, mtimeMs: 10 }, stats(6, 10))).toMatchObject({
+      status: 'changed',
+      detail: 'size 5 -> 6 bytes',
+    });
+    expect(compareSkillStamp(entry, { size: 5, mtimeMs: 10 }, stats(5, 11))).toMatchObject({
+      status: 'changed',
+      detail: expect.stringContaining('modified 1970'),
+    });
     // A copy that kept the time through a double is off by less than a millisecond: not a change.
     expect(compareSkillStamp(entry, { size: 5, mtimeMs: 284.2622 }, stats(5, 283.999))).toEqual({ status: 'unchanged' });
   });

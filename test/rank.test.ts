@@ -116,7 +116,10 @@ describe('createRanker', () => {
 
   it('the best few of a long list are the head of the full ranking', () => {
     const many = createRanker(
-      Array.from({ length: 300 }, (_, i) => ({ name: `s${String(i % 37).padStart(2, '0')}-${i}`, description: `report ${'weekly '.repeat(i % 7)}${i % 3 === 0 ? 'sales' : 'costs'}` })),
+      Array.from({ length: 300 }, (_, i) => ({
+        name: `s${String(i % 37).padStart(2, '0')}-${i}`,
+        description: `report ${'weekly '.repeat(i % 7)}${i % 3 === 0 ? 'sales' : 'costs'}`,
+      })),
     );
     const all = many.rank('weekly sales report');
     expect(all).toHaveLength(300);
@@ -126,7 +129,10 @@ describe('createRanker', () => {
   it('tells apart skills past the 65,536th (postings switch to 32-bit skill numbers)', () => {
     const count = 70_000;
     const large = createRanker(
-      Array.from({ length: count }, (_, i) => ({ name: `skill-${i}`, description: i === 68_000 ? 'Tunes the zeppelin.' : i === 2_464 ? 'Cleans the zeppelin.' : 'Does the usual.' })),
+      Array.from({ length: count }, (_, i) => ({
+        name: `skill-${i}`,
+        description: i === 68_000 ? 'Tunes the zeppelin.' : i === 2_464 ? 'Cleans the zeppelin.' : 'Does the usual.',
+      })),
     );
     // 68,000 is 2,464 modulo 65,536: 16-bit numbers would credit the wrong skill.
     expect(large.rank('tune zeppelin', 2).map((r) => r.name)).toEqual(['skill-68000', 'skill-2464']);
@@ -141,7 +147,9 @@ describe('createRanker', () => {
   it('never throws and stays in range on arbitrary input (property)', () => {
     fc.assert(
       fc.property(
-        fc.array(fc.record({ name: fc.string(), description: fc.string(), tags: fc.array(fc.string(), { maxLength: 3 }) }), { maxLength: 30 }),
+        fc.array(fc.record({ name: fc.string(), description: fc.string(), tags: fc.array(fc.string(), { maxLength: 3 }) }), {
+          maxLength: 30,
+        }),
         fc.string(),
         (list, query) => {
           const results = createRanker(list).rank(query);
@@ -160,11 +168,43 @@ describe('createRanker', () => {
 describe('createRanker builds its index on the first query that needs it', () => {
   // Words that stem, fold case, carry accents or sigma, hide inside other words, or are stopwords.
   const word = fc.constantFrom(
-    'policies', 'policy', 'Review', 'reviewing', 'reviewed', 'debugging', 'debug', 'release', 'releases', 'shell', 'hello', 'hell',
-    'éclair', 'whenéclair', 'ΣΑΣ', 'σας', 'İstanbul', 'istanbul', '2024', 'the', 'use', 'skill', 'x', 'y', 'ies', 'K', 'pdf', 'PDFs',
+    'policies',
+    'policy',
+    'Review',
+    'reviewing',
+    'reviewed',
+    'debugging',
+    'debug',
+    'release',
+    'releases',
+    'shell',
+    'hello',
+    'hell',
+    'éclair',
+    'whenéclair',
+    'ΣΑΣ',
+    'σας',
+    'İstanbul',
+    'istanbul',
+    '2024',
+    'the',
+    'use',
+    'skill',
+    'x',
+    'y',
+    'ies',
+    'K',
+    'pdf',
+    'PDFs',
   );
-  const text = fc.array(fc.oneof(word, fc.constantFrom('Use when', 'trigger for', '.', ',', ' ', '-')), { maxLength: 12 }).map((parts) => parts.join(' '));
-  const entry = fc.record({ name: fc.constantFrom('a', 'b-c', 'pdf-tools', 'policy'), description: text, tags: fc.option(fc.array(word, { maxLength: 3 }), { nil: undefined }) });
+  const text = fc
+    .array(fc.oneof(word, fc.constantFrom('Use when', 'trigger for', '.', ',', ' ', '-')), { maxLength: 12 })
+    .map((parts) => parts.join(' '));
+  const entry = fc.record({
+    name: fc.constantFrom('a', 'b-c', 'pdf-tools', 'policy'),
+    description: text,
+    tags: fc.option(fc.array(word, { maxLength: 3 }), { nil: undefined }),
+  });
   const query = fc.array(word, { minLength: 1, maxLength: 4 }).map((words) => words.join(' '));
 
   it('answers a first query as the built index does, whether or not any entry has its words', () => {
@@ -247,9 +287,29 @@ describe('createRanker scores as BM25F written out plainly', () => {
   }
 
   it('gives each entry the score of the formula (weights are kept to 16 bits)', () => {
-    const word = fc.constantFrom('review', 'reviews', 'pull', 'request', 'deploy', 'staging', 'pdf', 'forms', 'debug', 'logs', 'the', 'use', 'when', 'for', '.');
+    const word = fc.constantFrom(
+      'review',
+      'reviews',
+      'pull',
+      'request',
+      'deploy',
+      'staging',
+      'pdf',
+      'forms',
+      'debug',
+      'logs',
+      'the',
+      'use',
+      'when',
+      'for',
+      '.',
+    );
     const text = fc.array(word, { minLength: 1, maxLength: 10 }).map((w) => w.join(' '));
-    const entry = fc.record({ name: fc.constantFrom('a', 'b', 'c', 'd', 'e', 'f'), description: text, tags: fc.option(fc.array(word, { maxLength: 3 }), { nil: undefined }) });
+    const entry = fc.record({
+      name: fc.constantFrom('a', 'b', 'c', 'd', 'e', 'f'),
+      description: text,
+      tags: fc.option(fc.array(word, { maxLength: 3 }), { nil: undefined }),
+    });
     fc.assert(
       fc.property(fc.uniqueArray(entry, { selector: (e) => e.name, minLength: 1, maxLength: 6 }), text, (list, q) => {
         const expected = reference(list, q);

@@ -3,7 +3,15 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { listResources } from '../src/discover/resources.js';
 import { nodeFileSystem, type SkillsFileSystem } from '../src/fs.js';
-import { BINARY_SNIFF_BYTES, createResourceReader, DEFAULT_LINE_LIMIT, lineWindow, looksBinary, type ReadOutcome, type ResourceReaderSettings } from '../src/resource-reader.js';
+import {
+  BINARY_SNIFF_BYTES,
+  createResourceReader,
+  DEFAULT_LINE_LIMIT,
+  lineWindow,
+  looksBinary,
+  type ReadOutcome,
+  type ResourceReaderSettings,
+} from '../src/resource-reader.js';
 import type { Skill } from '../src/types.js';
 import { cleanup, faultyFs, makeTempTree, skillMd, writeTree } from './discover/helpers.js';
 
@@ -11,7 +19,13 @@ const SETTINGS: ResourceReaderSettings = { fs: nodeFileSystem, maxFileSize: 100 
 
 async function skillAt(directory: string, fs: SkillsFileSystem = nodeFileSystem, maxFileSize = SETTINGS.maxFileSize): Promise<Skill> {
   const { resources } = await listResources(fs, directory, await fs.realpath(directory), { maxFileSize });
-  return { metadata: { name: 'demo', description: 'Demo.' }, instructions: 'Do it.', path: join(directory, 'SKILL.md'), directory, resources };
+  return {
+    metadata: { name: 'demo', description: 'Demo.' },
+    instructions: 'Do it.',
+    path: join(directory, 'SKILL.md'),
+    directory,
+    resources,
+  };
 }
 
 function text(outcome: ReadOutcome): string {
@@ -37,7 +51,11 @@ describe('lineWindow', () => {
 
   it('an empty text is an empty window at line 0; a range past the end or not whole is refused', () => {
     expect(lineWindow({ text: '' })).toEqual({ ok: true, text: '', startLine: 0, endLine: 0, totalLines: 0 });
-    expect(lineWindow({ text: 'a\nb', offset: 3 })).toMatchObject({ ok: false, reason: 'bad-range', message: expect.stringContaining('the file has 2 lines') });
+    expect(lineWindow({ text: 'a\nb', offset: 3 })).toMatchObject({
+      ok: false,
+      reason: 'bad-range',
+      message: expect.stringContaining('the file has 2 lines'),
+    });
     expect(lineWindow({ text: 'a', limit: 0.5 })).toMatchObject({ ok: false, reason: 'bad-range' });
   });
 
@@ -62,7 +80,16 @@ describe('createResourceReader (real folders)', () => {
     await writeTree(root, { 'references/guide.md': '# Guide\r\nline 2\nline 3\n' });
     const reader = createResourceReader(SETTINGS);
     const outcome = await reader.read({ skill: await skillAt(root), path: './references\\guide.md', budget });
-    expect(outcome).toMatchObject({ ok: true, path: 'references/guide.md', size: 23, text: '# Guide\nline 2\nline 3', startLine: 1, endLine: 3, totalLines: 3, cached: false });
+    expect(outcome).toMatchObject({
+      ok: true,
+      path: 'references/guide.md',
+      size: 23,
+      text: '# Guide\nline 2\nline 3',
+      startLine: 1,
+      endLine: 3,
+      totalLines: 3,
+      cached: false,
+    });
   });
 
   it('windows long files by line; defaults to DEFAULT_LINE_LIMIT lines', async () => {
@@ -103,7 +130,10 @@ describe('createResourceReader (real folders)', () => {
     const bare = await reader.read({ skill: await skillAt(root, nodeFileSystem), path: 'SKILL.md', budget });
     expect(bare).toMatchObject({ ok: true, path: 'SKILL.md', text: expect.stringContaining('name: demo') });
     const none = { ...(await skillAt(root)), resources: [] };
-    expect(await reader.read({ skill: none, path: 'x.md', budget })).toMatchObject({ ok: false, message: expect.stringContaining('has no bundled files') });
+    expect(await reader.read({ skill: none, path: 'x.md', budget })).toMatchObject({
+      ok: false,
+      message: expect.stringContaining('has no bundled files'),
+    });
   });
 
   it('refuses secrets even when a hand-built listing names them, and configured patterns too', async () => {
@@ -145,7 +175,7 @@ describe('createResourceReader (real folders)', () => {
     expect(outcome.ok ? '' : outcome.message).toContain('205 B, over the 100 B limit for one file (maxFileSize)');
   });
 
-  it('caps the bytes read per skill per run (maxSkillSize), counted in the run\'s budget', async () => {
+  it("caps the bytes read per skill per run (maxSkillSize), counted in the run's budget", async () => {
     await writeTree(root, { 'a.md': 'a'.repeat(60), 'b.md': 'b\n'.repeat(30) });
     const reader = createResourceReader({ ...SETTINGS, maxSkillSize: 100 });
     const skill = await skillAt(root);
@@ -169,7 +199,11 @@ describe('createResourceReader (real folders)', () => {
     const reader = createResourceReader({ ...SETTINGS, maxSkillSize: 100 });
     const skill = await skillAt(root);
     expect(await reader.read({ skill, path: 'a.md', budget })).toMatchObject({ ok: true, remaining: 0 });
-    expect(await reader.read({ skill, path: 'a.md', budget })).toMatchObject({ ok: false, reason: 'budget', message: expect.stringContaining('already read 100 B') });
+    expect(await reader.read({ skill, path: 'a.md', budget })).toMatchObject({
+      ok: false,
+      reason: 'budget',
+      message: expect.stringContaining('already read 100 B'),
+    });
     expect(await reader.read({ skill, path: 'a.md', budget: new Map() })).toMatchObject({ ok: true });
     const other = { ...skill, metadata: { name: 'other', description: 'Other.' } };
     expect(await reader.read({ skill: other, path: 'a.md', budget })).toMatchObject({ ok: true });
@@ -228,7 +262,11 @@ describe('createResourceReader (memfs faults)', () => {
       }),
     };
     const skill = await skillAt('/s', fs);
-    expect(await createResourceReader({ ...SETTINGS, fs: failing }).read({ skill, path: 'a.md', budget: new Map() })).toMatchObject({ ok: false, reason: 'unreadable', message: expect.stringContaining('EIO') });
+    expect(await createResourceReader({ ...SETTINGS, fs: failing }).read({ skill, path: 'a.md', budget: new Map() })).toMatchObject({
+      ok: false,
+      reason: 'unreadable',
+      message: expect.stringContaining('EIO'),
+    });
     expect(closed).toBe(1);
   });
 
@@ -245,6 +283,9 @@ describe('createResourceReader (memfs faults)', () => {
       }),
     };
     const skill = await skillAt('/s', fs);
-    expect(await createResourceReader({ ...SETTINGS, fs: growing }).read({ skill, path: 'a.md', budget: new Map() })).toMatchObject({ ok: false, message: expect.stringContaining('changed while it was being read') });
+    expect(await createResourceReader({ ...SETTINGS, fs: growing }).read({ skill, path: 'a.md', budget: new Map() })).toMatchObject({
+      ok: false,
+      message: expect.stringContaining('changed while it was being read'),
+    });
   });
 });

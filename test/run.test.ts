@@ -3,7 +3,13 @@ import { isSkillsState, runOf, SkillsRun } from '../src/run.js';
 import { createSkillIndex } from '../src/skill-index.js';
 import type { Skill } from '../src/types.js';
 
-const skill = (name: string): Skill => ({ metadata: { name, description: name }, instructions: '', path: '', directory: '', resources: [] });
+const skill = (name: string): Skill => ({
+  metadata: { name, description: name },
+  instructions: '',
+  path: '',
+  directory: '',
+  resources: [],
+});
 
 describe('SkillsRun', () => {
   it('its view shows the index it sees now and what it activated', () => {

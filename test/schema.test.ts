@@ -8,7 +8,15 @@ import type { Diagnostic } from '../src/diagnostics.js';
 import type { FieldInfo, ParsedFrontmatter } from '../src/frontmatter/parse.js';
 import { invisibleOrControl } from '../src/names.js';
 import { parseFrontmatter } from '../src/frontmatter/parse.js';
-import { describeValue, fastParse, formatIssue, nameFormatProblem, SkillMetadataSchema, suggestName, validateMetadata } from '../src/schema.js';
+import {
+  describeValue,
+  fastParse,
+  formatIssue,
+  nameFormatProblem,
+  SkillMetadataSchema,
+  suggestName,
+  validateMetadata,
+} from '../src/schema.js';
 
 const FILE = '/skills/pdf-tools/SKILL.md';
 
@@ -21,7 +29,10 @@ function parsed(metadata: Record<string, unknown>, extra: Partial<ParsedFrontmat
   return { metadata, body: '# Body\n', bodyLine: 5, hasFrontmatter: true, fields, diagnostics: [], ...extra };
 }
 
-function validate(metadata: Record<string, unknown>, options: { folderName?: string; strict?: boolean; extra?: Partial<ParsedFrontmatter> } = {}) {
+function validate(
+  metadata: Record<string, unknown>,
+  options: { folderName?: string; strict?: boolean; extra?: Partial<ParsedFrontmatter> } = {},
+) {
   return validateMetadata(parsed(metadata, options.extra), {
     file: FILE,
     folderName: options.folderName ?? 'pdf-tools',
@@ -163,9 +174,7 @@ describe('validateMetadata: field types', () => {
   it('rejects tags given as a single string, with a fix', () => {
     const result = validate({ ...valid, tags: 'pdf, forms' });
     expect(result.metadata).toBeUndefined();
-    expect(result.diagnostics).toEqual([
-      expect.objectContaining({ code: 'METADATA_INVALID', severity: 'error', line: 4, column: 1 }),
-    ]);
+    expect(result.diagnostics).toEqual([expect.objectContaining({ code: 'METADATA_INVALID', severity: 'error', line: 4, column: 1 })]);
     expect(result.diagnostics[0]?.message).toBe('tags: must be a list of strings, e.g. `tags: [pdf, forms]`, got a string.');
     expectPlainMessages(result.diagnostics);
   });
@@ -249,7 +258,13 @@ describe('validateMetadata: field types', () => {
   it('formats issues the schema does not produce today in plain English too', () => {
     const custom: ZodIssue = { code: 'custom', path: ['level'], message: 'Must be odd' };
     expect(formatIssue(custom, { level: 2 })).toBe('level: Must be odd.');
-    const typed: ZodIssue = { code: 'invalid_type', path: ['owner', 'id'], expected: 'number', received: 'string', message: 'Expected number' };
+    const typed: ZodIssue = {
+      code: 'invalid_type',
+      path: ['owner', 'id'],
+      expected: 'number',
+      received: 'string',
+      message: 'Expected number',
+    };
     expect(formatIssue(typed, { owner: { id: 'x' } })).toBe('owner.id: must be a string, got a string.');
     expect(formatIssue({ ...typed, path: ['count'] }, { count: 'x' })).toBe('count: must be a number, got a string.');
     const union: ZodIssue = { code: 'invalid_union', path: ['mode'], unionErrors: [], message: 'Invalid input' };
@@ -362,7 +377,9 @@ describe('validateMetadata: names that could forge a catalog line', () => {
     for (const strict of [false, true]) {
       const result = validate({ ...valid, name }, { strict });
       expect(result.metadata).toBeUndefined();
-      expect(result.diagnostics).toEqual([expect.objectContaining({ code: 'NAME_INVISIBLE_CHARACTER', severity: 'error', line: 2, column: 1 })]);
+      expect(result.diagnostics).toEqual([
+        expect.objectContaining({ code: 'NAME_INVISIBLE_CHARACTER', severity: 'error', line: 2, column: 1 }),
+      ]);
       const message = result.diagnostics[0]?.message ?? '';
       expect(message).toMatch(why);
       expect(message).toContain('`name: pdf-tools`');
@@ -457,9 +474,35 @@ describe('fastParse agrees with zod on every SKILL.md of the shared corpus and o
   });
 
   it('on generated metadata of every shape', () => {
-    const scalar = fc.oneof(fc.string({ maxLength: 8 }), fc.constantFrom('', ' ', '\n'), fc.integer(), fc.double(), fc.boolean(), fc.constant(null), fc.constant(undefined));
-    const value = fc.oneof(scalar, fc.array(scalar, { maxLength: 3 }), fc.dictionary(fc.constantFrom('a', 'b', '__proto__'), scalar, { maxKeys: 3 }), fc.constant(new Date(0)));
-    const key = fc.constantFrom('name', 'description', 'license', 'compatibility', 'metadata', 'allowed-tools', 'version', 'author', 'tags', 'other', '__proto__', 'constructor');
+    const scalar = fc.oneof(
+      fc.string({ maxLength: 8 }),
+      fc.constantFrom('', ' ', '\n'),
+      fc.integer(),
+      fc.double(),
+      fc.boolean(),
+      fc.constant(null),
+      fc.constant(undefined),
+    );
+    const value = fc.oneof(
+      scalar,
+      fc.array(scalar, { maxLength: 3 }),
+      fc.dictionary(fc.constantFrom('a', 'b', '__proto__'), scalar, { maxKeys: 3 }),
+      fc.constant(new Date(0)),
+    );
+    const key = fc.constantFrom(
+      'name',
+      'description',
+      'license',
+      'compatibility',
+      'metadata',
+      'allowed-tools',
+      'version',
+      'author',
+      'tags',
+      'other',
+      '__proto__',
+      'constructor',
+    );
     const stringy = fc.oneof(fc.string({ maxLength: 8 }), fc.constant('text'));
     const input = fc
       .tuple(fc.dictionary(key, value, { maxKeys: 6 }), stringy, stringy, fc.boolean())

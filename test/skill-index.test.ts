@@ -3,7 +3,13 @@ import { describe, expect, it } from 'vitest';
 import { createLazySkillIndex, createSkillIndex } from '../src/skill-index.js';
 import type { Skill, SkillEntry } from '../src/types.js';
 
-const skill = (name: string): Skill => ({ metadata: { name, description: name }, instructions: '', path: '', directory: '', resources: [] });
+const skill = (name: string): Skill => ({
+  metadata: { name, description: name },
+  instructions: '',
+  path: '',
+  directory: '',
+  resources: [],
+});
 
 describe('skill index', () => {
   it('looks skills up by name, first one wins, and is frozen', () => {
@@ -32,7 +38,10 @@ describe('lazy skill index', () => {
     let calls = 0;
     const index = createLazySkillIndex({ skills: [entry('a'), entry('b')] }, async (e) => {
       calls++;
-      return { skill: { ...e, instructions: `body of ${e.metadata.name}`, resources: [] }, diagnostics: [{ code: 'RESOURCE_TOO_LARGE', severity: 'warning', file: 'f', line: 0, column: 0, message: 'm' }] };
+      return {
+        skill: { ...e, instructions: `body of ${e.metadata.name}`, resources: [] },
+        diagnostics: [{ code: 'RESOURCE_TOO_LARGE', severity: 'warning', file: 'f', line: 0, column: 0, message: 'm' }],
+      };
     });
     expect(index.get('a')).toEqual({ metadata: { name: 'a', description: 'a' }, path: '/s/a/SKILL.md', directory: '/s/a' });
     expect(index.get('a')).not.toHaveProperty('instructions');
@@ -55,7 +64,9 @@ describe('lazy skill index', () => {
     const index = createLazySkillIndex({ skills: given }, async () => {
       throw new Error('not loaded');
     });
-    expect(index.skills.map(({ path, directory }) => ({ path, directory }))).toEqual(given.map(({ path, directory }) => ({ path, directory })));
+    expect(index.skills.map(({ path, directory }) => ({ path, directory }))).toEqual(
+      given.map(({ path, directory }) => ({ path, directory })),
+    );
   });
 
   it('does not keep a failed load: the next activation tries again', async () => {

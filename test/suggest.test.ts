@@ -12,7 +12,10 @@ function largeLibrary(): RankEntry[] {
     entries.push({ name: `${topic}-${i}`, description: `Does ${topic.replace('-', ' ')} work number ${i}.` });
   }
   entries.push(
-    { name: 'k8s-upgrade', description: 'Migrates Kubernetes clusters and workloads to a new version. Use when asked to migrate or upgrade Kubernetes.' },
+    {
+      name: 'k8s-upgrade',
+      description: 'Migrates Kubernetes clusters and workloads to a new version. Use when asked to migrate or upgrade Kubernetes.',
+    },
     { name: 'helm-chart-scaffolding', description: 'Packages a Kubernetes app as a Helm chart.' },
     { name: 'pdf-tools', description: 'Fills and merges PDF forms.' },
   );

@@ -43,7 +43,11 @@ describe('nodeFileSystem.watchFolder', () => {
 
   it("hands a watch's 'error' to onError, so it is never thrown from the event loop", () => {
     const errors: unknown[] = [];
-    const handle = nodeFileSystem.watchFolder?.(temp, () => {}, (error) => errors.push(error));
+    const handle = nodeFileSystem.watchFolder?.(
+      temp,
+      () => {},
+      (error) => errors.push(error),
+    );
     try {
       if (!(handle instanceof EventEmitter)) throw new Error('expected an FSWatcher');
       const failure = Object.assign(new Error('EACCES: permission denied'), { code: 'EACCES' });
@@ -56,6 +60,12 @@ describe('nodeFileSystem.watchFolder', () => {
   });
 
   it('throws at once for a folder that cannot be watched, as the watcher expects', () => {
-    expect(() => nodeFileSystem.watchFolder?.(join(temp, 'missing'), () => {}, () => {})).toThrow(expect.objectContaining({ code: 'ENOENT' }));
+    expect(() =>
+      nodeFileSystem.watchFolder?.(
+        join(temp, 'missing'),
+        () => {},
+        () => {},
+      ),
+    ).toThrow(expect.objectContaining({ code: 'ENOENT' }));
   });
 });

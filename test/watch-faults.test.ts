@@ -104,7 +104,12 @@ describe('watch faults through skillsMiddleware (in process)', () => {
     const root = await mkdtemp(join(temp, 'enospc-'));
     await writeSkill(root, 'alpha', 'One.');
     let limit = 0;
-    const middleware = skillsMiddleware({ directories: [root], watch: { debounceMs: 20 }, cacheTtl: Infinity, fs: limitedWatches(() => limit) });
+    const middleware = skillsMiddleware({
+      directories: [root],
+      watch: { debounceMs: 20 },
+      cacheTtl: Infinity,
+      fs: limitedWatches(() => limit),
+    });
     try {
       const warnings: string[] = [];
       await until(async () => {
@@ -125,7 +130,12 @@ describe('watch faults through skillsMiddleware (in process)', () => {
   it('out of watches part way: what is watched still reports changes', async () => {
     const root = await mkdtemp(join(temp, 'enospc-part-'));
     for (const name of ['alpha', 'beta', 'gamma']) await writeSkill(root, name, 'One.');
-    const middleware = skillsMiddleware({ directories: [root], watch: { debounceMs: 20 }, cacheTtl: Infinity, fs: limitedWatches(() => 2) });
+    const middleware = skillsMiddleware({
+      directories: [root],
+      watch: { debounceMs: 20 },
+      cacheTtl: Infinity,
+      fs: limitedWatches(() => 2),
+    });
     try {
       const warnings: string[] = [];
       await until(async () => {
@@ -150,7 +160,9 @@ describe('watch faults through skillsMiddleware (in process)', () => {
     const fs: SkillsFileSystem = {
       ...nodeFileSystem,
       readdir: (path, options) =>
-        locked && path === join(root, 'locked') ? Promise.reject(Object.assign(new Error('EACCES: permission denied'), { code: 'EACCES' })) : nodeFileSystem.readdir(path, options),
+        locked && path === join(root, 'locked')
+          ? Promise.reject(Object.assign(new Error('EACCES: permission denied'), { code: 'EACCES' }))
+          : nodeFileSystem.readdir(path, options),
     };
     const middleware = skillsMiddleware({ directories: [root], watch: { debounceMs: 20 }, cacheTtl: Infinity, fs });
     try {
@@ -257,7 +269,15 @@ describe('watch faults in a process running the bundled package', () => {
     const out = await mkdtemp(join(temp, 'bundle-'));
     await chmod(out, 0o755);
     // Bundled whole (zod included), so the child needs nothing from node_modules.
-    await build({ entryPoints: [join(ROOT, 'src/index.ts')], bundle: true, platform: 'node', format: 'esm', target: 'node20', outfile: join(out, 'index.mjs'), logLevel: 'silent' });
+    await build({
+      entryPoints: [join(ROOT, 'src/index.ts')],
+      bundle: true,
+      platform: 'node',
+      format: 'esm',
+      target: 'node20',
+      outfile: join(out, 'index.mjs'),
+      logLevel: 'silent',
+    });
     script = join(out, 'child.mjs');
     await writeFile(script, CHILD);
   }, 60_000);

@@ -16,7 +16,15 @@ import { basename, dirname, join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { SkillsConfigError, SkillsWatchError } from '../src/errors.js';
 import { nodeFileSystem, type DirEntry, type FileStats, type SkillsFileSystem } from '../src/fs.js';
-import { watchSkillDirectories, WatchProblem, type FolderWatching, type SkillsWatcher, type WatchChange, type WatchMode, type WatchOptions } from '../src/watch.js';
+import {
+  watchSkillDirectories,
+  WatchProblem,
+  type FolderWatching,
+  type SkillsWatcher,
+  type WatchChange,
+  type WatchMode,
+  type WatchOptions,
+} from '../src/watch.js';
 
 /** Every real-folder test runs with both forms of watch: nodeFileSystem has both and prefers the callback form. */
 const FORMS = [
@@ -52,11 +60,16 @@ function recorder(): Recorder {
     changes,
     errors,
     modes,
-    options: { onChange: (change) => void changes.push(change), onError: (error) => void errors.push(error), onModeChange: (mode) => void modes.push(mode) },
+    options: {
+      onChange: (change) => void changes.push(change),
+      onError: (error) => void errors.push(error),
+      onModeChange: (mode) => void modes.push(mode),
+    },
   };
 }
 
-const problems = (r: Recorder): Array<[string, string]> => r.errors.map((e) => (e instanceof WatchProblem ? [e.kind, e.folder] : ['not a WatchProblem', String(e)]));
+const problems = (r: Recorder): Array<[string, string]> =>
+  r.errors.map((e) => (e instanceof WatchProblem ? [e.kind, e.folder] : ['not a WatchProblem', String(e)]));
 
 let temp: string;
 const watchers: SkillsWatcher[] = [];
@@ -86,7 +99,8 @@ async function snapshot(root: string, folder = ''): Promise<string> {
   for (const entry of await readdir(join(root, folder), { withFileTypes: true }).catch(() => [])) {
     const path = folder ? `${folder}/${entry.name}` : entry.name;
     if (entry.isDirectory()) found.push(await snapshot(root, path));
-    else if (entry.name === 'SKILL.md') found.push(`${folder}:${/description: (.*)/.exec(await readFile(join(root, path), 'utf8').catch(() => ''))?.[1] ?? ''}`);
+    else if (entry.name === 'SKILL.md')
+      found.push(`${folder}:${/description: (.*)/.exec(await readFile(join(root, path), 'utf8').catch(() => ''))?.[1] ?? ''}`);
   }
   return found
     .filter((s) => s !== '')
@@ -96,7 +110,10 @@ async function snapshot(root: string, folder = ''): Promise<string> {
 
 describe.each(FORMS)('watchSkillDirectories (real folders, %s)', (_form, fs) => {
   /** A watcher whose onChange records what a rebuild would see at that moment. */
-  function watchSnapshots(root: string, options: Partial<WatchOptions> = {}): { seen: string[]; errors: unknown[]; watcher: SkillsWatcher } {
+  function watchSnapshots(
+    root: string,
+    options: Partial<WatchOptions> = {},
+  ): { seen: string[]; errors: unknown[]; watcher: SkillsWatcher } {
     const seen: string[] = [];
     const errors: unknown[] = [];
     const watcher = track(
@@ -357,7 +374,11 @@ class ScriptedTree implements SkillsFileSystem, Partial<FolderWatching> {
   }
 
   /** Like node:fs watch: throws when the folder cannot be watched, reports later failures to onError. */
-  private callbackWatch(path: string, onEvent: (eventType: string, filename: string | null) => void, onError: (error: unknown) => void): { close(): void } {
+  private callbackWatch(
+    path: string,
+    onEvent: (eventType: string, filename: string | null) => void,
+    onError: (error: unknown) => void,
+  ): { close(): void } {
     const fault = this.watchFault(path) ?? (this.folders.has(path) ? undefined : fail('ENOENT'));
     if (fault) throw fault;
     const controller = new AbortController();
@@ -443,7 +464,13 @@ class ScriptedTree implements SkillsFileSystem, Partial<FolderWatching> {
       queue.push({ error: fault });
     } else {
       signal.addEventListener('abort', () => add({ error: Object.assign(new Error('aborted'), { name: 'AbortError' }) }));
-      this.channels.push({ path, push: (value) => add({ value, done: false }), end: () => add({ value: undefined, done: true }), fail: (error) => add({ error }), signal });
+      this.channels.push({
+        path,
+        push: (value) => add({ value, done: false }),
+        end: () => add({ value: undefined, done: true }),
+        fail: (error) => add({ error }),
+        signal,
+      });
     }
     return {
       [Symbol.asyncIterator]: () => ({
@@ -478,10 +505,13 @@ describe.each(['iterable', 'callback'] as const)('watchSkillDirectories (scripte
     const { watch: _watch, watchFolder: _watchFolder, ...noWatch } = nodeFileSystem;
     expect(configError({ fs: noWatch })).toEqual({
       option: 'fs',
-      message: '`fs` needs a watch() or watchFolder() method to watch folders. Pass node:fs/promises, or add one of them to the fs you pass.',
+      message:
+        '`fs` needs a watch() or watchFolder() method to watch folders. Pass node:fs/promises, or add one of them to the fs you pass.',
     });
     // Either form alone is enough.
-    expect(() => track(watchSkillDirectories(['/x'], { fs: { ...noWatch, watchFolder: nodeFileSystem.watchFolder }, onChange: () => {} }))).not.toThrow();
+    expect(() =>
+      track(watchSkillDirectories(['/x'], { fs: { ...noWatch, watchFolder: nodeFileSystem.watchFolder }, onChange: () => {} })),
+    ).not.toThrow();
     expect(configError({ fs: scripted([]), debounceMs: -1 })).toEqual({
       option: 'debounceMs',
       message: '`debounceMs` must be a number of milliseconds, 0 or more, got -1. Leave it out for the default (200).',
@@ -637,7 +667,12 @@ describe.each(['iterable', 'callback'] as const)('watchSkillDirectories (scripte
     // Whether the new folder was watched when each change was reported.
     const watchedAtChange: boolean[] = [];
     const watcher = track(
-      watchSkillDirectories(['/s'], { fs: tree, debounceMs: 0, ...r.options, onChange: (c) => void (r.changes.push(c), watchedAtChange.push(tree.live('/s/a').length === 1)) }),
+      watchSkillDirectories(['/s'], {
+        fs: tree,
+        debounceMs: 0,
+        ...r.options,
+        onChange: (c) => void (r.changes.push(c), watchedAtChange.push(tree.live('/s/a').length === 1)),
+      }),
     );
     await watcher.ready;
     tree.add('/s/a/SKILL.md');
@@ -719,7 +754,9 @@ describe.each(['iterable', 'callback'] as const)('watchSkillDirectories (scripte
     tree.live('/s/a')[0]?.fail(fail('EIO'));
     await waitFor(() => tree.live('/s/a').length === 1 && r.changes.length === 1, 'the rewatch and its change');
     expect(problems(r)).toEqual([['failed', '/s/a']]);
-    expect((r.errors[0] as Error).message).toContain('cannot watch /s/a: EIO. Until it can, changes there are seen only when the index is rescanned');
+    expect((r.errors[0] as Error).message).toContain(
+      'cannot watch /s/a: EIO. Until it can, changes there are seen only when the index is rescanned',
+    );
     tree.live('/s/a')[0]?.end();
     await waitFor(() => r.errors.length === 2, 'the second report');
     expect(((r.errors[1] as Error).cause as { code?: string }).code).toBe('WATCH_ENDED');

@@ -107,7 +107,8 @@ const CASES = {
   async 'links 1,000 -> one folder of 50 skills'(api, root) {
     for (let i = 0; i < 50; i++) await writeSkill(join(root, 'store', 'category', `skill-${i}`), `skill-${i}`);
     await mkdir(join(root, 'skills'));
-    for (let i = 0; i < 1000; i++) await symlink(join(root, 'store', 'category'), join(root, 'skills', `link-${String(i).padStart(4, '0')}`));
+    for (let i = 0; i < 1000; i++)
+      await symlink(join(root, 'store', 'category'), join(root, 'skills', `link-${String(i).padStart(4, '0')}`));
     return measure(api, join(root, 'skills'), 50);
   },
 
@@ -173,10 +174,22 @@ async function runCase(name, dist) {
 
 function inChild(name, dist) {
   return new Promise((done) => {
-    execFile(process.execPath, [SELF, '--case', name, '--dist', dist], { timeout: CASE_TIMEOUT_MS, maxBuffer: 1 << 20 }, (error, stdout) => {
-      if (error) done([{ case: name, figure: 'result', value: error.killed ? `did not finish in ${CASE_TIMEOUT_MS / 1000} s` : `failed: ${error.message.split('\n')[0]}` }]);
-      else done(JSON.parse(stdout));
-    });
+    execFile(
+      process.execPath,
+      [SELF, '--case', name, '--dist', dist],
+      { timeout: CASE_TIMEOUT_MS, maxBuffer: 1 << 20 },
+      (error, stdout) => {
+        if (error)
+          done([
+            {
+              case: name,
+              figure: 'result',
+              value: error.killed ? `did not finish in ${CASE_TIMEOUT_MS / 1000} s` : `failed: ${error.message.split('\n')[0]}`,
+            },
+          ]);
+        else done(JSON.parse(stdout));
+      },
+    );
   });
 }
 

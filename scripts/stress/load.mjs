@@ -8,7 +8,8 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const dist = pathToFileURL(fileURLToPath(new URL('../../dist/index.js', import.meta.url))).href;
 
-const skillMd = (name, i) => `---\nname: ${name}\ndescription: Skill ${i} does task ${i}. Use when asked about task ${i}.\n---\n# ${name}\n${'Step.\n'.repeat(50)}`;
+const skillMd = (name, i) =>
+  `---\nname: ${name}\ndescription: Skill ${i} does task ${i}. Use when asked about task ${i}.\n---\n# ${name}\n${'Step.\n'.repeat(50)}`;
 
 async function library(count) {
   const root = await mkdtemp(join(tmpdir(), 'stress-load-'));
@@ -23,7 +24,10 @@ function ctxOf(text) {
   const tools = new Map();
   const log = { debug() {}, info() {}, warn() {}, error() {} };
   return {
-    messages: [{ role: 'system', content: 's' }, { role: 'user', content: text }],
+    messages: [
+      { role: 'system', content: 's' },
+      { role: 'user', content: text },
+    ],
     tools: { get: (n) => tools.get(n), register: (t) => tools.set(t.name, t), list: () => [...tools.values()] },
     state: {},
     log,
@@ -39,7 +43,11 @@ export async function run() {
     let started = performance.now();
     const ctxs = Array.from({ length: 500 }, (_, i) => ctxOf(`use @skill-${i}`));
     await Promise.all(ctxs.map((ctx) => middleware(ctx, async () => {})));
-    rows.push({ case: 'load: 500 concurrent first requests, 2,000 skills, each with an @mention', figure: 'total ms', value: (performance.now() - started).toFixed(0) });
+    rows.push({
+      case: 'load: 500 concurrent first requests, 2,000 skills, each with an @mention',
+      figure: 'total ms',
+      value: (performance.now() - started).toFixed(0),
+    });
     const injected = ctxs.filter((ctx) => ctx.messages.some((m) => m.role === 'tool')).length;
     rows.push({ case: 'load: requests whose mention was injected', figure: 'of 500', value: injected });
 
@@ -48,8 +56,16 @@ export async function run() {
     const useSkill = ctx.tools.get('use_skill');
     started = performance.now();
     const answers = await Promise.all(Array.from({ length: 2000 }, (_, i) => useSkill.handler({ skill_name: `skill-${i}` }, {})));
-    rows.push({ case: 'load: 2,000 concurrent use_skill calls on one run', figure: 'total ms', value: (performance.now() - started).toFixed(0) });
-    rows.push({ case: 'load: use_skill answers carrying their body', figure: 'of 2,000', value: answers.filter((a, i) => a.includes(`<skill name="skill-${i}">`)).length });
+    rows.push({
+      case: 'load: 2,000 concurrent use_skill calls on one run',
+      figure: 'total ms',
+      value: (performance.now() - started).toFixed(0),
+    });
+    rows.push({
+      case: 'load: use_skill answers carrying their body',
+      figure: 'of 2,000',
+      value: answers.filter((a, i) => a.includes(`<skill name="skill-${i}">`)).length,
+    });
 
     // Churn: rescans (cacheTtl 0) while a writer adds, rewrites (atomically) and removes skills.
     const churning = skillsMiddleware({ directories: [root], cacheTtl: 0 });
@@ -80,7 +96,11 @@ export async function run() {
     }
     stop = true;
     await writer;
-    rows.push({ case: 'churn: rescanning requests in 5 s while skills change underneath', figure: 'requests / writes / failed or short', value: `${requests} / ${writes} / ${failures}` });
+    rows.push({
+      case: 'churn: rescanning requests in 5 s while skills change underneath',
+      figure: 'requests / writes / failed or short',
+      value: `${requests} / ${writes} / ${failures}`,
+    });
   } finally {
     await rm(root, { recursive: true, force: true });
   }

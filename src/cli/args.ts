@@ -58,7 +58,14 @@ const FILTERS: OptionSpec = {
 const OPTIONS: Record<CommandName, OptionSpec> = {
   list: { ...HELP, ...FILTERS, json: { type: 'boolean' }, strict: { type: 'boolean' } },
   validate: { ...HELP, ...FILTERS, json: { type: 'boolean' }, strict: { type: 'boolean' } },
-  prompt: { ...HELP, ...FILTERS, strict: { type: 'boolean' }, budget: { type: 'string' }, query: { type: 'string' }, 'no-find-skills': { type: 'boolean' } },
+  prompt: {
+    ...HELP,
+    ...FILTERS,
+    strict: { type: 'boolean' },
+    budget: { type: 'string' },
+    query: { type: 'string' },
+    'no-find-skills': { type: 'boolean' },
+  },
   show: { ...HELP, ...FILTERS, json: { type: 'boolean' }, dir: { type: 'string', short: 'd', multiple: true } },
   // -o is repeatable here only so that giving it twice is reported, not silently resolved.
   index: { ...HELP, ...FILTERS, strict: { type: 'boolean' }, output: { type: 'string', short: 'o', multiple: true } },
@@ -84,7 +91,10 @@ function parse(command: CommandName, args: string[]): Parsed {
 /** Every value of a repeatable option, each split at commas (a skill name never holds one). */
 function patterns(value: unknown): string[] {
   const given = Array.isArray(value) ? value.filter((v): v is string => typeof v === 'string') : [];
-  return given.flatMap((v) => v.split(',')).map((v) => v.trim()).filter((v) => v !== '');
+  return given
+    .flatMap((v) => v.split(','))
+    .map((v) => v.trim())
+    .filter((v) => v !== '');
 }
 
 export function parseCommand(argv: readonly string[]): Command {
@@ -111,13 +121,21 @@ export function parseCommand(argv: readonly string[]): Command {
     packages: packageNames(first, values.package),
     strict: values.strict === true,
   };
-  if (first === 'show') return { kind: 'show', name: showName(positionals), json, directories: showDirectories(tokens, loading.packages), ...loading };
+  if (first === 'show')
+    return { kind: 'show', name: showName(positionals), json, directories: showDirectories(tokens, loading.packages), ...loading };
   if (positionals.length === 0 && loading.packages.length === 0) {
     throw new SkillsUsageError(`${first}: give at least one skills folder or --package <name>.`);
   }
   if (first === 'prompt') {
     const query = typeof values.query === 'string' ? values.query : undefined;
-    return { kind: first, directories: positionals, budget: budgetOf(values.budget), query, findSkills: values['no-find-skills'] !== true, ...loading };
+    return {
+      kind: first,
+      directories: positionals,
+      budget: budgetOf(values.budget),
+      query,
+      findSkills: values['no-find-skills'] !== true,
+      ...loading,
+    };
   }
   if (first === 'index') return { kind: first, directories: positionals, output: outputOf(values.output), ...loading };
   return { kind: first, directories: positionals, json, ...loading };
@@ -136,7 +154,8 @@ function showDirectories(tokens: Parsed['tokens'], packages: readonly string[]):
   let named = false;
   for (const token of tokens) {
     if (token.kind === 'positional' && !named) named = true;
-    else if (token.kind === 'positional' || (token.kind === 'option' && token.name === 'dir' && token.value !== undefined)) directories.push(token.value ?? '');
+    else if (token.kind === 'positional' || (token.kind === 'option' && token.name === 'dir' && token.value !== undefined))
+      directories.push(token.value ?? '');
   }
   if (directories.length === 0 && packages.length === 0) {
     throw new SkillsUsageError('show: say where to look: sisu-skills show <name> <dir...> or --package <name>.');
@@ -149,7 +168,8 @@ function packageNames(command: CommandName, value: unknown): string[] {
   const names = [...new Set(patterns(value))];
   for (const name of names) {
     const problem = packageNameProblem(name);
-    if (problem !== undefined) throw new SkillsUsageError(`${command}: --package ${JSON.stringify(name)}: ${problem}. Example: --package @sisu-ai/skill-debug.`);
+    if (problem !== undefined)
+      throw new SkillsUsageError(`${command}: --package ${JSON.stringify(name)}: ${problem}. Example: --package @sisu-ai/skill-debug.`);
   }
   return names;
 }
@@ -157,9 +177,11 @@ function packageNames(command: CommandName, value: unknown): string[] {
 /** One name, checked here so a bad one is a usage error (exit 2) before anything is written. */
 function initArgs(positionals: readonly string[], values: Parsed['values']): Command {
   const [name, ...extra] = positionals;
-  if (name === undefined) throw new SkillsUsageError('init: give the new skill\'s name: sisu-skills init <name>.');
+  if (name === undefined) throw new SkillsUsageError("init: give the new skill's name: sisu-skills init <name>.");
   if (extra.length > 0) {
-    throw new SkillsUsageError(`init: takes one skill name, got ${positionals.length} (${positionals.map((p) => JSON.stringify(p)).join(' ')}). Put a description in quotes after --description.`);
+    throw new SkillsUsageError(
+      `init: takes one skill name, got ${positionals.length} (${positionals.map((p) => JSON.stringify(p)).join(' ')}). Put a description in quotes after --description.`,
+    );
   }
   const nameProblem = initNameProblem(name);
   if (nameProblem !== undefined) throw new SkillsUsageError(`init: ${nameProblem}`);
@@ -167,7 +189,8 @@ function initArgs(positionals: readonly string[], values: Parsed['values']): Com
   const descriptionProblem = description === undefined ? undefined : initDescriptionProblem(description);
   if (descriptionProblem !== undefined) throw new SkillsUsageError(`init: ${descriptionProblem}`);
   const dir = typeof values.dir === 'string' ? values.dir : undefined;
-  if (dir !== undefined && dir.trim() === '') throw new SkillsUsageError('init: --dir is empty. Give the folder to create the skill in, or leave --dir out for the current folder.');
+  if (dir !== undefined && dir.trim() === '')
+    throw new SkillsUsageError('init: --dir is empty. Give the folder to create the skill in, or leave --dir out for the current folder.');
   return { kind: 'init', name, dir, description };
 }
 
@@ -176,7 +199,8 @@ function outputOf(value: unknown): string {
   const given = Array.isArray(value) ? value.filter((v): v is string => typeof v === 'string') : [];
   const example = 'e.g. sisu-skills index skills -o skills.index.json';
   if (given.length === 0) throw new SkillsUsageError(`index: say where to write the index with -o <file>, ${example}.`);
-  if (given.length > 1) throw new SkillsUsageError(`index: -o given ${given.length} times (${given.map((v) => JSON.stringify(v)).join(', ')}); give one file.`);
+  if (given.length > 1)
+    throw new SkillsUsageError(`index: -o given ${given.length} times (${given.map((v) => JSON.stringify(v)).join(', ')}); give one file.`);
   const [output = ''] = given;
   if (output.trim() === '') throw new SkillsUsageError(`index: -o is empty. Give the file to write, ${example}.`);
   return output;

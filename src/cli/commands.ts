@@ -41,7 +41,13 @@ export async function listCommand(args: LoadArgs & { json: boolean }, io: CliIO)
   const loaded = await load(args, io.cwd);
   if (reportUnreadable(loaded, io)) return EXIT.problems;
   if (args.json) {
-    io.out(JSON.stringify(loaded.skills.map((skill) => describeSkill(skill, loaded)), null, 2));
+    io.out(
+      JSON.stringify(
+        loaded.skills.map((skill) => describeSkill(skill, loaded)),
+        null,
+        2,
+      ),
+    );
   } else if (loaded.skills.length === 0) {
     io.err(`No skills found in ${sourceList(args)}.`);
   } else {
@@ -83,7 +89,9 @@ export async function validateCommand(args: LoadArgs & { json: boolean }, io: Cl
   for (const line of sourceCounts(loaded, io.cwd)) io.out(line);
   // "from 2 directories", "from 1 package", "from 1 directory and 2 packages".
   const where = [
-    ...(loaded.directories.length > 0 || loaded.packages.length === 0 ? [count(loaded.directories.length, 'directory', 'directories')] : []),
+    ...(loaded.directories.length > 0 || loaded.packages.length === 0
+      ? [count(loaded.directories.length, 'directory', 'directories')]
+      : []),
     ...(loaded.packages.length > 0 ? [count(loaded.packages.length, 'package')] : []),
   ].join(' and ');
   const verdict = ok ? 'OK' : 'FAILED';
@@ -108,7 +116,11 @@ export async function showCommand(args: LoadArgs & { name: string; json: boolean
     return EXIT.problems;
   }
   // use_skill's own rendering with the middleware's default options, so this is exactly what the model gets.
-  const activation = renderActivation(skill, { max: DEFAULTS.maxListedResources, maxInstructionChars: DEFAULTS.maxInstructionChars, readTool: READ_RESOURCE_TOOL });
+  const activation = renderActivation(skill, {
+    max: DEFAULTS.maxListedResources,
+    maxInstructionChars: DEFAULTS.maxInstructionChars,
+    readTool: READ_RESOURCE_TOOL,
+  });
   if (args.json) {
     io.out(JSON.stringify({ ...describeSkill(skill, loaded), activation }, null, 2));
     return EXIT.ok;

@@ -20,7 +20,11 @@ import { count, displayPath, EXIT, formatForCli, type CliIO } from './io.js';
 import { classifyDiagnostics } from './load.js';
 import { writeFileAtomically } from './write-atomic.js';
 
-export async function indexCommand(args: IndexArgs, io: CliIO, write: (path: string, text: string) => Promise<void> = writeFileAtomically): Promise<number> {
+export async function indexCommand(
+  args: IndexArgs,
+  io: CliIO,
+  write: (path: string, text: string) => Promise<void> = writeFileAtomically,
+): Promise<number> {
   const output = resolve(io.cwd, args.output);
   const shown = displayPath(output, io.cwd);
   const { directories, packages, include, exclude, strict } = args;
@@ -28,7 +32,9 @@ export async function indexCommand(args: IndexArgs, io: CliIO, write: (path: str
   const found = classifyDiagnostics(withAbsolutePaths(document, output));
   if (found.unreadable.length > 0) {
     for (const d of found.unreadable) io.err(formatForCli(d, io.cwd));
-    io.err(`Nothing written to ${shown}: an index without these skills would hide them from the middleware. Fix the folders or packages named above, then run the command again.`);
+    io.err(
+      `Nothing written to ${shown}: an index without these skills would hide them from the middleware. Fix the folders or packages named above, then run the command again.`,
+    );
     return EXIT.problems;
   }
   // The same lines as validate, so editors and CI read them the same way.
@@ -36,11 +42,16 @@ export async function indexCommand(args: IndexArgs, io: CliIO, write: (path: str
   try {
     await write(output, serializePrebuiltIndex(document));
   } catch (error) {
-    io.err(`sisu-skills: index: cannot write ${shown} (${errorReason(error)}); it was left as it was. Pass a file in a folder you can write to with -o.`);
+    io.err(
+      `sisu-skills: index: cannot write ${shown} (${errorReason(error)}); it was left as it was. Pass a file in a folder you can write to with -o.`,
+    );
     return EXIT.problems;
   }
-  io.out(`Wrote ${shown}: ${count(document.skills.length, 'skill')}, ${count(found.errors, 'error')}, ${count(found.warnings, 'warning')}.`);
-  if (document.skills.length === 0) io.err(`No skills found in ${[...directories, ...packages.map((name) => `package ${name}`)].join(', ')}: the index lists none.`);
+  io.out(
+    `Wrote ${shown}: ${count(document.skills.length, 'skill')}, ${count(found.errors, 'error')}, ${count(found.warnings, 'warning')}.`,
+  );
+  if (document.skills.length === 0)
+    io.err(`No skills found in ${[...directories, ...packages.map((name) => `package ${name}`)].join(', ')}: the index lists none.`);
   if (found.errors > 0) {
     io.err(
       `${count(found.errors, 'error')} left skills out of the index, as a scan would; fix them (\`sisu-skills validate ${shellArgs(args)}\` lists them too) and build the index again.`,
@@ -50,9 +61,16 @@ export async function indexCommand(args: IndexArgs, io: CliIO, write: (path: str
 }
 
 /** The document's problems and folders with absolute paths again (it stores them relative to the index file). */
-function withAbsolutePaths(document: PrebuiltIndexDocument, output: string): { errors: Diagnostic[]; warnings: Diagnostic[]; scannedDirectories: string[] } {
+function withAbsolutePaths(
+  document: PrebuiltIndexDocument,
+  output: string,
+): { errors: Diagnostic[]; warnings: Diagnostic[]; scannedDirectories: string[] } {
   const base = dirname(output);
   const decode = (path: string): string => (isAbsolute(path) || !/^\.\.?(\/|$)/.test(path) ? path : resolve(base, path));
   const absolute = (d: Diagnostic): Diagnostic => ({ ...d, file: decode(d.file) });
-  return { errors: document.errors.map(absolute), warnings: document.warnings.map(absolute), scannedDirectories: document.scannedDirectories.map(decode) };
+  return {
+    errors: document.errors.map(absolute),
+    warnings: document.warnings.map(absolute),
+    scannedDirectories: document.scannedDirectories.map(decode),
+  };
 }

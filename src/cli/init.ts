@@ -20,7 +20,9 @@ export async function initCommand(args: InitArgs, io: CliIO): Promise<number> {
   try {
     await mkdir(parent, { recursive: true });
   } catch (error) {
-    io.err(`sisu-skills: init: cannot create the folder ${displayPath(parent, io.cwd)} (${errorReason(error)}). Pass an existing folder you can write to with --dir.`);
+    io.err(
+      `sisu-skills: init: cannot create the folder ${displayPath(parent, io.cwd)} (${errorReason(error)}). Pass an existing folder you can write to with --dir.`,
+    );
     return EXIT.problems;
   }
   try {

@@ -15,7 +15,8 @@ import type { LoadArgs } from './args.js';
 import { displayPath } from './io.js';
 
 /** Where a skill came from: a folder given, or an npm package. */
-export type Origin = { kind: 'folder'; directory: string } | { kind: 'package'; name: string; version: string | undefined; directory: string };
+export type Origin =
+  { kind: 'folder'; directory: string } | { kind: 'package'; name: string; version: string | undefined; directory: string };
 
 export interface Loaded {
   skills: Skill[];
@@ -90,7 +91,9 @@ export type Classified = Pick<Loaded, 'diagnostics' | 'unreadable' | 'errors' | 
  */
 export function classifyDiagnostics(result: Pick<DiscoveryResult, 'errors' | 'warnings' | 'scannedDirectories'>): Classified {
   const given = new Set(result.scannedDirectories);
-  const diagnostics = [...result.errors, ...result.warnings].map((d): Diagnostic => ({ ...d, severity: cliSeverity(d, given) })).sort(byPosition);
+  const diagnostics = [...result.errors, ...result.warnings]
+    .map((d): Diagnostic => ({ ...d, severity: cliSeverity(d, given) }))
+    .sort(byPosition);
   const unreadable = diagnostics.filter((d) => d.severity === 'error' && (isAboutNamedPlace(d, given) || given.has(d.file)));
   const errors = diagnostics.filter((d) => d.severity === 'error').length;
   return { diagnostics, unreadable, errors, warnings: diagnostics.length - errors };
@@ -102,7 +105,9 @@ function packageRoot(pkg: ResolvedPackage): string {
 }
 
 function originOfRoot(root: string, pkg: ResolvedPackage | undefined): Origin {
-  return pkg === undefined ? { kind: 'folder', directory: root } : { kind: 'package', name: pkg.name, version: pkg.version, directory: pkg.directory };
+  return pkg === undefined
+    ? { kind: 'folder', directory: root }
+    : { kind: 'package', name: pkg.name, version: pkg.version, directory: pkg.directory };
 }
 
 /**

@@ -23,7 +23,8 @@ export function initNameProblem(name: string): string | undefined {
 
 /** Why `description` would fail `validate --strict`; undefined when it passes. */
 export function initDescriptionProblem(description: string): string | undefined {
-  if (description.trim() === '') return '--description is empty. Say what the skill does and when to use it, or leave --description out to get a placeholder.';
+  if (description.trim() === '')
+    return '--description is empty. Say what the skill does and when to use it, or leave --description out to get a placeholder.';
   const length = [...description.trim()].length;
   if (length > MAX_DESCRIPTION_LENGTH) {
     return `--description is ${length} characters long; the limit is ${MAX_DESCRIPTION_LENGTH}. Keep it to what the skill does and when to use it, and put details in the body of SKILL.md.`;

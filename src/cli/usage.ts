@@ -69,7 +69,7 @@ const DETAILS: Record<CommandName, string[]> = {
   ],
   init: [
     'Create a new skill: <folder>/<name>/SKILL.md with a body outline, and an empty references/ folder.',
-    'The name is 1-64 lowercase letters, digits and single hyphens; it is also the folder\'s name.',
+    "The name is 1-64 lowercase letters, digits and single hyphens; it is also the folder's name.",
     'Never overwrites: exits 1 when <folder>/<name> already exists or cannot be written; 2 for a bad name.',
     '--dir          the folder to create the skill in (created if missing; default: the current folder)',
     '--description  what the skill does and when to use it; without it the description is a placeholder',
@@ -96,7 +96,7 @@ export function usage(): string {
     '',
     'Folders are read like the middleware reads `directories`; relative paths start at the current directory.',
     'When two skills share a name, the first folder wins; --package skills come after every folder, in the order given.',
-    'Run `sisu-skills <command> --help` for a command\'s options.',
+    "Run `sisu-skills <command> --help` for a command's options.",
     'Exit codes: 0 ok; 1 problems found: validate failed, skills left out by errors, a folder unreadable or a package not found, the skill not found, the index could not be written, or init could not create the skill; 2 wrong usage.',
   ].join('\n');
 }

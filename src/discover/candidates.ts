@@ -71,7 +71,11 @@ export interface CandidateContext {
 }
 
 /** `pending`: the SKILL.md's text being read, or undefined when the folder is excluded. */
-export async function readCandidate(pending: Promise<string> | undefined, location: SkillLocation, context: CandidateContext): Promise<Candidate> {
+export async function readCandidate(
+  pending: Promise<string> | undefined,
+  location: SkillLocation,
+  context: CandidateContext,
+): Promise<Candidate> {
   // The real folder's name is the one the folder-name rule judges: an alias must not decide it.
   const folderName = basename(location.realDirectory);
   const alias = basename(location.directory);
@@ -91,7 +95,12 @@ export async function readCandidate(pending: Promise<string> | undefined, locati
   // After a fence or YAML error the metadata is partial: "name is missing" would only be noise.
   if (parsed.diagnostics.some(isError)) return { ...base, names, diagnostics: parsed.diagnostics };
 
-  const validation = validateMetadata(parsed, { file: location.file, folderName, strict: context.strict, ...(context.origin ? { package: context.origin } : {}) });
+  const validation = validateMetadata(parsed, {
+    file: location.file,
+    folderName,
+    strict: context.strict,
+    ...(context.origin ? { package: context.origin } : {}),
+  });
   const candidate: Candidate = {
     ...base,
     names,

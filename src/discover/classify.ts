@@ -10,15 +10,46 @@ const FOLDER_TYPES: Record<string, ResourceType> = {
 };
 
 const SCRIPT_EXTENSIONS = new Set(['sh', 'bash', 'zsh', 'py', 'js', 'mjs', 'cjs', 'ts', 'ps1', 'rb', 'pl']);
-const TEMPLATE_EXTENSIONS = new Set(['tmpl', 'tpl', 'template', 'hbs', 'handlebars', 'mustache', 'j2', 'jinja', 'jinja2', 'ejs', 'njk', 'liquid']);
+const TEMPLATE_EXTENSIONS = new Set([
+  'tmpl',
+  'tpl',
+  'template',
+  'hbs',
+  'handlebars',
+  'mustache',
+  'j2',
+  'jinja',
+  'jinja2',
+  'ejs',
+  'njk',
+  'liquid',
+]);
 const REFERENCE_EXTENSIONS = new Set(['md', 'markdown', 'txt', 'rst', 'adoc']);
 const ASSET_EXTENSIONS = new Set([
   // images
-  'png', 'jpg', 'jpeg', 'gif', 'svg', 'webp', 'ico', 'bmp',
+  'png',
+  'jpg',
+  'jpeg',
+  'gif',
+  'svg',
+  'webp',
+  'ico',
+  'bmp',
   // fonts
-  'ttf', 'otf', 'woff', 'woff2',
+  'ttf',
+  'otf',
+  'woff',
+  'woff2',
   // data
-  'json', 'csv', 'tsv', 'yaml', 'yml', 'xml', 'xlsx', 'pdf', 'zip',
+  'json',
+  'csv',
+  'tsv',
+  'yaml',
+  'yml',
+  'xml',
+  'xlsx',
+  'pdf',
+  'zip',
 ]);
 
 /**

@@ -51,7 +51,9 @@ export async function discover(options: ResolvedOptions, mode: DiscoverMode = {}
   const fs = frontmatterOnly ? limited : memoizeReaddir(limited);
   // Only a SKILL.md that is a link needs its type checked when opened: for the rest the listing said "file".
   const read = (found: FoundSkill): Promise<string> =>
-    frontmatterOnly ? run(() => readSkillHead(options.fs, found.file, { checkType: found.fileType === 'link' })) : fs.readFile(found.file, 'utf8');
+    frontmatterOnly
+      ? run(() => readSkillHead(options.fs, found.file, { checkType: found.fileType === 'link' }))
+      : fs.readFile(found.file, 'utf8');
   const selection = createSelection(options.include, options.exclude);
   // Parsing waits for the walk, with which it would compete for the one JS thread
   // (parsing as files arrived was measured slower at 2,000 skills on 2 CPUs).
@@ -62,7 +64,11 @@ export async function discover(options: ResolvedOptions, mode: DiscoverMode = {}
   // Every location went through reads.start.
   const candidates = await Promise.all(
     scan.skills.map((location) =>
-      readCandidate(reads.pending(location.realDirectory), location, { strict: options.strict, frontmatterOnly, origin: packages.of(location) }),
+      readCandidate(reads.pending(location.realDirectory), location, {
+        strict: options.strict,
+        frontmatterOnly,
+        origin: packages.of(location),
+      }),
     ),
   );
   const { accepted, perSkill } = acceptCandidates(candidates, selection);
@@ -76,11 +82,21 @@ export async function discover(options: ResolvedOptions, mode: DiscoverMode = {}
 }
 
 /** The skill an accepted candidate loads as; its resources are listed through `fs` (none without one). */
-async function toSkill({ candidate, metadata, found }: Accepted, fs: SkillsFileSystem | undefined, options: ResolvedOptions): Promise<Skill> {
+async function toSkill(
+  { candidate, metadata, found }: Accepted,
+  fs: SkillsFileSystem | undefined,
+  options: ResolvedOptions,
+): Promise<Skill> {
   const { location } = candidate;
   const listing = fs ? await listResources(fs, location.directory, location.realDirectory, options) : { resources: [], diagnostics: [] };
   found.push(...listing.diagnostics);
-  const skill: Skill = { metadata, instructions: candidate.instructions, path: location.file, directory: location.directory, resources: listing.resources };
+  const skill: Skill = {
+    metadata,
+    instructions: candidate.instructions,
+    path: location.file,
+    directory: location.directory,
+    resources: listing.resources,
+  };
   if (candidate.instructionsLine !== undefined) skill.instructionsLine = candidate.instructionsLine;
   return skill;
 }

@@ -23,7 +23,11 @@ type Trace = { kind: 'cycle'; members: string[] } | { kind: 'chain'; end: string
 
 /** A link to a folder that contains it (or leads back into itself), skipped. */
 export function symlinkLoop(path: string, reason: string): Diagnostic {
-  return createDiagnostic('SYMLINK_LOOP', path, `symbolic link skipped: ${reason}. Point the link at a folder outside the one it sits in, or remove it.`);
+  return createDiagnostic(
+    'SYMLINK_LOOP',
+    path,
+    `symbolic link skipped: ${reason}. Point the link at a folder outside the one it sits in, or remove it.`,
+  );
 }
 
 /**
@@ -41,7 +45,8 @@ export async function explainLinkLoops(fs: SkillsFileSystem, notes: ReadonlyArra
       continue;
     }
     const trace = await traceLinks(fs, note.eloop, traced);
-    const key = trace.kind === 'cycle' ? `cycle\0${trace.members[0]}` : trace.kind === 'chain' ? `chain\0${trace.end}` : `path\0${note.eloop}`;
+    const key =
+      trace.kind === 'cycle' ? `cycle\0${trace.members[0]}` : trace.kind === 'chain' ? `chain\0${trace.end}` : `path\0${note.eloop}`;
     const group = groups.get(key);
     if (group) group.paths.push(note.eloop);
     else groups.set(key, { first: out.length, paths: [note.eloop], trace });
@@ -58,7 +63,7 @@ async function traceLinks(fs: SkillsFileSystem, start: string, traced: Map<strin
   const passed: string[] = [];
   const index = new Map<string, number>();
   let trace: Trace = { kind: 'unknown' };
-  for (let path = start; passed.length <= MAX_TRACED_LINKS; ) {
+  for (let path = start; passed.length <= MAX_TRACED_LINKS;) {
     const known = traced.get(path);
     if (known) {
       trace = known;

@@ -32,7 +32,11 @@ export async function resolvePackageRoots(options: ResolvedOptions): Promise<Pac
     } else if (resolution.kind === 'skill') {
       roots.push(resolution.directory);
       // A package root's folder is named by the package manager, not the author: judge its name by the package name.
-      skillRoots.set(resolution.directory, { name: resolution.name, version: resolution.version, expectedName: expectedSkillName(resolution.name) });
+      skillRoots.set(resolution.directory, {
+        name: resolution.name,
+        version: resolution.version,
+        expectedName: expectedSkillName(resolution.name),
+      });
     } else {
       roots.push(resolution.skillsDirectory);
       collections.push({ folder: resolution.skillsDirectory + sep, origin: { name: resolution.name, version: resolution.version } });

@@ -73,7 +73,12 @@ const NOTHING: Found = { files: [], diagnostics: [] };
  * nested skill folders, secrets, names with invisible characters and links
  * whose real path leaves the skill folder; never throws.
  */
-export async function listResources(fs: SkillsFileSystem, directory: string, realDirectory: string, limits: ResourceLimits): Promise<ResourceListing> {
+export async function listResources(
+  fs: SkillsFileSystem,
+  directory: string,
+  realDirectory: string,
+  limits: ResourceLimits,
+): Promise<ResourceListing> {
   let entries: DirEntry[];
   try {
     entries = await fs.readdir(directory, { withFileTypes: true });
@@ -81,13 +86,17 @@ export async function listResources(fs: SkillsFileSystem, directory: string, rea
     return { resources: [], diagnostics: [unreadable(directory, error)] };
   }
   const scope: ListingScope = { fs, root: realDirectory, isSecret: createSecretMatcher(limits.secretPatterns) };
-  const found = await listEntries(scope, entries.filter((entry) => entry.name !== SKILL_FILE), {
-    absolutePath: directory,
-    relativePath: '',
-    realPath: realDirectory,
-    depth: 0,
-    inResourceFolder: false,
-  });
+  const found = await listEntries(
+    scope,
+    entries.filter((entry) => entry.name !== SKILL_FILE),
+    {
+      absolutePath: directory,
+      relativePath: '',
+      realPath: realDirectory,
+      depth: 0,
+      inResourceFolder: false,
+    },
+  );
   found.files.sort((a, b) => compareNames(a.path, b.path));
   return {
     resources: found.files.map((file) => toResource(file, limits.maxFileSize)),
@@ -113,7 +122,8 @@ async function listEntry(scope: ListingScope, entry: DirEntry, folder: ResourceF
   const { fs } = scope;
   const absolutePath = join(folder.absolutePath, entry.name);
   const relativePath = folder.relativePath === '' ? entry.name : `${folder.relativePath}/${entry.name}`;
-  if (hasHiddenCharacters(entry.name)) return problem(leftOut(absolutePath, 'its name holds invisible or control characters, which could disguise it. Rename it'));
+  if (hasHiddenCharacters(entry.name))
+    return problem(leftOut(absolutePath, 'its name holds invisible or control characters, which could disguise it. Rename it'));
   let isDirectory = entry.isDirectory();
   let realPath = join(folder.realPath, entry.name);
   let size = 0;
@@ -127,7 +137,8 @@ async function listEntry(scope: ListingScope, entry: DirEntry, folder: ResourceF
     }
     if (entry.isSymbolicLink()) {
       realPath = await fs.realpath(absolutePath);
-      if (isDirectory && isSameOrInside(folder.realPath, realPath)) return problem(symlinkLoop(absolutePath, `it points back to ${realPath}, which contains it`));
+      if (isDirectory && isSameOrInside(folder.realPath, realPath))
+        return problem(symlinkLoop(absolutePath, `it points back to ${realPath}, which contains it`));
       // The reader refuses what lies outside the skill, so the listing must not offer it.
       if (!isSameOrInside(realPath, scope.root)) {
         return problem(leftOut(absolutePath, `it links to ${realPath}, outside the skill folder. Copy the file into the skill instead`));

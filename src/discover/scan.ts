@@ -40,7 +40,11 @@ export function scanDirectory(fs: SkillsFileSystem, root: string, onSkill?: (fou
  * Find the skills under several configured directories, each real folder
  * once: a folder reachable from two of them belongs to the first listed.
  */
-export async function scanDirectories(fs: SkillsFileSystem, roots: readonly string[], onSkill?: (found: FoundSkill) => void): Promise<ScanResult> {
+export async function scanDirectories(
+  fs: SkillsFileSystem,
+  roots: readonly string[],
+  onSkill?: (found: FoundSkill) => void,
+): Promise<ScanResult> {
   const walker = new Walker(fs, onSkill);
   const starts = await Promise.all(roots.map((root) => start(fs, walker, root)));
   const { skills, notes } = inTreeOrder(walker.folders, starts);

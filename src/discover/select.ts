@@ -39,7 +39,10 @@ const PATTERN_HELP =
  * none of `found` (each skill's folder names and declared name): either way
  * the filter does not do what its author meant, and nothing else would say so.
  */
-export function filterWarnings(found: ReadonlyArray<readonly string[]>, patterns: { include: readonly string[]; exclude: readonly string[] }): Diagnostic[] {
+export function filterWarnings(
+  found: ReadonlyArray<readonly string[]>,
+  patterns: { include: readonly string[]; exclude: readonly string[] },
+): Diagnostic[] {
   const warnings: Diagnostic[] = [];
   for (const list of ['include', 'exclude'] as const) {
     for (const pattern of new Set(patterns[list])) {
@@ -51,7 +54,13 @@ export function filterWarnings(found: ReadonlyArray<readonly string[]>, patterns
         ...(syntax === undefined ? [] : [`uses ${syntax}, which is not supported${matched ? ' (it was matched literally)' : ''}`]),
         ...(matched ? [] : ['matches no skill that was found']),
       ];
-      warnings.push(createDiagnostic('FILTER_PATTERN', '<options>', `${list} pattern ${JSON.stringify(pattern)} ${problems.join(' and ')}. ${PATTERN_HELP}`));
+      warnings.push(
+        createDiagnostic(
+          'FILTER_PATTERN',
+          '<options>',
+          `${list} pattern ${JSON.stringify(pattern)} ${problems.join(' and ')}. ${PATTERN_HELP}`,
+        ),
+      );
     }
   }
   return warnings;

@@ -24,7 +24,10 @@ interface Step {
   insideSkill: boolean;
 }
 
-export function inTreeOrder(folders: ReadonlyMap<string, { state: FolderListing }>, starts: readonly Start[]): { skills: SkillLocation[]; notes: Note[] } {
+export function inTreeOrder(
+  folders: ReadonlyMap<string, { state: FolderListing }>,
+  starts: readonly Start[],
+): { skills: SkillLocation[]; notes: Note[] } {
   const skills: SkillLocation[] = [];
   const notes: Note[] = [];
   const seen = new Set<string>();
@@ -49,7 +52,13 @@ export function inTreeOrder(folders: ReadonlyMap<string, { state: FolderListing 
         continue;
       }
       if (state.skillFile) {
-        skills.push({ root: start.root, directory: item.path, realDirectory: item.realPath, file: childPath(item.path, SKILL_FILE), fileType: state.skillFile });
+        skills.push({
+          root: start.root,
+          directory: item.path,
+          realDirectory: item.realPath,
+          file: childPath(item.path, SKILL_FILE),
+          fileType: state.skillFile,
+        });
       } else if (state.misnamed && !item.insideSkill) {
         notes.push(misnamed(childPath(item.path, state.misnamed)));
       }
@@ -90,9 +99,14 @@ function misnamed(path: string): Diagnostic {
 /** A folder that could not be listed: a configured directory missing, a folder gone mid-scan, or unreadable. */
 function directoryProblem(path: string, error: unknown, configured: boolean): Diagnostic {
   if (errorCode(error) !== 'ENOENT') {
-    return createDiagnostic('DIRECTORY_UNREADABLE', path, `cannot read directory: ${errorReason(error)}. Check that it is a folder this process may read.`);
+    return createDiagnostic(
+      'DIRECTORY_UNREADABLE',
+      path,
+      `cannot read directory: ${errorReason(error)}. Check that it is a folder this process may read.`,
+    );
   }
-  if (configured) return createDiagnostic('DIRECTORY_NOT_FOUND', path, 'skills directory does not exist. Create it, or remove it from `directories`.');
+  if (configured)
+    return createDiagnostic('DIRECTORY_NOT_FOUND', path, 'skills directory does not exist. Create it, or remove it from `directories`.');
   return createDiagnostic(
     'DIRECTORY_VANISHED',
     path,

@@ -70,7 +70,9 @@ function skillFileType(entries: readonly DirEntry[]): SkillFileType | undefined 
 /** A `skill.md`, `Skill.MD` ... beside no SKILL.md: almost certainly meant to be one. */
 function misnamedSkillFile(entries: readonly DirEntry[]): string | undefined {
   const lower = SKILL_FILE.toLowerCase();
-  return entries.find((e) => e.name.length === SKILL_FILE.length && e.name !== SKILL_FILE && e.name.toLowerCase() === lower && !e.isDirectory())?.name;
+  return entries.find(
+    (e) => e.name.length === SKILL_FILE.length && e.name !== SKILL_FILE && e.name.toLowerCase() === lower && !e.isDirectory(),
+  )?.name;
 }
 
 export class Walker {
@@ -103,7 +105,10 @@ export class Walker {
     // Only folders and links can lead further; files (most entries) cost nothing more. Folders are
     // walked at once; a link needs its real path first. A skill's resource folders hold no skills.
     const candidates = entries
-      .filter((entry) => (entry.isDirectory() || entry.isSymbolicLink()) && !isSkippedName(entry.name) && !(skillFile && RESOURCE_FOLDERS.has(entry.name)))
+      .filter(
+        (entry) =>
+          (entry.isDirectory() || entry.isSymbolicLink()) && !isSkippedName(entry.name) && !(skillFile && RESOURCE_FOLDERS.has(entry.name)),
+      )
       .sort((a, b) => compareNames(a.name, b.name));
     const children: Array<Child | undefined> = new Array<Child | undefined>(candidates.length);
     folder.state = { kind: 'listed', skillFile, misnamed: skillFile ? undefined : misnamedSkillFile(entries), children };

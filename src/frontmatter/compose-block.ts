@@ -21,7 +21,11 @@ export function composeDocument(ctx: ComposeContext): unknown {
   const value = blockValue(ctx, -1, 'root');
   const rest = ctx.peek();
   if (rest.kind !== 'eof') {
-    ctx.fail(rest.lineStart ? 'YAML_BAD_INDENT' : 'YAML_SYNTAX', rest.start, rest.lineStart ? 'unexpected indentation' : 'unexpected content');
+    ctx.fail(
+      rest.lineStart ? 'YAML_BAD_INDENT' : 'YAML_SYNTAX',
+      rest.start,
+      rest.lineStart ? 'unexpected indentation' : 'unexpected content',
+    );
   }
   return value;
 }
@@ -67,7 +71,11 @@ function node(ctx: ComposeContext, token: ValueToken, indent: number, parent: Pa
     case 'reserved':
       // An alias without anchor (anchors are refused) is text like `*bold*`.
       if (recoverable) return recover(ctx, token, indent, `value cannot start with ${JSON.stringify(token.value.charAt(0))}`);
-      ctx.fail(token.kind === 'alias' ? 'YAML_UNSUPPORTED' : 'YAML_SYNTAX', token.start, `unexpected ${JSON.stringify(token.value.charAt(0))}`);
+      ctx.fail(
+        token.kind === 'alias' ? 'YAML_UNSUPPORTED' : 'YAML_SYNTAX',
+        token.start,
+        `unexpected ${JSON.stringify(token.value.charAt(0))}`,
+      );
       return null;
     case 'anchor':
     case 'tag':
@@ -86,7 +94,8 @@ function blockScalar(ctx: ComposeContext, token: BlockToken, indent: number): st
   ctx.next();
   const result = scanBlockScalar(ctx.src, token.lineEnd, token.header, indent);
   ctx.lexer.moveTo(result.end, result.end);
-  if (result.badIndent) ctx.fail('YAML_BAD_INDENT', token.start, 'block scalar with more-indented leading empty lines needs an indentation indicator');
+  if (result.badIndent)
+    ctx.fail('YAML_BAD_INDENT', token.start, 'block scalar with more-indented leading empty lines needs an indentation indicator');
   return result.value;
 }
 
@@ -144,7 +153,8 @@ function recover(ctx: ComposeContext, start: ValueToken, indent: number, what: s
 
 function scalar(ctx: ComposeContext, token: SimpleToken | QuotedToken, indent: number): unknown {
   if (token.kind === 'single' || token.kind === 'double') {
-    if (token.contIndent <= indent) ctx.fail('YAML_BAD_INDENT', token.start, 'quoted scalar continued on a line that is not indented enough');
+    if (token.contIndent <= indent)
+      ctx.fail('YAML_BAD_INDENT', token.start, 'quoted scalar continued on a line that is not indented enough');
     return token.value;
   }
   const text = ctx.readPlain(token, indent);

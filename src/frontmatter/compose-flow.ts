@@ -18,7 +18,8 @@ function flowPeek(ctx: ComposeContext): ValueToken {
   const closing = token.kind === 'seqEnd' || token.kind === 'mapEnd';
   if (token.col > ctx.flowIndent || (closing && token.col === ctx.flowIndent)) return token;
   // The collection can be read as text only when that line starts the next `key:`.
-  if (!ctx.stopped && (token.kind === 'plain' || token.kind === 'single' || token.kind === 'double') && ctx.keyFollows()) ctx.flowCutOff = 'the next key';
+  if (!ctx.stopped && (token.kind === 'plain' || token.kind === 'single' || token.kind === 'double') && ctx.keyFollows())
+    ctx.flowCutOff = 'the next key';
   ctx.fail('YAML_BAD_INDENT', token.start, 'flow collection continued on a line that is not indented enough');
   return EOF_TOKEN;
 }
@@ -117,7 +118,8 @@ function flowNode(ctx: ComposeContext): unknown {
     case 'single':
     case 'double':
       ctx.next();
-      if (token.contIndent <= ctx.flowIndent) ctx.fail('YAML_BAD_INDENT', token.start, 'quoted scalar continued on a line that is not indented enough');
+      if (token.contIndent <= ctx.flowIndent)
+        ctx.fail('YAML_BAD_INDENT', token.start, 'quoted scalar continued on a line that is not indented enough');
       return token.value;
     case 'colon':
       // `{: v}` -- an empty key: null.

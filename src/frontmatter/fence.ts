@@ -48,7 +48,8 @@ export function afterBreak(src: Units, end: number, length: number): number {
 
 /** `marker` three times at `start`, then only spaces or tabs until `end`. */
 export function isFence(src: Units, start: number, end: number, marker: number): boolean {
-  if (end - start < 3 || unitAt(src, start) !== marker || unitAt(src, start + 1) !== marker || unitAt(src, start + 2) !== marker) return false;
+  if (end - start < 3 || unitAt(src, start) !== marker || unitAt(src, start + 1) !== marker || unitAt(src, start + 2) !== marker)
+    return false;
   for (let i = start + 3; i < end; i++) {
     const c = unitAt(src, i);
     if (c !== SPACE && c !== TAB) return false;

@@ -205,7 +205,8 @@ export class Lexer {
         if (this.src.charCodeAt(i) === TAB) return this.error('YAML_TAB_INDENT', i, 'tab used for indentation');
       }
     }
-    if ((c === DASH || c === DOT) && start === this.lineOff && isDocMarker(this.src, start)) return this.simple('docMarker', start, start + 3);
+    if ((c === DASH || c === DOT) && start === this.lineOff && isDocMarker(this.src, start))
+      return this.simple('docMarker', start, start + 3);
     switch (c) {
       case DASH:
       case QUESTION:
@@ -248,7 +249,11 @@ export class Lexer {
     const after = codeAt(this.src, start + 1);
     if (isBreakOrBlank(after)) return this.simple(c === DASH ? 'seq' : c === QUESTION ? 'explicitKey' : 'colon', start, start + 1);
     const prev = this.prevKind;
-    if (c === COLON && flow && (isFlowIndicator(after) || prev === 'single' || prev === 'double' || prev === 'seqEnd' || prev === 'mapEnd')) {
+    if (
+      c === COLON &&
+      flow &&
+      (isFlowIndicator(after) || prev === 'single' || prev === 'double' || prev === 'seqEnd' || prev === 'mapEnd')
+    ) {
       return this.simple('colon', start, start + 1);
     }
     return this.simple('plain', start, scanPlainLine(this.src, start, flow));
@@ -279,7 +284,15 @@ export class Lexer {
   private quoted(kind: 'double' | 'single', start: number): Token {
     const scan: QuotedScan = kind === 'double' ? scanDoubleQuoted(this.src, start) : scanSingleQuoted(this.src, start);
     if (!scan.ok) return this.error(scan.code, scan.at, scan.message);
-    const token: QuotedToken = { kind, start, end: scan.end, col: start - this.lineOff, lineStart: this.atLineStart, value: scan.value, contIndent: scan.contIndent };
+    const token: QuotedToken = {
+      kind,
+      start,
+      end: scan.end,
+      col: start - this.lineOff,
+      lineStart: this.atLineStart,
+      value: scan.value,
+      contIndent: scan.contIndent,
+    };
     this.pos = scan.end;
     if (scan.lineStart >= 0) this.lineOff = scan.lineStart;
     return token;
@@ -290,6 +303,15 @@ export class Lexer {
     if (!scan.ok) return this.error('YAML_SYNTAX', scan.at, 'invalid block scalar header');
     this.pos = scan.lineEnd;
     const value = this.src.slice(start, scan.end);
-    return { kind: 'block', start, end: scan.end, col: start - this.lineOff, lineStart: this.atLineStart, value, header: scan.header, lineEnd: scan.lineEnd };
+    return {
+      kind: 'block',
+      start,
+      end: scan.end,
+      col: start - this.lineOff,
+      lineStart: this.atLineStart,
+      value,
+      header: scan.header,
+      lineEnd: scan.lineEnd,
+    };
   }
 }

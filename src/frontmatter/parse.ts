@@ -83,7 +83,11 @@ function parseUnsafe(text: string, file: string, maxDepth: number, sink: Diagnos
     // After a YAML error the value is partial: that error says what is wrong.
     if (!sink.hasErrors) {
       const what = Array.isArray(value) ? 'a list' : 'a single value';
-      sink.report('FRONTMATTER_NOT_MAP', { file, line: split.yamlLine, column: 1 }, `frontmatter must be a map of "key: value" lines, not ${what}`);
+      sink.report(
+        'FRONTMATTER_NOT_MAP',
+        { file, line: split.yamlLine, column: 1 },
+        `frontmatter must be a map of "key: value" lines, not ${what}`,
+      );
     }
     return result;
   }

@@ -31,25 +31,43 @@ function hexValue(c: number): number {
 /** Double-quoted single-character escapes (YAML 1.2 section 5.7). */
 function simpleEscape(c: number): string | undefined {
   switch (c) {
-    case 48: return '\0';
-    case 97: return '\x07';
-    case 98: return '\b';
+    case 48:
+      return '\0';
+    case 97:
+      return '\x07';
+    case 98:
+      return '\b';
     case 116:
-    case TAB: return '\t';
-    case 110: return '\n';
-    case 118: return '\v';
-    case 102: return '\f';
-    case 114: return '\r';
-    case 101: return '\x1b';
-    case SPACE: return ' ';
-    case DQUOTE: return '"';
-    case 47: return '/';
-    case BACKSLASH: return '\\';
-    case 78: return '\x85';
-    case 95: return '\xa0';
-    case 76: return '\u2028';
-    case 80: return '\u2029';
-    default: return undefined;
+    case TAB:
+      return '\t';
+    case 110:
+      return '\n';
+    case 118:
+      return '\v';
+    case 102:
+      return '\f';
+    case 114:
+      return '\r';
+    case 101:
+      return '\x1b';
+    case SPACE:
+      return ' ';
+    case DQUOTE:
+      return '"';
+    case 47:
+      return '/';
+    case BACKSLASH:
+      return '\\';
+    case 78:
+      return '\x85';
+    case 95:
+      return '\xa0';
+    case 76:
+      return '\u2028';
+    case 80:
+      return '\u2029';
+    default:
+      return undefined;
   }
 }
 

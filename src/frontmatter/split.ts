@@ -72,7 +72,14 @@ export function splitFrontmatter(text: string): SplitResult {
     pos = afterBreak(text, end, text.length);
   }
   // Never closed (rare): every line, each given a \n, as the parser reports on it.
-  return { hasFrontmatter: true, closed: false, yaml: frontmatterOf(linesOf(text, yamlStart, text.length)), yamlLine: 2, body: '', bodyLine: line };
+  return {
+    hasFrontmatter: true,
+    closed: false,
+    yaml: frontmatterOf(linesOf(text, yamlStart, text.length)),
+    yamlLine: 2,
+    body: '',
+    bodyLine: line,
+  };
 }
 
 /** The lines from `from` up to `to` (a line start, or the end of the text), without their breaks. */

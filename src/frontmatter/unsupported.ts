@@ -1,7 +1,9 @@
 /** YAML the composer refuses (no published skill uses it), with what it says. */
 import type { TokenKind } from './lexer.js';
 
-export const UNSUPPORTED: Readonly<Record<Extract<TokenKind, 'anchor' | 'alias' | 'tag' | 'directive' | 'explicitKey' | 'docMarker'>, string>> = {
+export const UNSUPPORTED: Readonly<
+  Record<Extract<TokenKind, 'anchor' | 'alias' | 'tag' | 'directive' | 'explicitKey' | 'docMarker'>, string>
+> = {
   anchor: 'anchors are not supported',
   alias: 'aliases are not supported',
   tag: 'tags are not supported',

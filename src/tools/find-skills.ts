@@ -100,7 +100,6 @@ export function bindFindSkillsTool(source: IndexSource): SkillTool<typeof FindSk
   });
 }
 
-
 /** A find_skills tool over a fixed list of skills, for apps that wire tools by hand. */
 export function createFindSkillsTool(skills: readonly Skill[]): SkillTool<typeof FindSkillsArgsSchema> {
   const index = createSkillIndex({ skills });

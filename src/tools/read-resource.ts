@@ -6,7 +6,13 @@
 import { z } from 'zod';
 import { nodeFileSystem } from '../fs.js';
 import { DEFAULTS } from '../options.js';
-import { createResourceReader, DEFAULT_LINE_LIMIT, type ReadText, type ResourceReader, type ResourceReaderSettings } from '../resource-reader.js';
+import {
+  createResourceReader,
+  DEFAULT_LINE_LIMIT,
+  type ReadText,
+  type ResourceReader,
+  type ResourceReaderSettings,
+} from '../resource-reader.js';
 import type { ReadBudget } from '../run.js';
 import { createSkillIndex } from '../skill-index.js';
 import { formatBytes } from '../text.js';
@@ -50,7 +56,9 @@ function renderRead(skillName: string, result: ReadText): string {
   ];
   if (result.endLine < result.totalLines) {
     const next = JSON.stringify({ skill_name: skillName, path: result.path, offset: result.endLine + 1 });
-    out.push(`Showing lines ${result.startLine}-${result.endLine} of ${result.totalLines}. To read on, call ${READ_RESOURCE_TOOL} with ${next}.`);
+    out.push(
+      `Showing lines ${result.startLine}-${result.endLine} of ${result.totalLines}. To read on, call ${READ_RESOURCE_TOOL} with ${next}.`,
+    );
   }
   return out.join('\n');
 }
@@ -94,16 +102,30 @@ export function bindReadResourceTool({ source, reader, budget }: ReadResourceBin
   });
 }
 
-
 /** Refusals worth a warning in the logs: something tried to reach outside the skill or a secret. */
-const SECURITY_REASONS = new Set<string>(['absolute', 'drive', 'url', 'parent', 'encoded', 'lookalike', 'hidden-characters', 'nul', 'secret', 'outside', 'swapped']);
+const SECURITY_REASONS = new Set<string>([
+  'absolute',
+  'drive',
+  'url',
+  'parent',
+  'encoded',
+  'lookalike',
+  'hidden-characters',
+  'nul',
+  'secret',
+  'outside',
+  'swapped',
+]);
 
 /**
  * A read_skill_resource tool over a fixed list of skills, for apps that wire
  * tools by hand. It has no run, so `maxSkillSize` (a per-run limit) does not
  * apply; `maxFileSize` does.
  */
-export function createReadResourceTool(skills: readonly Skill[], settings: ReadResourceSettings = {}): SkillTool<typeof ReadResourceArgsSchema> {
+export function createReadResourceTool(
+  skills: readonly Skill[],
+  settings: ReadResourceSettings = {},
+): SkillTool<typeof ReadResourceArgsSchema> {
   const index = createSkillIndex({ skills });
   const reader = createResourceReader({
     fs: settings.fs ?? nodeFileSystem,

@@ -52,7 +52,9 @@ export function renderResourceListing(resources: readonly SkillResource[], optio
       byFolder.set(folder, (byFolder.get(folder) ?? 0) + 1);
     }
     const counts = [...byFolder].map(([folder, count]) => `${folder} ${count}`).join(', ');
-    lines.push(`- ... and ${hidden.length} more file${hidden.length === 1 ? '' : 's'} not listed here (${counts}); ask for one by path if the instructions name it.`);
+    lines.push(
+      `- ... and ${hidden.length} more file${hidden.length === 1 ? '' : 's'} not listed here (${counts}); ask for one by path if the instructions name it.`,
+    );
   }
   return lines.join('\n');
 }

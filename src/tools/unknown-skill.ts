@@ -27,8 +27,20 @@ function quoted(name: string): string {
 export function unknownSkillMessage(requested: string, index: SkillIndex, hints: UnknownSkillHints = {}): string {
   const names = index.skills.map((s) => s.metadata.name);
   if (names.length === 0) return `Skill ${quoted(requested)} not found: no skills are loaded.`;
-  const shown = suggestNames({ names, rank: (query, limit) => rankerForSkills(index.skills).rank(query, limit).map((r) => r.name) }, requested, SUGGESTED_NAMES);
+  const shown = suggestNames(
+    {
+      names,
+      rank: (query, limit) =>
+        rankerForSkills(index.skills)
+          .rank(query, limit)
+          .map((r) => r.name),
+    },
+    requested,
+    SUGGESTED_NAMES,
+  );
   const more = names.length - shown.length;
-  const search = hints.searchTool ? ` Or call ${hints.searchTool} with a few words about the task to search all ${names.length} skills.` : '';
+  const search = hints.searchTool
+    ? ` Or call ${hints.searchTool} with a few words about the task to search all ${names.length} skills.`
+    : '';
   return `Skill ${quoted(requested)} not found. Closest available skills: ${shown.join(', ')}${more > 0 ? `, and ${more} more` : ''}.${hints.retry ? ` ${hints.retry}` : ''}${search}`;
 }

@@ -45,7 +45,10 @@ function instructionsWithin(skill: Skill, max: number, readTool: string | undefi
   const totalLines = text.split('\n').length;
   // Instructions start after the frontmatter: where they start in SKILL.md, when discovery recorded it.
   const leading = skill.instructions.length - skill.instructions.trimStart().length;
-  const firstLine = skill.instructionsLine === undefined ? undefined : skill.instructionsLine + (skill.instructions.slice(0, leading).match(/\n/g)?.length ?? 0);
+  const firstLine =
+    skill.instructionsLine === undefined
+      ? undefined
+      : skill.instructionsLine + (skill.instructions.slice(0, leading).match(/\n/g)?.length ?? 0);
   const cut = `[Instructions cut here: ${keptLines} of ${totalLines} lines shown (${kept.length.toLocaleString('en-US')} of ${text.length.toLocaleString('en-US')} characters, maxInstructionChars).`;
   if (readTool === undefined) return `${kept}\n\n${cut} The rest is in ${skill.path}.]`;
   const next =
@@ -86,7 +89,13 @@ export interface UseSkillBinding {
 }
 
 /** use_skill bound to a source of skills: a run's, in the middleware, or a fixed list (createUseSkillTool). */
-export function bindUseSkillTool({ source, activate, isActive, searchTool = () => undefined, text = {} }: UseSkillBinding): SkillTool<typeof UseSkillArgsSchema> {
+export function bindUseSkillTool({
+  source,
+  activate,
+  isActive,
+  searchTool = () => undefined,
+  text = {},
+}: UseSkillBinding): SkillTool<typeof UseSkillArgsSchema> {
   return skillTool({
     name: USE_SKILL_TOOL,
     description:
@@ -95,7 +104,8 @@ export function bindUseSkillTool({ source, activate, isActive, searchTool = () =
     accepts: UseSkillArgsSchema,
     source,
     noSkills: 'No skills are loaded, so there is nothing to activate.',
-    usage: (index) => `${USE_SKILL_TOOL} needs a \`skill_name\` string, e.g. {"skill_name": "${index.skills[0]?.metadata.name ?? 'my-skill'}"}.`,
+    usage: (index) =>
+      `${USE_SKILL_TOOL} needs a \`skill_name\` string, e.g. {"skill_name": "${index.skills[0]?.metadata.name ?? 'my-skill'}"}.`,
     async run(args, index, ctx) {
       const requested = args.skill_name.trim();
       const entry = index.get(requested);
@@ -118,7 +128,6 @@ export function bindUseSkillTool({ source, activate, isActive, searchTool = () =
     failed: (reason) => `Could not activate the skill: ${reason}. Try again, or continue without it.`,
   });
 }
-
 
 /**
  * A use_skill tool over a fixed list of skills, for apps that wire tools by

@@ -22,18 +22,34 @@ export function nextTurn(): Promise<void> {
 }
 
 /** Watch one folder through either form; rejects when it cannot be watched at all. */
-export async function openFolderWatch(fs: SkillsFileSystem, path: string, onEvent: OnFolderEvent, onError: (error: unknown) => void): Promise<FolderWatchHandle> {
+export async function openFolderWatch(
+  fs: SkillsFileSystem,
+  path: string,
+  onEvent: OnFolderEvent,
+  onError: (error: unknown) => void,
+): Promise<FolderWatchHandle> {
   if (typeof fs.watchFolder === 'function') return fs.watchFolder(path, onEvent, onError);
   if (typeof fs.watch !== 'function') throw codedError('ENOSYS', 'the fs has no watch()');
   return iterableWatch(fs.watch.bind(fs), path, onEvent, onError);
 }
 
-async function iterableWatch(watch: IterableWatch, path: string, onEvent: OnFolderEvent, onError: (error: unknown) => void): Promise<FolderWatchHandle> {
+async function iterableWatch(
+  watch: IterableWatch,
+  path: string,
+  onEvent: OnFolderEvent,
+  onError: (error: unknown) => void,
+): Promise<FolderWatchHandle> {
   const controller = new AbortController();
   const iterator = watch(path, { recursive: false, signal: controller.signal })[Symbol.asyncIterator]();
   // Node starts the watch on the first next(); a folder it cannot watch rejects it at once.
   const first = iterator.next();
-  const early = await Promise.race([first.then(() => undefined, (error: unknown) => ({ error })), nextTurn()]);
+  const early = await Promise.race([
+    first.then(
+      () => undefined,
+      (error: unknown) => ({ error }),
+    ),
+    nextTurn(),
+  ]);
   if (early !== undefined) {
     controller.abort();
     throw early.error;
@@ -46,7 +62,12 @@ async function iterableWatch(watch: IterableWatch, path: string, onEvent: OnFold
 }
 
 /** Hand each event on until the watch is closed; rejects when the watch fails or ends by itself. */
-async function pump(iterator: AsyncIterator<WatchEvent>, first: Promise<IteratorResult<WatchEvent>>, signal: AbortSignal, onEvent: OnFolderEvent): Promise<void> {
+async function pump(
+  iterator: AsyncIterator<WatchEvent>,
+  first: Promise<IteratorResult<WatchEvent>>,
+  signal: AbortSignal,
+  onEvent: OnFolderEvent,
+): Promise<void> {
   for (let next = first; ; next = iterator.next()) {
     const result = await next;
     if (signal.aborted) return;

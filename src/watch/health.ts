@@ -144,7 +144,8 @@ export class Health {
 
   private currentMode(): WatchMode {
     // Unreadable or missing folders miss nothing discovery could see, and are retried; only these do.
-    const impaired = this.impaired > 0 || this.settings.roots.some((root) => root.trouble?.kind === 'limit' || root.trouble?.kind === 'failed');
+    const impaired =
+      this.impaired > 0 || this.settings.roots.some((root) => root.trouble?.kind === 'limit' || root.trouble?.kind === 'failed');
     if (!impaired) return 'watching';
     return this.watched === 0 ? 'polling' : 'degraded';
   }

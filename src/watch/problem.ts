@@ -39,7 +39,12 @@ export function isGone(code: string | undefined): boolean {
 const RESCANS = 'changes there are seen only when the index is rescanned (every `cacheTtl`)';
 
 /** A folder inside a configured directory (or the directory itself, once walked) cannot be watched or read. */
-export function folderProblem(where: { directory: string; folder: string }, kind: FolderTrouble, error: unknown, retryMs: number): WatchProblem {
+export function folderProblem(
+  where: { directory: string; folder: string },
+  kind: FolderTrouble,
+  error: unknown,
+  retryMs: number,
+): WatchProblem {
   const retry = `retrying every ${retryMs} ms`;
   const { folder } = where;
   const message =

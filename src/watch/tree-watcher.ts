@@ -57,8 +57,19 @@ export class TreeWatcher implements SkillsWatcher {
   ) {
     const { report } = settings;
     this.tree = new FolderTree(directories, { dropped: (folder) => this.drop(folder), orphaned: (reach) => this.adopt(reach, true) });
-    this.queue = new WalkQueue({ concurrency: WALK_CONCURRENCY, run: (folder) => this.visits(folder), settled: () => this.health.walkSettled(), report });
-    this.health = new Health({ roots: this.tree.roots, retryMs: settings.retryMs, report, onModeChange: settings.onModeChange, walking: () => this.queue.busy });
+    this.queue = new WalkQueue({
+      concurrency: WALK_CONCURRENCY,
+      run: (folder) => this.visits(folder),
+      settled: () => this.health.walkSettled(),
+      report,
+    });
+    this.health = new Health({
+      roots: this.tree.roots,
+      retryMs: settings.retryMs,
+      report,
+      onModeChange: settings.onModeChange,
+      walking: () => this.queue.busy,
+    });
     this.retries = new RetryTimer({ everyMs: settings.retryMs, run: () => this.retry(), again: () => this.health.needsRetry, report });
     for (const root of this.tree.roots) {
       this.queue.begin();

@@ -87,7 +87,12 @@ describe('discoverSkills: folders', () => {
       expect(result.errors).toEqual([]);
     }
     const eager = await discoverSkills({ directories: [root] });
-    expect(eager.skills[0]?.resources.map((r) => r.path)).toEqual(['assets/deep/er/SKILL.md', 'references/SKILL.md', 'references/forms/SKILL.md', 'scripts/tool/SKILL.md']);
+    expect(eager.skills[0]?.resources.map((r) => r.path)).toEqual([
+      'assets/deep/er/SKILL.md',
+      'references/SKILL.md',
+      'references/forms/SKILL.md',
+      'scripts/tool/SKILL.md',
+    ]);
   });
 
   it('skips dot-folders and node_modules', async () => {
@@ -348,9 +353,7 @@ describe('discover: filesystem faults (memfs)', () => {
     const result = await discover(resolveOptions({ directories: ['/skills'], fs }));
     expect(names(result)).toEqual(['alpha', 'beta', 'inner']);
     expect(result.skills[0]?.resources.map((r) => r.path)).toEqual(['scripts/run.py']);
-    expect(result.warnings).toEqual([
-      expect.objectContaining({ code: 'RESOURCE_UNREADABLE', file: '/skills/alpha/secret.txt' }),
-    ]);
+    expect(result.warnings).toEqual([expect.objectContaining({ code: 'RESOURCE_UNREADABLE', file: '/skills/alpha/secret.txt' })]);
   });
 
   it('keeps output order fixed however reads complete, with at most 32 calls in flight', async () => {
@@ -381,7 +384,12 @@ describe('discover: filesystem faults (memfs)', () => {
       ]),
     ) as unknown as typeof fs;
     const result = await discover(resolveOptions({ directories: ['/many'], fs: jittered }));
-    expect(names(result)).toEqual(Object.keys(skills).filter((p) => p.endsWith('SKILL.md')).map((p) => p.split('/')[2]).sort());
+    expect(names(result)).toEqual(
+      Object.keys(skills)
+        .filter((p) => p.endsWith('SKILL.md'))
+        .map((p) => p.split('/')[2])
+        .sort(),
+    );
     expect(peak).toBeLessThanOrEqual(32);
     expect(peak).toBeGreaterThan(1);
   });

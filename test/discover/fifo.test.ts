@@ -59,9 +59,13 @@ describe.skipIf(!canMakeFifos)('a FIFO named SKILL.md', () => {
     const { root, fifoFiles } = await libraryWithFifos(2);
     const result = await discover(resolveOptions({ directories: [join(root, 'skills')] }), { frontmatterOnly: lazy });
     expect(result.skills.map((s) => s.metadata.name)).toEqual(['good', 'other']);
-    expect(result.errors.map((e) => [e.code, relative(root, e.file)])).toEqual(fifoFiles.map((file) => ['SKILL_UNREADABLE', relative(root, file)]));
+    expect(result.errors.map((e) => [e.code, relative(root, e.file)])).toEqual(
+      fifoFiles.map((file) => ['SKILL_UNREADABLE', relative(root, file)]),
+    );
     for (const error of result.errors) {
-      expect(error.message).toBe('cannot read SKILL.md: it is not a regular file (a pipe, socket or device). Make SKILL.md a regular file; the skill was not loaded.');
+      expect(error.message).toBe(
+        'cannot read SKILL.md: it is not a regular file (a pipe, socket or device). Make SKILL.md a regular file; the skill was not loaded.',
+      );
     }
   });
 

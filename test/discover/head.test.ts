@@ -31,7 +31,7 @@ const CASES: Record<string, string> = {
   'multi-byte text across the head boundary': `---\nname: a\ndescription: ${'x'.repeat(HEAD_BYTES - 20)}😀😀😀😀😀😀😀😀\n---\nbody\n`,
   'CRLF line ends': '---\r\nname: a\r\ndescription: b\r\n---\r\nbody\r\n',
   'CR line ends': '---\rname: a\rdescription: b\r---\rbody\r',
-  'BOM': '\ufeff---\nname: a\ndescription: b\n---\nbody\n',
+  BOM: '\ufeff---\nname: a\ndescription: b\n---\nbody\n',
   'dots close': '---\nname: a\ndescription: b\n...\nbody\n',
   'fence with trailing spaces': '---  \nname: a\ndescription: b\n--- \t\nbody\n',
   'not a fence: ---x': '---\nname: a\n---x\ndescription: b\n---\nbody\n',
@@ -150,7 +150,8 @@ function expectedHead(text: string): string {
     for (let i = from; i < text.length; i++) if (text[i] === '\n' || text[i] === '\r') return i;
     return -1;
   };
-  const fence = (from: number, to: number, marker: string): boolean => text.startsWith(marker.repeat(3), from) && to - from >= 3 && /^[ \t]*$/.test(text.slice(from + 3, to));
+  const fence = (from: number, to: number, marker: string): boolean =>
+    text.startsWith(marker.repeat(3), from) && to - from >= 3 && /^[ \t]*$/.test(text.slice(from + 3, to));
   const bom = text.startsWith('\uFEFF') ? 1 : 0;
   const first = breakAt(bom);
   if (first < 0) return text;
@@ -168,7 +169,12 @@ describe('readSkillHead on generated texts', () => {
   const line = fc.constantFrom('name: a', 'x', '', '---', '...', '--- ', '-- -', '.. .', 'd: ü😀', '-x', '.x');
   const lineBreak = fc.constantFrom('\n', '\r', '\r\n');
   const text = fc
-    .tuple(fc.constantFrom('', '\uFEFF'), fc.constantFrom('---', '--- ', 'x'), fc.array(fc.tuple(lineBreak, line), { maxLength: 10 }), fc.constantFrom('', '\n', '\r'))
+    .tuple(
+      fc.constantFrom('', '\uFEFF'),
+      fc.constantFrom('---', '--- ', 'x'),
+      fc.array(fc.tuple(lineBreak, line), { maxLength: 10 }),
+      fc.constantFrom('', '\n', '\r'),
+    )
     .map(([bom, open, lines, end]) => bom + open + lines.map(([br, l]) => br + l).join('') + end);
 
   it('stops just after the closing fence line, whatever the line breaks and read sizes', async () => {

@@ -51,7 +51,8 @@ describe('links that fan out', () => {
   it('reads each SKILL.md of a folder reached through many links once', async () => {
     // Scaled down from 1,000 links to a category of 50 skills (see the stress script for full size).
     const tree: Tree = {};
-    for (let s = 0; s < 20; s++) tree[`/store/category/s${String(s).padStart(2, '0')}/SKILL.md`] = skillMd(`s${String(s).padStart(2, '0')}`);
+    for (let s = 0; s < 20; s++)
+      tree[`/store/category/s${String(s).padStart(2, '0')}/SKILL.md`] = skillMd(`s${String(s).padStart(2, '0')}`);
     const { fs, volume, calls } = faultyFs({ ...tree, '/r/.keep': '' });
     for (let i = 0; i < 100; i++) volume.symlinkSync('/store/category', `/r/link-${String(i).padStart(3, '0')}`);
     for (const lazy of [false, true]) {
@@ -67,7 +68,10 @@ describe('links that fan out', () => {
   });
 
   it('scans a folder reached through two aliases once, and keeps it at the first path in tree order', async () => {
-    const { fs, volume, calls } = faultyFs({ '/store/shared/SKILL.md': skillMd('shared'), '/store/shared/sub/inner/SKILL.md': skillMd('inner') });
+    const { fs, volume, calls } = faultyFs({
+      '/store/shared/SKILL.md': skillMd('shared'),
+      '/store/shared/sub/inner/SKILL.md': skillMd('inner'),
+    });
     volume.mkdirSync('/r');
     volume.symlinkSync('/store/shared', '/r/b-alias');
     volume.symlinkSync('/store/shared', '/r/a-alias');
@@ -120,7 +124,9 @@ describe('links the system will not follow (ELOOP)', () => {
     volume.symlinkSync('/r/self', '/r/self');
     const result = await scanDirectory(fs, '/r');
     expect(result.diagnostics.map((d) => [d.code, d.file])).toEqual([['SYMLINK_LOOP', '/r/self']]);
-    expect(result.diagnostics[0]?.message).toContain('too many levels of symbolic links (a cycle of symbolic links, or a chain longer than the system follows)');
+    expect(result.diagnostics[0]?.message).toContain(
+      'too many levels of symbolic links (a cycle of symbolic links, or a chain longer than the system follows)',
+    );
   });
 });
 

@@ -103,7 +103,9 @@ describe('listResources (real folders)', () => {
 
   it('no longer trims the listing by total size: maxSkillSize caps reading, not listing', async () => {
     await writeTree(root, { 'a.txt': 'x'.repeat(400), 'b.txt': 'x'.repeat(400) });
-    const { resources, diagnostics } = await listResources(nodeFileSystem, root, root, { maxFileSize: 1000, maxSkillSize: 100 } as { maxFileSize: number });
+    const { resources, diagnostics } = await listResources(nodeFileSystem, root, root, { maxFileSize: 1000, maxSkillSize: 100 } as {
+      maxFileSize: number;
+    });
     expect(resources.map((r) => r.path)).toEqual(['a.txt', 'b.txt']);
     expect(diagnostics).toEqual([]);
   });
@@ -123,7 +125,9 @@ describe('listResources (real folders)', () => {
       'keys.md': 'fine',
     });
     const listed = async (secretPatterns?: string[]) =>
-      (await listResources(nodeFileSystem, root, root, { ...LIMITS, ...(secretPatterns ? { secretPatterns } : {}) })).resources.map((r) => r.path);
+      (await listResources(nodeFileSystem, root, root, { ...LIMITS, ...(secretPatterns ? { secretPatterns } : {}) })).resources.map(
+        (r) => r.path,
+      );
     expect(await listed()).toEqual(['env.example', 'keys.md', 'ok.md', 'vault/token.txt']);
     expect(await listed(['VAULT', '*.example'])).toEqual(['keys.md', 'ok.md']);
   });
@@ -211,7 +215,9 @@ describe('listResources (memfs faults)', () => {
       ...fs,
       stat: async (path: string) => {
         const stats = await fs.stat(path);
-        return path.endsWith('a.txt') ? { ...stats, size: 1, mtimeMs: 0, isFile: () => false, isDirectory: () => false, isSymbolicLink: () => false } : stats;
+        return path.endsWith('a.txt')
+          ? { ...stats, size: 1, mtimeMs: 0, isFile: () => false, isDirectory: () => false, isSymbolicLink: () => false }
+          : stats;
       },
     };
     const { resources } = await listResources(odd, '/s', '/s', LIMITS);

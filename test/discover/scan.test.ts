@@ -42,7 +42,9 @@ describe('scanDirectory', () => {
     const { fs, volume } = faultyFs({ '/store/x/SKILL.md': 'x', '/r/keep.txt': '' });
     volume.symlinkSync('/store', '/r/via');
     const result = await scanDirectory(fs, '/r');
-    expect(result.skills).toEqual([{ root: '/r', directory: '/r/via/x', realDirectory: '/store/x', file: '/r/via/x/SKILL.md', fileType: 'file' }]);
+    expect(result.skills).toEqual([
+      { root: '/r', directory: '/r/via/x', realDirectory: '/store/x', file: '/r/via/x/SKILL.md', fileType: 'file' },
+    ]);
   });
 
   it('warns on a cycle of links and on a link to an ancestor, without walking them', async () => {

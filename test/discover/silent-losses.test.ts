@@ -58,7 +58,9 @@ describe('a SKILL.md in the wrong case', () => {
       ['SKILL_FILE_CASE', '/r/Mixed/Skill.MD'],
       ['SKILL_FILE_CASE', '/r/typo/skill.md'],
     ]);
-    expect(result.warnings[0]?.message).toBe('not loaded as a skill: the file must be named SKILL.md, in exactly those capitals. Rename it to SKILL.md.');
+    expect(result.warnings[0]?.message).toBe(
+      'not loaded as a skill: the file must be named SKILL.md, in exactly those capitals. Rename it to SKILL.md.',
+    );
   });
 });
 
@@ -76,7 +78,9 @@ describe('names a reader cannot tell apart', () => {
     expect(result.skills.map((s) => s.metadata.name)).toEqual(['pdf', 'pdfs', 'pd\u0301f', 'рdf', 'ｐｄｆ']);
     const lookAlikes = result.warnings.filter((w) => w.code === 'NAME_LOOKALIKE');
     expect(lookAlikes.map((w) => w.file)).toEqual(['/r/pd\u0301f/SKILL.md', '/r/рdf/SKILL.md', '/r/ｐｄｆ/SKILL.md']);
-    expect(lookAlikes[1]?.message).toMatch(/^skill name "рdf" looks the same as "pdf" \(\/r\/pdf\/SKILL\.md\) once case, accents, fullwidth forms/);
+    expect(lookAlikes[1]?.message).toMatch(
+      /^skill name "рdf" looks the same as "pdf" \(\/r\/pdf\/SKILL\.md\) once case, accents, fullwidth forms/,
+    );
     expect(lookAlikes[1]?.message).toContain('rename one of them');
   });
 });
@@ -84,7 +88,12 @@ describe('names a reader cannot tell apart', () => {
 describe('a SKILL.md caught mid-write at activation', () => {
   const FILE = '/r/writer/SKILL.md';
 
-  async function lazyEntry(): Promise<{ fs: ReturnType<typeof faultyFs>['fs']; volume: ReturnType<typeof faultyFs>['volume']; entry: Parameters<typeof loadSkillContent>[0]; options: ReturnType<typeof resolveOptions> }> {
+  async function lazyEntry(): Promise<{
+    fs: ReturnType<typeof faultyFs>['fs'];
+    volume: ReturnType<typeof faultyFs>['volume'];
+    entry: Parameters<typeof loadSkillContent>[0];
+    options: ReturnType<typeof resolveOptions>;
+  }> {
     const { fs, volume } = faultyFs({ [FILE]: skillMd('writer'), '/r/writer/notes.md': 'n' });
     const options = resolveOptions({ directories: ['/r'], fs });
     const found = await discover(options, { frontmatterOnly: true });
@@ -103,8 +112,16 @@ describe('a SKILL.md caught mid-write at activation', () => {
     );
     expect(failure).toBeInstanceOf(SkillUnavailableError);
     expect(failure).toBeInstanceOf(SkillsError);
-    expect(failure).toMatchObject({ code: 'SKILLS_UNAVAILABLE', reason: 'changed', skill: 'writer', path: FILE, detail: 'unclosed frontmatter at line 1' });
-    expect((failure as Error).message).toBe('SKILL.md of writer changed and cannot be read right now (unclosed frontmatter at line 1); try again in a moment');
+    expect(failure).toMatchObject({
+      code: 'SKILLS_UNAVAILABLE',
+      reason: 'changed',
+      skill: 'writer',
+      path: FILE,
+      detail: 'unclosed frontmatter at line 1',
+    });
+    expect((failure as Error).message).toBe(
+      'SKILL.md of writer changed and cannot be read right now (unclosed frontmatter at line 1); try again in a moment',
+    );
     // Once the write is done, the next activation reads it.
     volume.writeFileSync(FILE, skillMd('writer'));
     const loaded = await loadSkillContent(entry, options);
@@ -116,7 +133,9 @@ describe('a SKILL.md caught mid-write at activation', () => {
   it('names a YAML error briefly, and keeps the "cannot be read any more" message for a file that is gone', async () => {
     const { volume, entry, options } = await lazyEntry();
     volume.writeFileSync(FILE, '---\nname: writer\ndescription: "half\n---\n');
-    await expect(loadSkillContent(entry, options)).rejects.toThrow('SKILL.md of writer changed and cannot be read right now (unclosed double quote at line 3); try again in a moment');
+    await expect(loadSkillContent(entry, options)).rejects.toThrow(
+      'SKILL.md of writer changed and cannot be read right now (unclosed double quote at line 3); try again in a moment',
+    );
     volume.unlinkSync(FILE);
     await expect(loadSkillContent(entry, options)).rejects.toMatchObject({
       code: 'SKILLS_UNAVAILABLE',

@@ -44,7 +44,18 @@ describe('Lexer on its own', () => {
   });
 
   it('reads flow indicators only inside flow collections, and `:` after a quoted key in flow', () => {
-    expect(kinds('[a, {b: c}]')).toEqual(['seqStart', 'plain:a', 'comma', 'mapStart', 'plain:b', 'colon', 'plain:c', 'mapEnd', 'seqEnd', 'eof']);
+    expect(kinds('[a, {b: c}]')).toEqual([
+      'seqStart',
+      'plain:a',
+      'comma',
+      'mapStart',
+      'plain:b',
+      'colon',
+      'plain:c',
+      'mapEnd',
+      'seqEnd',
+      'eof',
+    ]);
     expect(kinds('a, b]')).toEqual(['plain:a, b]', 'eof']);
     expect(kinds('{"a":1}')).toEqual(['mapStart', 'double:a', 'colon', 'plain:1', 'mapEnd', 'eof']);
     expect(kinds('a:1')).toEqual(['plain:a:1', 'eof']);
@@ -145,7 +156,11 @@ describe('scanners', () => {
     const header = scanBlockHeader(src, 3);
     expect(header).toEqual({ ok: true, header: { folded: true, chomp: 0, indentIndicator: 0 }, end: 4, lineEnd: 4 });
     if (!header.ok) return;
-    expect(scanBlockScalar(src, header.lineEnd, header.header, 0)).toEqual({ value: 'one two\nthree\n', badIndent: false, end: src.indexOf('b:') });
+    expect(scanBlockScalar(src, header.lineEnd, header.header, 0)).toEqual({
+      value: 'one two\nthree\n',
+      badIndent: false,
+      end: src.indexOf('b:'),
+    });
     expect(chompBlock(['x', '', ''], false, 1)).toBe('x\n\n\n');
     expect(chompBlock(['x', ''], false, -1)).toBe('x');
   });

@@ -139,7 +139,12 @@ describe('fixtures: explicit values', () => {
 
   it('comments, CRLF, BOM, "..." and empty frontmatter', () => {
     expect(fixture('comments.md').metadata).toEqual({ name: 'comments', description: 'Keeps#inside words#like this', list: ['a', 'b'] });
-    expect(fixture('crlf.md').metadata).toEqual({ name: 'crlf', description: 'Windows line endings', list: ['a', 'b'], block: 'line one\nline two\n' });
+    expect(fixture('crlf.md').metadata).toEqual({
+      name: 'crlf',
+      description: 'Windows line endings',
+      list: ['a', 'b'],
+      block: 'line one\nline two\n',
+    });
     expect(fixture('crlf.md').body).toBe('Body line\r\n');
     expect(fixture('bom.md').metadata).toEqual({ name: 'bom', description: 'Starts with a UTF-8 byte order mark' });
     expect(fixture('document-end.md')).toMatchObject({ metadata: { name: 'document-end' }, body: 'Body after dots\n', bodyLine: 5 });
@@ -196,7 +201,7 @@ describe('shapes', () => {
   });
 
   it('keys: numbers, booleans, null, empty and quoted', () => {
-    expectLikeYaml('1: a\n1.5e0: b\ntrue: c\n~: d\n\'x y\': f\n0x10: g');
+    expectLikeYaml("1: a\n1.5e0: b\ntrue: c\n~: d\n'x y': f\n0x10: g");
     expectLikeYaml(': empty key\nz: 1');
     expectLikeYaml('a: {: b}\nc: [: d]');
   });
@@ -269,7 +274,8 @@ describe('recovery where yaml throws', () => {
 
   it('reads a flow collection cut off by the next key as the text of its line', () => {
     // A published description (yaml rejects it; we used to, too, and lost the skill).
-    const text = '---\nname: smart-fix\ndescription: [Extended thinking: This workflow fixes bugs, in four phases\nlicense: MIT\n---\nbody\n';
+    const text =
+      '---\nname: smart-fix\ndescription: [Extended thinking: This workflow fixes bugs, in four phases\nlicense: MIT\n---\nbody\n';
     const result = parseFrontmatter(text);
     expect(() => yamlParse(result.frontmatter ?? '')).toThrow();
     expect(result.metadata).toEqual({
@@ -292,10 +298,12 @@ describe('recovery where yaml throws', () => {
     expect(read('d: [a,\n  b\ne: 1')).toEqual([{ d: '[a, b', e: 1 }, ['warning:YAML_RECOVERED@2:4']]);
     expect(read('m:\n  d: [a\n  e: 1\nf: 2')).toEqual([{ m: { d: '[a', e: 1 }, f: 2 }, ['warning:YAML_RECOVERED@3:6']]);
     expect(read('d: [a, b')).toEqual([{ d: '[a, b' }, ['warning:YAML_RECOVERED@2:4']]);
-    expect(parseFrontmatter('---\nd: {a\n---\n').diagnostics[0]?.message).toMatch(/^flow mapping "\{" not closed before the end of the frontmatter/);
+    expect(parseFrontmatter('---\nd: {a\n---\n').diagnostics[0]?.message).toMatch(
+      /^flow mapping "\{" not closed before the end of the frontmatter/,
+    );
   });
 
-  it('still refuses a cut-off flow collection that is not a value on its key\'s line, or not cut off by a key', () => {
+  it("still refuses a cut-off flow collection that is not a value on its key's line, or not cut off by a key", () => {
     expect(codes(parseFrontmatter('---\nd:\n  [a, b\ne: 1\n---\n'))).toEqual(['error:YAML_BAD_INDENT@4:1']);
     expect(codes(parseFrontmatter('---\nd: [a,\nb]\n---\n'))).toEqual(['error:YAML_BAD_INDENT@3:1']);
     // Another error inside the collection is reported as it is.

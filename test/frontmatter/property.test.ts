@@ -28,7 +28,19 @@ function parseFenced(yamlText: string): ParsedFrontmatter {
 
 const punctuation = fc.constantFrom(
   ...'-:?,[]{}#&*!|>\'"%@`\\ \t\n\r\ufeff~.0123456789aZ'.split(''),
-  ': ', '- ', ' #', '\n  ', '\n- ', '|-', '>+2', '\\u00', '\\x4', '...', '---', "''", '\r\n',
+  ': ',
+  '- ',
+  ' #',
+  '\n  ',
+  '\n- ',
+  '|-',
+  '>+2',
+  '\\u00',
+  '\\x4',
+  '...',
+  '---',
+  "''",
+  '\r\n',
 );
 const yamlish = fc.array(punctuation, { maxLength: 60 }).map((parts) => parts.join(''));
 
@@ -97,7 +109,9 @@ describe('parseFrontmatter never throws', () => {
 
 // Keys and strings drawn from characters that exercise quoting, escapes and folding.
 const text = fc
-  .array(fc.constantFrom(...'ab Z:#-"\'\\\n\t é😀[]{},|>!&*?%@`~01.e'.split(''), ' ', '  ', '\n\n', '\u2028', '\x85', '\0'), { maxLength: 14 })
+  .array(fc.constantFrom(...'ab Z:#-"\'\\\n\t é😀[]{},|>!&*?%@`~01.e'.split(''), ' ', '  ', '\n\n', '\u2028', '\x85', '\0'), {
+    maxLength: 14,
+  })
   .map((chars) => chars.join(''));
 const scalar = fc.oneof(
   text,

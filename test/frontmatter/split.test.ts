@@ -96,16 +96,25 @@ const lineText = fc.constantFrom('name: a', 'x: 1', '', '  - b', '---', '...', '
 const lineBreakText = fc.constantFrom('\n', '\r', '\r\n', '\n\n', '\r\r');
 const fencedText = fc
   .tuple(fc.boolean(), fc.array(fc.tuple(lineText, lineBreakText), { maxLength: 12 }), fc.boolean())
-  .map(([bom, lines, close]) => `${bom ? '\uFEFF' : ''}---\n${lines.map(([text, br]) => text + br).join('')}${close ? '---\nbody\r\n' : ''}`);
+  .map(
+    ([bom, lines, close]) => `${bom ? '\uFEFF' : ''}---\n${lines.map(([text, br]) => text + br).join('')}${close ? '---\nbody\r\n' : ''}`,
+  );
 
 describe('splitFrontmatter and lineBreak use string search, with the same results', () => {
   it('lineBreak finds what a loop over every unit finds, in text and in bytes, within `length`', () => {
     fc.assert(
-      fc.property(fc.string({ maxLength: 40 }).map((s) => s.replace(/[ab]/g, (c) => (c === 'a' ? '\n' : '\r'))), fc.nat(45), fc.nat(45), (text, start, length) => {
-        expect(lineBreak(text, start, length)).toBe(lineBreakByLoop(text, start, length));
-        const bytes = new TextEncoder().encode(text);
-        expect(lineBreak(bytes, start, Math.min(length, bytes.length))).toBe(lineBreakByLoop(bytes, start, Math.min(length, bytes.length)));
-      }),
+      fc.property(
+        fc.string({ maxLength: 40 }).map((s) => s.replace(/[ab]/g, (c) => (c === 'a' ? '\n' : '\r'))),
+        fc.nat(45),
+        fc.nat(45),
+        (text, start, length) => {
+          expect(lineBreak(text, start, length)).toBe(lineBreakByLoop(text, start, length));
+          const bytes = new TextEncoder().encode(text);
+          expect(lineBreak(bytes, start, Math.min(length, bytes.length))).toBe(
+            lineBreakByLoop(bytes, start, Math.min(length, bytes.length)),
+          );
+        },
+      ),
       { numRuns: 2000 },
     );
   });

@@ -55,7 +55,8 @@ export function useTempFolder(prefix: string): TempFolder {
   });
   return {
     get path(): string {
-      if (path === undefined) throw new Error(`${prefix}: the temporary folder is created in beforeAll; read .path inside a hook or a test`);
+      if (path === undefined)
+        throw new Error(`${prefix}: the temporary folder is created in beforeAll; read .path inside a hook or a test`);
       return path;
     },
   };

@@ -125,7 +125,10 @@ export function compose<C = StackContext>(middlewares: ReadonlyArray<StackMiddle
 }
 
 /** Runs `middlewares` on a fresh ctx holding `messages`, and returns the ctx. */
-export async function runStack(middlewares: StackMiddleware | ReadonlyArray<StackMiddleware>, messages: readonly StackMessage[] = conversation('Please help.')): Promise<StackContext> {
+export async function runStack(
+  middlewares: StackMiddleware | ReadonlyArray<StackMiddleware>,
+  messages: readonly StackMessage[] = conversation('Please help.'),
+): Promise<StackContext> {
   const ctx = createContext({ messages });
   await compose(typeof middlewares === 'function' ? [middlewares] : middlewares)(ctx);
   return ctx;

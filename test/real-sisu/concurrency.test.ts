@@ -14,7 +14,8 @@ import { createCtx, describeSisu, PROVIDERS, realSisu, toolResults, skillsFixtur
 const RUNS = 8;
 const NAMES = ['alpha-task', 'beta-task', 'gamma-task', 'delta-task'];
 const skillOf = (i: number): string => NAMES[i % NAMES.length]!;
-const inputOf = (i: number): string => (i % 2 === 0 ? `request-${i}: do the ${skillOf(i)} work` : `request-${i}: @${skillOf(i)} do the work`);
+const inputOf = (i: number): string =>
+  i % 2 === 0 ? `request-${i}: do the ${skillOf(i)} work` : `request-${i}: @${skillOf(i)} do the work`;
 
 /** Resolves once `count` distinct conversations have been seen; `release()` lets everyone through early (a run failed). */
 function barrier(count: number) {

@@ -35,7 +35,8 @@ describeSisu("SISU's openai-skills example wiring with SISU's own skill packages
   });
   afterAll(() => installed?.remove());
 
-  const installedFile = (pkg: string, file: string): string => readFileSync(path.join(installed.appDir, 'node_modules', '@sisu-ai', pkg, file), 'utf8');
+  const installedFile = (pkg: string, file: string): string =>
+    readFileSync(path.join(installed.appDir, 'node_modules', '@sisu-ai', pkg, file), 'utf8');
   const bodyOf = (pkg: string): string => parseFrontmatter(installedFile(pkg, 'SKILL.md')).body.trim();
 
   /** The example's stack; returns what its error boundary caught and where the trace went. */

@@ -79,7 +79,10 @@ describeSisu("SISU's own middleware with the skills middleware", () => {
 
     it(`${provider.name}: errorBoundary never sees a use_skill call with malformed arguments`, async () => {
       // execute runs schema.parse before the handler: a throw there would end the run.
-      const server = await sisu.start(provider, [{ toolCalls: [{ name: 'use_skill', arguments: { skill: 'summarize' } }] }, 'Retrying later.']);
+      const server = await sisu.start(provider, [
+        { toolCalls: [{ name: 'use_skill', arguments: { skill: 'summarize' } }] },
+        'Retrying later.',
+      ]);
       const caught = await runInBoundary('Summarize this.', provider.model(sisu.host, server));
       expect(caught.map((e) => (e instanceof Error ? e.message : String(e)))).toEqual([]);
       expect(lastToolResult(server.requests[1]!)).toMatch(/skill_name/);
@@ -88,7 +91,10 @@ describeSisu("SISU's own middleware with the skills middleware", () => {
     it(`${provider.name}: traceViewer's file shows [skills] discovered and [skills] activated`, async () => {
       const { host } = sisu;
       const tracePath = path.join(traceDir, `${provider.name}.json`);
-      const server = await sisu.start(provider, [{ toolCalls: [{ name: 'use_skill', arguments: { skill_name: 'summarize' } }] }, 'Summarized.']);
+      const server = await sisu.start(provider, [
+        { toolCalls: [{ name: 'use_skill', arguments: { skill_name: 'summarize' } }] },
+        'Summarized.',
+      ]);
       await runStack(
         [
           host.traceViewer({ enable: true, path: tracePath, html: false }),
@@ -120,7 +126,11 @@ describeSisu("SISU's own middleware with the skills middleware", () => {
         'Summarized.',
       ]);
       const tools = [createFindSkillsTool(found), createUseSkillTool(found), createReadResourceTool(found)];
-      await runStack([host.core.inputToMessage, host.registerTools(tools), host.core.execute], 'Summarize the meeting.', provider.model(host, server));
+      await runStack(
+        [host.core.inputToMessage, host.registerTools(tools), host.core.execute],
+        'Summarize the meeting.',
+        provider.model(host, server),
+      );
       expect(server.violations).toEqual([]);
       expect(server.requests[0]!.tools.map((t) => t.name)).toEqual(['find_skills', 'use_skill', 'read_skill_resource']);
       expect(lastToolResult(server.requests[1]!)).toContain('summarize');
@@ -131,7 +141,10 @@ describeSisu("SISU's own middleware with the skills middleware", () => {
     for (const wrapper of ['toolCalling', 'iterativeToolCalling'] as const) {
       it(`${provider.name}: the deprecated ${wrapper} wrapper runs use_skill`, async () => {
         const { host } = sisu;
-        const server = await sisu.start(provider, [{ toolCalls: [{ name: 'use_skill', arguments: { skill_name: 'summarize' } }] }, 'Summarized.']);
+        const server = await sisu.start(provider, [
+          { toolCalls: [{ name: 'use_skill', arguments: { skill_name: 'summarize' } }] },
+          'Summarized.',
+        ]);
         const ctx = await runStack(
           [host.core.inputToMessage, skillsMiddleware({ directories: [skills.root] }), host[wrapper]],
           'Summarize the meeting.',

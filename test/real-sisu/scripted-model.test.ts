@@ -22,14 +22,26 @@ describe('OpenAI protocol checks', () => {
 
   it('accept a tool call answered by its tool message', () => {
     expect(
-      check(openAI([{ role: 'system', content: 's' }, { role: 'user', content: 'u' }, openAICall('call_1'), { role: 'tool', tool_call_id: 'call_1', content: '"r"' }])),
+      check(
+        openAI([
+          { role: 'system', content: 's' },
+          { role: 'user', content: 'u' },
+          openAICall('call_1'),
+          { role: 'tool', tool_call_id: 'call_1', content: '"r"' },
+        ]),
+      ),
     ).toEqual([]);
   });
 
   it('reject a tool message that answers no open call (orphan or second answer)', () => {
-    expect(check(openAI([{ role: 'user', content: 'u' }, { role: 'tool', tool_call_id: 'call_1', content: 'r' }])).join()).toMatch(
-      /role 'tool' must be a response to a preceding message with 'tool_calls'/,
-    );
+    expect(
+      check(
+        openAI([
+          { role: 'user', content: 'u' },
+          { role: 'tool', tool_call_id: 'call_1', content: 'r' },
+        ]),
+      ).join(),
+    ).toMatch(/role 'tool' must be a response to a preceding message with 'tool_calls'/);
     const twice = openAI([
       { role: 'user', content: 'u' },
       openAICall('call_1'),
@@ -48,18 +60,20 @@ describe('OpenAI protocol checks', () => {
 
   it('reject ids over 40 characters or with other characters', () => {
     const long = `skills_always_${'a'.repeat(30)}`;
-    expect(check(openAI([{ role: 'user', content: 'u' }, openAICall(long), { role: 'tool', tool_call_id: long, content: 'r' }])).join()).toMatch(
-      /at most 40 characters/,
-    );
-    expect(check(openAI([{ role: 'user', content: 'u' }, openAICall('a.b'), { role: 'tool', tool_call_id: 'a.b', content: 'r' }]))).toHaveLength(1);
+    expect(
+      check(openAI([{ role: 'user', content: 'u' }, openAICall(long), { role: 'tool', tool_call_id: long, content: 'r' }])).join(),
+    ).toMatch(/at most 40 characters/);
+    expect(
+      check(openAI([{ role: 'user', content: 'u' }, openAICall('a.b'), { role: 'tool', tool_call_id: 'a.b', content: 'r' }])),
+    ).toHaveLength(1);
   });
 
   it('reject tool definitions whose parameters are not an object schema, and arguments that are not a string', () => {
     const bad = { type: 'function', function: { name: 'use_skill', parameters: { type: 'string' } } };
     expect(check(openAI([{ role: 'user', content: 'u' }], { tools: [bad] })).join()).toMatch(/parameters\.type: expected 'object'/);
-    expect(check(openAI([{ role: 'user', content: 'u' }], { tools: [{ name: 'use_skill', parameters: { type: 'object' } }] })).join()).toMatch(
-      /expected \{ type: 'function'/,
-    );
+    expect(
+      check(openAI([{ role: 'user', content: 'u' }], { tools: [{ name: 'use_skill', parameters: { type: 'object' } }] })).join(),
+    ).toMatch(/expected \{ type: 'function'/);
     const objectArgs = {
       role: 'assistant',
       content: null,
@@ -74,7 +88,14 @@ describe('OpenAI protocol checks', () => {
 const anthropicTool = { name: 'use_skill', input_schema: { type: 'object', properties: {} } };
 const toolUse = (id: string) => ({ role: 'assistant', content: [{ type: 'tool_use', id, name: 'use_skill', input: { skill_name: 'x' } }] });
 const toolResult = (id: string) => ({ role: 'user', content: [{ type: 'tool_result', tool_use_id: id, content: 'r' }] });
-const anthropic = (messages: unknown[], extra: Body = {}): Body => ({ model: 'm', max_tokens: 10, system: 's', messages, tools: [anthropicTool], ...extra });
+const anthropic = (messages: unknown[], extra: Body = {}): Body => ({
+  model: 'm',
+  max_tokens: 10,
+  system: 's',
+  messages,
+  tools: [anthropicTool],
+  ...extra,
+});
 
 describe('Anthropic protocol checks', () => {
   const check = (body: Body) => checkRequest.anthropic(body);
@@ -84,12 +105,26 @@ describe('Anthropic protocol checks', () => {
   });
 
   it('reject a system role in messages, and a first message that is not the user', () => {
-    expect(check(anthropic([{ role: 'system', content: 's' }, { role: 'user', content: 'u' }])).join()).toMatch(/top-level `system`/);
+    expect(
+      check(
+        anthropic([
+          { role: 'system', content: 's' },
+          { role: 'user', content: 'u' },
+        ]),
+      ).join(),
+    ).toMatch(/top-level `system`/);
     expect(check(anthropic([toolUse('toolu_1'), toolResult('toolu_1')])).join()).toMatch(/first message must use the "user" role/);
   });
 
   it('reject two turns of the same role in a row', () => {
-    expect(check(anthropic([{ role: 'user', content: 'u' }, { role: 'user', content: 'v' }])).join()).toMatch(/roles must alternate/);
+    expect(
+      check(
+        anthropic([
+          { role: 'user', content: 'u' },
+          { role: 'user', content: 'v' },
+        ]),
+      ).join(),
+    ).toMatch(/roles must alternate/);
   });
 
   it('reject a tool_result that answers nothing just before it, and a tool_use left unanswered', () => {
@@ -106,9 +141,15 @@ describe('Anthropic protocol checks', () => {
     expect(check(anthropic([{ role: 'user', content: 'u' }], { tools: [{ name: 'use_skill', input_schema: {} }] })).join()).toMatch(
       /input_schema\.type: expected 'object'/,
     );
-    expect(check(anthropic([{ role: 'user', content: 'u' }, { role: 'assistant', content: [] }, { role: 'user', content: 'v' }])).join()).toMatch(
-      /non-empty content/,
-    );
+    expect(
+      check(
+        anthropic([
+          { role: 'user', content: 'u' },
+          { role: 'assistant', content: [] },
+          { role: 'user', content: 'v' },
+        ]),
+      ).join(),
+    ).toMatch(/non-empty content/);
   });
 });
 

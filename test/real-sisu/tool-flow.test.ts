@@ -13,10 +13,7 @@ const FORMAT_FILE = 'Group changes as Added, Changed, Fixed. FILE-TEXT-4821.\n';
 
 describeSisu('use_skill, read_skill_resource, use_skill in one real execute run', () => {
   const sisu = realSisu();
-  const skills = skillsFixture([
-    { name: 'release-notes', files: { 'references/format.md': FORMAT_FILE } },
-    { name: 'house-style' },
-  ]);
+  const skills = skillsFixture([{ name: 'release-notes', files: { 'references/format.md': FORMAT_FILE } }, { name: 'house-style' }]);
 
   for (const provider of PROVIDERS) {
     it(`${provider.name}: every answer reaches the model and the stored tool messages`, async () => {

@@ -74,7 +74,9 @@ async function attack(skill: Skill, requests: ReadonlyArray<string | Partial<Rea
   const ctx = await runStack(register);
   const answers: string[] = [];
   for (const r of requests) {
-    answers.push(await callTool(ctx, READ_RESOURCE_TOOL, typeof r === 'string' ? { skill_name: 'demo', path: r } : { skill_name: 'demo', ...r }));
+    answers.push(
+      await callTool(ctx, READ_RESOURCE_TOOL, typeof r === 'string' ? { skill_name: 'demo', path: r } : { skill_name: 'demo', ...r }),
+    );
   }
   everyAnswer.push(...answers);
   expect(answers).toHaveLength(requests.length);
@@ -102,7 +104,13 @@ describe('read_skill_resource under attack', () => {
   });
 
   it('refuses ../../etc/passwd and other climbs with `..`', async () => {
-    const answers = await attack(await discover(), ['../../etc/passwd', '../../../../../../etc/passwd', '../../outside/canary.txt', 'references/../../../outside/canary.txt', 'references/../guide.md']);
+    const answers = await attack(await discover(), [
+      '../../etc/passwd',
+      '../../../../../../etc/passwd',
+      '../../outside/canary.txt',
+      'references/../../../outside/canary.txt',
+      'references/../guide.md',
+    ]);
     expectRefused(answers, /it uses `\.\.`/);
   });
 
@@ -137,14 +145,23 @@ describe('read_skill_resource under attack', () => {
 
   it('a symlink to /etc (or to a folder outside) inside the skill is never listed, and refused even if a listing names it', async () => {
     const skill = await discover();
-    expectRefused(await attack(skill, ['etc-link/passwd', 'outside-link/canary.txt', 'canary-link.txt']), /not one of the skill's listed files/);
+    expectRefused(
+      await attack(skill, ['etc-link/passwd', 'outside-link/canary.txt', 'canary-link.txt']),
+      /not one of the skill's listed files/,
+    );
     // A stale or hand-built listing that names them: the real path decides.
     const stale: Skill = {
       ...skill,
       resources: [
         ...skill.resources,
         { name: 'passwd', path: 'etc-link/passwd', absolutePath: join(skillDir, 'etc-link/passwd'), type: 'other', size: 10 },
-        { name: 'canary.txt', path: 'outside-link/canary.txt', absolutePath: join(skillDir, 'outside-link/canary.txt'), type: 'reference', size: 10 },
+        {
+          name: 'canary.txt',
+          path: 'outside-link/canary.txt',
+          absolutePath: join(skillDir, 'outside-link/canary.txt'),
+          type: 'reference',
+          size: 10,
+        },
         { name: 'canary-link.txt', path: 'canary-link.txt', absolutePath: join(skillDir, 'canary-link.txt'), type: 'reference', size: 10 },
       ],
     };
@@ -207,7 +224,10 @@ describe('read_skill_resource under attack', () => {
     expect(renderResourceListing(skill.resources)).toContain('- assets-huge.bin (other, 1024.0 MB, too large to read)');
     const rss = process.memoryUsage().rss;
     // Even with no per-file limit, a read never allocates the whole file.
-    const answers = [...(await attack(skill, ['assets-huge.bin'])), ...(await attack(skill, ['assets-huge.bin'], { maxFileSize: Infinity, maxSkillSize: Infinity }))];
+    const answers = [
+      ...(await attack(skill, ['assets-huge.bin'])),
+      ...(await attack(skill, ['assets-huge.bin'], { maxFileSize: Infinity, maxSkillSize: Infinity })),
+    ];
     expect(process.memoryUsage().rss - rss).toBeLessThan(200 * 1024 * 1024);
     expectRefused(answers, /it is 1024\.0 MB, over the (100\.0 KB|64\.0 MB) limit for one file/);
   });
@@ -273,12 +293,24 @@ describe('read_skill_resource under attack', () => {
   });
 
   it('refuses secrets by exact name, in any case, even when a listing names them', async () => {
-    const secrets = ['.env', '.ENV', 'id_rsa', 'credentials.json', 'Credentials.JSON', 'server.pem', 'tls/private.key', 'secrets/token.txt'];
+    const secrets = [
+      '.env',
+      '.ENV',
+      'id_rsa',
+      'credentials.json',
+      'Credentials.JSON',
+      'server.pem',
+      'tls/private.key',
+      'secrets/token.txt',
+    ];
     const skill = await discover();
     expectRefused(await attack(skill, secrets), /secret file pattern .*; secrets are never read\./);
     const stale: Skill = {
       ...skill,
-      resources: [...skill.resources, ...secrets.map((path) => ({ name: path, path, absolutePath: join(skillDir, path), type: 'other' as const, size: 10 }))],
+      resources: [
+        ...skill.resources,
+        ...secrets.map((path) => ({ name: path, path, absolutePath: join(skillDir, path), type: 'other' as const, size: 10 })),
+      ],
     };
     expectRefused(await attack(stale, secrets), /secrets are never read/);
     expectRefused(await attack(skill, ['notes.txt'], { secretPatterns: ['notes*'] }), /secret file pattern/);
@@ -293,7 +325,35 @@ describe('read_skill_resource under attack', () => {
   it('fuzz: no mix of traversal pieces ever returns anything from outside or a secret', async () => {
     const skill = await discover();
     const tool = createReadResourceTool([skill]);
-    const piece = fc.constantFrom('..', '.', '', '%2e', '%2e%2e', '%2f', '%5c', '%252e', '\uff0e', '\uff0f', '\u2025', '\\', 'outside', 'canary.txt', 'outside-link', 'canary-link.txt', 'etc-link', 'etc', 'passwd', '.env', 'secrets', 'token.txt', 'references', 'guide.md', base, skillDir, 'C:');
+    const piece = fc.constantFrom(
+      '..',
+      '.',
+      '',
+      '%2e',
+      '%2e%2e',
+      '%2f',
+      '%5c',
+      '%252e',
+      '\uff0e',
+      '\uff0f',
+      '\u2025',
+      '\\',
+      'outside',
+      'canary.txt',
+      'outside-link',
+      'canary-link.txt',
+      'etc-link',
+      'etc',
+      'passwd',
+      '.env',
+      'secrets',
+      'token.txt',
+      'references',
+      'guide.md',
+      base,
+      skillDir,
+      'C:',
+    );
     await fc.assert(
       fc.asyncProperty(fc.array(piece, { minLength: 1, maxLength: 7 }), fc.constantFrom('/', '\\', ''), async (pieces, separator) => {
         const answer = await invoke(tool, { skill_name: 'demo', path: pieces.join(separator) });

@@ -84,7 +84,9 @@ describe('find_skills handler', () => {
 
   it('never throws: a failing source becomes a message and an error log', async () => {
     const ctx = toolCtx();
-    await expect(invoke(createFindSkillsTool([exploding()]), { query: 'review' }, ctx)).resolves.toMatch(/^Could not search the skills: index gone\./);
+    await expect(invoke(createFindSkillsTool([exploding()]), { query: 'review' }, ctx)).resolves.toMatch(
+      /^Could not search the skills: index gone\./,
+    );
     expect(ctx.log.entries.some((e) => e.level === 'error' && e.args[0] === '[skills] find_skills failed')).toBe(true);
   });
 

@@ -43,14 +43,18 @@ describe('read_skill_resource handler', () => {
 
   it('returns the text with skill, path, size and lines', async () => {
     const result = await invoke(createReadResourceTool(skills), { skill_name: 'pdf', path: 'references/forms.md' }, toolCtx());
-    expect(result).toBe('<skill_resource skill="pdf" path="references/forms.md" size="27 B" lines="1-3 of 3">\n# Forms\n\nFill every field.\n</skill_resource>');
+    expect(result).toBe(
+      '<skill_resource skill="pdf" path="references/forms.md" size="27 B" lines="1-3 of 3">\n# Forms\n\nFill every field.\n</skill_resource>',
+    );
   });
 
   it('for a long file returns a window and says how to read on', async () => {
     const tool = createReadResourceTool(skills);
     const first = await invoke(tool, { skill_name: 'pdf', path: 'references/long.md' }, toolCtx());
     expect(first).toContain('lines="1-400 of 450"');
-    expect(first).toMatch(/step 400\n<\/skill_resource>\nShowing lines 1-400 of 450\. To read on, call read_skill_resource with \{"skill_name":"pdf","path":"references\/long.md","offset":401\}\.$/);
+    expect(first).toMatch(
+      /step 400\n<\/skill_resource>\nShowing lines 1-400 of 450\. To read on, call read_skill_resource with \{"skill_name":"pdf","path":"references\/long.md","offset":401\}\.$/,
+    );
     const rest = await invoke(tool, { skill_name: 'pdf', path: 'references/long.md', offset: 401 }, toolCtx());
     expect(rest).toContain('lines="401-450 of 450"');
     expect(rest).not.toContain('Showing lines');
@@ -60,7 +64,9 @@ describe('read_skill_resource handler', () => {
     expect(skills.map((s) => s.metadata.name).sort()).toEqual(['nested', 'pdf']);
     const result = await invoke(createReadResourceTool(skills), { skill_name: 'pdf', path: 'nested/own.md' }, toolCtx());
     expect(result).toMatch(/^Cannot read "nested\/own.md" from skill "pdf": it is not one of the skill's listed files\./);
-    expect(await invoke(createReadResourceTool(skills), { skill_name: 'nested', path: 'own.md' }, toolCtx())).toContain('belongs to nested');
+    expect(await invoke(createReadResourceTool(skills), { skill_name: 'nested', path: 'own.md' }, toolCtx())).toContain(
+      'belongs to nested',
+    );
   });
 
   it('an unknown skill lists the available names', async () => {
@@ -71,9 +77,18 @@ describe('read_skill_resource handler', () => {
 
   it('bad arguments become a message naming the parameters', async () => {
     const tool = createReadResourceTool(skills);
-    const bad = [undefined, {}, { skill_name: 'pdf' }, { skill_name: 'pdf', path: 3 }, { skill_name: 'pdf', path: 'a', offset: 1.5 }, 'pdf'];
+    const bad = [
+      undefined,
+      {},
+      { skill_name: 'pdf' },
+      { skill_name: 'pdf', path: 3 },
+      { skill_name: 'pdf', path: 'a', offset: 1.5 },
+      'pdf',
+    ];
     for (const args of bad) {
-      expect(await invoke(tool, args, toolCtx())).toMatch(/^read_skill_resource needs `skill_name` and `path` strings .* e\.g\. \{"skill_name":"pdf","path":"references\/guide.md"\}\.$/);
+      expect(await invoke(tool, args, toolCtx())).toMatch(
+        /^read_skill_resource needs `skill_name` and `path` strings .* e\.g\. \{"skill_name":"pdf","path":"references\/guide.md"\}\.$/,
+      );
     }
   });
 
@@ -165,8 +180,13 @@ describe('renderResourceListing', () => {
     expect(listing).toHaveLength(1 + DEFAULT_MAX_LISTED_RESOURCES + 1);
     expect(listing).toContain('- references/guide.md (reference, 10 B)');
     expect(listing).toContain('- scripts/run.sh (script, 10 B)');
-    expect(listing.at(-1)).toBe("- ... and 103 more files not listed here (assets/ 103); ask for one by path if the instructions name it.");
-    const small = renderResourceListing([file('a.md', 'reference'), file('b.md', 'reference'), file('c/d.md', 'reference')], { max: 1 }).split('\n');
-    expect(small.slice(1)).toEqual(['- a.md (reference, 10 B)', '- ... and 2 more files not listed here ((top level) 1, c/ 1); ask for one by path if the instructions name it.']);
+    expect(listing.at(-1)).toBe('- ... and 103 more files not listed here (assets/ 103); ask for one by path if the instructions name it.');
+    const small = renderResourceListing([file('a.md', 'reference'), file('b.md', 'reference'), file('c/d.md', 'reference')], {
+      max: 1,
+    }).split('\n');
+    expect(small.slice(1)).toEqual([
+      '- a.md (reference, 10 B)',
+      '- ... and 2 more files not listed here ((top level) 1, c/ 1); ask for one by path if the instructions name it.',
+    ]);
   });
 });

@@ -5,7 +5,13 @@ import { createFindSkillsTool } from '../../src/tools/find-skills.js';
 import { createUseSkillTool } from '../../src/tools/use-skill.js';
 import type { Skill } from '../../src/types.js';
 
-const skill: Skill = { metadata: { name: 'a', description: 'A things.' }, instructions: 'Do A.', path: '/s/a/SKILL.md', directory: '/s/a', resources: [] };
+const skill: Skill = {
+  metadata: { name: 'a', description: 'A things.' },
+  instructions: 'Do A.',
+  path: '/s/a/SKILL.md',
+  directory: '/s/a',
+  resources: [],
+};
 
 /** What SISU's execute does before it calls a handler: `tool.schema.parse(args)` when the schema has one. */
 function parseLikeExecute(schema: unknown, args: unknown): unknown {

@@ -8,7 +8,13 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-const skill = (name: string, description: string): Skill => ({ metadata: { name, description }, instructions: '', path: `/s/${name}/SKILL.md`, directory: `/s/${name}`, resources: [] });
+const skill = (name: string, description: string): Skill => ({
+  metadata: { name, description },
+  instructions: '',
+  path: `/s/${name}/SKILL.md`,
+  directory: `/s/${name}`,
+  resources: [],
+});
 
 describe('unknownSkillMessage', () => {
   const index = createSkillIndex({
@@ -26,7 +32,9 @@ describe('unknownSkillMessage', () => {
 
   it('typos come first', () => {
     const message = unknownSkillMessage('pdf-tols', index, { retry: 'Call use_skill again with one of these names.' });
-    expect(message).toMatch(/^Skill "pdf-tols" not found\. Closest available skills: pdf-tools, [a-z0-9-]+, [a-z0-9-]+\. Call use_skill again with one of these names\.$/);
+    expect(message).toMatch(
+      /^Skill "pdf-tols" not found\. Closest available skills: pdf-tools, [a-z0-9-]+, [a-z0-9-]+\. Call use_skill again with one of these names\.$/,
+    );
   });
 
   it('quotes a huge name back cut to 80 characters', () => {
@@ -36,7 +44,9 @@ describe('unknownSkillMessage', () => {
   });
 
   it('names the search tool when the run has it', () => {
-    expect(unknownSkillMessage('nothing', index, { searchTool: 'find_skills' })).toMatch(/Or call find_skills with a few words about the task to search all 3 skills\.$/);
+    expect(unknownSkillMessage('nothing', index, { searchTool: 'find_skills' })).toMatch(
+      /Or call find_skills with a few words about the task to search all 3 skills\.$/,
+    );
   });
 });
 
@@ -46,7 +56,10 @@ describe('use_skill in a run: the unknown-name answer names find_skills only whe
     try {
       for (let i = 0; i < 40; i++) {
         await mkdir(join(root, `skill-${i}`));
-        await writeFile(join(root, `skill-${i}`, 'SKILL.md'), `---\nname: skill-${i}\ndescription: ${'Does a thing. '.repeat(10)}\n---\nBody.\n`);
+        await writeFile(
+          join(root, `skill-${i}`, 'SKILL.md'),
+          `---\nname: skill-${i}\ndescription: ${'Does a thing. '.repeat(10)}\n---\nBody.\n`,
+        );
       }
       const over = createContext({ messages: conversation('hi') });
       await skillsMiddleware({ directories: [root], catalogBudget: 600 })(over, async () => {});

@@ -15,7 +15,14 @@ import { mkdir } from 'node:fs/promises';
 const lines = (count: number) => Array.from({ length: count }, (_, i) => `step ${i + 1}: ${'x'.repeat(40)}`).join('\n');
 
 function skill(instructions: string, extra: Partial<Skill> = {}): Skill {
-  return { metadata: { name: 'long', description: 'Long.' }, instructions, path: '/s/long/SKILL.md', directory: '/s/long', resources: [], ...extra };
+  return {
+    metadata: { name: 'long', description: 'Long.' },
+    instructions,
+    path: '/s/long/SKILL.md',
+    directory: '/s/long',
+    resources: [],
+    ...extra,
+  };
 }
 
 describe('renderActivation with maxInstructionChars', () => {

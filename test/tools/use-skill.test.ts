@@ -21,7 +21,13 @@ function skill(name: string, extra: Partial<Skill> = {}): Skill {
 
 const reviewSkill = skill('code-review', {
   resources: [
-    { name: 'checklist.md', path: 'references/checklist.md', absolutePath: '/skills/code-review/references/checklist.md', type: 'reference', size: 2048 },
+    {
+      name: 'checklist.md',
+      path: 'references/checklist.md',
+      absolutePath: '/skills/code-review/references/checklist.md',
+      type: 'reference',
+      size: 2048,
+    },
     { name: 'lint.sh', path: 'scripts/lint.sh', absolutePath: '/skills/code-review/scripts/lint.sh', type: 'script', size: 300 },
   ],
 });
@@ -99,8 +105,12 @@ describe('use_skill handler', () => {
   it('never throws: a failure inside becomes a message and is logged', async () => {
     const tool = createUseSkillTool([exploding('boom', new Error('index exploded')), exploding('odd', 'plain string')]);
     const ctx = toolCtx();
-    await expect(invoke(tool, { skill_name: 'boom' }, ctx)).resolves.toBe('Could not activate the skill: index exploded. Try again, or continue without it.');
-    expect(ctx.log.entries.filter((e) => e.level === 'error')).toEqual([{ level: 'error', args: ['[skills] use_skill failed', { error: 'index exploded' }] }]);
+    await expect(invoke(tool, { skill_name: 'boom' }, ctx)).resolves.toBe(
+      'Could not activate the skill: index exploded. Try again, or continue without it.',
+    );
+    expect(ctx.log.entries.filter((e) => e.level === 'error')).toEqual([
+      { level: 'error', args: ['[skills] use_skill failed', { error: 'index exploded' }] },
+    ]);
     await expect(invoke(tool, { skill_name: 'odd' })).resolves.toContain('plain string');
   });
 

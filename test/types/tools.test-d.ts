@@ -120,7 +120,12 @@ skillTool({
 // ---------------------------------------------------------------------------
 // skillsMiddleware options
 
-skillsMiddleware({ directories: ['./skills'], catalogBudget: 8000, autoActivate: { threshold: 0.3, maxSkills: 1 }, watch: { debounceMs: 100 } });
+skillsMiddleware({
+  directories: ['./skills'],
+  catalogBudget: 8000,
+  autoActivate: { threshold: 0.3, maxSkills: 1 },
+  watch: { debounceMs: 100 },
+});
 // @ts-expect-error unknown option (a misspelt catalogBudget)
 skillsMiddleware({ directories: ['./skills'], catalogBudgt: 8000 });
 // @ts-expect-error directories is a list
