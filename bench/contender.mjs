@@ -11,11 +11,11 @@
 //   official       @sisu-ai/mw-skills 3.0.0's discoverSkills (../shared/sisu)
 //   yaml           bench/yaml-loader.mjs (the `yaml` package, resources walked)
 //   prebuilt       the first request with the `index` option (meta.indexFile)
-/* global AbortController */
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { userContext } from './plain-ctx.mjs';
 
 const [kind, root, metaFile, bundle] = process.argv.slice(2);
 const here = fileURLToPath(new URL('.', import.meta.url));
@@ -25,19 +25,6 @@ const OFFICIAL = resolve(here, '..', '..', 'shared', 'sisu', 'node_modules', '@s
 /** A request that matches skills of the real corpus. */
 const TASK = 'Review this pull request for security problems and suggest fixes';
 
-/** A plain request ctx with the fields the middleware touches. */
-function requestContext(content = 'hello') {
-  const tools = new Map();
-  const noop = () => {};
-  return {
-    messages: [{ role: 'user', content }],
-    tools: { list: () => [...tools.values()], get: (name) => tools.get(name), register: (tool) => tools.set(tool.name, tool) },
-    state: {},
-    log: { debug: noop, info: noop, warn: noop, error: noop },
-    signal: new AbortController().signal,
-  };
-}
-
 const loadOurs = () => (bundle ? import(pathToFileURL(resolve(bundle)).href) : import('../dist/index.js'));
 
 /**
@@ -46,7 +33,7 @@ const loadOurs = () => (bundle ? import(pathToFileURL(resolve(bundle)).href) : i
  */
 async function firstRequest(api, content, options = {}, warnings = []) {
   const middleware = api.skillsMiddleware({ directories: [root], ...options });
-  const ctx = requestContext(content);
+  const ctx = userContext(content);
   ctx.log.warn = (...args) => warnings.push(args);
   await middleware(ctx, async () => {});
   return api.getSkills(ctx)?.skills.length ?? 0;

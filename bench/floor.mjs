@@ -6,9 +6,11 @@ import { readdir, readFile, realpath, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 
 const MAX_DEPTH = 6;
-const IN_FLIGHT = 32;
+/** Calls in flight, as discovery's own limit; every bench contender of ours uses the same. */
+export const IN_FLIGHT = 32;
 
-function limiter(max) {
+/** At most `max` calls at once, the rest in order (written here, not imported: the floor uses no library code). */
+export function limiter(max) {
   let active = 0;
   const waiting = [];
   return async (call) => {

@@ -4,32 +4,19 @@
 //                      one that matches skills: the index, its catalog and the ranker
 //                      (a first request that matches no skill does not build the ranker)
 //   what = discover:   the result of the public discoverSkills (eager)
-/* global AbortController */
 import { discoverSkills, skillsMiddleware } from '../dist/index.js';
 import { gc } from './stats.mjs';
+import { userContext } from './plain-ctx.mjs';
 
 const [root, what, warmRoot] = process.argv.slice(2);
 const heap = () => process.memoryUsage().heapUsed;
-
-/** A plain request ctx with the fields the middleware touches; dropped after the request. */
-function requestContext(messages) {
-  const tools = new Map();
-  const noop = () => {};
-  return {
-    messages,
-    tools: { list: () => [...tools.values()], get: (name) => tools.get(name), register: (tool) => tools.set(tool.name, tool) },
-    state: {},
-    log: { debug: noop, info: noop, warn: noop, error: noop },
-    signal: new AbortController().signal,
-  };
-}
 
 async function build(directory) {
   if (what === 'middleware') {
     const middleware = skillsMiddleware({ directories: [directory] });
     // The request's context (with its catalog) is dropped: only what the middleware keeps counts.
-    await middleware(requestContext([{ role: 'user', content: 'hello' }]), async () => {});
-    await middleware(requestContext([{ role: 'user', content: 'review pull requests and deploy docker images' }]), async () => {});
+    await middleware(userContext('hello'), async () => {});
+    await middleware(userContext('review pull requests and deploy docker images'), async () => {});
     return middleware;
   }
   return discoverSkills({ directories: [directory] });

@@ -12,13 +12,13 @@ import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-/* global AbortController */
 import { Buffer } from 'node:buffer';
 import { parse as parseYaml } from 'yaml';
 import * as api from '../dist/index.js';
 import { FAMILIES } from './adversarial.mjs';
 import { benchReal } from './real.mjs';
 import { ioFloor } from './floor.mjs';
+import { plainContext, recordingLogger } from './plain-ctx.mjs';
 import { gc, median, round, timeAsync, timeSync } from './stats.mjs';
 import { writeWorkload } from './workload.mjs';
 
@@ -43,26 +43,9 @@ const SEED = 20240605;
 
 const log = (...args) => process.stderr.write(`${args.join(' ')}\n`);
 
-/**
- * A plain request ctx with the fields the middleware touches, and a logger
- * that keeps its entries (discovery time is read from them). The bench
- * measures our code, so no host runtime stands in the way.
- */
+/** A plain request ctx (bench/plain-ctx.mjs) whose logger keeps its entries: discovery time is read from them. */
 function createContext({ messages = [] } = {}) {
-  const tools = new Map();
-  const entries = [];
-  const record =
-    (level) =>
-    (...args) => {
-      entries.push({ level, args });
-    };
-  return {
-    messages: messages.map((m) => ({ ...m })),
-    tools: { list: () => [...tools.values()], get: (name) => tools.get(name), register: (tool) => tools.set(tool.name, tool) },
-    state: {},
-    log: { entries, debug: record('debug'), info: record('info'), warn: record('warn'), error: record('error'), span: record('span') },
-    signal: new AbortController().signal,
-  };
+  return plainContext(messages, recordingLogger());
 }
 
 /** What a host hands a tool handler: never the request ctx. */

@@ -6,24 +6,7 @@
 import { readdir, readFile, stat } from 'node:fs/promises';
 import { join, relative } from 'node:path';
 import { parse } from 'yaml';
-
-const IN_FLIGHT = 32;
-
-function limiter(max) {
-  let active = 0;
-  const waiting = [];
-  return async (call) => {
-    if (active < max) active++;
-    else await new Promise((resolve) => waiting.push(resolve));
-    try {
-      return await call();
-    } finally {
-      const next = waiting.shift();
-      if (next) next();
-      else active--;
-    }
-  };
-}
+import { IN_FLIGHT, limiter } from './floor.mjs';
 
 const skipped = (name) => name.startsWith('.') || name === 'node_modules';
 const FRONTMATTER = /^\uFEFF?---\r?\n([\s\S]*?)\r?\n---(?:\r?\n|$)/;

@@ -13,10 +13,11 @@ import { closeSync, constants, openSync } from 'node:fs';
 import * as fsp from 'node:fs/promises';
 import { mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { performance } from 'node:perf_hooks';
 import { setImmediate, setTimeout } from 'node:timers/promises';
+import { cliArg, distFolder, printRows } from '../stress-cli.mjs';
 
 const SELF = fileURLToPath(import.meta.url);
 /** A case that has not finished by then is reported as hung. */
@@ -194,7 +195,7 @@ function inChild(name, dist) {
 }
 
 export async function run({ dist } = {}) {
-  const folder = dist ?? resolve(fileURLToPath(new URL('../../dist', import.meta.url)));
+  const folder = distFolder(dist);
   const names = Object.keys(CASES).filter((name) => name !== 'fifo' || process.platform !== 'win32');
   const rows = [];
   for (const name of names) rows.push(...(await inChild(name, folder)));
@@ -202,12 +203,8 @@ export async function run({ dist } = {}) {
 }
 
 if (process.argv[1] === SELF) {
-  const arg = (flag) => {
-    const at = process.argv.indexOf(flag);
-    return at > 0 ? process.argv[at + 1] : undefined;
-  };
-  const dist = resolve(arg('--dist') ?? fileURLToPath(new URL('../../dist', import.meta.url)));
-  const only = arg('--case');
+  const dist = distFolder();
+  const only = cliArg('--case');
   if (only) await runCase(only, dist);
-  else for (const row of await run({ dist })) console.log(`${row.case} | ${row.figure} | ${row.value}`);
+  else printRows(await run({ dist }));
 }

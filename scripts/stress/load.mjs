@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { plainContext } from '../../bench/plain-ctx.mjs';
 
 const dist = pathToFileURL(fileURLToPath(new URL('../../dist/index.js', import.meta.url))).href;
 
@@ -20,19 +21,12 @@ async function library(count) {
   return root;
 }
 
-function ctxOf(text) {
-  const tools = new Map();
-  const log = { debug() {}, info() {}, warn() {}, error() {} };
-  return {
-    messages: [
-      { role: 'system', content: 's' },
-      { role: 'user', content: text },
-    ],
-    tools: { get: (n) => tools.get(n), register: (t) => tools.set(t.name, t), list: () => [...tools.values()] },
-    state: {},
-    log,
-  };
-}
+/** A request whose conversation is a system prompt and `text` (bench/plain-ctx.mjs). */
+const requestWith = (text) =>
+  plainContext([
+    { role: 'system', content: 's' },
+    { role: 'user', content: text },
+  ]);
 
 export async function run() {
   const { skillsMiddleware } = await import(dist);
@@ -41,7 +35,7 @@ export async function run() {
   try {
     const middleware = skillsMiddleware({ directories: [root] });
     let started = performance.now();
-    const ctxs = Array.from({ length: 500 }, (_, i) => ctxOf(`use @skill-${i}`));
+    const ctxs = Array.from({ length: 500 }, (_, i) => requestWith(`use @skill-${i}`));
     await Promise.all(ctxs.map((ctx) => middleware(ctx, async () => {})));
     rows.push({
       case: 'load: 500 concurrent first requests, 2,000 skills, each with an @mention',
@@ -51,7 +45,7 @@ export async function run() {
     const injected = ctxs.filter((ctx) => ctx.messages.some((m) => m.role === 'tool')).length;
     rows.push({ case: 'load: requests whose mention was injected', figure: 'of 500', value: injected });
 
-    const ctx = ctxOf('go');
+    const ctx = requestWith('go');
     await middleware(ctx, async () => {});
     const useSkill = ctx.tools.get('use_skill');
     started = performance.now();
@@ -85,7 +79,7 @@ export async function run() {
     let failures = 0;
     started = performance.now();
     while (performance.now() - started < 5000) {
-      const c = ctxOf('hello');
+      const c = requestWith('hello');
       try {
         await churning(c, async () => {});
         if (!c.skills || c.skills.skills.length < 2000) failures++;

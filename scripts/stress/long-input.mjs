@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { performance } from 'node:perf_hooks';
+import { userContext } from '../../bench/plain-ctx.mjs';
 
 const SKILLS = 2000;
 const REPS = 3;
@@ -24,19 +25,6 @@ async function writeLibrary(root) {
     const description = `${VERBS[i % VERBS.length]}s ${OBJECTS[(i * 7) % OBJECTS.length]} for a project. Use when asked to ${VERBS[i % VERBS.length]} ${OBJECTS[(i * 7) % OBJECTS.length]}.`;
     await writeFile(join(dir, 'SKILL.md'), `---\nname: ${name}\ndescription: ${description}\n---\n\n# ${name}\n\nSteps.\n`);
   }
-}
-
-/** The fields of a request ctx the middleware touches; the logger keeps nothing (it is not measured). */
-function createContext(content) {
-  const tools = new Map();
-  const noop = () => {};
-  return {
-    messages: [{ role: 'user', content }],
-    tools: { list: () => [...tools.values()], get: (name) => tools.get(name), register: (tool) => tools.set(tool.name, tool) },
-    state: {},
-    log: { debug: noop, info: noop, warn: noop, error: noop, span: noop },
-    signal: new globalThis.AbortController().signal,
-  };
 }
 
 async function medianMs(fn) {
@@ -57,11 +45,11 @@ export async function run({ dist } = {}) {
     await writeLibrary(root);
     // cacheTtl Infinity: every case measures the per-request work on a warm index, not discovery.
     const middleware = api.skillsMiddleware({ directories: [root], cacheTtl: Infinity });
-    const warm = createContext('hello');
+    const warm = userContext('hello');
     await middleware(warm, async () => {});
     const useSkill = warm.tools.get('use_skill');
     const toolContext = { signal: warm.signal, log: warm.log };
-    const request = (content) => middleware(createContext(content), async () => {});
+    const request = (content) => middleware(userContext(content), async () => {});
     await request('warm-up @unknown-name');
     const rows = [];
     rows.push({

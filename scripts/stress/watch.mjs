@@ -16,12 +16,13 @@ import { watch as watchCallbacks } from 'node:fs';
 import { mkdir, mkdtemp, rename, rm, symlink, writeFile } from 'node:fs/promises';
 import * as fsp from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import { setTimeout } from 'node:timers/promises';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { writeWorkload } from '../../bench/workload.mjs';
 import { pool } from '../../bench/stats.mjs';
+import { cliArg, distFolder, printRows } from '../stress-cli.mjs';
 
 const SELF = fileURLToPath(import.meta.url);
 const CASE_TIMEOUT_MS = 300_000;
@@ -199,7 +200,7 @@ async function writeOneSkill(root) {
 }
 
 export async function run({ dist } = {}) {
-  const folder = dist ?? resolve(fileURLToPath(new URL('../../dist', import.meta.url)));
+  const folder = distFolder(dist);
   const temp = await mkdtemp(join(tmpdir(), 'mw-skills-stress-watch-'));
   const rows = [];
   const add = (label, figures) => {
@@ -233,12 +234,8 @@ export async function run({ dist } = {}) {
 }
 
 if (process.argv[1] === SELF) {
-  const arg = (flag) => {
-    const at = process.argv.indexOf(flag);
-    return at > 0 ? process.argv[at + 1] : undefined;
-  };
-  const dist = resolve(arg('--dist') ?? fileURLToPath(new URL('../../dist', import.meta.url)));
-  const only = arg('--case');
-  if (only) await runCase(only, arg('--kind'), arg('--root'), dist);
-  else for (const row of await run({ dist })) console.log(`${row.case} | ${row.figure} | ${row.value}`);
+  const dist = distFolder();
+  const only = cliArg('--case');
+  if (only) await runCase(only, cliArg('--kind'), cliArg('--root'), dist);
+  else printRows(await run({ dist }));
 }
