@@ -39,8 +39,11 @@ export async function preActivate(
   for (const name of earlier) run.activate(name);
 
   const messages: HostMessage[] = [];
+  const picks = choose(ctx, library, run, query, settings.autoActivate);
+  if (picks.length === 0) return messages;
+  // Only when something is injected: ids must not repeat any in the conversation.
   const taken = toolCallIds(ctx.messages);
-  for (const pick of choose(ctx, library, run, query, settings.autoActivate)) {
+  for (const pick of picks) {
     const text = await activationText(ctx, index, pick, settings.text);
     if (text === undefined || !run.activate(pick.name)) continue;
     const id = injectedCallId(pick.route, pick.name, taken);
