@@ -223,6 +223,18 @@ process.on('message', async (message) => {
 process.send('started');
 `;
 
+/**
+ * What the child inherits must not reach into the checkout: vitest puts
+ * `--require <checkout>/node_modules/...` in NODE_OPTIONS and its own flags in
+ * execArgv, and an unprivileged child cannot traverse a private checkout (a
+ * clone under root's home or a `mktemp -d`), so it would die before starting.
+ * The bundle needs nothing from the checkout, and the child runs in `temp`.
+ */
+function standaloneChild(): { env: NodeJS.ProcessEnv; execArgv: string[]; cwd: string } {
+  const env = Object.fromEntries(Object.entries(process.env).filter(([key]) => key !== 'NODE_OPTIONS' && !key.startsWith('VITEST')));
+  return { env, execArgv: [], cwd: temp };
+}
+
 class Child {
   private readonly answers: Array<(answer: Answer) => void> = [];
   readonly exited: Promise<{ code: number | null; stderr: string }>;
@@ -237,7 +249,11 @@ class Child {
   }
 
   static async start(script: string, root: string, uid: number | undefined): Promise<Child> {
-    const proc = fork(script, [root], { stdio: ['ignore', 'ignore', 'pipe', 'ipc'], ...(uid === undefined ? {} : { uid, gid: uid }) });
+    const proc = fork(script, [root], {
+      stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
+      ...(uid === undefined ? {} : { uid, gid: uid }),
+      ...standaloneChild(),
+    });
     const child = new Child(proc);
     await new Promise<void>((resolve, reject) => {
       proc.once('message', () => resolve());
