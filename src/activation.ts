@@ -6,8 +6,12 @@
  */
 import { DEFAULTS } from './defaults.js';
 
-/** How a skill got activated; the middleware logs it as `route`. */
-export type ActivationRoute = 'tool' | 'mention' | 'always' | 'auto';
+/**
+ * How a skill got activated; the middleware logs it as `route`.
+ * `kept-in-view` is an active skill put back after the conversation lost its
+ * instructions (src/keep-in-view.ts).
+ */
+export type ActivationRoute = 'tool' | 'mention' | 'always' | 'auto' | 'kept-in-view';
 
 /** A message as far as activation cares: only role and text content. */
 export interface ActivationMessage {
@@ -164,7 +168,7 @@ export interface SelectionInput {
 
 export interface Activation {
   name: string;
-  route: Exclude<ActivationRoute, 'tool'>;
+  route: Exclude<ActivationRoute, 'tool' | 'kept-in-view'>;
   /** The ranker's score, for `auto` activations. */
   score?: number;
 }

@@ -23,7 +23,7 @@ export { createRanker } from './rank.js';
 export type { Ranker, RankEntry, RankResult } from './rank.js';
 export { findMentions, isModelInvocable, AUTO_ACTIVATE_DEFAULTS } from './activation.js';
 export type { ActivationRoute, Mentions } from './activation.js';
-export type { AutoActivateOptions } from './options.js';
+export type { AutoActivateOptions, KeepInViewOptions } from './options.js';
 export { watchSkillDirectories, WatchProblem } from './watch.js';
 export type { SkillsWatcher, WatchChange, WatchOptions, WatchMode, WatchProblemKind, FolderWatching } from './watch.js';
 export type { SkillsErrorCode } from './errors.js';
