@@ -14,6 +14,7 @@ import { createIndexCache, type IndexCache } from './index-cache.js';
 import { Libraries, suggestionsFor, type Library } from './library.js';
 import { LiveReload } from './live-reload.js';
 import { resolveOptions, type ResolvedOptions, type SkillsOptions } from './options.js';
+import { PluginRoots } from './plugin-root.js';
 import { placeThenNext, preActivate, type PreActivationSettings } from './pre-activation.js';
 import { createResourceReader } from './resource-reader.js';
 import { isSkillsState, runOf, SkillsRun } from './run.js';
@@ -57,8 +58,9 @@ class SkillsRuntime {
       maxInstructionChars: options.maxInstructionChars,
       ...(reader ? { readTool: READ_RESOURCE_TOOL } : {}),
     };
-    this.toolbox = new RunToolbox(this.libraries, reader, text);
-    this.activation = { autoActivate: options.autoActivate, text };
+    const pluginRoots = new PluginRoots(options.fs);
+    this.toolbox = new RunToolbox(this.libraries, reader, text, pluginRoots);
+    this.activation = { autoActivate: options.autoActivate, text, pluginRoots };
     const { watch } = options;
     // A prebuilt index cannot know what changed: after a change seen on disk, scan.
     this.liveReload = watch ? new LiveReload({ ...options, watch }, this.cache, () => source.preferScan()) : undefined;
@@ -91,7 +93,7 @@ class SkillsRuntime {
   private async keepInViewStep(ctx: SkillsContext, run: SkillsRun, index: SkillIndex): Promise<(() => void) | undefined> {
     const budget = this.options.keepInView;
     if (!budget || run.activated.length === 0) return undefined;
-    const loaded = await loadActive(ctx, run, index);
+    const loaded = await loadActive(ctx, run, index, this.activation.pluginRoots);
     const settings: KeepInViewSettings = {
       budget,
       text: this.activation.text,
