@@ -6,8 +6,12 @@
  */
 import { DEFAULTS } from './defaults.js';
 
-/** How a skill got activated; the middleware logs it as `route`. */
-export type ActivationRoute = 'tool' | 'mention' | 'always' | 'auto';
+/**
+ * How a skill got activated; the middleware logs it as `route`.
+ * `kept-in-view` is an active skill put back after the conversation lost its
+ * instructions (src/keep-in-view.ts).
+ */
+export type ActivationRoute = 'tool' | 'mention' | 'always' | 'auto' | 'kept-in-view';
 
 /** A message as far as activation cares: only role and text content. */
 export interface ActivationMessage {
@@ -94,6 +98,21 @@ export function findMentions(text: string, knownNames: Iterable<string> | ((name
   return result;
 }
 
+/**
+ * The arguments of a mention that opens the message: `@deploy-staging eu-west
+ * --dry-run` gives `deploy-staging` the rest of the message, as a slash
+ * command gets what follows it. A mention anywhere else ("then ask
+ * @code-review about it") activates its skill without arguments: the rest
+ * of a sentence is not meant for the skill. Undefined when the message does
+ * not open with a mention or nothing follows it.
+ */
+export function leadingMention(text: string): { name: string; arguments: string } | undefined {
+  const match = /^\s*@([a-z0-9-]{1,64})(?![\w/-]|\.\w)[ \t]*(?:\r?\n)?([\s\S]*)$/.exec(text);
+  const name = match?.[1]?.replace(/-+$/, '');
+  const rest = match?.[2]?.trim() ?? '';
+  return name && rest !== '' ? { name, arguments: rest } : undefined;
+}
+
 function setOf(names: Iterable<string>): (name: string) => boolean {
   const set = names instanceof Set ? (names as ReadonlySet<string>) : new Set(names);
   return (name) => set.has(name);
@@ -115,6 +134,17 @@ export function messageText(content: unknown): string | undefined {
 
 // ---------------------------------------------------------------------------
 // Model invocation
+
+/**
+ * False when the frontmatter says `user-invocable: false` (or the string
+ * "false"): `@` mentions do not activate such a skill, while the model (and
+ * `always`) still can.
+ */
+export function isUserInvocable(metadata: Readonly<Record<string, unknown>>): boolean {
+  const value = metadata['user-invocable'];
+  if (value === false) return false;
+  return !(typeof value === 'string' && value.trim().toLowerCase() === 'false');
+}
 
 /** The frontmatter key that keeps a skill out of the catalog and the model's reach. */
 const DISABLE_MODEL_INVOCATION = 'disable-model-invocation';
@@ -160,13 +190,21 @@ export interface SelectionInput {
   auto?: AutoActivation;
   /** Skills the conversation already holds (alreadyActivated, plus this run's activations). */
   alreadyActive: Iterable<string>;
+  /**
+   * Arguments given with a mention (leadingMention). A mention with arguments
+   * is activated even when the skill is already active: the new arguments
+   * must reach the model.
+   */
+  mentionArguments?: { name: string; arguments: string } | undefined;
 }
 
 export interface Activation {
   name: string;
-  route: Exclude<ActivationRoute, 'tool'>;
+  route: Exclude<ActivationRoute, 'tool' | 'kept-in-view'>;
   /** The ranker's score, for `auto` activations. */
   score?: number;
+  /** The arguments given with a mention. */
+  arguments?: string;
 }
 
 /**
@@ -177,6 +215,11 @@ export interface Activation {
 export function selectActivations(input: SelectionInput): Activation[] {
   const taken = new Set(input.alreadyActive);
   const selected: Activation[] = [];
+  const given = input.mentionArguments;
+  if (given !== undefined && input.mentions.includes(given.name)) {
+    taken.add(given.name);
+    selected.push({ name: given.name, route: 'mention', arguments: given.arguments });
+  }
   const add = (activation: Activation): void => {
     if (taken.has(activation.name)) return;
     taken.add(activation.name);

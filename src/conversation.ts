@@ -48,6 +48,26 @@ export function toolResultText(content: unknown): string | undefined {
   }
 }
 
+const OPENING = /^<skill name="([^"]+)">/;
+
+/**
+ * Names of the skills whose instructions `messages` hold: every tool message
+ * that opens with a skill's activation (use_skill's answer, an injected
+ * activation, or one put back in view, whole or cut), wherever its call is.
+ */
+export function skillsInView(messages: readonly HostMessage[]): Set<string> {
+  const names = new Set<string>();
+  for (const message of messages as readonly MessageLike[]) {
+    if (message.role !== 'tool') continue;
+    // Cheap test first: other tool results (whole files, as JSON strings) are never decoded.
+    const raw = messageText(message.content);
+    if (raw === undefined || !(raw.startsWith('<skill name="') || raw.startsWith('"<skill name=\\"'))) continue;
+    const name = OPENING.exec(toolResultText(message.content) ?? '')?.[1];
+    if (name !== undefined) names.add(name);
+  }
+  return names;
+}
+
 function callName(call: ToolCallLike): unknown {
   return call.name ?? call.function?.name;
 }
@@ -151,8 +171,15 @@ export function toolCallIds(messages: readonly HostMessage[]): Set<string> {
  * An activation the model did not ask for, shaped exactly as if it had called
  * use_skill (under the name the model knows it by, when registerTools gave it an alias).
  */
-export function activationMessages(id: string, name: string, text: string, toolName: string = USE_SKILL_TOOL): HostMessage[] {
-  const call = { role: 'assistant', content: '', tool_calls: [{ id, name: toolName, arguments: { skill_name: name } }] };
+export function activationMessages(
+  id: string,
+  name: string,
+  text: string,
+  toolName: string = USE_SKILL_TOOL,
+  args?: string,
+): HostMessage[] {
+  const input = args === undefined ? { skill_name: name } : { skill_name: name, arguments: args };
+  const call = { role: 'assistant', content: '', tool_calls: [{ id, name: toolName, arguments: input }] };
   const result = { role: 'tool', content: text, tool_call_id: id, name: toolName };
   return [call, result];
 }

@@ -7,19 +7,21 @@
  * skills. Skill problems are logged, never thrown into the agent.
  */
 import { withCatalog } from './catalog.js';
-import { userTurn } from './conversation.js';
+import { insertAfterLatestUser, modelToolName, userTurn } from './conversation.js';
+import { keepInView, loadActive, type KeepInViewSettings } from './keep-in-view.js';
 import type { Next } from './host.js';
 import { createIndexCache, type IndexCache } from './index-cache.js';
 import { Libraries, suggestionsFor, type Library } from './library.js';
 import { LiveReload } from './live-reload.js';
 import { resolveOptions, type ResolvedOptions, type SkillsOptions } from './options.js';
-import { injectThenNext, preActivate, type PreActivationSettings } from './pre-activation.js';
+import { PluginRoots } from './plugin-root.js';
+import { placeThenNext, preActivate, type PreActivationSettings } from './pre-activation.js';
 import { createResourceReader } from './resource-reader.js';
 import { isSkillsState, runOf, SkillsRun } from './run.js';
 import { RunToolbox } from './run-tools.js';
 import type { SkillIndex, SkillsState } from './skill-index.js';
 import { createSkillSource } from './skill-source.js';
-import { READ_RESOURCE_TOOL } from './tool-names.js';
+import { READ_RESOURCE_TOOL, USE_SKILL_TOOL } from './tool-names.js';
 import type { Middleware, SkillsContext } from './types.js';
 
 export interface SkillsMiddleware extends Middleware<SkillsContext> {
@@ -56,8 +58,9 @@ class SkillsRuntime {
       maxInstructionChars: options.maxInstructionChars,
       ...(reader ? { readTool: READ_RESOURCE_TOOL } : {}),
     };
-    this.toolbox = new RunToolbox(this.libraries, reader, text);
-    this.activation = { autoActivate: options.autoActivate, text };
+    const pluginRoots = new PluginRoots(options.fs);
+    this.toolbox = new RunToolbox(this.libraries, reader, text, pluginRoots);
+    this.activation = { autoActivate: options.autoActivate, text, pluginRoots };
     const { watch } = options;
     // A prebuilt index cannot know what changed: after a change seen on disk, scan.
     this.liveReload = watch ? new LiveReload({ ...options, watch }, this.cache, () => source.preferScan()) : undefined;
@@ -76,7 +79,27 @@ class SkillsRuntime {
     renderCatalog(ctx, library, run, turn.text);
     this.toolbox.register(ctx, run);
     const injected = await preActivate(ctx, library, run, turn.text, this.activation);
-    await injectThenNext(ctx, injected, turn.pending, next);
+    const inject = injected.length === 0 ? undefined : () => insertAfterLatestUser(ctx.messages, injected);
+    const keep = await this.keepInViewStep(ctx, run, index);
+    // Before inputToMessage both wait for the model call; after it, activations go in now, behind the user's message.
+    if (turn.pending) await placeThenNext(ctx, undefined, inOrder(inject, keep), next);
+    else await placeThenNext(ctx, inject, keep, next);
+  }
+
+  /**
+   * The kept-in-view step, ready to run where the model's messages are final:
+   * undefined when it is off or nothing is active.
+   */
+  private async keepInViewStep(ctx: SkillsContext, run: SkillsRun, index: SkillIndex): Promise<(() => void) | undefined> {
+    const budget = this.options.keepInView;
+    if (!budget || run.activated.length === 0) return undefined;
+    const loaded = await loadActive(ctx, run, index, this.activation.pluginRoots);
+    const settings: KeepInViewSettings = {
+      budget,
+      text: this.activation.text,
+      toolName: modelToolName(ctx.state.toolAliases, USE_SKILL_TOOL),
+    };
+    return () => void keepInView(ctx, run, loaded, settings);
   }
 
   close(): Promise<void> {
@@ -104,10 +127,20 @@ class SkillsRuntime {
     const existing = runOf(ctx.state.skills) ?? runOf(ctx.skills);
     const run = existing?.owner === this ? existing : new SkillsRun(this, index);
     run.index = index;
+    run.follow(ctx);
     ctx.skills = run.view;
     ctx.state.skills = run.view;
     return run;
   }
+}
+
+/** One step that runs the given steps in order; undefined when there are none. */
+function inOrder(...steps: Array<(() => void) | undefined>): (() => void) | undefined {
+  const present = steps.filter((step): step is () => void => step !== undefined);
+  if (present.length === 0) return undefined;
+  return () => {
+    for (const step of present) step();
+  };
 }
 
 function renderCatalog(ctx: SkillsContext, library: Library, run: SkillsRun, query: string): void {

@@ -4,11 +4,12 @@
  * called use_skill, and the placement of those messages (now, or at the
  * request's first model call when the user's message does not exist yet).
  */
-import { findMentions, MAX_MENTIONS, selectActivations, type Activation } from './activation.js';
-import { activatedSkills, activationMessages, injectedCallId, insertAfterLatestUser, modelToolName, toolCallIds } from './conversation.js';
+import { findMentions, isUserInvocable, leadingMention, MAX_MENTIONS, selectActivations, type Activation } from './activation.js';
+import { activatedSkills, activationMessages, injectedCallId, modelToolName, toolCallIds } from './conversation.js';
 import type { HostMessage, HostModel, Next } from './host.js';
 import { suggestionsFor, type Library } from './library.js';
 import type { ResolvedOptions } from './options.js';
+import type { PluginRoots } from './plugin-root.js';
 import type { SkillsRun } from './run.js';
 import type { SkillIndex } from './skill-index.js';
 import { USE_SKILL_TOOL } from './tool-names.js';
@@ -21,6 +22,7 @@ const SUGGESTED_MENTIONS = 3;
 export interface PreActivationSettings {
   autoActivate: ResolvedOptions['autoActivate'];
   text: ActivationTextOptions;
+  pluginRoots: PluginRoots;
 }
 
 /** The messages that activate each chosen skill once per conversation; earlier turns count. */
@@ -36,7 +38,8 @@ export async function preActivate(
   const earlier = activatedSkills(ctx.messages, (requested) => index.get(requested)?.metadata.name, [
     ...new Set([USE_SKILL_TOOL, toolName]),
   ]);
-  for (const name of earlier) run.activate(name);
+  // Remembered, not re-activated: an ended skill stays ended, and the order of the run's own activations stands.
+  for (const name of earlier) run.recall(name);
 
   const messages: HostMessage[] = [];
   const picks = choose(ctx, library, run, query, settings.autoActivate);
@@ -44,12 +47,19 @@ export async function preActivate(
   // Only when something is injected: ids must not repeat any in the conversation.
   const taken = toolCallIds(ctx.messages);
   for (const pick of picks) {
-    const text = await activationText(ctx, index, pick, settings.text);
-    if (text === undefined || !run.activate(pick.name)) continue;
+    const text = await activationText(ctx, index, pick, settings);
+    if (text === undefined) continue;
+    // A mention with arguments goes in even when the skill is active: the model needs the new arguments.
+    if (!run.activate(pick.name, pick.arguments) && pick.arguments === undefined) continue;
     const id = injectedCallId(pick.route, pick.name, taken);
     taken.add(id);
-    messages.push(...activationMessages(id, pick.name, text, toolName));
-    const data = { skill: pick.name, route: pick.route, ...(pick.score === undefined ? {} : { score: pick.score }) };
+    messages.push(...activationMessages(id, pick.name, text, toolName, pick.arguments));
+    const data = {
+      skill: pick.name,
+      route: pick.route,
+      ...(pick.score === undefined ? {} : { score: pick.score }),
+      ...(pick.arguments === undefined ? {} : { arguments: pick.arguments }),
+    };
     ctx.log.info('[skills] activated', data);
     ctx.log.span?.('skills.activate', data);
   }
@@ -70,8 +80,20 @@ function choose(ctx: SkillsContext, library: Library, run: SkillsRun, query: str
   if (mentions.ignored !== undefined && mentions.ignored > 0) {
     ctx.log.warn('[skills] too many mentions', { examined: MAX_MENTIONS, ignored: mentions.ignored });
   }
+  const invocable = mentions.known.filter((name) => {
+    if (isUserInvocable(library.index.get(name)?.metadata ?? {})) return true;
+    ctx.log.warn('[skills] mention ignored: the skill is not user-invocable', {
+      mention: name,
+      hint: 'its frontmatter says user-invocable: false; the model may still activate it with use_skill',
+    });
+    return false;
+  });
+  const leading = leadingMention(query);
+  // The same arguments as the skill's last activation: already in the conversation (a rerun, or the user repeating).
+  const repeated = leading !== undefined && run.activated.includes(leading.name) && run.arguments.get(leading.name) === leading.arguments;
   return selectActivations({
-    mentions: mentions.known,
+    mentions: invocable,
+    mentionArguments: repeated ? undefined : leading,
     always: library.always,
     // The ranker covers the model-visible skills only, so hidden ones are never auto-activated.
     auto: auto && { query, ...auto, rank: (text) => library.ranker().rank(text, Math.max(auto.maxSkills, 5)) },
@@ -83,13 +105,14 @@ async function activationText(
   ctx: SkillsContext,
   index: SkillIndex,
   pick: Activation,
-  options: ActivationTextOptions,
+  settings: PreActivationSettings,
 ): Promise<string | undefined> {
   try {
     const loaded = await index.loadDetailed(pick.name);
     if (!loaded) return undefined;
     if (loaded.first) for (const diagnostic of loaded.diagnostics) ctx.log.warn('[skills] warning', diagnostic);
-    return renderActivation(loaded.skill, options);
+    const pluginRoot = await settings.pluginRoots.of(loaded.skill, ctx.log);
+    return renderActivation(loaded.skill, settings.text, { arguments: pick.arguments, pluginRoot });
   } catch (error) {
     ctx.log.warn('[skills] could not activate', {
       skill: pick.name,
@@ -101,26 +124,27 @@ async function activationText(
 }
 
 /**
- * Put `injected` in place and run the rest of the stack. After
- * `inputToMessage` the user's message exists: right behind it, now. Before
- * it, the activations must still follow that message (Anthropic wants the
- * user's turn first, OpenAI an answer right after each call), so they wait for
- * the request's first model call on the conversation, by which time every
- * middleware in between has run.
+ * Put activations in the conversation, then run the rest of the stack.
+ * `now` runs at once; `atModelCall` at the request's first model call on the
+ * conversation, when every middleware in between has run (inputToMessage
+ * has added the user's message, conversationBuffer has trimmed), so it sees
+ * the messages the model will get. Both run at once when there is no model
+ * to wait for. The wrapped call returns the host's own result (a promise or
+ * a stream), so `atModelCall` is synchronous.
  */
-export async function injectThenNext(
+export async function placeThenNext(
   ctx: SkillsContext,
-  injected: readonly HostMessage[],
-  userMessagePending: boolean,
+  now: (() => void) | undefined,
+  atModelCall: (() => void) | undefined,
   next: Next,
 ): Promise<void> {
   const model = ctx.model;
-  if (injected.length === 0) return next();
-  if (!userMessagePending || !model || typeof model.generate !== 'function') {
-    // No model to wait for: the best place left is behind the latest user message, or the end.
-    insertAfterLatestUser(ctx.messages, injected);
+  if (!atModelCall || !model || typeof model.generate !== 'function') {
+    now?.();
+    atModelCall?.();
     return next();
   }
+  now?.();
   let pending = true;
   const generate = model.generate as (this: unknown, ...args: unknown[]) => unknown;
   const wrapped: HostModel = Object.create(model, {
@@ -129,7 +153,7 @@ export async function injectThenNext(
         // Only the conversation itself: another middleware may ask the model about something else first.
         if (pending && messages === ctx.messages) {
           pending = false;
-          insertAfterLatestUser(ctx.messages, injected);
+          atModelCall();
         }
         return generate.call(model, messages, ...rest);
       },

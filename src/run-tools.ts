@@ -4,6 +4,7 @@
  * without ever replacing someone else's tool of the same name.
  */
 import type { Libraries } from './library.js';
+import type { PluginRoots } from './plugin-root.js';
 import type { ResourceReader } from './resource-reader.js';
 import type { SkillsRun } from './run.js';
 import { FIND_SKILLS_TOOL } from './tool-names.js';
@@ -28,6 +29,7 @@ export class RunToolbox {
     private readonly libraries: Libraries,
     private readonly reader: ResourceReader | undefined,
     private readonly text: ActivationTextOptions,
+    private readonly pluginRoots: PluginRoots,
   ) {}
 
   /** Register the run's tools on `ctx`: use_skill, read_skill_resource when enabled, find_skills when the catalog needs it. */
@@ -53,8 +55,10 @@ export class RunToolbox {
     const modelIndex = () => this.libraries.of(run.index).modelIndex;
     const useSkill = bindUseSkillTool({
       source: modelIndex,
-      isActive: (name) => run.activated.includes(name),
-      activate: (name) => run.activate(name),
+      // In view now, not merely activated once: conversationBuffer may have trimmed the instructions since.
+      isActive: (name) => run.inView(name),
+      activate: (name, args) => run.activate(name, args),
+      pluginRoot: (skill, log) => this.pluginRoots.of(skill, log),
       searchTool: () => (this.libraries.of(run.index).search ? FIND_SKILLS_TOOL : undefined),
       text: this.text,
     });

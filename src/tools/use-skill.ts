@@ -4,6 +4,8 @@
  * is a message the model can act on.
  */
 import { z } from 'zod';
+import { argumentHint, substitute } from '../arguments.js';
+import type { HostLogger } from '../host.js';
 import { createSkillIndex, type SkillIndex } from '../skill-index.js';
 import { USE_SKILL_TOOL } from '../tool-names.js';
 import { renderResourceListing, type ListingOptions } from './resource-listing.js';
@@ -19,6 +21,11 @@ export { USE_SKILL_TOOL } from '../tool-names.js';
  */
 export const UseSkillArgsSchema = z.object({
   skill_name: z.string().describe('Name of the skill to activate, exactly as listed in <available_skills>.'),
+  // Optional string: both SISU adapters convert ZodOptional to its inner type and leave it out of `required`.
+  arguments: z
+    .string()
+    .optional()
+    .describe("Arguments for the skill, as a user would type them after its name (e.g. 'eu-west --dry-run'). Leave out when none."),
 });
 
 export type UseSkillArgs = z.infer<typeof UseSkillArgsSchema>;
@@ -30,13 +37,15 @@ function notFound(requested: string, index: SkillIndex, searchTool: string | und
 export interface ActivationTextOptions extends ListingOptions {
   /** Most characters of instructions carried; a longer body is cut at a line boundary. Default: no limit. */
   maxInstructionChars?: number;
+  /** The limit a cut names, so a reader knows which option to raise. Default: `maxInstructionChars`. */
+  cutBy?: string;
 }
 
 /**
  * The instructions, cut at the last line boundary within `max` characters,
  * with how to read the rest. A single line longer than `max` is cut inside it.
  */
-function instructionsWithin(skill: Skill, max: number, readTool: string | undefined): string {
+function instructionsWithin(skill: Skill, max: number, readTool: string | undefined, cutBy: string): string {
   const text = skill.instructions.trim();
   if (text.length <= max) return text;
   const lineEnd = text.lastIndexOf('\n', max);
@@ -49,7 +58,7 @@ function instructionsWithin(skill: Skill, max: number, readTool: string | undefi
     skill.instructionsLine === undefined
       ? undefined
       : skill.instructionsLine + (skill.instructions.slice(0, leading).match(/\n/g)?.length ?? 0);
-  const cut = `[Instructions cut here: ${keptLines} of ${totalLines} lines shown (${kept.length.toLocaleString('en-US')} of ${text.length.toLocaleString('en-US')} characters, maxInstructionChars).`;
+  const cut = `[Instructions cut here: ${keptLines} of ${totalLines} lines shown (${kept.length.toLocaleString('en-US')} of ${text.length.toLocaleString('en-US')} characters, ${cutBy}).`;
   if (readTool === undefined) return `${kept}\n\n${cut} The rest is in ${skill.path}.]`;
   const next =
     firstLine === undefined
@@ -58,14 +67,30 @@ function instructionsWithin(skill: Skill, max: number, readTool: string | undefi
   return `${kept}\n\n${cut} To read the rest, ${next}.]`;
 }
 
-/** The text the model gets when it activates `skill`. */
-export function renderActivation(skill: Skill, options: ActivationTextOptions = {}): string {
+/** What one activation fills into the instructions' placeholders (src/arguments.ts). */
+export interface Invocation {
+  /** The arguments given with the activation (`@skill rest of message`, or use_skill's `arguments`). */
+  arguments?: string | undefined;
+  /** The folder `${CLAUDE_PLUGIN_ROOT}` stands for, when one was found. */
+  pluginRoot?: string | undefined;
+}
+
+/** The text the model gets when it activates `skill`, its placeholders filled in for `invocation`. */
+export function renderActivation(skill: Skill, options: ActivationTextOptions = {}, invocation: Invocation = {}): string {
   const max = options.maxInstructionChars ?? Infinity;
+  const filled = substitute(skill.instructions, {
+    arguments: invocation.arguments,
+    skillDir: skill.directory,
+    pluginRoot: invocation.pluginRoot,
+    metadata: skill.metadata,
+  }).text;
+  const hint = argumentHint(skill.metadata);
   const lines = [
     `<skill name="${skill.metadata.name}">`,
     `Skill directory: ${skill.directory}`,
+    ...(hint === undefined ? [] : [`Argument hint: ${hint}`]),
     '',
-    instructionsWithin(skill, max, options.readTool),
+    instructionsWithin({ ...skill, instructions: filled }, max, options.readTool, options.cutBy ?? 'maxInstructionChars'),
     '',
   ];
   lines.push(renderResourceListing(skill.resources, options));
@@ -80,7 +105,9 @@ export interface UseSkillBinding {
    * in this conversation. Absent for a hand-wired tool, which has no run and
    * answers every call with the instructions.
    */
-  activate?: (name: string) => boolean;
+  activate?: (name: string, args?: string) => boolean;
+  /** The folder `${CLAUDE_PLUGIN_ROOT}` stands for in `skill` (looked up through the configured fs); absent: left as written. */
+  pluginRoot?: (skill: Skill, log: HostLogger | undefined) => Promise<string | undefined>;
   /** Whether `name` is already active, before anything is read. */
   isActive?: (name: string) => boolean;
   /** The search tool's name when it is registered for this run: an unknown name's answer points to it. */
@@ -93,6 +120,7 @@ export function bindUseSkillTool({
   source,
   activate,
   isActive,
+  pluginRoot,
   searchTool = () => undefined,
   text = {},
 }: UseSkillBinding): SkillTool<typeof UseSkillArgsSchema> {
@@ -111,7 +139,9 @@ export function bindUseSkillTool({
       const entry = index.get(requested);
       if (!entry) return notFound(requested, index, searchTool());
       const name = entry.metadata.name;
-      if (isActive?.(name)) {
+      const given = args.arguments?.trim() ? args.arguments.trim() : undefined;
+      // New arguments always get the instructions filled in for them, in view or not.
+      if (given === undefined && isActive?.(name)) {
         return `Skill "${name}" is already active in this conversation: its instructions are above. Continue following them.`;
       }
       const loaded = await index.loadDetailed(name);
@@ -120,10 +150,12 @@ export function bindUseSkillTool({
         for (const diagnostic of loaded.diagnostics) ctx.log?.warn('[skills] warning', diagnostic);
       }
       // Two calls in one round may both get here; the second still answers, the run records one.
-      activate?.(name);
-      ctx.log?.info('[skills] activated', { skill: name, route: 'tool' });
-      ctx.log?.span?.('skills.activate', { skill: name, route: 'tool' });
-      return renderActivation(loaded.skill, text);
+      activate?.(name, given);
+      const data = { skill: name, route: 'tool', ...(given === undefined ? {} : { arguments: given }) };
+      ctx.log?.info('[skills] activated', data);
+      ctx.log?.span?.('skills.activate', data);
+      const root = await pluginRoot?.(loaded.skill, ctx.log);
+      return renderActivation(loaded.skill, text, { arguments: given, pluginRoot: root });
     },
     failed: (reason) => `Could not activate the skill: ${reason}. Try again, or continue without it.`,
   });
