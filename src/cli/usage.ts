@@ -33,7 +33,8 @@ const DETAILS: Record<CommandName, string[]> = {
     'Check every SKILL.md and print each problem as `file:line:column severity code message`.',
     'Exits 1 when there are errors, 0 when there are only warnings.',
     '--json    print the result as JSON',
-    '--strict  naming and length rules become errors, and warnings fail too',
+    '--strict  naming and length rules become errors, fields outside the agentskills.io specification,',
+    '          non-string metadata values and allowed-tools lists are warned about, and warnings fail too',
     ...FILTER_HELP,
   ],
   show: [
