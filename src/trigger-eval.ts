@@ -261,6 +261,8 @@ function caseResult(item: TriggerCase, outcomes: readonly RunOutcome[], set: 'tr
     if (hit) hits++;
   }
   const rate = runs === 0 ? null : hits / runs;
+  // Commonest first, then by name: the same report whatever order the runs finished in.
+  const ordered = Object.fromEntries(Object.entries(triggered).sort(([a, x], [b, y]) => y - x || (a < b ? -1 : a > b ? 1 : 0)));
   const pass = rate !== null && (item.expect === null ? rate < TRIGGER_THRESHOLD : rate >= TRIGGER_THRESHOLD);
   return {
     line: item.line,
@@ -269,7 +271,7 @@ function caseResult(item: TriggerCase, outcomes: readonly RunOutcome[], set: 'tr
     ...(set === undefined ? {} : { set }),
     runs,
     errors: outcomes.length - runs,
-    triggered,
+    triggered: ordered,
     rate,
     pass,
   };

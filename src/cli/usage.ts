@@ -129,6 +129,6 @@ export function usage(): string {
     'Folders are read like the middleware reads `directories`; relative paths start at the current directory.',
     'When two skills share a name, the first folder wins; --package skills come after every folder, in the order given.',
     "Run `sisu-skills <command> --help` for a command's options.",
-    'Exit codes: 0 ok; 1 problems found: validate failed, skills left out by errors, a folder unreadable or a package not found, the skill not found, the index could not be written, or init could not create the skill; 2 wrong usage.',
+    'Exit codes: 0 ok; 1 problems found: validate failed, skills left out by errors, a folder unreadable or a package not found, the skill not found, the index could not be written, init could not create the skill, or eval fell below --min-f1; 2 wrong usage.',
   ].join('\n');
 }
