@@ -185,6 +185,44 @@ describeSisu('sisu-skills eval through the real middleware and SISU adapters', (
     });
   }
 
+  for (const provider of PROVIDERS) {
+    it(`${provider.name}: a model that searches with find_skills first gets the real answer, then its use_skill counts`, async () => {
+      const server = await sisu.start(provider, (request) => {
+        const last = request.messages.at(-1);
+        const expected = CASES.find((c) => c.query === queryOf(request))?.expect;
+        if (last?.role === 'tool') return expected && last.content.includes(expected) ? useSkill(expected) : 'Nothing fits.';
+        return { toolCalls: [{ name: 'find_skills', arguments: { query: queryOf(request) } }] };
+      });
+      const modulePath = path.join(root, `model-${provider.name}-search-${++modules}.mjs`);
+      // findSkills: true registers find_skills whatever the budget.
+      writeFileSync(modulePath, `${moduleText(provider.name, server.url)}export const skillsOptions = { findSkills: true };\n`);
+      const run = await cli(['eval', '.', '--cases', 'cases.jsonl', '--model', path.basename(modulePath), '--runs', '1', '--json'], root);
+      expect(server.violations).toEqual([]);
+      const report = JSON.parse(run.stdout) as EvalOutput;
+      expect(report.cases.map((c) => [c.line, c.triggered])).toEqual([
+        [1, { 'pdf-forms': 1 }],
+        [2, { 'pdf-forms': 1 }],
+        [3, { 'pdf-split': 1 }],
+        [4, { 'invoice-chaser': 1 }],
+        [5, { 'invoice-chaser': 1 }],
+        [6, {}],
+      ]);
+      // Each run: the search, then the answer to it (the real tool's text) and the model's choice; the
+      // @pdf-split run starts with the injected activation last, so the model chooses at once.
+      expect(server.requests).toHaveLength(11);
+      const answered = server.requests.filter((r) => {
+        const call = r.messages.at(-2);
+        return call?.role === 'assistant' && call.toolCalls.some((c) => c.name === 'find_skills') && r.messages.at(-1)?.role === 'tool';
+      });
+      expect(answered).toHaveLength(5);
+      for (const request of answered) {
+        const expected = CASES.find((c) => c.query === queryOf(request))?.expect;
+        if (expected) expect(request.messages.at(-1)).toMatchObject({ role: 'tool', content: expect.stringContaining(expected) });
+      }
+      expect(report.totals).toMatchObject({ passed: 6, f1: 1 });
+    });
+  }
+
   it('a model that fails every request: reported, exit 1, never a crash; the text report names the error', async () => {
     const provider = PROVIDERS[1] as Provider;
     const server = await sisu.start(provider, () => {
