@@ -45,6 +45,8 @@ export interface TriggerEvalSettings {
   /** Runs per case. */
   runs: number;
   concurrency: number;
+  /** Longest a run may take, in ms; a run that takes longer is aborted and counted as an error. */
+  timeoutMs: number;
   /** Share of cases in the train set, in (0, 1); undefined: no split. */
   split?: number;
   seed: number;
@@ -136,7 +138,10 @@ export async function runTriggerEval(settings: TriggerEvalSettings): Promise<Tri
       jobs.map((caseIndex) =>
         limit(async () => {
           const item = settings.cases[caseIndex] as TriggerCase;
-          const outcome = await runOnce(middleware, settings.model, item.query, settings.systemPrompt ?? DEFAULT_SYSTEM_PROMPT);
+          const outcome = await runOnce(middleware, settings.model, item.query, {
+            systemPrompt: settings.systemPrompt ?? DEFAULT_SYSTEM_PROMPT,
+            timeoutMs: settings.timeoutMs,
+          });
           outcomes[caseIndex]?.push(outcome);
           done++;
           if ('error' in outcome) errors++;
@@ -180,9 +185,11 @@ async function runOnce(
   middleware: ReturnType<typeof skillsMiddleware>,
   model: EvalModel,
   query: string,
-  systemPrompt: string,
+  { systemPrompt, timeoutMs }: { systemPrompt: string; timeoutMs: number },
 ): Promise<RunOutcome> {
   const registry = new Map<string, HostTool>();
+  // The adapters pass it to the provider's client: a request that hangs is aborted, and counted as an error.
+  const signal = AbortSignal.timeout(timeoutMs);
   const ctx: SkillsContext = {
     input: query,
     messages: [
@@ -193,6 +200,7 @@ async function runOnce(
     state: {},
     log: quiet,
     model: model as HostModel,
+    signal,
   };
   const chosen: string[] = [];
   try {
@@ -200,7 +208,7 @@ async function runOnce(
       const tools = [...registry.values()];
       for (let round = 0; round <= MAX_SEARCH_ROUNDS; round++) {
         const generate = (ctx.model ?? model).generate as unknown as (messages: HostMessage[], options: object) => unknown;
-        const reply = (await generate.call(ctx.model ?? model, ctx.messages, { tools, toolChoice: 'auto' })) as {
+        const reply = (await generate.call(ctx.model ?? model, ctx.messages, { tools, toolChoice: 'auto', signal })) as {
           message?: { content?: unknown; tool_calls?: ToolCallLike[] };
         };
         const calls = Array.isArray(reply?.message?.tool_calls) ? reply.message.tool_calls : [];
@@ -215,6 +223,7 @@ async function runOnce(
       }
     });
   } catch (error) {
+    if (signal.aborted) return { error: `no answer within ${timeoutMs / 1000} s (--timeout)` };
     return { error: error instanceof Error ? error.message : String(error) };
   }
   // What the middleware injected (mentions, `always`, auto-activation), then what the model asked for.
@@ -230,7 +239,9 @@ async function answerSearches(ctx: SkillsContext, registry: Map<string, HostTool
     const args = typeof call.arguments === 'string' ? (JSON.parse(call.arguments) as unknown) : call.arguments;
     const schema = tool?.schema as { parse?: (value: unknown) => unknown } | undefined;
     const parsed = typeof schema?.parse === 'function' ? schema.parse(args) : args;
-    const result = tool ? await tool.handler(parsed as never, { log: ctx.log }) : `Unknown tool: ${FIND_SKILLS_TOOL}`;
+    const result = tool
+      ? await tool.handler(parsed as never, { log: ctx.log, ...(ctx.signal ? { signal: ctx.signal } : {}) })
+      : `Unknown tool: ${FIND_SKILLS_TOOL}`;
     ctx.messages.push({ role: 'tool', tool_call_id: call.id, name: FIND_SKILLS_TOOL, content: JSON.stringify(result) } as HostMessage);
   }
 }

@@ -9,7 +9,7 @@ import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { SkillsUsageError } from '../errors.js';
 import { packageNameProblem } from '../packages.js';
 import { initDescriptionProblem, initNameProblem } from './scaffold.js';
-import { DEFAULT_EVAL_CONCURRENCY, DEFAULT_EVAL_RUNS, DEFAULT_EVAL_SEED } from './eval-defaults.js';
+import { DEFAULT_EVAL_CONCURRENCY, DEFAULT_EVAL_RUNS, DEFAULT_EVAL_SEED, DEFAULT_EVAL_TIMEOUT_SECONDS } from './eval-defaults.js';
 import { COMMANDS, type CommandName } from './usage.js';
 
 /** What every command that loads skills takes besides its folders. */
@@ -51,6 +51,8 @@ export interface EvalArgs extends LoadArgs {
   seed: number;
   /** Requests in flight at once. */
   concurrency: number;
+  /** Longest one run may take, in seconds. */
+  timeout: number;
   /** Below this total F1 the command exits 1. */
   minF1?: number;
   json: boolean;
@@ -112,6 +114,7 @@ const OPTIONS: Record<CommandName, OptionSpec> = {
     split: { type: 'string' },
     seed: { type: 'string' },
     concurrency: { type: 'string' },
+    timeout: { type: 'string' },
     'min-f1': { type: 'string' },
   },
 };
@@ -291,6 +294,7 @@ function evalArgs(positionals: string[], values: Parsed['values'], json: boolean
   const split = numberOf('eval', 'split', values.split, { min: 0, max: 1, exclusive: true });
   const seed = numberOf('eval', 'seed', values.seed, { min: 0, max: 2 ** 31 - 1, integer: true }) ?? DEFAULT_EVAL_SEED;
   const concurrency = numberOf('eval', 'concurrency', values.concurrency, { min: 1, max: 64, integer: true }) ?? DEFAULT_EVAL_CONCURRENCY;
+  const timeout = numberOf('eval', 'timeout', values.timeout, { min: 1, max: 3600, integer: true }) ?? DEFAULT_EVAL_TIMEOUT_SECONDS;
   const minF1 = numberOf('eval', 'min-f1', values['min-f1'], { min: 0, max: 1 });
   return {
     kind: 'eval',
@@ -302,6 +306,7 @@ function evalArgs(positionals: string[], values: Parsed['values'], json: boolean
     ...(split === undefined ? {} : { split }),
     seed,
     concurrency,
+    timeout,
     ...(minF1 === undefined ? {} : { minF1 }),
     json,
     ...loading,

@@ -67,6 +67,7 @@ export async function evalCommand(args: EvalArgs, io: CliIO): Promise<number> {
     cases,
     runs: args.runs,
     concurrency: args.concurrency,
+    timeoutMs: args.timeout * 1000,
     ...(args.split === undefined ? {} : { split: args.split }),
     seed: args.seed,
     onProgress(done, total, errors) {

@@ -4,7 +4,7 @@
 export const DEFAULT_EVAL_RUNS = 3;
 /** Requests in flight: enough to hide a model's latency, few enough for a local model or a rate limit. */
 export const DEFAULT_EVAL_CONCURRENCY = 4;
+/** Longest one run may take: a local model on a CPU can take a minute for a first answer. */
+export const DEFAULT_EVAL_TIMEOUT_SECONDS = 120;
 /** The seed of --split. */
 export const DEFAULT_EVAL_SEED = 1;
-/** A case passes when its trigger rate reaches this (should-trigger) or stays below it (expect null): the guide's 0.5. */
-export const TRIGGER_THRESHOLD = 0.5;

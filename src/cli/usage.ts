@@ -1,6 +1,6 @@
 /** Help text of `sisu-skills`, per command and in full. */
 import { OVERLAP_THRESHOLD } from '../overlap.js';
-import { DEFAULT_EVAL_CONCURRENCY, DEFAULT_EVAL_RUNS, DEFAULT_EVAL_SEED } from './eval-defaults.js';
+import { DEFAULT_EVAL_CONCURRENCY, DEFAULT_EVAL_RUNS, DEFAULT_EVAL_SEED, DEFAULT_EVAL_TIMEOUT_SECONDS } from './eval-defaults.js';
 
 export const COMMANDS = ['list', 'validate', 'show', 'prompt', 'overlap', 'eval', 'index', 'init'] as const;
 export type CommandName = (typeof COMMANDS)[number];
@@ -15,7 +15,7 @@ const SYNOPSIS: Record<CommandName, string> = {
   init: 'sisu-skills init <name> [--dir <folder>] [--description <text>]',
   overlap:
     'sisu-skills overlap <dir...> [--package <name>] [--json] [--threshold <0-1>] [--strict] [--include <pattern>] [--exclude <pattern>]',
-  eval: 'sisu-skills eval <dir...> --cases <file.jsonl> (--model <module> | --offline) [--runs <n>] [--split <0-1>] [--seed <n>] [--concurrency <n>] [--min-f1 <0-1>] [--json] [--package <name>] [--strict] [--include <pattern>] [--exclude <pattern>]',
+  eval: 'sisu-skills eval <dir...> --cases <file.jsonl> (--model <module> | --offline) [--runs <n>] [--split <0-1>] [--seed <n>] [--concurrency <n>] [--timeout <s>] [--min-f1 <0-1>] [--json] [--package <name>] [--strict] [--include <pattern>] [--exclude <pattern>]',
 };
 
 const FILTER_HELP = [
@@ -95,6 +95,7 @@ const DETAILS: Record<CommandName, string[]> = {
     '--split        share of cases in the train set (e.g. 0.6): figures for train and validation, split by --seed',
     `--seed         the split's seed (default ${DEFAULT_EVAL_SEED}): the same seed gives the same split`,
     `--concurrency  requests in flight at once (default ${DEFAULT_EVAL_CONCURRENCY})`,
+    `--timeout      seconds one run may take before it is aborted and counted as an error (default ${DEFAULT_EVAL_TIMEOUT_SECONDS})`,
     '--min-f1       exit 1 when the total F1 is below this',
     '--json         print the report as JSON (the progress line stays on stderr)',
     ...FILTER_HELP,

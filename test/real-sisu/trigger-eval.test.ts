@@ -236,6 +236,26 @@ describeSisu('sisu-skills eval through the real middleware and SISU adapters', (
     expect(run.stderr).toContain('eval: every run failed');
   });
 
+  for (const provider of PROVIDERS) {
+    it(`${provider.name}: a run the model does not answer within --timeout is aborted and counted as an error`, async () => {
+      const server = await sisu.start(provider, async (request) => {
+        if (queryOf(request).startsWith('Chase')) await new Promise((resolve) => setTimeout(resolve, 5000));
+        const expected = CASES.find((c) => c.query === queryOf(request))?.expect;
+        return expected ? useSkill(expected) : 'Paris.';
+      });
+      const modulePath = path.join(root, `model-${provider.name}-slow-${++modules}.mjs`);
+      writeFileSync(modulePath, moduleText(provider.name, server.url));
+      const run = await cli(
+        ['eval', '.', '--cases', 'cases.jsonl', '--model', path.basename(modulePath), '--runs', '1', '--timeout', '2', '--json'],
+        root,
+      );
+      const report = JSON.parse(run.stdout) as EvalOutput;
+      expect(report.errorMessages).toEqual([{ message: 'no answer within 2 s (--timeout)', runs: 1 }]);
+      expect(report.totals).toMatchObject({ cases: 6, passed: 5, runs: 5, errors: 1 });
+      expect(run.code).toBe(0);
+    });
+  }
+
   it('--split with a seed: the same seed gives the same sets, both kinds of case in proportion', async () => {
     const provider = PROVIDERS[0] as Provider;
     const sets = async (seed: string) => {
