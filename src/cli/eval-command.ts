@@ -91,6 +91,12 @@ export async function evalCommand(args: EvalArgs, io: CliIO): Promise<number> {
   };
   if (args.json) io.out(JSON.stringify(output, null, 2));
   else for (const line of formatReport(output)) io.out(line);
+  // Nothing at all triggered: more often the wiring than the descriptions.
+  const nothing = report.totals.runs > 0 && report.totals.tp + report.totals.fp === 0 && report.cases.some((c) => c.expect !== null);
+  if (nothing && !args.offline)
+    io.err(
+      "eval: no run triggered any skill. If the model did call use_skill, its adapter dropped the call: SISU's ollamaAdapter keeps only tool calls that carry an id, and some Ollama servers send none. Check one query by hand.",
+    );
   if (allFailed) io.err('eval: every run failed: the model could not be reached or rejected every request (see the errors above).');
   if (belowMin) io.err(`eval: F1 ${fixed(f1)} is below --min-f1 ${args.minF1}.`);
   return output.ok ? EXIT.ok : EXIT.problems;
