@@ -84,7 +84,7 @@ describeSisu('the README Ollama example with SISU ollamaAdapter', () => {
     for (const [name, description] of [
       ['pdf-forms', 'Fill in and flatten PDF forms.'],
       ['invoice-chaser', 'Write polite reminders for unpaid invoices.'],
-    ]) {
+    ] as const) {
       mkdirSync(path.join(app, 'skills', name), { recursive: true });
       writeFileSync(path.join(app, 'skills', name, 'SKILL.md'), `---\nname: ${name}\ndescription: ${description}\n---\nBody.\n`);
     }
