@@ -1,9 +1,10 @@
-// node scripts/overlap-calibrate.mjs [corpus-skills-dir] [--sample]
+// node scripts/overlap-calibrate.mjs [corpus-skills-dir] [--sample | --compare]
 // How `sisu-skills overlap`'s threshold was chosen (see scripts/overlap-labels.md).
 // Runs the built CLI (npm run build first) over the corpus at a low threshold,
 // then either prints a fresh stratified sample of pairs to label (--sample), or
 // reads scripts/overlap-labels.json and prints the precision of the labelled
-// pairs at each candidate threshold, with the pairs each band holds.
+// pairs at each candidate threshold, with the pairs each band holds. --compare
+// sets the local ranker's scores beside overlap's on the labelled pairs.
 import { execFile } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
@@ -47,6 +48,30 @@ if (process.argv.includes('--sample')) {
   for (const p of sample) {
     console.log(`${p.score} ${p.a} | ${p.b}\n  A: ${description.get(p.a)?.slice(0, 220)}\n  B: ${description.get(p.b)?.slice(0, 220)}`);
   }
+} else if (process.argv.includes('--compare')) {
+  // The local ranker (BM25F, what find_skills and auto-activation use) as the alternative:
+  // a pair's score is the mean of each skill's score when the other's name and description
+  // are the query. Compared with overlap's score by ROC AUC on the labelled pairs.
+  const { createRanker } = await import('../dist/index.js');
+  const ranker = createRanker(listed.filter((s) => s.modelInvocable).map((s) => ({ name: s.name, description: s.description })));
+  const rankScore = (from, to) => ranker.rank(`${from} ${description.get(from) ?? ''}`, 100000).find((r) => r.name === to)?.score ?? 0;
+  const labels = JSON.parse(await readFile(resolve(root, 'scripts/overlap-labels.json'), 'utf8'));
+  const byKey = new Map(overlap.pairs.map((p) => [key(p), p]));
+  const rows = labels.pairs.map((l) => ({
+    confusable: l.confusable,
+    cosine: byKey.get(key(l))?.score ?? 0,
+    ranker: (rankScore(l.a, l.b) + rankScore(l.b, l.a)) / 2,
+  }));
+  const auc = (field) => {
+    const yes = rows.filter((r) => r.confusable);
+    const no = rows.filter((r) => !r.confusable);
+    let wins = 0;
+    for (const y of yes) for (const n of no) wins += y[field] > n[field] ? 1 : y[field] === n[field] ? 0.5 : 0;
+    return wins / (yes.length * no.length);
+  };
+  console.log(
+    `ROC AUC on ${rows.length} labelled pairs: overlap (TF-IDF cosine) ${auc('cosine').toFixed(3)}, local ranker (BM25F) ${auc('ranker').toFixed(3)}`,
+  );
 } else {
   const labels = JSON.parse(await readFile(resolve(root, 'scripts/overlap-labels.json'), 'utf8'));
   const byKey = new Map(overlap.pairs.map((p) => [key(p), p]));
