@@ -57,8 +57,8 @@ export async function evalCommand(args: EvalArgs, io: CliIO): Promise<number> {
     exclude: args.exclude,
     strict: args.strict,
     cwd: io.cwd,
-    // Offline, the local ranker alone decides: auto-activation as the user set it, else its defaults.
-    ...(args.offline ? { autoActivate: module?.skillsOptions?.autoActivate ?? true } : {}),
+    // Offline (no module), the local ranker alone decides: auto-activation at its defaults.
+    ...(args.offline ? { autoActivate: true } : {}),
   };
   let lastShown = -1;
   const report = await runTriggerEval({
