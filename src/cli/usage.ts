@@ -98,6 +98,7 @@ const DETAILS: Record<CommandName, string[]> = {
     `--timeout      seconds one run may take before it is aborted and counted as an error (default ${DEFAULT_EVAL_TIMEOUT_SECONDS})`,
     '--min-f1       exit 1 when the total F1 is below this',
     '--json         print the report as JSON (the progress line stays on stderr)',
+    '--strict       run the middleware with strict: true',
     ...FILTER_HELP,
   ],
   init: [
