@@ -1,4 +1,4 @@
-// npm run bench [-- --quick]
+// npm run bench [-- --quick] [--real-only | --overlap-only]
 // Builds skill libraries in a temporary folder, measures discovery, the
 // per-request cost, use_skill and find_skills, the parser (against `yaml`,
 // and on hostile input) and the index's memory, then the real-shaped rows
@@ -16,6 +16,7 @@ import { Buffer } from 'node:buffer';
 import { parse as parseYaml } from 'yaml';
 import * as api from '../dist/index.js';
 import { FAMILIES } from './adversarial.mjs';
+import { benchOverlap } from './overlap.mjs';
 import { benchReal } from './real.mjs';
 import { ioFloor } from './floor.mjs';
 import { plainContext, recordingLogger } from './plain-ctx.mjs';
@@ -27,6 +28,8 @@ const here = fileURLToPath(new URL('.', import.meta.url));
 const quick = process.argv.includes('--quick');
 // --real-only: the real-shaped rows alone (bench/real.mjs), written to bench-results/real-only.json.
 const realOnly = process.argv.includes('--real-only');
+// --overlap-only: the `sisu-skills overlap` rows alone (bench/overlap.mjs), written to bench-results/overlap-only.json.
+const overlapOnly = process.argv.includes('--overlap-only');
 
 const CONFIG = quick
   ? { sizes: [500, 2000], reps: [3, 3], requests: 1000, activations: 100, parserReps: 3, adversarialSizes: [16_384, 131_072, 524_288] }
@@ -401,10 +404,13 @@ async function main() {
   const cleanup = () => rm(temp, { recursive: true, force: true });
   process.once('SIGINT', () => cleanup().finally(() => process.exit(130)));
   try {
-    if (!realOnly) await benchSynthetic(temp);
-    const realStarted = Date.now();
-    await benchReal({ temp, quick, row, results, log, perRequest: (workload) => benchRequests(workload, true) });
-    results.realShapedSeconds = (Date.now() - realStarted) / 1000;
+    if (!realOnly && !overlapOnly) await benchSynthetic(temp);
+    if (!overlapOnly) {
+      const realStarted = Date.now();
+      await benchReal({ temp, quick, row, results, log, perRequest: (workload) => benchRequests(workload, true) });
+      results.realShapedSeconds = (Date.now() - realStarted) / 1000;
+    }
+    if (!realOnly) await benchOverlap({ temp, quick, row, results, log });
   } finally {
     await cleanup();
   }
@@ -419,7 +425,7 @@ async function main() {
   );
   const outDir = join(here, '..', 'bench-results');
   await mkdir(outDir, { recursive: true });
-  const outFile = realOnly ? 'real-only.json' : 'latest.json';
+  const outFile = realOnly ? 'real-only.json' : overlapOnly ? 'overlap-only.json' : 'latest.json';
   await writeFile(join(outDir, outFile), `${JSON.stringify({ date: new Date().toISOString(), ...results }, null, 2)}\n`);
   console.log(`wrote bench-results/${outFile}`);
 }

@@ -32,6 +32,10 @@ export const DiagnosticCodes = {
   COMPATIBILITY_TOO_LONG: 'COMPATIBILITY_TOO_LONG',
   NAME_INVISIBLE_CHARACTER: 'NAME_INVISIBLE_CHARACTER',
   DESCRIPTION_PLACEHOLDER: 'DESCRIPTION_PLACEHOLDER',
+  // spec-fields.ts: the specification's shape rules, checked under strict only
+  FIELD_NOT_IN_SPEC: 'FIELD_NOT_IN_SPEC',
+  METADATA_VALUE_NOT_STRING: 'METADATA_VALUE_NOT_STRING',
+  ALLOWED_TOOLS_LIST: 'ALLOWED_TOOLS_LIST',
   // discover/: directories, files and resources
   DIRECTORY_NOT_FOUND: 'DIRECTORY_NOT_FOUND',
   DIRECTORY_UNREADABLE: 'DIRECTORY_UNREADABLE',
@@ -52,17 +56,20 @@ export const DiagnosticCodes = {
   // prebuilt-index.ts: an index file that cannot be used, a SKILL.md changed since the index was built
   INDEX_UNUSABLE: 'INDEX_UNUSABLE',
   INDEX_STALE: 'INDEX_STALE',
+  // cli/overlap.ts: `sisu-skills validate` only
+  DESCRIPTION_OVERLAP: 'DESCRIPTION_OVERLAP',
 } as const;
 
 export type DiagnosticCode = (typeof DiagnosticCodes)[keyof typeof DiagnosticCodes];
 
 /**
  * How bad a code is: `'error'` (the skill is skipped), `'warning'` (reported,
- * the skill loads), or `'strict'` (an agentskills.io rule: a warning, an error
- * under the `strict` option). The one place a code's severity is decided; the
+ * the skill loads), `'strict'` (an agentskills.io rule: a warning, an error
+ * under the `strict` option), or `'strict-warning'` (a specification rule
+ * checked only under `strict`, and then a warning: the skill loads). The one place a code's severity is decided; the
  * README's Diagnostics table is tested against it.
  */
-export type SeverityRule = Severity | 'strict';
+export type SeverityRule = Severity | 'strict' | 'strict-warning';
 
 export const DiagnosticSeverity: Readonly<Record<DiagnosticCode, SeverityRule>> = {
   FRONTMATTER_UNCLOSED: 'error',
@@ -87,6 +94,9 @@ export const DiagnosticSeverity: Readonly<Record<DiagnosticCode, SeverityRule>> 
   NAME_INVISIBLE_CHARACTER: 'error',
   // Fine to validate, not to ship.
   DESCRIPTION_PLACEHOLDER: 'strict',
+  FIELD_NOT_IN_SPEC: 'strict-warning',
+  METADATA_VALUE_NOT_STRING: 'strict-warning',
+  ALLOWED_TOOLS_LIST: 'strict-warning',
   DIRECTORY_NOT_FOUND: 'warning',
   DIRECTORY_UNREADABLE: 'warning',
   SKILL_UNREADABLE: 'error',
@@ -104,11 +114,14 @@ export const DiagnosticSeverity: Readonly<Record<DiagnosticCode, SeverityRule>> 
   PACKAGE_NOT_A_SKILL: 'warning',
   INDEX_UNUSABLE: 'warning',
   INDEX_STALE: 'warning',
+  // Advice about the library as a whole, never a reason to skip a skill.
+  DESCRIPTION_OVERLAP: 'warning',
 };
 
 /** The severity of `code`; the only place `strict` is applied. */
 export function severityOf(code: DiagnosticCode, strict = false): Severity {
   const rule = DiagnosticSeverity[code];
+  if (rule === 'strict-warning') return 'warning';
   return rule === 'strict' ? (strict ? 'error' : 'warning') : rule;
 }
 

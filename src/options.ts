@@ -113,7 +113,9 @@ export interface SkillsOptions {
    */
   cacheTtl?: number;
   /**
-   * Turn agentskills.io naming and length rules from warnings into errors.
+   * Turn agentskills.io naming and length rules from warnings into errors, and warn about
+   * frontmatter outside the specification (fields it does not define, non-string `metadata`
+   * values, `allowed-tools` as a list; see docs/frontmatter-fields.md).
    * @default false
    */
   strict?: boolean;

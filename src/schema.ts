@@ -8,6 +8,7 @@ import { DiagnosticSink, type Diagnostic, type DiagnosticCode } from './diagnost
 import type { FieldInfo, ParsedFrontmatter } from './frontmatter/parse.js';
 import { DESCRIPTION_PLACEHOLDER, isDescriptionPlaceholder, PLACEHOLDER_MESSAGE } from './placeholder.js';
 import { escapeInvisible, invisibleOrControl } from './names.js';
+import { checkSpecFields } from './spec-fields.js';
 import type { SkillMetadata } from './types.js';
 
 const MAX_NAME_LENGTH = 64;
@@ -84,6 +85,8 @@ export function validateMetadata(parsed: ParsedFrontmatter, context: ValidationC
   const { diagnostics } = sink;
   // Discovery validates every skill: take the common, valid shape without zod's per-field
   // contexts and issue objects; anything else goes through zod so messages stay the same.
+  // The specification's shape rules are strict-only warnings: without strict nothing new is printed.
+  if (context.strict) checkSpecFields(parsed.metadata, parsed, context.file, sink);
   const fast = fastParse(input);
   if (fast) {
     checkNamingRules(input, parsed, context, sink);

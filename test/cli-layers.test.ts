@@ -13,10 +13,12 @@ const CLI = join(SRC, 'cli');
 
 /** Lowest first. A new module goes in the lowest layer above everything it imports. */
 const LAYERS: readonly (readonly string[])[] = [
+  ['eval-defaults'],
   ['io', 'usage', 'scaffold', 'write-atomic', 'catalog-section'],
   ['args'],
   ['load'],
-  ['commands', 'init', 'index-command'],
+  ['overlap-command'],
+  ['commands', 'init', 'index-command', 'eval-command'],
   ['run'],
 ];
 const layerOf = new Map(LAYERS.flatMap((names, layer) => names.map((name): [string, number] => [name, layer])));

@@ -40,6 +40,9 @@ describe('severity table', () => {
     expect(severityOf('NAME_FORMAT', true)).toBe('error');
     expect(severityOf('SYMLINK_LOOP', true)).toBe('warning');
     expect(severityOf('NAME_INVISIBLE_CHARACTER', false)).toBe('error');
+    // Reported only under strict (the validator decides), and then only a warning.
+    expect(severityOf('FIELD_NOT_IN_SPEC', true)).toBe('warning');
+    expect(severityOf('ALLOWED_TOOLS_LIST', false)).toBe('warning');
   });
 
   it('builds diagnostics from a code, a place and a message', () => {
@@ -81,7 +84,9 @@ function readmeSeverities(): Map<string, SeverityRule> {
           ? 'warning'
           : severity === 'warning (error if `strict`)'
             ? 'strict'
-            : undefined;
+            : severity === 'warning (only if `strict`)'
+              ? 'strict-warning'
+              : undefined;
     expect(rule, `severity "${severity}" in README row ${row}`).toBeDefined();
     for (const [, code = ''] of codes.matchAll(/`([A-Z_*]+)`/g)) {
       // `YAML_*`: the codes are listed in the meaning column.

@@ -9,6 +9,7 @@ import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { SkillsUsageError } from '../errors.js';
 import { packageNameProblem } from '../packages.js';
 import { initDescriptionProblem, initNameProblem } from './scaffold.js';
+import { DEFAULT_EVAL_CONCURRENCY, DEFAULT_EVAL_RUNS, DEFAULT_EVAL_SEED, DEFAULT_EVAL_TIMEOUT_SECONDS } from './eval-defaults.js';
 import { COMMANDS, type CommandName } from './usage.js';
 
 /** What every command that loads skills takes besides its folders. */
@@ -29,6 +30,34 @@ export interface IndexArgs extends LoadArgs {
   output: string;
 }
 
+/** `sisu-skills overlap`: besides what every loading command takes. */
+export interface OverlapArgs extends LoadArgs {
+  json: boolean;
+  /** Pairs scoring at least this are listed; undefined: the calibrated default. */
+  threshold?: number;
+}
+
+/** `sisu-skills eval`: the trigger eval (eval-command.ts). */
+export interface EvalArgs extends LoadArgs {
+  /** The JSONL file of cases; relative to the working directory. */
+  cases: string;
+  /** The module exporting the model adapter; relative to the working directory. Absent only with `offline`. */
+  model?: string;
+  offline: boolean;
+  /** Runs per case (1 with --offline, which is deterministic). */
+  runs: number;
+  /** Share of cases in the train set, in (0, 1); undefined: no split. */
+  split?: number;
+  seed: number;
+  /** Requests in flight at once. */
+  concurrency: number;
+  /** Longest one run may take, in seconds. */
+  timeout: number;
+  /** Below this total F1 the command exits 1. */
+  minF1?: number;
+  json: boolean;
+}
+
 export interface InitArgs {
   /** Already checked by initNameProblem. */
   name: string;
@@ -45,6 +74,8 @@ export type Command =
   | ({ kind: 'prompt'; budget?: number; query?: string; findSkills: boolean } & LoadArgs)
   | ({ kind: 'show'; name: string; json: boolean } & LoadArgs)
   | ({ kind: 'index' } & IndexArgs)
+  | ({ kind: 'overlap' } & OverlapArgs)
+  | ({ kind: 'eval' } & EvalArgs)
   | ({ kind: 'init' } & InitArgs);
 
 type OptionSpec = NonNullable<ParseArgsConfig['options']>;
@@ -70,6 +101,22 @@ const OPTIONS: Record<CommandName, OptionSpec> = {
   // -o is repeatable here only so that giving it twice is reported, not silently resolved.
   index: { ...HELP, ...FILTERS, strict: { type: 'boolean' }, output: { type: 'string', short: 'o', multiple: true } },
   init: { ...HELP, dir: { type: 'string' }, description: { type: 'string' } },
+  overlap: { ...HELP, ...FILTERS, json: { type: 'boolean' }, strict: { type: 'boolean' }, threshold: { type: 'string' } },
+  eval: {
+    ...HELP,
+    ...FILTERS,
+    json: { type: 'boolean' },
+    strict: { type: 'boolean' },
+    cases: { type: 'string' },
+    model: { type: 'string' },
+    offline: { type: 'boolean' },
+    runs: { type: 'string' },
+    split: { type: 'string' },
+    seed: { type: 'string' },
+    concurrency: { type: 'string' },
+    timeout: { type: 'string' },
+    'min-f1': { type: 'string' },
+  },
 };
 
 function isCommand(value: string): value is CommandName {
@@ -138,6 +185,11 @@ export function parseCommand(argv: readonly string[]): Command {
     };
   }
   if (first === 'index') return { kind: first, directories: positionals, output: outputOf(values.output), ...loading };
+  if (first === 'overlap') {
+    const threshold = numberOf('overlap', 'threshold', values.threshold, { min: 0, max: 1 });
+    return { kind: first, directories: positionals, json, ...(threshold === undefined ? {} : { threshold }), ...loading };
+  }
+  if (first === 'eval') return evalArgs(positionals, values, json, loading);
   return { kind: first, directories: positionals, json, ...loading };
 }
 
@@ -204,6 +256,61 @@ function outputOf(value: unknown): string {
   const [output = ''] = given;
   if (output.trim() === '') throw new SkillsUsageError(`index: -o is empty. Give the file to write, ${example}.`);
   return output;
+}
+
+/** `--<name> <number>` within [min, max] (integers only when `integer`); undefined when not given. */
+function numberOf(
+  command: CommandName,
+  name: string,
+  value: unknown,
+  range: { min: number; max: number; integer?: boolean; exclusive?: boolean },
+): number | undefined {
+  if (typeof value !== 'string') return undefined;
+  const n = Number(value);
+  const pattern = range.integer ? /^\d+$/ : /^\d*\.?\d+$/;
+  const inRange = range.exclusive ? n > range.min && n < range.max : n >= range.min && n <= range.max;
+  if (!pattern.test(value.trim()) || !inRange) {
+    const kind = range.integer ? 'a whole number' : 'a number';
+    const bounds = range.exclusive ? `between ${range.min} and ${range.max} (exclusive)` : `from ${range.min} to ${range.max}`;
+    throw new SkillsUsageError(`${command}: --${name} takes ${kind} ${bounds}, got ${JSON.stringify(value)}.`);
+  }
+  return n;
+}
+
+function evalArgs(positionals: string[], values: Parsed['values'], json: boolean, loading: Omit<LoadArgs, 'directories'>): Command {
+  const cases = typeof values.cases === 'string' ? values.cases : undefined;
+  if (cases === undefined || cases.trim() === '')
+    throw new SkillsUsageError(
+      'eval: give the cases with --cases <file.jsonl> (one {"query": "...", "expect": "skill-name" | null} per line).',
+    );
+  const offline = values.offline === true;
+  const model = typeof values.model === 'string' ? values.model : undefined;
+  if (offline && model !== undefined) throw new SkillsUsageError('eval: give --model <module> or --offline, not both.');
+  if (!offline && (model === undefined || model.trim() === ''))
+    throw new SkillsUsageError(
+      'eval: give --model <module> (a file whose default export, or export `model`, is a SISU model adapter), or --offline to use the local ranker.',
+    );
+  const runs = numberOf('eval', 'runs', values.runs, { min: 1, max: 100, integer: true }) ?? DEFAULT_EVAL_RUNS;
+  const split = numberOf('eval', 'split', values.split, { min: 0, max: 1, exclusive: true });
+  const seed = numberOf('eval', 'seed', values.seed, { min: 0, max: 2 ** 31 - 1, integer: true }) ?? DEFAULT_EVAL_SEED;
+  const concurrency = numberOf('eval', 'concurrency', values.concurrency, { min: 1, max: 64, integer: true }) ?? DEFAULT_EVAL_CONCURRENCY;
+  const timeout = numberOf('eval', 'timeout', values.timeout, { min: 1, max: 3600, integer: true }) ?? DEFAULT_EVAL_TIMEOUT_SECONDS;
+  const minF1 = numberOf('eval', 'min-f1', values['min-f1'], { min: 0, max: 1 });
+  return {
+    kind: 'eval',
+    directories: positionals,
+    cases,
+    ...(model === undefined ? {} : { model }),
+    offline,
+    runs: offline ? 1 : runs,
+    ...(split === undefined ? {} : { split }),
+    seed,
+    concurrency,
+    timeout,
+    ...(minF1 === undefined ? {} : { minF1 }),
+    json,
+    ...loading,
+  };
 }
 
 function budgetOf(value: unknown): number | undefined {

@@ -20,6 +20,7 @@ import { shellArgs, type LoadArgs } from './args.js';
 import { catalogSection } from './catalog-section.js';
 import { count, displayPath, EXIT, formatForCli, type CliIO } from './io.js';
 import { formatOrigin, load, originOf, type Loaded, type Origin } from './load.js';
+import { overlapDiagnostics, overlapsOf } from './overlap-command.js';
 
 /** Directory errors stop list/show/prompt: their output would silently miss skills. */
 function reportUnreadable(loaded: Loaded, io: CliIO): boolean {
@@ -72,6 +73,10 @@ export async function validateCommand(args: LoadArgs & { json: boolean }, io: Cl
   const loaded = await load(args, io.cwd);
   // --strict fails on warnings too: CI wants a clean run, not a passing one.
   const ok = loaded.errors === 0 && !(args.strict && loaded.warnings > 0);
+  // Advice about the library, not a fault in a file: listed and counted, but it never fails a run, strict or not.
+  const overlaps = overlapDiagnostics(loaded.skills, overlapsOf(loaded.skills));
+  const diagnostics = [...loaded.diagnostics, ...overlaps];
+  const warnings = loaded.warnings + overlaps.length;
   if (args.json) {
     io.out(
       JSON.stringify(
@@ -80,9 +85,9 @@ export async function validateCommand(args: LoadArgs & { json: boolean }, io: Cl
           strict: args.strict,
           directories: loaded.directories,
           packages: loaded.packages.map(({ name, version, directory, kind }) => ({ name, version, directory, kind })),
-          counts: { skills: loaded.skills.length, errors: loaded.errors, warnings: loaded.warnings },
+          counts: { skills: loaded.skills.length, errors: loaded.errors, warnings },
           skills: loaded.skills.map((s) => ({ name: s.metadata.name, path: s.path, origin: originOf(s, loaded) })),
-          diagnostics: loaded.diagnostics,
+          diagnostics,
         },
         null,
         2,
@@ -90,7 +95,7 @@ export async function validateCommand(args: LoadArgs & { json: boolean }, io: Cl
     );
     return ok ? EXIT.ok : EXIT.problems;
   }
-  for (const diagnostic of loaded.diagnostics) io.out(formatForCli(diagnostic, io.cwd));
+  for (const diagnostic of diagnostics) io.out(formatForCli(diagnostic, io.cwd));
   for (const line of sourceCounts(loaded, io.cwd)) io.out(line);
   // "from 2 directories", "from 1 package", "from 1 directory and 2 packages".
   const where = [
@@ -102,7 +107,7 @@ export async function validateCommand(args: LoadArgs & { json: boolean }, io: Cl
   const verdict = ok ? 'OK' : 'FAILED';
   const why = !ok && loaded.errors === 0 ? ' (--strict fails on warnings)' : '';
   io.out(
-    `${verdict}: ${count(loaded.skills.length, 'skill')} loaded from ${where}, ${count(loaded.errors, 'error')}, ${count(loaded.warnings, 'warning')}${why}.`,
+    `${verdict}: ${count(loaded.skills.length, 'skill')} loaded from ${where}, ${count(loaded.errors, 'error')}, ${count(warnings, 'warning')}${why}.`,
   );
   return ok ? EXIT.ok : EXIT.problems;
 }

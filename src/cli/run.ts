@@ -7,7 +7,9 @@ import { version } from '../../package.json';
 import { parseCommand } from './args.js';
 import { listCommand, promptCommand, showCommand, validateCommand } from './commands.js';
 import { indexCommand } from './index-command.js';
+import { evalCommand } from './eval-command.js';
 import { initCommand } from './init.js';
+import { overlapCommand } from './overlap-command.js';
 import { EXIT, type CliIO } from './io.js';
 import { COMMANDS, commandUsage, usage, type CommandName } from './usage.js';
 
@@ -35,6 +37,10 @@ export async function runCli(argv: readonly string[], io: CliIO): Promise<number
         return await indexCommand(command, io);
       case 'init':
         return await initCommand(command, io);
+      case 'overlap':
+        return await overlapCommand(command, io);
+      case 'eval':
+        return await evalCommand(command, io);
     }
   } catch (error) {
     // A bad folder argument reaches discovery's option check: still the caller's usage.

@@ -1,6 +1,8 @@
 /** Help text of `sisu-skills`, per command and in full. */
+import { OVERLAP_THRESHOLD } from '../overlap.js';
+import { DEFAULT_EVAL_CONCURRENCY, DEFAULT_EVAL_RUNS, DEFAULT_EVAL_SEED, DEFAULT_EVAL_TIMEOUT_SECONDS } from './eval-defaults.js';
 
-export const COMMANDS = ['list', 'validate', 'show', 'prompt', 'index', 'init'] as const;
+export const COMMANDS = ['list', 'validate', 'show', 'prompt', 'overlap', 'eval', 'index', 'init'] as const;
 export type CommandName = (typeof COMMANDS)[number];
 
 const SYNOPSIS: Record<CommandName, string> = {
@@ -11,6 +13,9 @@ const SYNOPSIS: Record<CommandName, string> = {
     'sisu-skills prompt <dir...> [--package <name>] [--budget <chars>] [--query <text>] [--no-find-skills] [--strict] [--include <pattern>] [--exclude <pattern>]',
   index: 'sisu-skills index <dir...> [--package <name>] -o <file> [--strict] [--include <pattern>] [--exclude <pattern>]',
   init: 'sisu-skills init <name> [--dir <folder>] [--description <text>]',
+  overlap:
+    'sisu-skills overlap <dir...> [--package <name>] [--json] [--threshold <0-1>] [--strict] [--include <pattern>] [--exclude <pattern>]',
+  eval: 'sisu-skills eval <dir...> --cases <file.jsonl> (--model <module> | --offline) [--runs <n>] [--split <0-1>] [--seed <n>] [--concurrency <n>] [--timeout <s>] [--min-f1 <0-1>] [--json] [--package <name>] [--strict] [--include <pattern>] [--exclude <pattern>]',
 };
 
 const FILTER_HELP = [
@@ -33,7 +38,8 @@ const DETAILS: Record<CommandName, string[]> = {
     'Check every SKILL.md and print each problem as `file:line:column severity code message`.',
     'Exits 1 when there are errors, 0 when there are only warnings.',
     '--json    print the result as JSON',
-    '--strict  naming and length rules become errors, and warnings fail too',
+    '--strict  naming and length rules become errors, fields outside the agentskills.io specification,',
+    '          non-string metadata values and allowed-tools lists are warned about, and warnings fail too',
     ...FILTER_HELP,
   ],
   show: [
@@ -67,6 +73,34 @@ const DETAILS: Record<CommandName, string[]> = {
     "--strict      build for the middleware's strict: true",
     ...FILTER_HELP,
   ],
+  overlap: [
+    'List the pairs of skills a model is likely to confuse, from their names and descriptions as the catalog lists them.',
+    "Each pair has a score (0-1, the cosine of the two texts over the ranker's words) and the words that make them alike.",
+    'Skills with disable-model-invocation are not in the catalog and are left out. Exits 0 (1 when skills were left out by errors).',
+    `--threshold  list pairs scoring at least this (default ${OVERLAP_THRESHOLD}, calibrated on hand-labelled pairs of published skills)`,
+    '--json       print { threshold, skills, pairs: [{ a, b, score, shared }] }',
+    "--strict     load with the middleware's strict: true",
+    ...FILTER_HELP,
+  ],
+  eval: [
+    "Run the trigger eval: each case's query goes to the model as a first request through the real skills middleware.",
+    'A run triggers skill S when the model calls use_skill with S, or the middleware pre-activates S.',
+    'Cases: JSONL, one {"query": "...", "expect": "skill-name"} or {"query": "...", "expect": null} per line.',
+    'Prints per skill trigger rate, precision, recall and F1, the confusions (expected A, got B) and the totals.',
+    'A model error is counted and reported. Exits 1 below --min-f1 or when every run failed, 2 for wrong usage.',
+    '--model        a module whose default export (or export `model`) is a SISU model adapter, e.g. ollamaAdapter({...});',
+    '               it may also export `skillsOptions`, more skillsMiddleware options (autoActivate, always, catalogBudget ...)',
+    "--offline      no model: the middleware's auto-activation (local ranker) alone decides; one run per case",
+    `--runs         runs per case (default ${DEFAULT_EVAL_RUNS}); a case passes when its trigger rate is at least 0.5 (or under 0.5 for expect null)`,
+    '--split        share of cases in the train set (e.g. 0.6): figures for train and validation, split by --seed',
+    `--seed         the split's seed (default ${DEFAULT_EVAL_SEED}): the same seed gives the same split`,
+    `--concurrency  requests in flight at once (default ${DEFAULT_EVAL_CONCURRENCY})`,
+    `--timeout      seconds one run may take before it is aborted and counted as an error (default ${DEFAULT_EVAL_TIMEOUT_SECONDS})`,
+    '--min-f1       exit 1 when the total F1 is below this',
+    '--json         print the report as JSON (the progress line stays on stderr)',
+    '--strict       run the middleware with strict: true',
+    ...FILTER_HELP,
+  ],
   init: [
     'Create a new skill: <folder>/<name>/SKILL.md with a body outline, and an empty references/ folder.',
     "The name is 1-64 lowercase letters, digits and single hyphens; it is also the folder's name.",
@@ -97,6 +131,6 @@ export function usage(): string {
     'Folders are read like the middleware reads `directories`; relative paths start at the current directory.',
     'When two skills share a name, the first folder wins; --package skills come after every folder, in the order given.',
     "Run `sisu-skills <command> --help` for a command's options.",
-    'Exit codes: 0 ok; 1 problems found: validate failed, skills left out by errors, a folder unreadable or a package not found, the skill not found, the index could not be written, or init could not create the skill; 2 wrong usage.',
+    'Exit codes: 0 ok; 1 problems found: validate failed, skills left out by errors, a folder unreadable or a package not found, the skill not found, the index could not be written, init could not create the skill, or eval fell below --min-f1; 2 wrong usage.',
   ].join('\n');
 }
