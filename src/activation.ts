@@ -5,9 +5,10 @@
  * middleware calls these and logs what they decided.
  */
 import { DEFAULTS } from './defaults.js';
+import type { SkillRoute } from './events.js';
 
 /** How a skill got activated; the middleware logs it as `route`. */
-export type ActivationRoute = 'tool' | 'mention' | 'always' | 'auto';
+export type ActivationRoute = SkillRoute;
 
 /** A message as far as activation cares: only role and text content. */
 export interface ActivationMessage {
@@ -164,7 +165,7 @@ export interface SelectionInput {
 
 export interface Activation {
   name: string;
-  route: Exclude<ActivationRoute, 'tool'>;
+  route: Exclude<ActivationRoute, 'model' | 'kept-in-view'>;
   /** The ranker's score, for `auto` activations. */
   score?: number;
 }

@@ -8,6 +8,7 @@
  */
 import { withCatalog } from './catalog.js';
 import { userTurn } from './conversation.js';
+import { ActivationGate } from './gate.js';
 import type { Next } from './host.js';
 import { createIndexCache, type IndexCache } from './index-cache.js';
 import { Libraries, suggestionsFor, type Library } from './library.js';
@@ -21,6 +22,10 @@ import type { SkillIndex, SkillsState } from './skill-index.js';
 import { createSkillSource } from './skill-source.js';
 import { READ_RESOURCE_TOOL } from './tool-names.js';
 import type { Middleware, SkillsContext } from './types.js';
+import { askVisible, type SkillVisibility } from './visibility.js';
+
+/** Failures of `visible` quoted in the one log line per request (the line counts them all). */
+const LOGGED_VISIBILITY_FAILURES = 10;
 
 export interface SkillsMiddleware extends Middleware<SkillsContext> {
   /** Stop watching the directories (when `watch` is on). Safe to call more than once. */
@@ -56,8 +61,9 @@ class SkillsRuntime {
       maxInstructionChars: options.maxInstructionChars,
       ...(reader ? { readTool: READ_RESOURCE_TOOL } : {}),
     };
-    this.toolbox = new RunToolbox(this.libraries, reader, text);
-    this.activation = { autoActivate: options.autoActivate, text };
+    const gate = new ActivationGate({ approve: options.approve, onEvent: options.onEvent });
+    this.toolbox = new RunToolbox(this.libraries, reader, text, gate);
+    this.activation = { autoActivate: options.autoActivate, text, gate };
     const { watch } = options;
     // A prebuilt index cannot know what changed: after a change seen on disk, scan.
     this.liveReload = watch ? new LiveReload({ ...options, watch }, this.cache, () => source.preferScan()) : undefined;
@@ -65,10 +71,14 @@ class SkillsRuntime {
 
   async handle(ctx: SkillsContext, next: Next): Promise<void> {
     this.liveReload?.report(ctx.log);
-    const index = await this.currentIndex(ctx);
-    if (!index) return next();
+    const whole = await this.currentIndex(ctx);
+    if (!whole) return next();
+    const wholeLibrary = this.libraries.of(whole);
+    if (!wholeLibrary.logged) logDiscovery(ctx, wholeLibrary);
+    // Everything below reads only the part of the index this request may see.
+    const { visible } = this.options;
+    const index = visible ? await this.visiblePart(ctx, whole, visible) : whole;
     const library = this.libraries.of(index);
-    if (!library.logged) logDiscovery(ctx, library);
     const run = this.continueRun(ctx, index);
     if (index.skills.length === 0) return next();
 
@@ -99,11 +109,24 @@ class SkillsRuntime {
     }
   }
 
+  /** The skills `visible` shows this request (asked once per skill); its failures are logged in one line. */
+  private async visiblePart(ctx: SkillsContext, index: SkillIndex, visible: SkillVisibility): Promise<SkillIndex> {
+    const { hidden, failures } = await askVisible(index, visible, ctx);
+    if (failures.length > 0) {
+      ctx.log.error('[skills] visible failed; those skills are hidden for this request', {
+        count: failures.length,
+        failures: failures.slice(0, LOGGED_VISIBILITY_FAILURES),
+      });
+    }
+    return this.libraries.visiblePart(index, hidden);
+  }
+
   /** The ctx's run: continued on a rerun by this instance (moved to a rebuilt index), else a new one; published either way. */
   private continueRun(ctx: SkillsContext, index: SkillIndex): SkillsRun {
     const existing = runOf(ctx.state.skills) ?? runOf(ctx.skills);
     const run = existing?.owner === this ? existing : new SkillsRun(this, index);
     run.index = index;
+    run.ctx = ctx;
     ctx.skills = run.view;
     ctx.state.skills = run.view;
     return run;

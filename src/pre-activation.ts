@@ -6,6 +6,7 @@
  */
 import { findMentions, MAX_MENTIONS, selectActivations, type Activation } from './activation.js';
 import { activatedSkills, activationMessages, injectedCallId, insertAfterLatestUser, modelToolName, toolCallIds } from './conversation.js';
+import type { ActivationGate } from './gate.js';
 import type { HostMessage, HostModel, Next } from './host.js';
 import { suggestionsFor, type Library } from './library.js';
 import type { ResolvedOptions } from './options.js';
@@ -21,6 +22,8 @@ const SUGGESTED_MENTIONS = 3;
 export interface PreActivationSettings {
   autoActivate: ResolvedOptions['autoActivate'];
   text: ActivationTextOptions;
+  /** `approve` and the events, as for use_skill. */
+  gate: ActivationGate;
 }
 
 /** The messages that activate each chosen skill once per conversation; earlier turns count. */
@@ -43,15 +46,26 @@ export async function preActivate(
   if (picks.length === 0) return messages;
   // Only when something is injected: ids must not repeat any in the conversation.
   const taken = toolCallIds(ctx.messages);
-  for (const pick of picks) {
-    const text = await activationText(ctx, index, pick, settings.text);
-    if (text === undefined || !run.activate(pick.name)) continue;
+  const inject = (pick: Activation, text: string): void => {
     const id = injectedCallId(pick.route, pick.name, taken);
     taken.add(id);
     messages.push(...activationMessages(id, pick.name, text, toolName));
-    const data = { skill: pick.name, route: pick.route, ...(pick.score === undefined ? {} : { score: pick.score }) };
-    ctx.log.info('[skills] activated', data);
-    ctx.log.span?.('skills.activate', data);
+  };
+  for (const pick of picks) {
+    const entry = index.get(pick.name);
+    if (!entry) continue;
+    const decision = await settings.gate.check(run, entry, pick.route, ctx.log);
+    if (!decision.approved) {
+      // The user asked for this one: the model must know it is not available (always/auto were never asked for).
+      if (pick.route === 'mention') inject(pick, decision.message);
+      continue;
+    }
+    const text = await activationText(ctx, index, pick, settings.text);
+    if (text === undefined || !run.activate(pick.name)) continue;
+    inject(pick, text);
+    const score = pick.score === undefined ? {} : { score: pick.score };
+    ctx.log.info('[skills] activated', { skill: pick.name, route: pick.route, ...score });
+    settings.gate.emit(run, { type: 'activation', skill: pick.name, route: pick.route, size: text.length, outcome: 'ok', ...score }, ctx.log);
   }
   return messages;
 }

@@ -4,6 +4,9 @@
  * is a message the model can act on.
  */
 import { z } from 'zod';
+import { emitEvent, type SkillEvent } from '../events.js';
+import type { HostLogger } from '../host.js';
+import type { SkillEntry } from '../model.js';
 import { createSkillIndex, type SkillIndex } from '../skill-index.js';
 import { USE_SKILL_TOOL } from '../tool-names.js';
 import { renderResourceListing, type ListingOptions } from './resource-listing.js';
@@ -86,7 +89,17 @@ export interface UseSkillBinding {
   /** The search tool's name when it is registered for this run: an unknown name's answer points to it. */
   searchTool?: () => string | undefined;
   text?: ActivationTextOptions;
+  /**
+   * Asked before the skill is read or returned (the run's `approve`): the
+   * message the model reads instead of the skill when it is denied, else
+   * undefined. Absent: every activation goes ahead.
+   */
+  gate?: (entry: SkillEntry, log: HostLogger | undefined) => Promise<string | undefined>;
+  /** Where activation events go (the run's span and `onEvent`); by default a span on the tool's log. */
+  emit?: (event: SkillEvent, log: HostLogger | undefined) => void;
 }
+
+const spanOnly = (event: SkillEvent, log: HostLogger | undefined): void => emitEvent(event, log, undefined, undefined);
 
 /** use_skill bound to a source of skills: a run's, in the middleware, or a fixed list (createUseSkillTool). */
 export function bindUseSkillTool({
@@ -95,6 +108,8 @@ export function bindUseSkillTool({
   isActive,
   searchTool = () => undefined,
   text = {},
+  gate,
+  emit = spanOnly,
 }: UseSkillBinding): SkillTool<typeof UseSkillArgsSchema> {
   return skillTool({
     name: USE_SKILL_TOOL,
@@ -114,6 +129,8 @@ export function bindUseSkillTool({
       if (isActive?.(name)) {
         return `Skill "${name}" is already active in this conversation: its instructions are above. Continue following them.`;
       }
+      const denial = await gate?.(entry, ctx.log);
+      if (denial !== undefined) return denial;
       const loaded = await index.loadDetailed(name);
       if (!loaded) return notFound(requested, index, searchTool());
       if (loaded.first) {
@@ -121,9 +138,10 @@ export function bindUseSkillTool({
       }
       // Two calls in one round may both get here; the second still answers, the run records one.
       activate?.(name);
-      ctx.log?.info('[skills] activated', { skill: name, route: 'tool' });
-      ctx.log?.span?.('skills.activate', { skill: name, route: 'tool' });
-      return renderActivation(loaded.skill, text);
+      const answer = renderActivation(loaded.skill, text);
+      ctx.log?.info('[skills] activated', { skill: name, route: 'model' });
+      emit({ type: 'activation', skill: name, route: 'model', size: answer.length, outcome: 'ok' }, ctx.log);
+      return answer;
     },
     failed: (reason) => `Could not activate the skill: ${reason}. Try again, or continue without it.`,
   });
