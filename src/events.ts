@@ -61,7 +61,11 @@ export function emitEvent(
   log?.span?.(EVENT_SPANS[event.type], { ...event });
   if (!onEvent || !ctx) return;
   const failed = (error: unknown): void => {
-    log?.warn('[skills] onEvent failed', { type: event.type, skill: event.skill, error: error instanceof Error ? error.message : String(error) });
+    log?.warn('[skills] onEvent failed', {
+      type: event.type,
+      skill: event.skill,
+      error: error instanceof Error ? error.message : String(error),
+    });
   };
   try {
     const result: unknown = onEvent({ ...event }, ctx);

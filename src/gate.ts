@@ -51,7 +51,14 @@ export class ActivationGate {
     emitEvent(event, log, run.ctx, this.settings.onEvent);
   }
 
-  private logDenial(run: SkillsRun, skill: string, route: SkillRoute, verdict: Verdict, remembered: boolean, log: HostLogger | undefined): void {
+  private logDenial(
+    run: SkillsRun,
+    skill: string,
+    route: SkillRoute,
+    verdict: Verdict,
+    remembered: boolean,
+    log: HostLogger | undefined,
+  ): void {
     const data = { skill, route, ...(verdict.reason === undefined ? {} : { reason: verdict.reason }) };
     if (remembered) log?.debug('[skills] activation denied', { ...data, remembered: true });
     else if (verdict.failure !== undefined) log?.error('[skills] approve failed; activation denied', { ...data, error: verdict.failure });

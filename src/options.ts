@@ -421,7 +421,8 @@ export function resolveOptions(options: SkillsOptions | undefined): ResolvedOpti
 
 /** A callback option: absent, or a function (sync or async). */
 function checkFunction<F>(name: string, value: F | undefined, shape: string): F | undefined {
-  if (value !== undefined && typeof value !== 'function') fail(name, `must be a function ${shape}, got ${describe(value)}.`, 'Or leave it out.');
+  if (value !== undefined && typeof value !== 'function')
+    fail(name, `must be a function ${shape}, got ${describe(value)}.`, 'Or leave it out.');
   return value;
 }
 

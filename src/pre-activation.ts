@@ -65,7 +65,11 @@ export async function preActivate(
     inject(pick, text);
     const score = pick.score === undefined ? {} : { score: pick.score };
     ctx.log.info('[skills] activated', { skill: pick.name, route: pick.route, ...score });
-    settings.gate.emit(run, { type: 'activation', skill: pick.name, route: pick.route, size: text.length, outcome: 'ok', ...score }, ctx.log);
+    settings.gate.emit(
+      run,
+      { type: 'activation', skill: pick.name, route: pick.route, size: text.length, outcome: 'ok', ...score },
+      ctx.log,
+    );
   }
   return messages;
 }

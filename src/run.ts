@@ -79,7 +79,9 @@ function viewOf(run: SkillsRun): SkillsState {
     get activated(): readonly string[] {
       // A skill activated on an earlier turn that `visible` now hides is not shown either.
       const { activated, index } = run;
-      return activated.every((name) => index.get(name) !== undefined) ? activated : activated.filter((name) => index.get(name) !== undefined);
+      return activated.every((name) => index.get(name) !== undefined)
+        ? activated
+        : activated.filter((name) => index.get(name) !== undefined);
     },
     get catalog() {
       return run.catalog;

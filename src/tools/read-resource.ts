@@ -78,7 +78,12 @@ export interface ReadResourceBinding {
 const spanOnly = (event: SkillEvent, log: HostLogger | undefined): void => emitEvent(event, log, undefined, undefined);
 
 /** read_skill_resource bound to a source of skills and a reader: a run's, in the middleware, or a fixed list (createReadResourceTool). */
-export function bindReadResourceTool({ source, reader, budget, emit = spanOnly }: ReadResourceBinding): SkillTool<typeof ReadResourceArgsSchema> {
+export function bindReadResourceTool({
+  source,
+  reader,
+  budget,
+  emit = spanOnly,
+}: ReadResourceBinding): SkillTool<typeof ReadResourceArgsSchema> {
   return skillTool({
     name: READ_RESOURCE_TOOL,
     description:
@@ -99,7 +104,15 @@ export function bindReadResourceTool({ source, reader, budget, emit = spanOnly }
       if (!outcome.ok) {
         const log = SECURITY_REASONS.has(outcome.reason) ? ctx.log?.warn : ctx.log?.debug;
         log?.call(ctx.log, '[skills] resource refused', { skill: name, path, reason: outcome.reason });
-        const event = { type: 'resource-read', skill: name, route: 'model', size: 0, outcome: 'refused', reason: outcome.reason, path } as const;
+        const event = {
+          type: 'resource-read',
+          skill: name,
+          route: 'model',
+          size: 0,
+          outcome: 'refused',
+          reason: outcome.reason,
+          path,
+        } as const;
         emit(event, ctx.log);
         return `Cannot read "${path}" from skill "${name}": ${outcome.message}`;
       }

@@ -100,9 +100,18 @@ describe('read_skill_resource handler', () => {
     await invoke(tool, { skill_name: 'pdf', path: 'nope.md' }, ctx);
     const spans = ctx.log.entries.filter((entry) => entry.level === 'span').map((entry) => entry.args);
     expect(spans).toEqual([
-      ['skills.read', { type: 'resource-read', skill: 'pdf', route: 'model', size: expect.any(Number), outcome: 'ok', path: 'scripts/fill.py' }],
-      ['skills.read', { type: 'resource-read', skill: 'pdf', route: 'model', size: 0, outcome: 'refused', reason: 'parent', path: '../../etc/passwd' }],
-      ['skills.read', { type: 'resource-read', skill: 'pdf', route: 'model', size: 0, outcome: 'refused', reason: 'not-listed', path: 'nope.md' }],
+      [
+        'skills.read',
+        { type: 'resource-read', skill: 'pdf', route: 'model', size: expect.any(Number), outcome: 'ok', path: 'scripts/fill.py' },
+      ],
+      [
+        'skills.read',
+        { type: 'resource-read', skill: 'pdf', route: 'model', size: 0, outcome: 'refused', reason: 'parent', path: '../../etc/passwd' },
+      ],
+      [
+        'skills.read',
+        { type: 'resource-read', skill: 'pdf', route: 'model', size: 0, outcome: 'refused', reason: 'not-listed', path: 'nope.md' },
+      ],
     ]);
     expect((spans[0]?.[1] as { size: number }).size).toBeGreaterThan(13);
     expect(ctx.log.entries.filter((entry) => entry.level !== 'span')).toEqual([
