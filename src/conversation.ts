@@ -48,6 +48,26 @@ export function toolResultText(content: unknown): string | undefined {
   }
 }
 
+const OPENING = /^<skill name="([^"]+)">/;
+
+/**
+ * Names of the skills whose instructions `messages` hold: every tool message
+ * that opens with a skill's activation (use_skill's answer, an injected
+ * activation, or one put back in view, whole or cut), wherever its call is.
+ */
+export function skillsInView(messages: readonly HostMessage[]): Set<string> {
+  const names = new Set<string>();
+  for (const message of messages as readonly MessageLike[]) {
+    if (message.role !== 'tool') continue;
+    // Cheap test first: other tool results (whole files, as JSON strings) are never decoded.
+    const raw = messageText(message.content);
+    if (raw === undefined || !(raw.startsWith('<skill name="') || raw.startsWith('"<skill name=\\"'))) continue;
+    const name = OPENING.exec(toolResultText(message.content) ?? '')?.[1];
+    if (name !== undefined) names.add(name);
+  }
+  return names;
+}
+
 function callName(call: ToolCallLike): unknown {
   return call.name ?? call.function?.name;
 }

@@ -17,6 +17,14 @@ export const DEFAULTS = {
   catalogBudget: 8000,
   /** What `autoActivate: true` means; 0.3 measured by scripts/auto-activate-threshold.mjs (README, Activation strategies). */
   autoActivate: { threshold: 0.3, maxSkills: 1 },
+  /**
+   * What `keepInView: true` (the default) means. About 5k tokens per skill (at
+   * ~4 characters a token, Claude Code's figure; 96.5% of the 1,129 real
+   * SKILL.md files we test against are smaller) and 50,000 characters in all
+   * (half Claude Code's 25k tokens: SISU's buffer windows are short, and a
+   * put-back skill stays in view for a few turns before it is needed again).
+   */
+  keepInView: { maxChars: 50_000, maxSkillChars: 20_000 },
   /** What `watch: true` means. */
   watch: { debounceMs: 200 },
 } as const;

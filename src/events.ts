@@ -16,8 +16,13 @@ export type SkillRoute = 'model' | 'mention' | 'always' | 'auto' | 'kept-in-view
 
 export type SkillEventType = 'activation' | 'denial' | 'resource-read' | 'kept-in-view';
 
-/** `ok`: the text entered the conversation. `denied`: `approve` said no (or failed). `refused`: a read was refused. */
-export type SkillEventOutcome = 'ok' | 'denied' | 'refused';
+/**
+ * `ok`: the text entered the conversation whole. `cut`: it was put back in
+ * view shortened to the keep-in-view budget. `left-out`: it was out of view
+ * and did not fit the budget at all. `denied`: `approve` said no (or failed).
+ * `refused`: a read was refused.
+ */
+export type SkillEventOutcome = 'ok' | 'cut' | 'left-out' | 'denied' | 'refused';
 
 export interface SkillEvent {
   type: SkillEventType;

@@ -23,7 +23,7 @@ export { createRanker } from './rank.js';
 export type { Ranker, RankEntry, RankResult } from './rank.js';
 export { findMentions, isModelInvocable, AUTO_ACTIVATE_DEFAULTS } from './activation.js';
 export type { ActivationRoute, Mentions } from './activation.js';
-export type { AutoActivateOptions } from './options.js';
+export type { AutoActivateOptions, KeepInViewOptions } from './options.js';
 export type { SkillVisibility, VisibilityFailure } from './visibility.js';
 export type { SkillActivation, SkillApproval, ApprovalDecision } from './approval.js';
 export type { SkillEvent, SkillEventHandler, SkillEventType, SkillEventOutcome, SkillRoute } from './events.js';

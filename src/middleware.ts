@@ -7,20 +7,21 @@
  * skills. Skill problems are logged, never thrown into the agent.
  */
 import { withCatalog } from './catalog.js';
-import { userTurn } from './conversation.js';
+import { insertAfterLatestUser, modelToolName, userTurn } from './conversation.js';
 import { ActivationGate } from './gate.js';
+import { KEPT_IN_VIEW, keepInView, loadActive, type KeepInViewSettings } from './keep-in-view.js';
 import type { Next } from './host.js';
 import { createIndexCache, type IndexCache } from './index-cache.js';
 import { Libraries, suggestionsFor, type Library } from './library.js';
 import { LiveReload } from './live-reload.js';
 import { resolveOptions, type ResolvedOptions, type SkillsOptions } from './options.js';
-import { injectThenNext, preActivate, type PreActivationSettings } from './pre-activation.js';
+import { placeThenNext, preActivate, type PreActivationSettings } from './pre-activation.js';
 import { createResourceReader } from './resource-reader.js';
 import { isSkillsState, runOf, SkillsRun } from './run.js';
 import { RunToolbox } from './run-tools.js';
 import type { SkillIndex, SkillsState } from './skill-index.js';
 import { createSkillSource } from './skill-source.js';
-import { READ_RESOURCE_TOOL } from './tool-names.js';
+import { READ_RESOURCE_TOOL, USE_SKILL_TOOL } from './tool-names.js';
 import type { Middleware, SkillsContext } from './types.js';
 import { askVisible, type SkillVisibility } from './visibility.js';
 
@@ -86,7 +87,52 @@ class SkillsRuntime {
     renderCatalog(ctx, library, run, turn.text);
     this.toolbox.register(ctx, run);
     const injected = await preActivate(ctx, library, run, turn.text, this.activation);
-    await injectThenNext(ctx, injected, turn.pending, next);
+    const inject = injected.length === 0 ? undefined : () => insertAfterLatestUser(ctx.messages, injected);
+    const keep = await this.keepInViewStep(ctx, run, index);
+    // Before inputToMessage both wait for the model call; after it, activations go in now, behind the user's message.
+    if (turn.pending) await placeThenNext(ctx, undefined, inOrder(inject, keep), next);
+    else await placeThenNext(ctx, inject, keep, next);
+  }
+
+  /**
+   * The kept-in-view step, ready to run where the model's messages are final:
+   * undefined when it is off or nothing is active.
+   */
+  private async keepInViewStep(ctx: SkillsContext, run: SkillsRun, index: SkillIndex): Promise<(() => void) | undefined> {
+    const budget = this.options.keepInView;
+    if (!budget || run.activated.length === 0) return undefined;
+    // Only visible skills load (index is this request's part), and only approved ones may come back.
+    await this.approveKeptInView(ctx, run, index);
+    const loaded = await loadActive(ctx, run, index);
+    const settings: KeepInViewSettings = {
+      budget,
+      text: this.activation.text,
+      toolName: modelToolName(ctx.state.toolAliases, USE_SKILL_TOOL),
+    };
+    return () => {
+      const { kept, left } = keepInView(ctx, run, loaded, settings);
+      const { gate } = this.activation;
+      for (const { skill, chars, cut } of kept) {
+        gate.emit(run, { type: 'kept-in-view', skill, route: KEPT_IN_VIEW, size: chars, outcome: cut ? 'cut' : 'ok' }, ctx.log);
+      }
+      for (const { skill } of left)
+        gate.emit(run, { type: 'kept-in-view', skill, route: KEPT_IN_VIEW, size: 0, outcome: 'left-out' }, ctx.log);
+    };
+  }
+
+  /**
+   * `approve` for active skills this run has no decision on: those it
+   * recalled from the conversation (a resumed one, in a new ctx) rather than
+   * activated itself. A denied one is ended: never put back, nor recalled.
+   */
+  private async approveKeptInView(ctx: SkillsContext, run: SkillsRun, index: SkillIndex): Promise<void> {
+    if (!this.options.approve) return;
+    for (const name of [...run.activated]) {
+      const entry = index.get(name);
+      if (!entry || run.approvals.has(name)) continue;
+      const decision = await this.activation.gate.check(run, entry, KEPT_IN_VIEW, ctx.log, run.arguments.get(name));
+      if (!decision.approved) run.end(name);
+    }
   }
 
   close(): Promise<void> {
@@ -127,10 +173,20 @@ class SkillsRuntime {
     const run = existing?.owner === this ? existing : new SkillsRun(this, index);
     run.index = index;
     run.ctx = ctx;
+    run.follow(ctx);
     ctx.skills = run.view;
     ctx.state.skills = run.view;
     return run;
   }
+}
+
+/** One step that runs the given steps in order; undefined when there are none. */
+function inOrder(...steps: Array<(() => void) | undefined>): (() => void) | undefined {
+  const present = steps.filter((step): step is () => void => step !== undefined);
+  if (present.length === 0) return undefined;
+  return () => {
+    for (const step of present) step();
+  };
 }
 
 function renderCatalog(ctx: SkillsContext, library: Library, run: SkillsRun, query: string): void {

@@ -30,6 +30,21 @@ export interface AutoActivateOptions {
   maxSkills?: number;
 }
 
+export interface KeepInViewOptions {
+  /**
+   * Most characters put back per request, all skills together; the most
+   * recently activated skills come first, and what does not fit is logged.
+   * @default 50000
+   */
+  maxChars?: number;
+  /**
+   * Most characters put back per skill; a longer skill is cut at a line
+   * boundary with the `read_skill_resource` call that reads the rest.
+   * @default 20000
+   */
+  maxSkillChars?: number;
+}
+
 export interface SkillsOptions {
   /**
    * Folders to scan for skills, in precedence order (the first one wins a name
@@ -164,6 +179,15 @@ export interface SkillsOptions {
    */
   onEvent?: SkillEventHandler;
   /**
+   * Keep active skills in view: before each model call, an active skill whose
+   * instructions are no longer in the messages the model will be sent (SISU's
+   * `conversationBuffer` trimmed them, or a resumed conversation was cut) is
+   * put back the way `@` mentions inject it, within a budget. `true` means
+   * `{ maxChars: 50000, maxSkillChars: 20000 }`; `false` turns it off.
+   * @default true
+   */
+  keepInView?: boolean | KeepInViewOptions;
+  /**
    * Watch the directories and rebuild the index when skills change. `true` means `{ debounceMs: 200 }`.
    * @default false
    */
@@ -181,8 +205,9 @@ export interface SkillsOptions {
 }
 
 // The defaults fit the options they are for: a default of the wrong type fails to compile here.
-DEFAULTS satisfies Pick<Required<SkillsOptions>, Exclude<keyof typeof DEFAULTS, 'autoActivate' | 'watch'>> & {
+DEFAULTS satisfies Pick<Required<SkillsOptions>, Exclude<keyof typeof DEFAULTS, 'autoActivate' | 'watch' | 'keepInView'>> & {
   autoActivate: Required<AutoActivateOptions>;
+  keepInView: Required<KeepInViewOptions>;
   watch: { debounceMs: number };
 };
 
@@ -209,6 +234,8 @@ export interface ResolvedOptions {
   findSkills: boolean | undefined;
   always: string[];
   autoActivate: Required<AutoActivateOptions> | undefined;
+  /** undefined: off. */
+  keepInView: Required<KeepInViewOptions> | undefined;
   /** undefined: not watching. */
   watch: { debounceMs: number } | undefined;
   visible: SkillVisibility | undefined;
@@ -240,6 +267,7 @@ const OPTION_KEYS: { readonly [K in keyof Required<SkillsOptions>]: true } = {
   findSkills: true,
   always: true,
   autoActivate: true,
+  keepInView: true,
   watch: true,
   visible: true,
   approve: true,
@@ -410,6 +438,7 @@ export function resolveOptions(options: SkillsOptions | undefined): ResolvedOpti
     findSkills: checkFlag('findSkills', options.findSkills),
     always: checkAlways(options.always),
     autoActivate: checkAutoActivate(options.autoActivate),
+    keepInView: checkKeepInView(options.keepInView),
     watch: checkWatch(options.watch, fs),
     visible: checkFunction('visible', options.visible, '(skill, ctx) => boolean'),
     approve: checkFunction('approve', options.approve, '({ skill, route, arguments }, ctx) => boolean | { approved, reason }'),
@@ -471,6 +500,27 @@ function checkAutoActivate(value: unknown): Required<AutoActivateOptions> | unde
     fail('autoActivate.maxSkills', `must be a whole number of 1 or more, got ${String(maxSkills)}.`, `Default: ${defaults.maxSkills}.`);
   }
   return { threshold, maxSkills };
+}
+
+/** `keepInView` as given (undefined, true, false or an object) to its resolved form, or undefined when it is off. */
+function checkKeepInView(value: unknown): Required<KeepInViewOptions> | undefined {
+  const defaults = DEFAULTS.keepInView;
+  if (value === false) return undefined;
+  if (value === undefined || value === true) return { ...defaults };
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    fail(
+      'keepInView',
+      'must be true, false or { maxChars, maxSkillChars },',
+      `e.g. keepInView: { maxChars: ${defaults.maxChars}, maxSkillChars: ${defaults.maxSkillChars} }.`,
+    );
+  }
+  const { maxChars, maxSkillChars, ...rest } = value as Record<string, unknown>;
+  const unknownKey = Object.keys(rest)[0];
+  if (unknownKey !== undefined) fail(`keepInView.${unknownKey}`, 'is not an option: the known keys are maxChars and maxSkillChars.');
+  return {
+    maxChars: checkSize('keepInView.maxChars', maxChars, defaults.maxChars),
+    maxSkillChars: checkSize('keepInView.maxSkillChars', maxSkillChars, defaults.maxSkillChars),
+  };
 }
 
 function checkWatch(value: unknown, fs: SkillsFileSystem): ResolvedOptions['watch'] {

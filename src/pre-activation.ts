@@ -5,7 +5,7 @@
  * request's first model call when the user's message does not exist yet).
  */
 import { findMentions, MAX_MENTIONS, selectActivations, type Activation } from './activation.js';
-import { activatedSkills, activationMessages, injectedCallId, insertAfterLatestUser, modelToolName, toolCallIds } from './conversation.js';
+import { activatedSkills, activationMessages, injectedCallId, modelToolName, toolCallIds } from './conversation.js';
 import type { ActivationGate } from './gate.js';
 import type { HostMessage, HostModel, Next } from './host.js';
 import { suggestionsFor, type Library } from './library.js';
@@ -39,7 +39,8 @@ export async function preActivate(
   const earlier = activatedSkills(ctx.messages, (requested) => index.get(requested)?.metadata.name, [
     ...new Set([USE_SKILL_TOOL, toolName]),
   ]);
-  for (const name of earlier) run.activate(name);
+  // Remembered, not re-activated: an ended skill stays ended, and the order of the run's own activations stands.
+  for (const name of earlier) run.recall(name);
 
   const messages: HostMessage[] = [];
   const picks = choose(ctx, library, run, query, settings.autoActivate);
@@ -119,26 +120,27 @@ async function activationText(
 }
 
 /**
- * Put `injected` in place and run the rest of the stack. After
- * `inputToMessage` the user's message exists: right behind it, now. Before
- * it, the activations must still follow that message (Anthropic wants the
- * user's turn first, OpenAI an answer right after each call), so they wait for
- * the request's first model call on the conversation, by which time every
- * middleware in between has run.
+ * Put activations in the conversation, then run the rest of the stack.
+ * `now` runs at once; `atModelCall` at the request's first model call on the
+ * conversation, when every middleware in between has run (inputToMessage
+ * has added the user's message, conversationBuffer has trimmed), so it sees
+ * the messages the model will get. Both run at once when there is no model
+ * to wait for. The wrapped call returns the host's own result (a promise or
+ * a stream), so `atModelCall` is synchronous.
  */
-export async function injectThenNext(
+export async function placeThenNext(
   ctx: SkillsContext,
-  injected: readonly HostMessage[],
-  userMessagePending: boolean,
+  now: (() => void) | undefined,
+  atModelCall: (() => void) | undefined,
   next: Next,
 ): Promise<void> {
   const model = ctx.model;
-  if (injected.length === 0) return next();
-  if (!userMessagePending || !model || typeof model.generate !== 'function') {
-    // No model to wait for: the best place left is behind the latest user message, or the end.
-    insertAfterLatestUser(ctx.messages, injected);
+  if (!atModelCall || !model || typeof model.generate !== 'function') {
+    now?.();
+    atModelCall?.();
     return next();
   }
+  now?.();
   let pending = true;
   const generate = model.generate as (this: unknown, ...args: unknown[]) => unknown;
   const wrapped: HostModel = Object.create(model, {
@@ -147,7 +149,7 @@ export async function injectThenNext(
         // Only the conversation itself: another middleware may ask the model about something else first.
         if (pending && messages === ctx.messages) {
           pending = false;
-          insertAfterLatestUser(ctx.messages, injected);
+          atModelCall();
         }
         return generate.call(model, messages, ...rest);
       },

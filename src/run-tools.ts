@@ -59,7 +59,8 @@ export class RunToolbox {
     const emit = (event: SkillEvent, log: HostLogger | undefined): void => gate.emit(run, event, log);
     const useSkill = bindUseSkillTool({
       source: modelIndex,
-      isActive: (name) => run.activated.includes(name),
+      // In view now, not merely activated once: conversationBuffer may have trimmed the instructions since.
+      isActive: (name) => run.inView(name),
       activate: (name) => run.activate(name),
       searchTool: () => (this.libraries.of(run.index).search ? FIND_SKILLS_TOOL : undefined),
       text: this.text,

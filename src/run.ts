@@ -9,6 +9,8 @@
 import { parseAllowedTools, type AllowedTool } from './allowed-tools.js';
 import type { Verdict } from './approval.js';
 import type { CatalogReport } from './catalog.js';
+import { skillsInView } from './conversation.js';
+import type { HostMessage } from './host.js';
 import type { SkillIndex, SkillsState } from './skill-index.js';
 import type { SkillsContext } from './types.js';
 
@@ -19,8 +21,15 @@ export type ReadBudget = Map<string, number>;
 const RUN = Symbol.for('@sisu-ai/mw-skills/run');
 
 export class SkillsRun {
-  /** Names activated in this conversation (earlier turns included), in order. */
+  /**
+   * Names active in this conversation (earlier turns included), least
+   * recently activated first; an ended skill leaves the list.
+   */
   readonly activated: string[] = [];
+  /** Skills other middleware ended: never put back in view, nor recognised again from the messages. */
+  readonly ended = new Set<string>();
+  /** The arguments each active skill was last activated with, so a skill put back in view carries them again. */
+  readonly arguments = new Map<string, string>();
   /** Bytes read_skill_resource returned, per skill, in this run. */
   readonly reads: ReadBudget = new Map();
   /** What the catalog in this run's system prompt holds; undefined before it was rendered. */
@@ -48,10 +57,45 @@ export class SkillsRun {
     this.view = viewOf(this);
   }
 
-  /** Record an activation; false when the skill was already active. */
-  activate(name: string): boolean {
-    if (this.activated.includes(name)) return false;
+  // Read at call time: conversationBuffer replaces ctx.messages with a new array on every request.
+  private conversation: () => readonly HostMessage[] = () => [];
+
+  /** Follow `ctx.messages` of the ctx the run serves (the array as it is whenever asked). */
+  follow(ctx: { readonly messages: readonly HostMessage[] }): void {
+    this.conversation = () => ctx.messages;
+  }
+
+  /** Whether the skill's instructions are in the messages the model will be sent, as they stand now. */
+  inView(name: string): boolean {
+    return skillsInView(this.conversation()).has(name);
+  }
+
+  /**
+   * Record an activation (the latest one counts as the most recent, and
+   * undoes an earlier end); false when the skill was already active.
+   */
+  activate(name: string, args?: string): boolean {
+    this.ended.delete(name);
+    if (args === undefined) this.arguments.delete(name);
+    else this.arguments.set(name, args);
+    const at = this.activated.indexOf(name);
+    if (at >= 0) this.activated.splice(at, 1);
     this.activated.push(name);
+    return at < 0;
+  }
+
+  /** An activation found in the conversation: remembered unless ended, never reordered. */
+  recall(name: string): void {
+    if (!this.ended.has(name) && !this.activated.includes(name)) this.activated.push(name);
+  }
+
+  /** End a skill: it is no longer active, and never put back in view until activated again. */
+  end(name: string): boolean {
+    const at = this.activated.indexOf(name);
+    if (at < 0) return false;
+    this.activated.splice(at, 1);
+    this.arguments.delete(name);
+    this.ended.add(name);
     return true;
   }
 }
@@ -83,6 +127,9 @@ function viewOf(run: SkillsRun): SkillsState {
         ? activated
         : activated.filter((name) => index.get(name) !== undefined);
     },
+    inView: (name: string) => run.inView(name),
+    // A hidden skill cannot be ended, as one never installed cannot.
+    end: (name: string) => run.index.get(name) !== undefined && run.end(name),
     get catalog() {
       return run.catalog;
     },

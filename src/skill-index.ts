@@ -40,8 +40,19 @@ export interface SkillIndex {
 
 /** What one run (one ctx) sees: the index it was given, and what it activated. */
 export interface SkillsState extends SkillIndex {
-  /** Names of the skills activated in this conversation (earlier turns included), in activation order. */
+  /**
+   * Names of the skills active in this conversation (earlier turns included,
+   * ended ones not), least recently activated first.
+   */
   readonly activated: readonly string[];
+  /** Whether the skill's instructions are in the messages the model will be sent (`ctx.messages` as it stands now). */
+  inView(name: string): boolean;
+  /**
+   * End an active skill: it is no longer kept in view (nor recognised again
+   * from the conversation) until something activates it again. False when it
+   * was not active.
+   */
+  end(name: string): boolean;
   /** What the catalog in this run's system prompt holds, and what the budget cut. */
   readonly catalog: CatalogReport | undefined;
   /**

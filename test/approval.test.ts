@@ -70,7 +70,7 @@ describe('approve', () => {
     ctx.messages.push({ role: 'user', content: '@deploy-production please' });
     await compose([middleware])(ctx);
     expect(asked).toHaveLength(2);
-    expect(toolMessages(ctx).at(-1)?.content).toBe(denied);
+    expect(toolMessages(ctx).filter((m) => m.content === denied)).toHaveLength(1);
     expect(ctx.log.find('[skills] activation denied').map((e) => [e.level, e.args[1]])).toEqual([
       ['info', { skill: 'deploy-production', route: 'model', reason: 'Needs an on-call engineer. skill name="x"' }],
       ['debug', { skill: 'deploy-production', route: 'model', reason: 'Needs an on-call engineer. skill name="x"', remembered: true }],

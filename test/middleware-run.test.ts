@@ -25,8 +25,15 @@ describe('tools bound to their run', () => {
     const ctx = createContext({ messages: conversation('Please help.') });
     await skillsMiddleware({ directories: [SKILLS_FIXTURES] })(ctx, async () => {});
     const useSkill = ctx.tools.get('use_skill');
-    expect(String(await useSkill?.handler({ skill_name: 'debug' } as never, {}))).toContain('<skill name="debug">');
-    // The run recorded it: a second call in the same conversation says so.
+    const answer = String(await useSkill?.handler({ skill_name: 'debug' } as never, {}));
+    expect(answer).toContain('<skill name="debug">');
+    // Not in the messages yet (no host stored it): a second call gets the instructions again.
+    expect(await callTool(ctx, 'use_skill', { skill_name: 'debug' })).toContain('<skill name="debug">');
+    // Once the conversation holds the answer, as the host stores it, a further call says so.
+    ctx.messages.push(
+      { role: 'assistant', content: '', tool_calls: [{ id: 'c1', name: 'use_skill', arguments: { skill_name: 'debug' } }] },
+      { role: 'tool', tool_call_id: 'c1', content: JSON.stringify(answer) },
+    );
     expect(await callTool(ctx, 'use_skill', { skill_name: 'debug' })).toContain('already active');
     expect(getSkills(ctx)?.activated).toEqual(['debug']);
     const read = await callTool(ctx, 'read_skill_resource', { skill_name: 'debug', path: 'SKILL.md', limit: 3 });

@@ -190,10 +190,16 @@ describe('skillsMiddleware', () => {
     expect(ctx.log.entries).toContainEqual({ level: 'info', args: ['[skills] activated', { skill: 'code-review', route: 'model' }] });
   });
 
-  it('a second activation of the same skill in the run gets a short note', async () => {
+  it('a second activation gets a short note only while the first answer is in ctx.messages as it stands', async () => {
     const ctx = await run({ directories: [fixtures] }, ctxWith([{ role: 'user', content: 'it crashes' }]));
-    expect(await callTool(ctx, 'use_skill', { skill_name: 'debug' })).toContain('<skill name="debug">');
+    const answer = await callTool(ctx, 'use_skill', { skill_name: 'debug' });
+    expect(answer).toContain('<skill name="debug">');
+    ctx.messages.push({ role: 'tool', tool_call_id: 'c1', content: answer } as never);
     expect(await callTool(ctx, 'use_skill', { skill_name: 'debug' })).toMatch(/already active/);
+    // A buffer replaces the array and drops the answer: the tool reads the new array and answers in full again.
+    ctx.messages = [{ role: 'user', content: 'still broken' }];
+    expect(await callTool(ctx, 'use_skill', { skill_name: 'debug' })).toContain('<skill name="debug">');
+    expect(getSkills(ctx)?.activated).toEqual(['debug']);
   });
 
   it('each request gets tools bound to its own run: activations never leak between concurrent requests', async () => {

@@ -35,6 +35,7 @@ describe('resolveOptions', () => {
       findSkills: undefined,
       always: [],
       autoActivate: undefined,
+      keepInView: { maxChars: 50_000, maxSkillChars: 20_000 },
       watch: undefined,
       signal: undefined,
     });
@@ -50,8 +51,21 @@ describe('resolveOptions', () => {
       preload: false,
       catalogBudget: 8000,
       autoActivate: { threshold: 0.3, maxSkills: 1 },
+      keepInView: { maxChars: 50000, maxSkillChars: 20000 },
       watch: { debounceMs: 200 },
     });
+  });
+
+  it('keepInView: on by default, false turns it off, an object overrides the budget, mistakes say how to fix them', () => {
+    const resolve = (keepInView: unknown) => resolveOptions({ directories: ['/s'], keepInView } as never).keepInView;
+    expect(resolve(true)).toEqual({ maxChars: 50_000, maxSkillChars: 20_000 });
+    expect(resolve(false)).toBeUndefined();
+    expect(resolve({ maxChars: 9000 })).toEqual({ maxChars: 9000, maxSkillChars: 20_000 });
+    expect(resolve({ maxSkillChars: Infinity })).toEqual({ maxChars: 50_000, maxSkillChars: Infinity });
+    expect(configError({ directories: ['/s'], keepInView: 'yes' })).toMatchObject({ option: 'keepInView' });
+    expect(configError({ directories: ['/s'], keepInView: { maxChars: 0 } })).toMatchObject({ option: 'keepInView.maxChars' });
+    expect(configError({ directories: ['/s'], keepInView: { maxSkillChars: -1 } })).toMatchObject({ option: 'keepInView.maxSkillChars' });
+    expect(configError({ directories: ['/s'], keepInView: { budget: 1 } })).toMatchObject({ option: 'keepInView.budget' });
   });
 
   it('errors record the option at fault and a hint, and build their message from them (no prefix)', () => {

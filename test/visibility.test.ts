@@ -209,7 +209,7 @@ describe('visible: asked once per skill per request', () => {
     ctx.messages.push({ role: 'user', content: '@deploy-production' });
     await compose([middleware])(ctx);
     expect(asked).toHaveLength(NAMES.length * 2);
-    expect(ctx.messages.at(-1)?.content).toContain('BODY-deploy-production');
+    expect(ctx.messages.filter((m) => m.role === 'tool' && m.content.startsWith('<skill name="deploy-production">'))).toHaveLength(1);
   });
 
   it('hides every skill whose answer throws, rejects or is not a boolean, and logs once per request', async () => {

@@ -33,13 +33,15 @@ function notFound(requested: string, index: SkillIndex, searchTool: string | und
 export interface ActivationTextOptions extends ListingOptions {
   /** Most characters of instructions carried; a longer body is cut at a line boundary. Default: no limit. */
   maxInstructionChars?: number;
+  /** The limit a cut names, so a reader knows which option to raise. Default: `maxInstructionChars`. */
+  cutBy?: string;
 }
 
 /**
  * The instructions, cut at the last line boundary within `max` characters,
  * with how to read the rest. A single line longer than `max` is cut inside it.
  */
-function instructionsWithin(skill: Skill, max: number, readTool: string | undefined): string {
+function instructionsWithin(skill: Skill, max: number, readTool: string | undefined, cutBy: string): string {
   const text = skill.instructions.trim();
   if (text.length <= max) return text;
   const lineEnd = text.lastIndexOf('\n', max);
@@ -52,7 +54,7 @@ function instructionsWithin(skill: Skill, max: number, readTool: string | undefi
     skill.instructionsLine === undefined
       ? undefined
       : skill.instructionsLine + (skill.instructions.slice(0, leading).match(/\n/g)?.length ?? 0);
-  const cut = `[Instructions cut here: ${keptLines} of ${totalLines} lines shown (${kept.length.toLocaleString('en-US')} of ${text.length.toLocaleString('en-US')} characters, maxInstructionChars).`;
+  const cut = `[Instructions cut here: ${keptLines} of ${totalLines} lines shown (${kept.length.toLocaleString('en-US')} of ${text.length.toLocaleString('en-US')} characters, ${cutBy}).`;
   if (readTool === undefined) return `${kept}\n\n${cut} The rest is in ${skill.path}.]`;
   const next =
     firstLine === undefined
@@ -68,7 +70,7 @@ export function renderActivation(skill: Skill, options: ActivationTextOptions = 
     `<skill name="${skill.metadata.name}">`,
     `Skill directory: ${skill.directory}`,
     '',
-    instructionsWithin(skill, max, options.readTool),
+    instructionsWithin(skill, max, options.readTool, options.cutBy ?? 'maxInstructionChars'),
     '',
   ];
   lines.push(renderResourceListing(skill.resources, options));
