@@ -95,6 +95,21 @@ export function findMentions(text: string, knownNames: Iterable<string> | ((name
   return result;
 }
 
+/**
+ * The arguments of a mention that opens the message: `@deploy-staging eu-west
+ * --dry-run` gives `deploy-staging` the rest of the message, as a slash
+ * command gets what follows it. A mention anywhere else ("then ask
+ * @code-review about it") activates its skill without arguments: the rest
+ * of a sentence is not meant for the skill. Undefined when the message does
+ * not open with a mention or nothing follows it.
+ */
+export function leadingMention(text: string): { name: string; arguments: string } | undefined {
+  const match = /^\s*@([a-z0-9-]{1,64})(?![\w/-]|\.\w)[ \t]*(?:\r?\n)?([\s\S]*)$/.exec(text);
+  const name = match?.[1]?.replace(/-+$/, '');
+  const rest = match?.[2]?.trim() ?? '';
+  return name && rest !== '' ? { name, arguments: rest } : undefined;
+}
+
 function setOf(names: Iterable<string>): (name: string) => boolean {
   const set = names instanceof Set ? (names as ReadonlySet<string>) : new Set(names);
   return (name) => set.has(name);
@@ -116,6 +131,17 @@ export function messageText(content: unknown): string | undefined {
 
 // ---------------------------------------------------------------------------
 // Model invocation
+
+/**
+ * False when the frontmatter says `user-invocable: false` (or the string
+ * "false"): `@` mentions do not activate such a skill, while the model (and
+ * `always`) still can.
+ */
+export function isUserInvocable(metadata: Readonly<Record<string, unknown>>): boolean {
+  const value = metadata['user-invocable'];
+  if (value === false) return false;
+  return !(typeof value === 'string' && value.trim().toLowerCase() === 'false');
+}
 
 /** The frontmatter key that keeps a skill out of the catalog and the model's reach. */
 const DISABLE_MODEL_INVOCATION = 'disable-model-invocation';
@@ -161,6 +187,12 @@ export interface SelectionInput {
   auto?: AutoActivation;
   /** Skills the conversation already holds (alreadyActivated, plus this run's activations). */
   alreadyActive: Iterable<string>;
+  /**
+   * Arguments given with a mention (leadingMention). A mention with arguments
+   * is activated even when the skill is already active: the new arguments
+   * must reach the model.
+   */
+  mentionArguments?: { name: string; arguments: string } | undefined;
 }
 
 export interface Activation {
@@ -168,6 +200,8 @@ export interface Activation {
   route: Exclude<ActivationRoute, 'model' | 'kept-in-view'>;
   /** The ranker's score, for `auto` activations. */
   score?: number;
+  /** The arguments given with a mention. */
+  arguments?: string;
 }
 
 /**
@@ -178,6 +212,11 @@ export interface Activation {
 export function selectActivations(input: SelectionInput): Activation[] {
   const taken = new Set(input.alreadyActive);
   const selected: Activation[] = [];
+  const given = input.mentionArguments;
+  if (given !== undefined && input.mentions.includes(given.name)) {
+    taken.add(given.name);
+    selected.push({ name: given.name, route: 'mention', arguments: given.arguments });
+  }
   const add = (activation: Activation): void => {
     if (taken.has(activation.name)) return;
     taken.add(activation.name);

@@ -171,8 +171,15 @@ export function toolCallIds(messages: readonly HostMessage[]): Set<string> {
  * An activation the model did not ask for, shaped exactly as if it had called
  * use_skill (under the name the model knows it by, when registerTools gave it an alias).
  */
-export function activationMessages(id: string, name: string, text: string, toolName: string = USE_SKILL_TOOL): HostMessage[] {
-  const call = { role: 'assistant', content: '', tool_calls: [{ id, name: toolName, arguments: { skill_name: name } }] };
+export function activationMessages(
+  id: string,
+  name: string,
+  text: string,
+  toolName: string = USE_SKILL_TOOL,
+  args?: string,
+): HostMessage[] {
+  const input = args === undefined ? { skill_name: name } : { skill_name: name, arguments: args };
+  const call = { role: 'assistant', content: '', tool_calls: [{ id, name: toolName, arguments: input }] };
   const result = { role: 'tool', content: text, tool_call_id: id, name: toolName };
   return [call, result];
 }

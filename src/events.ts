@@ -40,6 +40,8 @@ export interface SkillEvent {
   remembered?: boolean;
   /** The ranker's score (0..1), for `auto` activations. */
   score?: number;
+  /** What the activation passed to the skill (`@name rest of the message`, use_skill's `arguments`). */
+  arguments?: string;
 }
 
 /**

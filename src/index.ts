@@ -21,7 +21,9 @@ export { buildCatalog, catalogEntries, DEFAULT_CATALOG_BUDGET } from './catalog.
 export type { CatalogEntry, CatalogMode, CatalogOptions, CatalogReport, CatalogResult } from './catalog.js';
 export { createRanker } from './rank.js';
 export type { Ranker, RankEntry, RankResult } from './rank.js';
-export { findMentions, isModelInvocable, AUTO_ACTIVATE_DEFAULTS } from './activation.js';
+export { findMentions, isModelInvocable, isUserInvocable, leadingMention, AUTO_ACTIVATE_DEFAULTS } from './activation.js';
+export { substitute as substitutePlaceholders, splitArguments, argumentHint, substitutesInCode } from './arguments.js';
+export type { Substitutions, Substituted } from './arguments.js';
 export type { ActivationRoute, Mentions } from './activation.js';
 export type { AutoActivateOptions, KeepInViewOptions } from './options.js';
 export type { SkillVisibility, VisibilityFailure } from './visibility.js';

@@ -15,9 +15,10 @@ import type { ActivationRoute } from './activation.js';
 import { activationMessages, injectedCallId, insertAfterLatestUser, skillsInView, toolCallIds } from './conversation.js';
 import type { HostMessage } from './host.js';
 import type { Skill } from './model.js';
+import type { PluginRoots } from './plugin-root.js';
 import type { SkillsRun } from './run.js';
 import type { SkillIndex } from './skill-index.js';
-import { renderActivation, type ActivationTextOptions } from './tools/use-skill.js';
+import { renderActivation, type ActivationTextOptions, type Invocation } from './tools/use-skill.js';
 import type { SkillsContext } from './types.js';
 
 /** The route a skill put back in view is logged under (and its injected tool-call id is named after). */
@@ -55,13 +56,24 @@ export interface KeepInViewResult {
   left: Array<{ skill: string; room: number }>;
 }
 
+/** An active skill, loaded ahead, with the plugin folder its placeholders stand for. */
+export interface ActiveSkill {
+  skill: Skill;
+  pluginRoot: string | undefined;
+}
+
 /** The active skills, loaded ahead (cached by the index after their first activation). Unreadable ones are logged and skipped. */
-export async function loadActive(ctx: SkillsContext, run: SkillsRun, index: SkillIndex): Promise<Map<string, Skill>> {
-  const loaded = new Map<string, Skill>();
+export async function loadActive(
+  ctx: SkillsContext,
+  run: SkillsRun,
+  index: SkillIndex,
+  pluginRoots: PluginRoots,
+): Promise<Map<string, ActiveSkill>> {
+  const loaded = new Map<string, ActiveSkill>();
   for (const name of run.activated) {
     try {
       const skill = await index.load(name);
-      if (skill) loaded.set(name, skill);
+      if (skill) loaded.set(name, { skill, pluginRoot: await pluginRoots.of(skill, ctx.log) });
     } catch (error) {
       ctx.log.warn('[skills] could not keep in view', {
         skill: name,
@@ -80,7 +92,7 @@ export async function loadActive(ctx: SkillsContext, run: SkillsRun, index: Skil
 export function keepInView(
   ctx: SkillsContext,
   run: SkillsRun,
-  loaded: ReadonlyMap<string, Skill>,
+  loaded: ReadonlyMap<string, ActiveSkill>,
   settings: KeepInViewSettings,
 ): KeepInViewResult {
   const result: KeepInViewResult = { kept: [], left: [] };
@@ -92,10 +104,11 @@ export function keepInView(
   const messages: HostMessage[] = [];
   let room = settings.budget.maxChars;
   for (const name of wanted) {
-    const skill = loaded.get(name) as Skill;
+    const { skill, pluginRoot } = loaded.get(name) as ActiveSkill;
     const allowance = Math.min(settings.budget.maxSkillChars, room);
     const cutBy = allowance === settings.budget.maxSkillChars ? 'keepInView.maxSkillChars' : 'keepInView.maxChars';
-    const fitted = fit(skill, allowance, { ...settings.text, cutBy });
+    const args = run.arguments.get(name);
+    const fitted = fit(skill, allowance, { ...settings.text, cutBy }, { arguments: args, pluginRoot });
     if (!fitted) {
       result.left.push({ skill: name, room });
       continue;
@@ -103,7 +116,7 @@ export function keepInView(
     room -= fitted.text.length;
     const id = injectedCallId(KEPT_IN_VIEW, name, taken);
     taken.add(id);
-    messages.push(...activationMessages(id, name, fitted.text, settings.toolName));
+    messages.push(...activationMessages(id, name, fitted.text, settings.toolName, args));
     result.kept.push({ skill: name, chars: fitted.text.length, cut: fitted.cut });
   }
   insertAfterLatestUser(ctx.messages, messages);
@@ -112,14 +125,19 @@ export function keepInView(
 }
 
 /** The activation text within `allowance` characters: whole, or cut at a line boundary; undefined when too little would remain. */
-function fit(skill: Skill, allowance: number, text: ActivationTextOptions): { text: string; cut: boolean } | undefined {
-  const whole = renderActivation(skill, { ...text, cutBy: undefined });
+function fit(
+  skill: Skill,
+  allowance: number,
+  text: ActivationTextOptions,
+  invocation: Invocation,
+): { text: string; cut: boolean } | undefined {
+  const whole = renderActivation(skill, { ...text, cutBy: undefined }, invocation);
   if (whole.length <= allowance) return { text: whole, cut: false };
   const body = Math.min(skill.instructions.trim().length, text.maxInstructionChars ?? Infinity);
   let max = allowance - (whole.length - body) - CUT_NOTE_ROOM;
   // The note's length depends on the figures in it: shrink until the whole text fits.
   while (max >= MIN_KEPT_CHARS) {
-    const cut = renderActivation(skill, { ...text, maxInstructionChars: max });
+    const cut = renderActivation(skill, { ...text, maxInstructionChars: max }, invocation);
     if (cut.length <= allowance) return { text: cut, cut: true };
     max -= cut.length - allowance;
   }

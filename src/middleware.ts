@@ -15,6 +15,7 @@ import { createIndexCache, type IndexCache } from './index-cache.js';
 import { Libraries, suggestionsFor, type Library } from './library.js';
 import { LiveReload } from './live-reload.js';
 import { resolveOptions, type ResolvedOptions, type SkillsOptions } from './options.js';
+import { PluginRoots } from './plugin-root.js';
 import { placeThenNext, preActivate, type PreActivationSettings } from './pre-activation.js';
 import { createResourceReader } from './resource-reader.js';
 import { isSkillsState, runOf, SkillsRun } from './run.js';
@@ -62,9 +63,10 @@ class SkillsRuntime {
       maxInstructionChars: options.maxInstructionChars,
       ...(reader ? { readTool: READ_RESOURCE_TOOL } : {}),
     };
+    const pluginRoots = new PluginRoots(options.fs);
     const gate = new ActivationGate({ approve: options.approve, onEvent: options.onEvent });
-    this.toolbox = new RunToolbox(this.libraries, reader, text, gate);
-    this.activation = { autoActivate: options.autoActivate, text, gate };
+    this.toolbox = new RunToolbox(this.libraries, reader, text, pluginRoots, gate);
+    this.activation = { autoActivate: options.autoActivate, text, pluginRoots, gate };
     const { watch } = options;
     // A prebuilt index cannot know what changed: after a change seen on disk, scan.
     this.liveReload = watch ? new LiveReload({ ...options, watch }, this.cache, () => source.preferScan()) : undefined;
@@ -103,7 +105,7 @@ class SkillsRuntime {
     if (!budget || run.activated.length === 0) return undefined;
     // Only visible skills load (index is this request's part), and only approved ones may come back.
     await this.approveKeptInView(ctx, run, index);
-    const loaded = await loadActive(ctx, run, index);
+    const loaded = await loadActive(ctx, run, index, this.activation.pluginRoots);
     const settings: KeepInViewSettings = {
       budget,
       text: this.activation.text,

@@ -4,12 +4,13 @@
  * called use_skill, and the placement of those messages (now, or at the
  * request's first model call when the user's message does not exist yet).
  */
-import { findMentions, MAX_MENTIONS, selectActivations, type Activation } from './activation.js';
+import { findMentions, isUserInvocable, leadingMention, MAX_MENTIONS, selectActivations, type Activation } from './activation.js';
 import { activatedSkills, activationMessages, injectedCallId, modelToolName, toolCallIds } from './conversation.js';
 import type { ActivationGate } from './gate.js';
 import type { HostMessage, HostModel, Next } from './host.js';
 import { suggestionsFor, type Library } from './library.js';
 import type { ResolvedOptions } from './options.js';
+import type { PluginRoots } from './plugin-root.js';
 import type { SkillsRun } from './run.js';
 import type { SkillIndex } from './skill-index.js';
 import { USE_SKILL_TOOL } from './tool-names.js';
@@ -22,6 +23,7 @@ const SUGGESTED_MENTIONS = 3;
 export interface PreActivationSettings {
   autoActivate: ResolvedOptions['autoActivate'];
   text: ActivationTextOptions;
+  pluginRoots: PluginRoots;
   /** `approve` and the events, as for use_skill. */
   gate: ActivationGate;
 }
@@ -50,25 +52,30 @@ export async function preActivate(
   const inject = (pick: Activation, text: string): void => {
     const id = injectedCallId(pick.route, pick.name, taken);
     taken.add(id);
-    messages.push(...activationMessages(id, pick.name, text, toolName));
+    messages.push(...activationMessages(id, pick.name, text, toolName, pick.arguments));
   };
   for (const pick of picks) {
     const entry = index.get(pick.name);
     if (!entry) continue;
-    const decision = await settings.gate.check(run, entry, pick.route, ctx.log);
+    const decision = await settings.gate.check(run, entry, pick.route, ctx.log, pick.arguments);
     if (!decision.approved) {
       // The user asked for this one: the model must know it is not available (always/auto were never asked for).
       if (pick.route === 'mention') inject(pick, decision.message);
       continue;
     }
-    const text = await activationText(ctx, index, pick, settings.text);
-    if (text === undefined || !run.activate(pick.name)) continue;
+    const text = await activationText(ctx, index, pick, settings);
+    if (text === undefined) continue;
+    // A mention with arguments goes in even when the skill is active: the model needs the new arguments.
+    if (!run.activate(pick.name, pick.arguments) && pick.arguments === undefined) continue;
     inject(pick, text);
-    const score = pick.score === undefined ? {} : { score: pick.score };
-    ctx.log.info('[skills] activated', { skill: pick.name, route: pick.route, ...score });
+    const extra = {
+      ...(pick.score === undefined ? {} : { score: pick.score }),
+      ...(pick.arguments === undefined ? {} : { arguments: pick.arguments }),
+    };
+    ctx.log.info('[skills] activated', { skill: pick.name, route: pick.route, ...extra });
     settings.gate.emit(
       run,
-      { type: 'activation', skill: pick.name, route: pick.route, size: text.length, outcome: 'ok', ...score },
+      { type: 'activation', skill: pick.name, route: pick.route, size: text.length, outcome: 'ok', ...extra },
       ctx.log,
     );
   }
@@ -89,8 +96,20 @@ function choose(ctx: SkillsContext, library: Library, run: SkillsRun, query: str
   if (mentions.ignored !== undefined && mentions.ignored > 0) {
     ctx.log.warn('[skills] too many mentions', { examined: MAX_MENTIONS, ignored: mentions.ignored });
   }
+  const invocable = mentions.known.filter((name) => {
+    if (isUserInvocable(library.index.get(name)?.metadata ?? {})) return true;
+    ctx.log.warn('[skills] mention ignored: the skill is not user-invocable', {
+      mention: name,
+      hint: 'its frontmatter says user-invocable: false; the model may still activate it with use_skill',
+    });
+    return false;
+  });
+  const leading = leadingMention(query);
+  // The same arguments as the skill's last activation: already in the conversation (a rerun, or the user repeating).
+  const repeated = leading !== undefined && run.activated.includes(leading.name) && run.arguments.get(leading.name) === leading.arguments;
   return selectActivations({
-    mentions: mentions.known,
+    mentions: invocable,
+    mentionArguments: repeated ? undefined : leading,
     always: library.always,
     // The ranker covers the model-visible skills only, so hidden ones are never auto-activated.
     auto: auto && { query, ...auto, rank: (text) => library.ranker().rank(text, Math.max(auto.maxSkills, 5)) },
@@ -102,13 +121,14 @@ async function activationText(
   ctx: SkillsContext,
   index: SkillIndex,
   pick: Activation,
-  options: ActivationTextOptions,
+  settings: PreActivationSettings,
 ): Promise<string | undefined> {
   try {
     const loaded = await index.loadDetailed(pick.name);
     if (!loaded) return undefined;
     if (loaded.first) for (const diagnostic of loaded.diagnostics) ctx.log.warn('[skills] warning', diagnostic);
-    return renderActivation(loaded.skill, options);
+    const pluginRoot = await settings.pluginRoots.of(loaded.skill, ctx.log);
+    return renderActivation(loaded.skill, settings.text, { arguments: pick.arguments, pluginRoot });
   } catch (error) {
     ctx.log.warn('[skills] could not activate', {
       skill: pick.name,

@@ -5,6 +5,7 @@
  */
 import type { ActivationGate } from './gate.js';
 import type { Libraries } from './library.js';
+import type { PluginRoots } from './plugin-root.js';
 import type { ResourceReader } from './resource-reader.js';
 import type { SkillsRun } from './run.js';
 import { FIND_SKILLS_TOOL } from './tool-names.js';
@@ -30,6 +31,7 @@ export class RunToolbox {
     private readonly libraries: Libraries,
     private readonly reader: ResourceReader | undefined,
     private readonly text: ActivationTextOptions,
+    private readonly pluginRoots: PluginRoots,
     private readonly gate: ActivationGate,
   ) {}
 
@@ -61,11 +63,12 @@ export class RunToolbox {
       source: modelIndex,
       // In view now, not merely activated once: conversationBuffer may have trimmed the instructions since.
       isActive: (name) => run.inView(name),
-      activate: (name) => run.activate(name),
+      activate: (name, args) => run.activate(name, args),
+      pluginRoot: (skill, log) => this.pluginRoots.of(skill, log),
       searchTool: () => (this.libraries.of(run.index).search ? FIND_SKILLS_TOOL : undefined),
       text: this.text,
-      gate: async (entry, log) => {
-        const decision = await gate.check(run, entry, 'model', log);
+      gate: async (entry, log, args) => {
+        const decision = await gate.check(run, entry, 'model', log, args);
         return decision.approved ? undefined : decision.message;
       },
       emit,

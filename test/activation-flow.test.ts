@@ -128,10 +128,17 @@ describe('activation strategies', () => {
   it('@mention injects the skill as if use_skill had been called, right after the user message', async () => {
     const ctx = await run({ directories: [fixtures] }, conversation('@debug my test fails with a timeout'));
     expect(ctx.messages.map((m) => m.role)).toEqual(['system', 'user', 'assistant', 'tool']);
-    expect(ctx.messages[2]).toMatchObject({ tool_calls: [{ name: 'use_skill', arguments: { skill_name: 'debug' } }] });
+    // The mention opens the message: the rest is the skill's arguments, passed as use_skill would get them.
+    const args = 'my test fails with a timeout';
+    expect(ctx.messages[2]).toMatchObject({ tool_calls: [{ name: 'use_skill', arguments: { skill_name: 'debug', arguments: args } }] });
     expect(toolMessages(ctx)[0]?.content).toMatch(/^<skill name="debug">/);
+    // The debug fixture uses no placeholder: the arguments are appended, as Claude Code does.
+    expect(toolMessages(ctx)[0]?.content).toContain(`ARGUMENTS: ${args}`);
     expect(getSkills(ctx)?.activated).toEqual(['debug']);
-    expect(ctx.log.entries).toContainEqual({ level: 'info', args: ['[skills] activated', { skill: 'debug', route: 'mention' }] });
+    expect(ctx.log.entries).toContainEqual({
+      level: 'info',
+      args: ['[skills] activated', { skill: 'debug', route: 'mention', arguments: args }],
+    });
   });
 
   it('an unknown mention is logged with suggestions, not fatal', async () => {
@@ -161,13 +168,13 @@ describe('activation strategies', () => {
 
   it('never injects a skill twice in one conversation, whatever the route', async () => {
     const middleware = skillsMiddleware({ directories: [fixtures], always: ['debug'] });
-    const messages = conversation('@debug @debug it crashes');
+    const messages = conversation('it crashes, @debug @debug');
     const first = createContext({ messages });
     await middleware(first, async () => {});
     expect(toolMessages(first)).toHaveLength(1);
     // The next turn of the same conversation (messages kept), mentioning it again.
     const next = createContext({
-      messages: [...first.messages, { role: 'assistant', content: 'ok' }, { role: 'user', content: '@debug still broken' }],
+      messages: [...first.messages, { role: 'assistant', content: 'ok' }, { role: 'user', content: 'still broken, @debug' }],
     });
     await middleware(next, async () => {});
     expect(toolMessages(next)).toHaveLength(1);

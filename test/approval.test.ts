@@ -85,6 +85,24 @@ describe('approve', () => {
     ]);
   });
 
+  it('is told the arguments: the rest of a message opening with @name, and use_skill arguments; events carry them', async () => {
+    const asked: SkillActivation[] = [];
+    const events: SkillEvent[] = [];
+    const { ctx } = await request(
+      { approve: (activation) => Boolean(asked.push(activation)), onEvent: (event) => void events.push(event) },
+      '@code-review src/auth.ts',
+    );
+    await callTool(ctx, 'use_skill', { skill_name: 'house-style', arguments: 'formal' });
+    expect(asked.map((a) => [a.skill.metadata.name, a.route, a.arguments])).toEqual([
+      ['code-review', 'mention', 'src/auth.ts'],
+      ['house-style', 'model', 'formal'],
+    ]);
+    expect(events.map((e) => [e.skill, e.route, e.arguments])).toEqual([
+      ['code-review', 'mention', 'src/auth.ts'],
+      ['house-style', 'model', 'formal'],
+    ]);
+  });
+
   it('two calls in one round ask once', async () => {
     let calls = 0;
     let release!: (value: boolean) => void;

@@ -4,6 +4,7 @@
  * is a message the model can act on.
  */
 import { z } from 'zod';
+import { argumentHint, substitute } from '../arguments.js';
 import { emitEvent, type SkillEvent } from '../events.js';
 import type { HostLogger } from '../host.js';
 import type { SkillEntry } from '../model.js';
@@ -22,6 +23,11 @@ export { USE_SKILL_TOOL } from '../tool-names.js';
  */
 export const UseSkillArgsSchema = z.object({
   skill_name: z.string().describe('Name of the skill to activate, exactly as listed in <available_skills>.'),
+  // Optional string: both SISU adapters convert ZodOptional to its inner type and leave it out of `required`.
+  arguments: z
+    .string()
+    .optional()
+    .describe("Arguments for the skill, as a user would type them after its name (e.g. 'eu-west --dry-run'). Leave out when none."),
 });
 
 export type UseSkillArgs = z.infer<typeof UseSkillArgsSchema>;
@@ -63,14 +69,30 @@ function instructionsWithin(skill: Skill, max: number, readTool: string | undefi
   return `${kept}\n\n${cut} To read the rest, ${next}.]`;
 }
 
-/** The text the model gets when it activates `skill`. */
-export function renderActivation(skill: Skill, options: ActivationTextOptions = {}): string {
+/** What one activation fills into the instructions' placeholders (src/arguments.ts). */
+export interface Invocation {
+  /** The arguments given with the activation (`@skill rest of message`, or use_skill's `arguments`). */
+  arguments?: string | undefined;
+  /** The folder `${CLAUDE_PLUGIN_ROOT}` stands for, when one was found. */
+  pluginRoot?: string | undefined;
+}
+
+/** The text the model gets when it activates `skill`, its placeholders filled in for `invocation`. */
+export function renderActivation(skill: Skill, options: ActivationTextOptions = {}, invocation: Invocation = {}): string {
   const max = options.maxInstructionChars ?? Infinity;
+  const filled = substitute(skill.instructions, {
+    arguments: invocation.arguments,
+    skillDir: skill.directory,
+    pluginRoot: invocation.pluginRoot,
+    metadata: skill.metadata,
+  }).text;
+  const hint = argumentHint(skill.metadata);
   const lines = [
     `<skill name="${skill.metadata.name}">`,
     `Skill directory: ${skill.directory}`,
+    ...(hint === undefined ? [] : [`Argument hint: ${hint}`]),
     '',
-    instructionsWithin(skill, max, options.readTool, options.cutBy ?? 'maxInstructionChars'),
+    instructionsWithin({ ...skill, instructions: filled }, max, options.readTool, options.cutBy ?? 'maxInstructionChars'),
     '',
   ];
   lines.push(renderResourceListing(skill.resources, options));
@@ -85,7 +107,9 @@ export interface UseSkillBinding {
    * in this conversation. Absent for a hand-wired tool, which has no run and
    * answers every call with the instructions.
    */
-  activate?: (name: string) => boolean;
+  activate?: (name: string, args?: string) => boolean;
+  /** The folder `${CLAUDE_PLUGIN_ROOT}` stands for in `skill` (looked up through the configured fs); absent: left as written. */
+  pluginRoot?: (skill: Skill, log: HostLogger | undefined) => Promise<string | undefined>;
   /** Whether `name` is already active, before anything is read. */
   isActive?: (name: string) => boolean;
   /** The search tool's name when it is registered for this run: an unknown name's answer points to it. */
@@ -96,7 +120,7 @@ export interface UseSkillBinding {
    * message the model reads instead of the skill when it is denied, else
    * undefined. Absent: every activation goes ahead.
    */
-  gate?: (entry: SkillEntry, log: HostLogger | undefined) => Promise<string | undefined>;
+  gate?: (entry: SkillEntry, log: HostLogger | undefined, args: string | undefined) => Promise<string | undefined>;
   /** Where activation events go (the run's span and `onEvent`); by default a span on the tool's log. */
   emit?: (event: SkillEvent, log: HostLogger | undefined) => void;
 }
@@ -108,6 +132,7 @@ export function bindUseSkillTool({
   source,
   activate,
   isActive,
+  pluginRoot,
   searchTool = () => undefined,
   text = {},
   gate,
@@ -128,10 +153,12 @@ export function bindUseSkillTool({
       const entry = index.get(requested);
       if (!entry) return notFound(requested, index, searchTool());
       const name = entry.metadata.name;
-      if (isActive?.(name)) {
+      const given = args.arguments?.trim() ? args.arguments.trim() : undefined;
+      // New arguments always get the instructions filled in for them, in view or not.
+      if (given === undefined && isActive?.(name)) {
         return `Skill "${name}" is already active in this conversation: its instructions are above. Continue following them.`;
       }
-      const denial = await gate?.(entry, ctx.log);
+      const denial = await gate?.(entry, ctx.log, given);
       if (denial !== undefined) return denial;
       const loaded = await index.loadDetailed(name);
       if (!loaded) return notFound(requested, index, searchTool());
@@ -139,10 +166,12 @@ export function bindUseSkillTool({
         for (const diagnostic of loaded.diagnostics) ctx.log?.warn('[skills] warning', diagnostic);
       }
       // Two calls in one round may both get here; the second still answers, the run records one.
-      activate?.(name);
-      const answer = renderActivation(loaded.skill, text);
-      ctx.log?.info('[skills] activated', { skill: name, route: 'model' });
-      emit({ type: 'activation', skill: name, route: 'model', size: answer.length, outcome: 'ok' }, ctx.log);
+      activate?.(name, given);
+      const root = await pluginRoot?.(loaded.skill, ctx.log);
+      const answer = renderActivation(loaded.skill, text, { arguments: given, pluginRoot: root });
+      const extra = given === undefined ? {} : { arguments: given };
+      ctx.log?.info('[skills] activated', { skill: name, route: 'model', ...extra });
+      emit({ type: 'activation', skill: name, route: 'model', size: answer.length, outcome: 'ok', ...extra }, ctx.log);
       return answer;
     },
     failed: (reason) => `Could not activate the skill: ${reason}. Try again, or continue without it.`,

@@ -48,7 +48,8 @@ describeSisu('a follow-up turn whose history holds the activation as SISU stores
         expect(JSON.parse(stored?.content ?? '')).toContain(body);
 
         // Turn two: the history as an app would have saved it, then the new input.
-        const second = createCtx(host, model, { input: '@deploy-app again, for the hotfix branch' });
+        // Mid-sentence, so no arguments: nothing new for the model, and the skill is already in the conversation.
+        const second = createCtx(host, model, { input: 'Again for the hotfix branch, as @deploy-app says' });
         second.messages = JSON.parse(JSON.stringify(first.messages)) as SisuMessage[];
         await runAgent(host, stack, second);
 

@@ -111,7 +111,7 @@ describeSisu("SISU's own middleware with the skills middleware", () => {
       const events = trace.events.filter((e) => typeof e.args[0] === 'string' && e.args[0].startsWith('[skills]'));
       expect(events.filter((e) => e.args[0] === '[skills] discovered')).toHaveLength(1);
       expect(events.filter((e) => e.args[0] === '[skills] activated').map((e) => e.args[1])).toEqual([
-        { skill: 'house-style', route: 'mention' },
+        { skill: 'house-style', route: 'mention', arguments: 'summarize the meeting' },
         { skill: 'summarize', route: 'model' },
       ]);
     });

@@ -65,7 +65,7 @@ describeSisu('@mention and always, skills placed before or after inputToMessage'
         expect(request.messages[0]).toEqual({ role: 'user', text: INPUT });
         expect(getSkills(ctx)?.activated).toEqual(['deploy-app', 'house-style']);
         expect(ctx.log.find('[skills] activated').map((e) => e.args[1])).toEqual([
-          { skill: 'deploy-app', route: 'mention' },
+          { skill: 'deploy-app', route: 'mention', arguments: 'please ship the hotfix branch' },
           { skill: 'house-style', route: 'always' },
         ]);
       });

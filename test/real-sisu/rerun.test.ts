@@ -47,7 +47,8 @@ describeSisu('the middleware run twice on one ctx', () => {
         .use(host.core.execute)
         .handler();
       await app(ctx);
-      ctx.input = '@deploy-app and once more for the hotfix';
+      // Mentioned mid-sentence (no arguments): the active skill is not injected again.
+      ctx.input = 'And once more for the hotfix, @deploy-app';
       await app(ctx);
       expect(server.violations).toEqual([]);
       expectOnce(server.requests[0]!, ['deploy-app', 'house-style']);

@@ -31,10 +31,13 @@ declare const registry: HostToolRegistry;
 
 const useSkill = createUseSkillTool(skills, { maxInstructionChars: 1000 });
 expectTypeOf(useSkill.handler).parameter(0).toEqualTypeOf<UseSkillArgs>();
-expectTypeOf<UseSkillArgs>().toEqualTypeOf<{ skill_name: string }>();
+expectTypeOf<UseSkillArgs>().toEqualTypeOf<{ skill_name: string; arguments?: string | undefined }>();
 // The schema the host parses with and the handler's arguments are one type.
 expectTypeOf<z.infer<typeof useSkill.schema>>().toEqualTypeOf<Parameters<typeof useSkill.handler>[0]>();
 void useSkill.handler({ skill_name: 'pdf' });
+void useSkill.handler({ skill_name: 'deploy', arguments: 'eu-west' });
+// @ts-expect-error arguments is one string, as typed after the skill's name
+void useSkill.handler({ skill_name: 'deploy', arguments: ['eu-west'] });
 // @ts-expect-error skill_name is a string
 void useSkill.handler({ skill_name: 5 });
 // @ts-expect-error skill_name is required

@@ -1,0 +1,58 @@
+/**
+ * The placeholder rule on the 1,129 real SKILL.md files of ../shared/corpus
+ * (skipped when absent): activated with three arguments, no skill that does
+ * not opt in (`arguments` / `argument-hint`) has a byte of its code changed,
+ * and the counts `npm run substitution` prints come from the same code.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { measureSubstitution } from '../scripts/argument-substitution-core.mjs';
+import { findSkillFiles } from '../scripts/conformance-core.mjs';
+import { codeSegments, substitute, substitutesInCode } from '../src/arguments.js';
+import { parseFrontmatter } from '../src/frontmatter/parse.js';
+
+const CORPUS = fileURLToPath(new URL('../../shared/corpus/skills', import.meta.url));
+const present = existsSync(CORPUS);
+if (!present) console.log(`argument substitution: corpus not found at ${CORPUS}, skipping`);
+
+const ARGS = 'ARG0 ARG1 ARG2';
+const code = (text: string) =>
+  codeSegments(text)
+    .filter((segment) => segment.code)
+    .map((segment) => segment.text);
+
+describe.skipIf(!present)('placeholders on the real corpus', () => {
+  const files = present ? findSkillFiles(CORPUS).map((path) => ({ path: relative(CORPUS, path), text: readFileSync(path, 'utf8') })) : [];
+
+  it('leaves every code block and inline span of a skill without the opt-in as written', () => {
+    let checked = 0;
+    for (const file of files) {
+      const { metadata, body } = parseFrontmatter(file.text);
+      if (substitutesInCode(metadata ?? {})) continue;
+      const out = substitute(body, { arguments: ARGS, skillDir: '/skill', metadata: metadata ?? {} });
+      // Folder placeholders are meant to be filled in wherever they are; nothing else in code may change.
+      const expected = code(body.replace(/\$\{(?:CLAUDE_SKILL_DIR|SKILL_DIR)\}/g, '/skill'));
+      const shown = code(out.text);
+      expect(shown.length, file.path).toBe(expected.length);
+      // The last block may have been left open by the file: then its fence is closed before the appended arguments.
+      shown.forEach((segment, i) => {
+        const original = expected[i] ?? '';
+        expect(segment === original || (i === shown.length - 1 && segment.startsWith(original.trimEnd())), file.path).toBe(true);
+      });
+      expect(out.replaced.code, file.path).toBe(0);
+      checked++;
+    }
+    expect(checked).toBeGreaterThan(1000);
+  });
+
+  it('counts what changes, inside and outside code (the figures in the README)', () => {
+    const { counts, untouchedFiles } = measureSubstitution(files, ARGS, { parseFrontmatter, substitute, substitutesInCode });
+    expect(counts.files).toBe(files.length);
+    // Files whose code holds $1-style placeholders the rule protected: the case it exists for.
+    expect(counts.untouchedInCode).toBeGreaterThan(0);
+    expect(untouchedFiles).toContain('wshobson__agents/plugins__shell-scripting__skills__bats-testing-patterns/SKILL.md');
+    expect(counts.changedOutsideCode).toBeGreaterThan(0);
+  });
+});
