@@ -75,6 +75,24 @@ describe('show', () => {
     expect((await cli(['show', 'pdf-forms', four, '-d', other])).stdout).toContain('Fill every field.');
   });
 
+  it('list, list --json and show name the arguments a skill takes (argument-hint) and user-invocable: false', async () => {
+    const folder = join(temp.path, 'hinted');
+    await writeSkill(folder, 'deploy', 'name: deploy\ndescription: Deploy a branch.\nargument-hint: <region> [mode]', 'Deploy to $0.');
+    await writeSkill(folder, 'helper', 'name: helper\ndescription: Internal helper.\nuser-invocable: false');
+    const list = await cli(['list', folder]);
+    expect(list.stdout).toMatch(/^deploy +\S+ +Deploy a branch\. \[arguments: <region> \[mode\]\]$/m);
+    const json = JSON.parse((await cli(['list', '--json', folder])).stdout) as Array<Record<string, unknown>>;
+    expect(json.map((s) => [s.name, s.argumentHint, s.userInvocable])).toEqual([
+      ['deploy', '<region> [mode]', true],
+      ['helper', null, false],
+    ]);
+    const show = (await cli(['show', 'deploy', folder])).stdout;
+    expect(show).toContain('arguments: <region> [mode] (@deploy <arguments>, or use_skill\'s "arguments")');
+    // What use_skill answers carries the hint too.
+    expect(show.split('What use_skill returns:')[1]).toContain('Argument hint: <region> [mode]');
+    expect((await cli(['show', 'helper', folder])).stdout).toContain('@helper: ignored (user-invocable: false)');
+  });
+
   it.each([
     [['show'], /show: give the skill name, then its folders/],
     [['show', '--dir', 'x'], /show: give the skill name, then its folders/],

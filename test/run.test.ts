@@ -64,3 +64,35 @@ describe('SkillsRun', () => {
     expect(runOf(run.view)).toBe(run);
   });
 });
+
+describe('SkillsRun: what is active, and what is in view', () => {
+  it('activate moves a skill to the most recent place; end drops it and keeps it from being recalled; a new activation undoes the end', () => {
+    // The view lists skills of the run's index only (with `visible`, the request's part), so c is in it.
+    const run = new SkillsRun({}, createSkillIndex({ skills: [skill('a'), skill('b'), skill('c')] }));
+    expect(run.activate('a')).toBe(true);
+    expect(run.activate('b', 'eu-west')).toBe(true);
+    expect(run.arguments.get('b')).toBe('eu-west');
+    expect(run.activate('a')).toBe(false);
+    expect(run.view.activated).toEqual(['b', 'a']);
+    expect(run.view.end('b')).toBe(true);
+    expect(run.view.end('b')).toBe(false);
+    expect(run.arguments.has('b')).toBe(false);
+    run.recall('b');
+    expect(run.view.activated).toEqual(['a']);
+    run.recall('c');
+    expect(run.view.activated).toEqual(['a', 'c']);
+    expect(run.activate('b')).toBe(true);
+    expect(run.view.activated).toEqual(['a', 'c', 'b']);
+  });
+
+  it('inView reads the messages of the ctx it follows as they are when asked, whichever array holds them', () => {
+    const run = new SkillsRun({}, createSkillIndex({ skills: [skill('a')] }));
+    expect(run.view.inView('a')).toBe(false);
+    const ctx = { messages: [{ role: 'tool', content: JSON.stringify('<skill name="a">\nSkill directory: /a\n</skill>') }] };
+    run.follow(ctx);
+    expect(run.view.inView('a')).toBe(true);
+    // conversationBuffer replaces the array: the run reads the new one.
+    ctx.messages = [{ role: 'user', content: '<skill name="a"> pasted by the user is not an activation' }];
+    expect(run.view.inView('a')).toBe(false);
+  });
+});

@@ -8,7 +8,8 @@
  * (in run.ts).
  */
 import { basename, dirname } from 'node:path';
-import { isModelInvocable } from '../activation.js';
+import { isModelInvocable, isUserInvocable } from '../activation.js';
+import { argumentHint } from '../arguments.js';
 import { packageOrigin } from '../packages.js';
 import { closestNames, oneLine } from '../text.js';
 import { DEFAULTS } from '../defaults.js';
@@ -57,7 +58,11 @@ export async function listCommand(args: LoadArgs & { json: boolean }, io: CliIO)
     const fromWidth = Math.max(...rows.map((row) => row.from.length));
     for (const { skill, from } of rows) {
       const hidden = isModelInvocable(skill.metadata) ? '' : ' [not in catalog: disable-model-invocation]';
-      io.out(`${skill.metadata.name.padEnd(nameWidth)}  ${from.padEnd(fromWidth)}  ${oneLine(skill.metadata.description)}${hidden}`);
+      const hint = argumentHint(skill.metadata);
+      const usage = hint === undefined ? '' : ` [arguments: ${hint}]`;
+      io.out(
+        `${skill.metadata.name.padEnd(nameWidth)}  ${from.padEnd(fromWidth)}  ${oneLine(skill.metadata.description)}${usage}${hidden}`,
+      );
     }
   }
   return noteSkipped(loaded, io, args);
@@ -136,6 +141,10 @@ export async function showCommand(args: LoadArgs & { name: string; json: boolean
       ? 'catalog: listed; the model activates it with use_skill'
       : `catalog: not listed (disable-model-invocation); activate it with @${skill.metadata.name} or the always option`,
   );
+  const hint = argumentHint(skill.metadata);
+  if (hint !== undefined) io.out(`arguments: ${hint} (@${skill.metadata.name} <arguments>, or use_skill's "arguments")`);
+  if (!isUserInvocable(skill.metadata))
+    io.out(`@${skill.metadata.name}: ignored (user-invocable: false); the model activates it with use_skill`);
   io.out('');
   io.out(SHOW_ACTIVATION_HEADER);
   io.out(activation);
@@ -219,6 +228,8 @@ function describeSkill(skill: Skill, loaded: Loaded) {
     name: skill.metadata.name,
     description: oneLine(skill.metadata.description),
     modelInvocable: isModelInvocable(skill.metadata),
+    userInvocable: isUserInvocable(skill.metadata),
+    argumentHint: argumentHint(skill.metadata) ?? null,
     path: skill.path,
     directory: skill.directory,
     origin: originOf(skill, loaded),
