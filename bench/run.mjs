@@ -30,6 +30,11 @@ const quick = process.argv.includes('--quick');
 const realOnly = process.argv.includes('--real-only');
 // --overlap-only: the `sisu-skills overlap` rows alone (bench/overlap.mjs), written to bench-results/overlap-only.json.
 const overlapOnly = process.argv.includes('--overlap-only');
+// --visible-only: the per-request rows with and without `visible` alone (issue 19), written to
+// bench-results/visible-only.json. --base=<build's index.js> adds that build (no `visible`) to them,
+// e.g. the main branch built into bench-results/ab/base/, to check the option costs nothing when absent.
+const visibleOnly = process.argv.includes('--visible-only');
+const baseBuild = process.argv.find((arg) => arg.startsWith('--base='))?.slice('--base='.length);
 
 const CONFIG = quick
   ? { sizes: [500, 2000], reps: [3, 3], requests: 1000, activations: 100, parserReps: 3, adversarialSizes: [16_384, 131_072, 524_288] }
@@ -372,6 +377,63 @@ function printTable() {
   for (const c of cells) console.log(line(c));
 }
 
+/**
+ * Per-request cost with and without `visible` (issue 19), 2,000 skills, the
+ * variants interleaved request by request so the machine's noise falls on all
+ * of them alike. Two tenants alternate: one sees every skill, the other has
+ * every tenth hidden (its own view, built once and then reused).
+ */
+async function benchVisible(workload) {
+  const section = `visible, per request ${workload.count}`;
+  const tenantB = new Set(workload.names.filter((_, i) => i % 10 === 0));
+  const twoTenants = (skill, ctx) => ctx.state.tenant === 'a' || !tenantB.has(skill.metadata.name);
+  const variants = [
+    { label: 'no visible option', middleware: api.skillsMiddleware({ directories: [workload.root] }) },
+    {
+      label: 'visible: () => true (asked 2,000 times)',
+      middleware: api.skillsMiddleware({ directories: [workload.root], visible: () => true }),
+    },
+    { label: 'visible, two tenants (sync)', middleware: api.skillsMiddleware({ directories: [workload.root], visible: twoTenants }) },
+    {
+      label: 'visible, two tenants (async)',
+      middleware: api.skillsMiddleware({ directories: [workload.root], visible: async (skill, ctx) => twoTenants(skill, ctx) }),
+    },
+  ];
+  if (baseBuild) {
+    const base = await import(new URL(baseBuild, `file://${process.cwd()}/`).href);
+    variants.unshift({
+      label: `base build (${baseBuild}), no visible`,
+      middleware: base.skillsMiddleware({ directories: [workload.root] }),
+    });
+  }
+  const requestOf = (i) => {
+    const ctx = ctxFor(i);
+    ctx.state.tenant = i % 2 === 0 ? 'a' : 'b';
+    return ctx;
+  };
+  const samples = variants.map(() => []);
+  const rounds = CONFIG.requests + 200;
+  for (let i = 0; i < rounds; i++) {
+    for (let k = 0; k < variants.length; k++) {
+      // Rotated order within each round; the first 200 rounds warm up (JIT, caches, the tenants' views).
+      const v = (i + k) % variants.length;
+      const ctx = requestOf(i);
+      const { ms } = await timeAsync(() => variants[v].middleware(ctx, async () => {}));
+      if (i >= 200) samples[v].push(ms);
+    }
+  }
+  const baseline = median(samples[baseBuild ? 1 : 0]);
+  results.visible = { requests: CONFIG.requests, skills: workload.count, variants: {} };
+  variants.forEach((variant, v) => {
+    const m = median(samples[v]);
+    const { first, last } = growth(samples[v]);
+    results.visible.variants[variant.label] = { medianMs: m, ratioToNoVisible: m / baseline, lastTenthOverFirst: last / first };
+    const own = variant.label === 'no visible option';
+    row(section, `${variant.label}: median`, m, 'ms', own ? '< 1' : '(info)', own ? m < 1 : undefined);
+    if (!own) row(section, `${variant.label} / no visible option`, m / baseline, 'x', '(info)');
+  });
+}
+
 /** The synthetic rows: discovery, per request, use_skill, find_skills, parser, memory. */
 async function benchSynthetic(temp) {
   const workloads = [];
@@ -388,6 +450,8 @@ async function benchSynthetic(temp) {
   const requestWorkload = workloads.find((w) => w.count === REQUEST_SIZE) ?? workloads[0];
   log(`[bench] per-request cost at ${requestWorkload.count}...`);
   await benchRequests(requestWorkload);
+  log(`[bench] per-request cost with and without visible at ${requestWorkload.count}...`);
+  await benchVisible(requestWorkload);
   log('[bench] parser...');
   benchParser(requestWorkload.frontmatters);
   benchAdversarial();
@@ -404,13 +468,18 @@ async function main() {
   const cleanup = () => rm(temp, { recursive: true, force: true });
   process.once('SIGINT', () => cleanup().finally(() => process.exit(130)));
   try {
-    if (!realOnly && !overlapOnly) await benchSynthetic(temp);
-    if (!overlapOnly) {
+    if (visibleOnly) {
+      log(`[bench] writing ${REQUEST_SIZE} skills...`);
+      const workload = await writeWorkload(join(temp, `lib-${REQUEST_SIZE}`), REQUEST_SIZE, SEED + REQUEST_SIZE);
+      log(`[bench] per-request cost with and without visible at ${REQUEST_SIZE}...`);
+      await benchVisible(workload);
+    } else if (!overlapOnly) {
+      if (!realOnly) await benchSynthetic(temp);
       const realStarted = Date.now();
       await benchReal({ temp, quick, row, results, log, perRequest: (workload) => benchRequests(workload, true) });
       results.realShapedSeconds = (Date.now() - realStarted) / 1000;
     }
-    if (!realOnly) await benchOverlap({ temp, quick, row, results, log });
+    if (!realOnly && !visibleOnly) await benchOverlap({ temp, quick, row, results, log });
   } finally {
     await cleanup();
   }
@@ -425,7 +494,7 @@ async function main() {
   );
   const outDir = join(here, '..', 'bench-results');
   await mkdir(outDir, { recursive: true });
-  const outFile = realOnly ? 'real-only.json' : overlapOnly ? 'overlap-only.json' : 'latest.json';
+  const outFile = visibleOnly ? 'visible-only.json' : realOnly ? 'real-only.json' : overlapOnly ? 'overlap-only.json' : 'latest.json';
   await writeFile(join(outDir, outFile), `${JSON.stringify({ date: new Date().toISOString(), ...results }, null, 2)}\n`);
   console.log(`wrote bench-results/${outFile}`);
 }

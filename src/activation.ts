@@ -5,13 +5,10 @@
  * middleware calls these and logs what they decided.
  */
 import { DEFAULTS } from './defaults.js';
+import type { SkillRoute } from './events.js';
 
-/**
- * How a skill got activated; the middleware logs it as `route`.
- * `kept-in-view` is an active skill put back after the conversation lost its
- * instructions (src/keep-in-view.ts).
- */
-export type ActivationRoute = 'tool' | 'mention' | 'always' | 'auto' | 'kept-in-view';
+/** How a skill got activated; the middleware logs it as `route`. */
+export type ActivationRoute = SkillRoute;
 
 /** A message as far as activation cares: only role and text content. */
 export interface ActivationMessage {
@@ -200,7 +197,7 @@ export interface SelectionInput {
 
 export interface Activation {
   name: string;
-  route: Exclude<ActivationRoute, 'tool' | 'kept-in-view'>;
+  route: Exclude<ActivationRoute, 'model' | 'kept-in-view'>;
   /** The ranker's score, for `auto` activations. */
   score?: number;
   /** The arguments given with a mention. */

@@ -26,6 +26,11 @@ export { substitute as substitutePlaceholders, splitArguments, argumentHint, sub
 export type { Substitutions, Substituted } from './arguments.js';
 export type { ActivationRoute, Mentions } from './activation.js';
 export type { AutoActivateOptions, KeepInViewOptions } from './options.js';
+export type { SkillVisibility, VisibilityFailure } from './visibility.js';
+export type { SkillActivation, SkillApproval, ApprovalDecision } from './approval.js';
+export type { SkillEvent, SkillEventHandler, SkillEventType, SkillEventOutcome, SkillRoute } from './events.js';
+export { parseAllowedTools } from './allowed-tools.js';
+export type { AllowedTool } from './allowed-tools.js';
 export { watchSkillDirectories, WatchProblem } from './watch.js';
 export type { SkillsWatcher, WatchChange, WatchOptions, WatchMode, WatchProblemKind, FolderWatching } from './watch.js';
 export type { SkillsErrorCode } from './errors.js';

@@ -150,8 +150,8 @@ function report(ctx: SkillsContext, result: KeepInViewResult, budget: KeepInView
   if (result.kept.length > 0) {
     const chars = result.kept.reduce((sum, kept) => sum + kept.chars, 0);
     const data = { route: KEPT_IN_VIEW, skills: result.kept, chars, budget: budget.maxChars };
+    // Each skill put back is also an event (a `skills.keep-in-view` span), sent by the middleware.
     log.info('[skills] kept in view', data);
-    log.span?.('skills.keep-in-view', data);
   }
   if (result.left.length > 0) {
     log.warn('[skills] not kept in view: over budget', {

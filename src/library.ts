@@ -12,6 +12,15 @@ import { narrowIndex, type SkillIndex } from './skill-index.js';
 import { suggestNames } from './suggest.js';
 import { FIND_SKILLS_TOOL, USE_SKILL_TOOL } from './tool-names.js';
 import { rankerForSkills } from './tools/find-skills.js';
+import { visibilityKey, withoutSkills } from './visibility.js';
+
+/**
+ * Distinct visible sets kept per index (most recently used first). Each holds
+ * its own catalog and, once a request needs it, its own ranker (about 65 ms to
+ * build at 2,000 skills): a server whose users fall into a few groups builds
+ * each group's once.
+ */
+export const KEPT_VISIBLE_SETS = 16;
 
 export interface Library {
   index: SkillIndex;
@@ -31,6 +40,8 @@ export interface Library {
   logged: boolean;
   /** The over-budget mode last logged at info level, so each index logs it once. */
   loggedMode?: CatalogMode;
+  /** The parts of this index that requests with `visible` saw, by hidden set (visibilityKey), least recently used first. */
+  views: Map<string, SkillIndex>;
 }
 
 export function libraryOf(index: SkillIndex, options: ResolvedOptions): Library {
@@ -52,6 +63,7 @@ export function libraryOf(index: SkillIndex, options: ResolvedOptions): Library 
     always: options.always.filter((name) => index.get(name) !== undefined),
     unknownAlways: options.always.filter((name) => index.get(name) === undefined),
     logged: false,
+    views: new Map(),
   };
 }
 
@@ -86,5 +98,26 @@ export class Libraries {
       this.byIndex.set(index, library);
     }
     return library;
+  }
+
+  /**
+   * The part of `index` without the skills at `hidden` (positions in
+   * `index.skills`): the same object for the same set while it is among the
+   * KEPT_VISIBLE_SETS most recently used, so its library (catalog, ranker) is
+   * reused. `index` itself when nothing is hidden.
+   */
+  visiblePart(index: SkillIndex, hidden: readonly number[]): SkillIndex {
+    if (hidden.length === 0) return index;
+    const { views } = this.of(index);
+    const key = visibilityKey(hidden);
+    let part = views.get(key);
+    if (part) {
+      views.delete(key);
+    } else {
+      part = withoutSkills(index, hidden);
+      if (views.size >= KEPT_VISIBLE_SETS) views.delete(views.keys().next().value as string);
+    }
+    views.set(key, part);
+    return part;
   }
 }

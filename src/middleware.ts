@@ -8,7 +8,8 @@
  */
 import { withCatalog } from './catalog.js';
 import { insertAfterLatestUser, modelToolName, userTurn } from './conversation.js';
-import { keepInView, loadActive, type KeepInViewSettings } from './keep-in-view.js';
+import { ActivationGate } from './gate.js';
+import { KEPT_IN_VIEW, keepInView, loadActive, type KeepInViewSettings } from './keep-in-view.js';
 import type { Next } from './host.js';
 import { createIndexCache, type IndexCache } from './index-cache.js';
 import { Libraries, suggestionsFor, type Library } from './library.js';
@@ -23,6 +24,10 @@ import type { SkillIndex, SkillsState } from './skill-index.js';
 import { createSkillSource } from './skill-source.js';
 import { READ_RESOURCE_TOOL, USE_SKILL_TOOL } from './tool-names.js';
 import type { Middleware, SkillsContext } from './types.js';
+import { askVisible, type SkillVisibility } from './visibility.js';
+
+/** Failures of `visible` quoted in the one log line per request (the line counts them all). */
+const LOGGED_VISIBILITY_FAILURES = 10;
 
 export interface SkillsMiddleware extends Middleware<SkillsContext> {
   /** Stop watching the directories (when `watch` is on). Safe to call more than once. */
@@ -59,8 +64,9 @@ class SkillsRuntime {
       ...(reader ? { readTool: READ_RESOURCE_TOOL } : {}),
     };
     const pluginRoots = new PluginRoots(options.fs);
-    this.toolbox = new RunToolbox(this.libraries, reader, text, pluginRoots);
-    this.activation = { autoActivate: options.autoActivate, text, pluginRoots };
+    const gate = new ActivationGate({ approve: options.approve, onEvent: options.onEvent });
+    this.toolbox = new RunToolbox(this.libraries, reader, text, pluginRoots, gate);
+    this.activation = { autoActivate: options.autoActivate, text, pluginRoots, gate };
     const { watch } = options;
     // A prebuilt index cannot know what changed: after a change seen on disk, scan.
     this.liveReload = watch ? new LiveReload({ ...options, watch }, this.cache, () => source.preferScan()) : undefined;
@@ -68,10 +74,14 @@ class SkillsRuntime {
 
   async handle(ctx: SkillsContext, next: Next): Promise<void> {
     this.liveReload?.report(ctx.log);
-    const index = await this.currentIndex(ctx);
-    if (!index) return next();
+    const whole = await this.currentIndex(ctx);
+    if (!whole) return next();
+    const wholeLibrary = this.libraries.of(whole);
+    if (!wholeLibrary.logged) logDiscovery(ctx, wholeLibrary);
+    // Everything below reads only the part of the index this request may see.
+    const { visible } = this.options;
+    const index = visible ? await this.visiblePart(ctx, whole, visible) : whole;
     const library = this.libraries.of(index);
-    if (!library.logged) logDiscovery(ctx, library);
     const run = this.continueRun(ctx, index);
     if (index.skills.length === 0) return next();
 
@@ -93,13 +103,38 @@ class SkillsRuntime {
   private async keepInViewStep(ctx: SkillsContext, run: SkillsRun, index: SkillIndex): Promise<(() => void) | undefined> {
     const budget = this.options.keepInView;
     if (!budget || run.activated.length === 0) return undefined;
+    // Only visible skills load (index is this request's part), and only approved ones may come back.
+    await this.approveKeptInView(ctx, run, index);
     const loaded = await loadActive(ctx, run, index, this.activation.pluginRoots);
     const settings: KeepInViewSettings = {
       budget,
       text: this.activation.text,
       toolName: modelToolName(ctx.state.toolAliases, USE_SKILL_TOOL),
     };
-    return () => void keepInView(ctx, run, loaded, settings);
+    return () => {
+      const { kept, left } = keepInView(ctx, run, loaded, settings);
+      const { gate } = this.activation;
+      for (const { skill, chars, cut } of kept) {
+        gate.emit(run, { type: 'kept-in-view', skill, route: KEPT_IN_VIEW, size: chars, outcome: cut ? 'cut' : 'ok' }, ctx.log);
+      }
+      for (const { skill } of left)
+        gate.emit(run, { type: 'kept-in-view', skill, route: KEPT_IN_VIEW, size: 0, outcome: 'left-out' }, ctx.log);
+    };
+  }
+
+  /**
+   * `approve` for active skills this run has no decision on: those it
+   * recalled from the conversation (a resumed one, in a new ctx) rather than
+   * activated itself. A denied one is ended: never put back, nor recalled.
+   */
+  private async approveKeptInView(ctx: SkillsContext, run: SkillsRun, index: SkillIndex): Promise<void> {
+    if (!this.options.approve) return;
+    for (const name of [...run.activated]) {
+      const entry = index.get(name);
+      if (!entry || run.approvals.has(name)) continue;
+      const decision = await this.activation.gate.check(run, entry, KEPT_IN_VIEW, ctx.log, run.arguments.get(name));
+      if (!decision.approved) run.end(name);
+    }
   }
 
   close(): Promise<void> {
@@ -122,11 +157,24 @@ class SkillsRuntime {
     }
   }
 
+  /** The skills `visible` shows this request (asked once per skill); its failures are logged in one line. */
+  private async visiblePart(ctx: SkillsContext, index: SkillIndex, visible: SkillVisibility): Promise<SkillIndex> {
+    const { hidden, failures } = await askVisible(index, visible, ctx);
+    if (failures.length > 0) {
+      ctx.log.error('[skills] visible failed; those skills are hidden for this request', {
+        count: failures.length,
+        failures: failures.slice(0, LOGGED_VISIBILITY_FAILURES),
+      });
+    }
+    return this.libraries.visiblePart(index, hidden);
+  }
+
   /** The ctx's run: continued on a rerun by this instance (moved to a rebuilt index), else a new one; published either way. */
   private continueRun(ctx: SkillsContext, index: SkillIndex): SkillsRun {
     const existing = runOf(ctx.state.skills) ?? runOf(ctx.skills);
     const run = existing?.owner === this ? existing : new SkillsRun(this, index);
     run.index = index;
+    run.ctx = ctx;
     run.follow(ctx);
     ctx.skills = run.view;
     ctx.state.skills = run.view;

@@ -6,11 +6,14 @@
  */
 import { homedir } from 'node:os';
 import { isAbsolute, resolve } from 'node:path';
+import type { SkillApproval } from './approval.js';
 import { DEFAULTS } from './defaults.js';
+import type { SkillEventHandler } from './events.js';
 import { SkillsConfigError, type ConfigProblem } from './errors.js';
 import { nodeFileSystem, type SkillsFileSystem } from './fs.js';
 import { packageNameProblem } from './packages.js';
 import { editDistance } from './text.js';
+import type { SkillVisibility } from './visibility.js';
 
 export { DEFAULTS } from './defaults.js';
 
@@ -152,6 +155,32 @@ export interface SkillsOptions {
    */
   autoActivate?: boolean | AutoActivateOptions;
   /**
+   * Decides per request which skills exist for it, e.g. from `ctx.state.user`.
+   * Asked once per skill per request, synchronously or with a promise. Only
+   * `true` shows a skill; a hidden one is left out of everything the request
+   * sees (catalog, tools and their answers, mentions, `always`,
+   * `autoActivate`, `ctx.skills`) as if it were not installed. A throw, a
+   * rejection or a non-boolean hides the skill and is logged once per request.
+   * @default undefined (every skill is visible; nothing is asked)
+   */
+  visible?: SkillVisibility;
+  /**
+   * Asked before a skill's instructions enter the conversation, whatever the
+   * route (model, mention, always, auto, kept-in-view), once per skill per
+   * conversation; may be async (e.g. to ask a person). `true` approves;
+   * `false` or `{ approved: false, reason }` denies, and the model is told so
+   * instead of getting the skill. A throw or a rejection denies and is logged.
+   * @default undefined (every activation is approved; nothing is asked)
+   */
+  approve?: SkillApproval;
+  /**
+   * Called with every activation, denial, resource read and keep-in-view
+   * re-injection (each also logged as a `ctx.log.span`). Not awaited; a throw
+   * or rejection is logged and never breaks the run.
+   * @default undefined
+   */
+  onEvent?: SkillEventHandler;
+  /**
    * Keep active skills in view: before each model call, an active skill whose
    * instructions are no longer in the messages the model will be sent (SISU's
    * `conversationBuffer` trimmed them, or a resumed conversation was cut) is
@@ -211,6 +240,9 @@ export interface ResolvedOptions {
   keepInView: Required<KeepInViewOptions> | undefined;
   /** undefined: not watching. */
   watch: { debounceMs: number } | undefined;
+  visible: SkillVisibility | undefined;
+  approve: SkillApproval | undefined;
+  onEvent: SkillEventHandler | undefined;
   signal: AbortSignal | undefined;
   fs: SkillsFileSystem;
 }
@@ -239,6 +271,9 @@ const OPTION_KEYS: { readonly [K in keyof Required<SkillsOptions>]: true } = {
   autoActivate: true,
   keepInView: true,
   watch: true,
+  visible: true,
+  approve: true,
+  onEvent: true,
   signal: true,
   fs: true,
 };
@@ -407,9 +442,19 @@ export function resolveOptions(options: SkillsOptions | undefined): ResolvedOpti
     autoActivate: checkAutoActivate(options.autoActivate),
     keepInView: checkKeepInView(options.keepInView),
     watch: checkWatch(options.watch, fs),
+    visible: checkFunction('visible', options.visible, '(skill, ctx) => boolean'),
+    approve: checkFunction('approve', options.approve, '({ skill, route, arguments }, ctx) => boolean | { approved, reason }'),
+    onEvent: checkFunction('onEvent', options.onEvent, '(event, ctx) => void'),
     signal: options.signal,
     fs,
   };
+}
+
+/** A callback option: absent, or a function (sync or async). */
+function checkFunction<F>(name: string, value: F | undefined, shape: string): F | undefined {
+  if (value !== undefined && typeof value !== 'function')
+    fail(name, `must be a function ${shape}, got ${describe(value)}.`, 'Or leave it out.');
+  return value;
 }
 
 function checkIndex(options: SkillsOptions, cwd: string): string | undefined {

@@ -6,6 +6,7 @@
  */
 import { findMentions, isUserInvocable, leadingMention, MAX_MENTIONS, selectActivations, type Activation } from './activation.js';
 import { activatedSkills, activationMessages, injectedCallId, modelToolName, toolCallIds } from './conversation.js';
+import type { ActivationGate } from './gate.js';
 import type { HostMessage, HostModel, Next } from './host.js';
 import { suggestionsFor, type Library } from './library.js';
 import type { ResolvedOptions } from './options.js';
@@ -23,6 +24,8 @@ export interface PreActivationSettings {
   autoActivate: ResolvedOptions['autoActivate'];
   text: ActivationTextOptions;
   pluginRoots: PluginRoots;
+  /** `approve` and the events, as for use_skill. */
+  gate: ActivationGate;
 }
 
 /** The messages that activate each chosen skill once per conversation; earlier turns count. */
@@ -46,22 +49,35 @@ export async function preActivate(
   if (picks.length === 0) return messages;
   // Only when something is injected: ids must not repeat any in the conversation.
   const taken = toolCallIds(ctx.messages);
+  const inject = (pick: Activation, text: string): void => {
+    const id = injectedCallId(pick.route, pick.name, taken);
+    taken.add(id);
+    messages.push(...activationMessages(id, pick.name, text, toolName, pick.arguments));
+  };
   for (const pick of picks) {
+    const entry = index.get(pick.name);
+    if (!entry) continue;
+    const decision = await settings.gate.check(run, entry, pick.route, ctx.log, pick.arguments);
+    if (!decision.approved) {
+      // The user asked for this one: the model must know it is not available (always/auto were never asked for).
+      if (pick.route === 'mention') inject(pick, decision.message);
+      continue;
+    }
     const text = await activationText(ctx, index, pick, settings);
     if (text === undefined) continue;
     // A mention with arguments goes in even when the skill is active: the model needs the new arguments.
     if (!run.activate(pick.name, pick.arguments) && pick.arguments === undefined) continue;
-    const id = injectedCallId(pick.route, pick.name, taken);
-    taken.add(id);
-    messages.push(...activationMessages(id, pick.name, text, toolName, pick.arguments));
-    const data = {
-      skill: pick.name,
-      route: pick.route,
+    inject(pick, text);
+    const extra = {
       ...(pick.score === undefined ? {} : { score: pick.score }),
       ...(pick.arguments === undefined ? {} : { arguments: pick.arguments }),
     };
-    ctx.log.info('[skills] activated', data);
-    ctx.log.span?.('skills.activate', data);
+    ctx.log.info('[skills] activated', { skill: pick.name, route: pick.route, ...extra });
+    settings.gate.emit(
+      run,
+      { type: 'activation', skill: pick.name, route: pick.route, size: text.length, outcome: 'ok', ...extra },
+      ctx.log,
+    );
   }
   return messages;
 }

@@ -3,6 +3,7 @@
  * handler a ToolContext, not the ctx), and registered on the run's ctx
  * without ever replacing someone else's tool of the same name.
  */
+import type { ActivationGate } from './gate.js';
 import type { Libraries } from './library.js';
 import type { PluginRoots } from './plugin-root.js';
 import type { ResourceReader } from './resource-reader.js';
@@ -11,7 +12,8 @@ import { FIND_SKILLS_TOOL } from './tool-names.js';
 import { bindFindSkillsTool } from './tools/find-skills.js';
 import { bindReadResourceTool } from './tools/read-resource.js';
 import { bindUseSkillTool, type ActivationTextOptions } from './tools/use-skill.js';
-import type { HostTool } from './host.js';
+import type { SkillEvent } from './events.js';
+import type { HostLogger, HostTool } from './host.js';
 import type { SkillsContext } from './types.js';
 
 interface RunTools {
@@ -30,6 +32,7 @@ export class RunToolbox {
     private readonly reader: ResourceReader | undefined,
     private readonly text: ActivationTextOptions,
     private readonly pluginRoots: PluginRoots,
+    private readonly gate: ActivationGate,
   ) {}
 
   /** Register the run's tools on `ctx`: use_skill, read_skill_resource when enabled, find_skills when the catalog needs it. */
@@ -52,7 +55,10 @@ export class RunToolbox {
 
   private make(run: SkillsRun): RunTools {
     // Model-facing tools see only the skills the model may activate; reads cover every loaded skill.
+    // run.index is the part of the index this request may see (visible), so hidden skills are never reached.
     const modelIndex = () => this.libraries.of(run.index).modelIndex;
+    const { gate } = this;
+    const emit = (event: SkillEvent, log: HostLogger | undefined): void => gate.emit(run, event, log);
     const useSkill = bindUseSkillTool({
       source: modelIndex,
       // In view now, not merely activated once: conversationBuffer may have trimmed the instructions since.
@@ -61,13 +67,18 @@ export class RunToolbox {
       pluginRoot: (skill, log) => this.pluginRoots.of(skill, log),
       searchTool: () => (this.libraries.of(run.index).search ? FIND_SKILLS_TOOL : undefined),
       text: this.text,
+      gate: async (entry, log, args) => {
+        const decision = await gate.check(run, entry, 'model', log, args);
+        return decision.approved ? undefined : decision.message;
+      },
+      emit,
     });
     const findSkills = bindFindSkillsTool(modelIndex);
     if (!this.reader) return { useSkill, findSkills };
     return {
       useSkill,
       findSkills,
-      readResource: bindReadResourceTool({ source: () => run.index, reader: this.reader, budget: run.reads }),
+      readResource: bindReadResourceTool({ source: () => run.index, reader: this.reader, budget: run.reads, emit }),
     };
   }
 

@@ -6,10 +6,13 @@
  * (`ctx.skills` / `ctx.state.skills`), which is branded so `getSkills` can
  * tell ours from anything else stored under that key, across package copies.
  */
+import { parseAllowedTools, type AllowedTool } from './allowed-tools.js';
+import type { Verdict } from './approval.js';
 import type { CatalogReport } from './catalog.js';
 import { skillsInView } from './conversation.js';
 import type { HostMessage } from './host.js';
 import type { SkillIndex, SkillsState } from './skill-index.js';
+import type { SkillsContext } from './types.js';
 
 /** Read budget: bytes returned so far, per skill name. */
 export type ReadBudget = Map<string, number>;
@@ -31,13 +34,21 @@ export class SkillsRun {
   readonly reads: ReadBudget = new Map();
   /** What the catalog in this run's system prompt holds; undefined before it was rendered. */
   catalog: CatalogReport | undefined;
+  /**
+   * `approve`'s decision per skill, asked once per conversation (pending ones
+   * included, so two calls in one round ask once).
+   */
+  readonly approvals = new Map<string, Promise<Verdict>>();
+  /** The ctx of the request running now: what `approve` and `onEvent` are given from inside a tool. */
+  ctx: SkillsContext | undefined;
   /** What other middleware reads; the same object for the whole run. */
   readonly view: SkillsState;
 
   /**
    * @param owner the middleware instance that started the run: a rerun by the
    *   same instance continues it, another instance starts its own.
-   * @param index the index the run sees; a rerun after a rebuild moves to the new one.
+   * @param index the part of the index the run sees (only its visible skills, when
+   *   `visible` is set); each request sets it again, and a rebuild moves it to the new index.
    */
   constructor(
     readonly owner: object,
@@ -110,16 +121,34 @@ function viewOf(run: SkillsRun): SkillsState {
       return run.index.loadedAt;
     },
     get activated(): readonly string[] {
-      return run.activated;
+      // A skill activated on an earlier turn that `visible` now hides is not shown either.
+      const { activated, index } = run;
+      return activated.every((name) => index.get(name) !== undefined)
+        ? activated
+        : activated.filter((name) => index.get(name) !== undefined);
     },
     inView: (name: string) => run.inView(name),
-    end: (name: string) => run.end(name),
+    // A hidden skill cannot be ended, as one never installed cannot.
+    end: (name: string) => run.index.get(name) !== undefined && run.end(name),
     get catalog() {
       return run.catalog;
+    },
+    get allowedTools() {
+      return allowedToolsOf(run);
     },
   };
   Object.defineProperty(view, RUN, { value: run, enumerable: false });
   return Object.freeze(view);
+}
+
+/** Each active skill's parsed `allowed-tools`, for those that declare it, in activation order. */
+function allowedToolsOf(run: SkillsRun): ReadonlyMap<string, readonly AllowedTool[]> {
+  const lists = new Map<string, readonly AllowedTool[]>();
+  for (const name of run.activated) {
+    const declared = run.index.get(name)?.metadata['allowed-tools'];
+    if (declared !== undefined) lists.set(name, Object.freeze(parseAllowedTools(declared).map((tool) => Object.freeze(tool))));
+  }
+  return lists;
 }
 
 /** The run behind a published view, when `value` is one made by this copy of the package. */

@@ -8,6 +8,7 @@
  * index, so start-up reads only frontmatter and memory stays small.
  */
 import { sep } from 'node:path';
+import type { AllowedTool } from './allowed-tools.js';
 import type { CatalogReport } from './catalog.js';
 import { compactCopies, flatStrings, nameLookup, sharingPrefix } from './compact.js';
 import type { Diagnostic } from './diagnostics.js';
@@ -54,6 +55,13 @@ export interface SkillsState extends SkillIndex {
   end(name: string): boolean;
   /** What the catalog in this run's system prompt holds, and what the budget cut. */
   readonly catalog: CatalogReport | undefined;
+  /**
+   * The parsed `allowed-tools` of each active skill that declares the field,
+   * by name, in activation order (a skill without the field is absent: it
+   * pre-approves nothing, it does not forbid anything). Data for a guard
+   * middleware; this package enforces nothing.
+   */
+  readonly allowedTools: ReadonlyMap<string, readonly AllowedTool[]>;
 }
 
 /** What an index is built from: a discovery result, or just a list of skills. */

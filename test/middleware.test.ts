@@ -187,7 +187,7 @@ describe('skillsMiddleware', () => {
     expect(result).toContain('references/checklist.md (reference,');
     expect(result).not.toContain('description: >');
     expect(getSkills(ctx)?.activated).toEqual(['code-review']);
-    expect(ctx.log.entries).toContainEqual({ level: 'info', args: ['[skills] activated', { skill: 'code-review', route: 'tool' }] });
+    expect(ctx.log.entries).toContainEqual({ level: 'info', args: ['[skills] activated', { skill: 'code-review', route: 'model' }] });
   });
 
   it('a second activation gets a short note only while the first answer is in ctx.messages as it stands', async () => {

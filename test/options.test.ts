@@ -189,4 +189,17 @@ describe('resolveOptions', () => {
     expect(resolveOptions({ directories: ['a'], always: [' debug', 'debug', 'explain'] }).always).toEqual(['debug', 'explain']);
     for (const bad of ['debug', [''], [1], {}]) expect(configError({ directories: ['a'], always: bad }).option).toBe('always');
   });
+
+  it('visible, approve and onEvent: functions or absent; anything else names the option and its shape', () => {
+    const visible = () => true;
+    const approve = () => true;
+    const onEvent = () => undefined;
+    expect(resolveOptions({ directories: ['a'], visible, approve, onEvent })).toMatchObject({ visible, approve, onEvent });
+    expect(resolveOptions({ directories: ['a'] })).toMatchObject({ visible: undefined, approve: undefined, onEvent: undefined });
+    for (const option of ['visible', 'approve', 'onEvent'] as const) {
+      const error = configError({ directories: ['a'], [option]: true });
+      expect(error.option).toBe(option);
+      expect(error.message).toMatch(new RegExp(`\`${option}\` must be a function .*got boolean true`));
+    }
+  });
 });

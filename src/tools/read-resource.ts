@@ -4,6 +4,8 @@
  * every refusal or failure is a message the model can act on.
  */
 import { z } from 'zod';
+import { emitEvent, type SkillEvent } from '../events.js';
+import type { HostLogger } from '../host.js';
 import { nodeFileSystem } from '../fs.js';
 import { DEFAULTS } from '../options.js';
 import {
@@ -69,10 +71,19 @@ export interface ReadResourceBinding {
   reader: ResourceReader;
   /** The run's bytes read per skill; absent for a hand-wired tool (no per-run limit). */
   budget?: ReadBudget;
+  /** Where read events go (the run's span and `onEvent`); by default a span on the tool's log. */
+  emit?: (event: SkillEvent, log: HostLogger | undefined) => void;
 }
 
+const spanOnly = (event: SkillEvent, log: HostLogger | undefined): void => emitEvent(event, log, undefined, undefined);
+
 /** read_skill_resource bound to a source of skills and a reader: a run's, in the middleware, or a fixed list (createReadResourceTool). */
-export function bindReadResourceTool({ source, reader, budget }: ReadResourceBinding): SkillTool<typeof ReadResourceArgsSchema> {
+export function bindReadResourceTool({
+  source,
+  reader,
+  budget,
+  emit = spanOnly,
+}: ReadResourceBinding): SkillTool<typeof ReadResourceArgsSchema> {
   return skillTool({
     name: READ_RESOURCE_TOOL,
     description:
@@ -93,10 +104,22 @@ export function bindReadResourceTool({ source, reader, budget }: ReadResourceBin
       if (!outcome.ok) {
         const log = SECURITY_REASONS.has(outcome.reason) ? ctx.log?.warn : ctx.log?.debug;
         log?.call(ctx.log, '[skills] resource refused', { skill: name, path, reason: outcome.reason });
+        const event = {
+          type: 'resource-read',
+          skill: name,
+          route: 'model',
+          size: 0,
+          outcome: 'refused',
+          reason: outcome.reason,
+          path,
+        } as const;
+        emit(event, ctx.log);
         return `Cannot read "${path}" from skill "${name}": ${outcome.message}`;
       }
       ctx.log?.info('[skills] resource read', { skill: name, path: outcome.path, bytes: outcome.bytes, cached: outcome.cached });
-      return renderRead(name, outcome);
+      const answer = renderRead(name, outcome);
+      emit({ type: 'resource-read', skill: name, route: 'model', size: answer.length, outcome: 'ok', path: outcome.path }, ctx.log);
+      return answer;
     },
     failed: (reason) => `Could not read the skill file: ${reason}. Continue without it.`,
   });

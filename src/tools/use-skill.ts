@@ -5,7 +5,9 @@
  */
 import { z } from 'zod';
 import { argumentHint, substitute } from '../arguments.js';
+import { emitEvent, type SkillEvent } from '../events.js';
 import type { HostLogger } from '../host.js';
+import type { SkillEntry } from '../model.js';
 import { createSkillIndex, type SkillIndex } from '../skill-index.js';
 import { USE_SKILL_TOOL } from '../tool-names.js';
 import { renderResourceListing, type ListingOptions } from './resource-listing.js';
@@ -113,7 +115,17 @@ export interface UseSkillBinding {
   /** The search tool's name when it is registered for this run: an unknown name's answer points to it. */
   searchTool?: () => string | undefined;
   text?: ActivationTextOptions;
+  /**
+   * Asked before the skill is read or returned (the run's `approve`): the
+   * message the model reads instead of the skill when it is denied, else
+   * undefined. Absent: every activation goes ahead.
+   */
+  gate?: (entry: SkillEntry, log: HostLogger | undefined, args: string | undefined) => Promise<string | undefined>;
+  /** Where activation events go (the run's span and `onEvent`); by default a span on the tool's log. */
+  emit?: (event: SkillEvent, log: HostLogger | undefined) => void;
 }
+
+const spanOnly = (event: SkillEvent, log: HostLogger | undefined): void => emitEvent(event, log, undefined, undefined);
 
 /** use_skill bound to a source of skills: a run's, in the middleware, or a fixed list (createUseSkillTool). */
 export function bindUseSkillTool({
@@ -123,6 +135,8 @@ export function bindUseSkillTool({
   pluginRoot,
   searchTool = () => undefined,
   text = {},
+  gate,
+  emit = spanOnly,
 }: UseSkillBinding): SkillTool<typeof UseSkillArgsSchema> {
   return skillTool({
     name: USE_SKILL_TOOL,
@@ -144,6 +158,8 @@ export function bindUseSkillTool({
       if (given === undefined && isActive?.(name)) {
         return `Skill "${name}" is already active in this conversation: its instructions are above. Continue following them.`;
       }
+      const denial = await gate?.(entry, ctx.log, given);
+      if (denial !== undefined) return denial;
       const loaded = await index.loadDetailed(name);
       if (!loaded) return notFound(requested, index, searchTool());
       if (loaded.first) {
@@ -151,11 +167,12 @@ export function bindUseSkillTool({
       }
       // Two calls in one round may both get here; the second still answers, the run records one.
       activate?.(name, given);
-      const data = { skill: name, route: 'tool', ...(given === undefined ? {} : { arguments: given }) };
-      ctx.log?.info('[skills] activated', data);
-      ctx.log?.span?.('skills.activate', data);
       const root = await pluginRoot?.(loaded.skill, ctx.log);
-      return renderActivation(loaded.skill, text, { arguments: given, pluginRoot: root });
+      const answer = renderActivation(loaded.skill, text, { arguments: given, pluginRoot: root });
+      const extra = given === undefined ? {} : { arguments: given };
+      ctx.log?.info('[skills] activated', { skill: name, route: 'model', ...extra });
+      emit({ type: 'activation', skill: name, route: 'model', size: answer.length, outcome: 'ok', ...extra }, ctx.log);
+      return answer;
     },
     failed: (reason) => `Could not activate the skill: ${reason}. Try again, or continue without it.`,
   });

@@ -112,7 +112,7 @@ describeSisu("SISU's own middleware with the skills middleware", () => {
       expect(events.filter((e) => e.args[0] === '[skills] discovered')).toHaveLength(1);
       expect(events.filter((e) => e.args[0] === '[skills] activated').map((e) => e.args[1])).toEqual([
         { skill: 'house-style', route: 'mention', arguments: 'summarize the meeting' },
-        { skill: 'summarize', route: 'tool' },
+        { skill: 'summarize', route: 'model' },
       ]);
     });
 

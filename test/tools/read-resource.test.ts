@@ -98,7 +98,23 @@ describe('read_skill_resource handler', () => {
     await invoke(tool, { skill_name: 'pdf', path: 'scripts/fill.py' }, ctx);
     await invoke(tool, { skill_name: 'pdf', path: '../../etc/passwd' }, ctx);
     await invoke(tool, { skill_name: 'pdf', path: 'nope.md' }, ctx);
-    expect(ctx.log.entries).toEqual([
+    const spans = ctx.log.entries.filter((entry) => entry.level === 'span').map((entry) => entry.args);
+    expect(spans).toEqual([
+      [
+        'skills.read',
+        { type: 'resource-read', skill: 'pdf', route: 'model', size: expect.any(Number), outcome: 'ok', path: 'scripts/fill.py' },
+      ],
+      [
+        'skills.read',
+        { type: 'resource-read', skill: 'pdf', route: 'model', size: 0, outcome: 'refused', reason: 'parent', path: '../../etc/passwd' },
+      ],
+      [
+        'skills.read',
+        { type: 'resource-read', skill: 'pdf', route: 'model', size: 0, outcome: 'refused', reason: 'not-listed', path: 'nope.md' },
+      ],
+    ]);
+    expect((spans[0]?.[1] as { size: number }).size).toBeGreaterThan(13);
+    expect(ctx.log.entries.filter((entry) => entry.level !== 'span')).toEqual([
       { level: 'info', args: ['[skills] resource read', { skill: 'pdf', path: 'scripts/fill.py', bytes: 13, cached: false }] },
       { level: 'warn', args: ['[skills] resource refused', { skill: 'pdf', path: '../../etc/passwd', reason: 'parent' }] },
       { level: 'debug', args: ['[skills] resource refused', { skill: 'pdf', path: 'nope.md', reason: 'not-listed' }] },

@@ -79,8 +79,8 @@ describe('use_skill handler', () => {
     expect(await invoke(tool, { skill_name: 'debug' }, ctx)).toContain('Do the debug steps.');
     expect(await invoke(tool, { skill_name: 'debug' }, ctx)).toContain('Do the debug steps.');
     expect(ctx.log.entries.filter((e) => e.level === 'info')).toEqual([
-      { level: 'info', args: ['[skills] activated', { skill: 'debug', route: 'tool' }] },
-      { level: 'info', args: ['[skills] activated', { skill: 'debug', route: 'tool' }] },
+      { level: 'info', args: ['[skills] activated', { skill: 'debug', route: 'model' }] },
+      { level: 'info', args: ['[skills] activated', { skill: 'debug', route: 'model' }] },
     ]);
   });
 
