@@ -20,6 +20,7 @@ import { createLimiter, MAX_CONCURRENT_FS_CALLS } from './concurrency.js';
 import { createDiagnostic, type Diagnostic } from './diagnostics.js';
 import { discover } from './discover/discover.js';
 import { errorCode, errorReason, type FileStats, type SkillsFileSystem } from './fs.js';
+import { FolderSet } from './paths.js';
 import { SKILL_FILE } from './skill-file.js';
 import { resolveOptions, type ResolvedOptions, type SkillsOptions } from './options.js';
 import type { DiscoveryResult, Skill, SkillEntry, SkillMetadata } from './types.js';
@@ -363,7 +364,7 @@ function decodeBody(
   if (!Array.isArray(skills)) return malformed(path, '"skills" is not a list');
   const decoded: Skill[] = [];
   const stamps = new Map<string, SkillStamp>();
-  const inside = roots.map((root) => (root.endsWith(sep) ? root : root + sep));
+  const inside = new FolderSet(roots);
   for (let i = 0; i < skills.length; i++) {
     const record: unknown = skills[i];
     const problem = checkRecord(record);
@@ -371,7 +372,7 @@ function decodeBody(
     const { directory, file, size, mtimeMs, metadata, specials } = record as PrebuiltSkillRecord;
     const folder = decode(directory);
     // An entry outside every configured directory was not written by discovery: never follow it.
-    if (!inside.some((root) => folder.startsWith(root) || folder + sep === root)) {
+    if (!inside.holds(folder)) {
       return malformed(path, `skill ${i + 1} (${JSON.stringify(metadata.name)}) lies outside the configured directories`);
     }
     if (specials !== undefined && !restoreSpecials(metadata, specials))
