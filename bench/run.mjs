@@ -1,4 +1,4 @@
-// npm run bench [-- --quick] [--real-only | --overlap-only]
+// npm run bench [-- --quick] [--real-only | --startup | --overlap-only | --visible-only]
 // Builds skill libraries in a temporary folder, measures discovery, the
 // per-request cost, use_skill and find_skills, the parser (against `yaml`,
 // and on hostile input) and the index's memory, then the real-shaped rows
@@ -18,6 +18,7 @@ import * as api from '../dist/index.js';
 import { FAMILIES } from './adversarial.mjs';
 import { benchOverlap } from './overlap.mjs';
 import { benchReal } from './real.mjs';
+import { benchScaling } from './scaling.mjs';
 import { ioFloor } from './floor.mjs';
 import { plainContext, recordingLogger } from './plain-ctx.mjs';
 import { gc, median, round, timeAsync, timeSync } from './stats.mjs';
@@ -35,6 +36,9 @@ const overlapOnly = process.argv.includes('--overlap-only');
 // e.g. the main branch built into bench-results/ab/base/, to check the option costs nothing when absent.
 const visibleOnly = process.argv.includes('--visible-only');
 const baseBuild = process.argv.find((arg) => arg.startsWith('--base='))?.slice('--base='.length);
+// --startup: issue 20's rows alone: the real-shaped first requests (no cached per-request rows)
+// and the scaling rows (bench/scaling.mjs), written to bench-results/startup.json.
+const startupOnly = process.argv.includes('--startup');
 
 const CONFIG = quick
   ? { sizes: [500, 2000], reps: [3, 3], requests: 1000, activations: 100, parserReps: 3, adversarialSizes: [16_384, 131_072, 524_288] }
@@ -329,7 +333,7 @@ function benchAdversarial() {
 // (5) Memory of the index, measured in a clean child process
 
 async function heapOf(root, what, warmRoot) {
-  const args = ['--expose-gc', join(here, 'memory.mjs'), root, what, ...(warmRoot ? [warmRoot] : [])];
+  const args = ['--expose-gc', join(here, 'memory.mjs'), root, what, ...(warmRoot ? ['--warm', warmRoot] : [])];
   const { stdout } = await run(process.execPath, args, { maxBuffer: 1 << 20 });
   return JSON.parse(stdout);
 }
@@ -474,12 +478,21 @@ async function main() {
       log(`[bench] per-request cost with and without visible at ${REQUEST_SIZE}...`);
       await benchVisible(workload);
     } else if (!overlapOnly) {
-      if (!realOnly) await benchSynthetic(temp);
+      if (!realOnly && !startupOnly) await benchSynthetic(temp);
       const realStarted = Date.now();
-      await benchReal({ temp, quick, row, results, log, perRequest: (workload) => benchRequests(workload, true) });
+      const perRequest = startupOnly ? async () => {} : (workload) => benchRequests(workload, true);
+      await benchReal({ temp, quick, row, results, log, perRequest });
       results.realShapedSeconds = (Date.now() - realStarted) / 1000;
+      if (!realOnly) {
+        // The real-shaped libraries go first: the scaling libraries need the inodes.
+        await rm(temp, { recursive: true, force: true });
+        await mkdir(temp, { recursive: true });
+        const scalingStarted = Date.now();
+        await benchScaling({ temp, quick, row, results, log });
+        results.scalingSeconds = (Date.now() - scalingStarted) / 1000;
+      }
     }
-    if (!realOnly && !visibleOnly) await benchOverlap({ temp, quick, row, results, log });
+    if (overlapOnly || (!realOnly && !startupOnly && !visibleOnly)) await benchOverlap({ temp, quick, row, results, log });
   } finally {
     await cleanup();
   }
@@ -494,7 +507,15 @@ async function main() {
   );
   const outDir = join(here, '..', 'bench-results');
   await mkdir(outDir, { recursive: true });
-  const outFile = visibleOnly ? 'visible-only.json' : realOnly ? 'real-only.json' : overlapOnly ? 'overlap-only.json' : 'latest.json';
+  const outFile = visibleOnly
+    ? 'visible-only.json'
+    : realOnly
+      ? 'real-only.json'
+      : startupOnly
+        ? 'startup.json'
+        : overlapOnly
+          ? 'overlap-only.json'
+          : 'latest.json';
   await writeFile(join(outDir, outFile), `${JSON.stringify({ date: new Date().toISOString(), ...results }, null, 2)}\n`);
   console.log(`wrote bench-results/${outFile}`);
 }

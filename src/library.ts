@@ -7,11 +7,11 @@
 import { isModelInvocable } from './activation.js';
 import { catalogEntries, createCatalog, type Catalog, type CatalogMode } from './catalog.js';
 import type { ResolvedOptions } from './options.js';
-import type { Ranker } from './rank.js';
+import type { Ranker, RankerData } from './rank.js';
 import { narrowIndex, type SkillIndex } from './skill-index.js';
 import { suggestNames } from './suggest.js';
 import { FIND_SKILLS_TOOL, USE_SKILL_TOOL } from './tool-names.js';
-import { rankerForSkills } from './tools/find-skills.js';
+import { rankerForSkills, seedRanker } from './tools/find-skills.js';
 import { visibilityKey, withoutSkills } from './visibility.js';
 
 /**
@@ -44,8 +44,10 @@ export interface Library {
   views: Map<string, SkillIndex>;
 }
 
-export function libraryOf(index: SkillIndex, options: ResolvedOptions): Library {
+/** `prebuilt`: the ranker a prebuilt index holds over `index`'s model-invocable skills, used instead of building one. */
+export function libraryOf(index: SkillIndex, options: ResolvedOptions, prebuilt?: RankerData): Library {
   const modelIndex = narrowIndex(index, (entry) => isModelInvocable(entry.metadata));
+  if (prebuilt) seedRanker(modelIndex.skills, prebuilt);
   const ranker = (): Ranker => rankerForSkills(modelIndex.skills);
   const catalog = createCatalog(catalogEntries(modelIndex.skills), {
     budget: options.catalogBudget,
@@ -89,12 +91,16 @@ export class Libraries {
   // Keyed by our own index objects, so an old index's library is collected with it.
   private readonly byIndex = new WeakMap<SkillIndex, Library>();
 
-  constructor(private readonly options: ResolvedOptions) {}
+  /** `rankerDataOf`: the ranker a prebuilt index held for an index (SkillSource.rankerDataOf). */
+  constructor(
+    private readonly options: ResolvedOptions,
+    private readonly rankerDataOf: (index: SkillIndex) => RankerData | undefined = () => undefined,
+  ) {}
 
   of(index: SkillIndex): Library {
     let library = this.byIndex.get(index);
     if (!library) {
-      library = libraryOf(index, this.options);
+      library = libraryOf(index, this.options, this.rankerDataOf(index));
       this.byIndex.set(index, library);
     }
     return library;

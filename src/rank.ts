@@ -19,7 +19,7 @@
  * score under 0.28, on a library of 5 skills and on one of 1,088 alike. The
  * order of one query's results does not depend on this scale.
  */
-import { packPostings, sortedVocabulary, type Postings, type Vocabulary } from './compact.js';
+import { PackedPostings, packPostings, sortedVocabulary, vocabularyOf, type Vocabulary } from './compact.js';
 import { compareNames } from './text.js';
 
 export interface RankEntry {
@@ -105,9 +105,14 @@ function undouble(word: string): string {
   return word;
 }
 
+const NOT_A_WORD_CHAR = /[^\p{L}\p{N}]+/u;
+const NOT_AN_ASCII_WORD_CHAR = /[^a-z0-9]+/;
+/** Anything but printable ASCII and line whitespace: such text takes the Unicode split (always right, only slower). */
+const NON_ASCII = /[^\t\n\r -~]/;
+
 /** The words of `text`, lowercased: split on anything that is not a letter or a digit (may hold ''). */
 function words(text: string): string[] {
-  return text.toLowerCase().split(/[^\p{L}\p{N}]+/u);
+  return text.toLowerCase().split(NOT_A_WORD_CHAR);
 }
 
 /** The term a lowercased word counts as, or undefined for a stopword. Queries and skills share it. */
@@ -163,7 +168,9 @@ class TermTable {
 
   /** Appends the term ids of `text` to `out`. */
   append(text: string, out: IntList): void {
-    for (const raw of words(text)) {
+    const lower = text.toLowerCase();
+    // ASCII text (most descriptions) splits the same on a plain character class, which V8 matches faster.
+    for (const raw of NON_ASCII.test(lower) ? lower.split(NOT_A_WORD_CHAR) : lower.split(NOT_AN_ASCII_WORD_CHAR)) {
       if (raw.length === 0) continue;
       let id = this.idByWord.get(raw);
       if (id === undefined) {
@@ -183,6 +190,15 @@ class TermTable {
     }
     return id;
   }
+}
+
+/** The terms the index build finds in `text`: always `tokenize(text)` (tested); for tests. */
+export function indexTerms(text: string): string[] {
+  const table = new TermTable();
+  const ids = new IntList();
+  table.append(text, ids);
+  const terms = [...table.vocabulary.keys()];
+  return Array.from(ids.values.subarray(0, ids.length), (id) => terms[id] ?? '');
 }
 
 /** The text of each field of an entry, in FIELDS order. */
@@ -213,8 +229,10 @@ interface Weighted {
 /** What a query is scored against, kept as long as the ranker. */
 interface Bm25Index {
   names: readonly string[];
+  /** Sorted: term id = position. */
+  terms: readonly string[];
   vocabulary: Vocabulary;
-  postings: Postings;
+  postings: PackedPostings;
   idf: Float64Array;
   /** The least a query's evidence counts for (see the score scale in this module's header). */
   evidenceFloor: number;
@@ -364,17 +382,22 @@ function weighTerms({ table, ids, bounds, averageLength }: Tokenized): Weighted 
 
 /** Pass 3: terms numbered in sorted order, postings packed by term (src/compact.ts), and each term's IDF. */
 function packIndex(names: readonly string[], { ids, postings }: Weighted): Bm25Index {
-  const count = names.length;
-  const { vocabulary, renumbered } = sortedVocabulary(ids);
+  const { terms, renumbered } = sortedVocabulary(ids);
   const term = postings.term;
   for (let i = 0; i < term.length; i++) term[i] = renumbered[term[i] ?? 0] ?? 0;
-  const packed = packPostings(vocabulary.size, count, postings);
-  const idf = new Float64Array(vocabulary.size);
-  for (let id = 0; id < vocabulary.size; id++) idf[id] = idfOf(packed.end(id) - packed.start(id), count);
+  return indexOf(names, terms, packPostings(terms.length, names.length, postings));
+}
+
+/** The index over packed postings: each term's IDF, the evidence floor, and the buffers queries reuse. */
+function indexOf(names: readonly string[], terms: readonly string[], postings: PackedPostings): Bm25Index {
+  const count = names.length;
+  const idf = new Float64Array(terms.length);
+  for (let id = 0; id < terms.length; id++) idf[id] = idfOf(postings.end(id) - postings.start(id), count);
   return {
     names,
-    vocabulary,
-    postings: packed,
+    terms,
+    vocabulary: vocabularyOf(terms),
+    postings,
     idf,
     evidenceFloor: EVIDENCE_FLOOR * idfOf(1, count),
     scores: new Float64Array(count),
@@ -452,4 +475,83 @@ function best(items: Scored[], k: number): Scored[] {
 /** BM25's IDF, kept positive even for a term in every entry. */
 function idfOf(documentFrequency: number, count: number): number {
   return Math.log(1 + (count - documentFrequency + 0.5) / (documentFrequency + 0.5));
+}
+
+// ---------------------------------------------------------------------------
+// A built ranker as data, for the prebuilt index: loading it skips tokenising.
+
+/** Bump when tokenize, stem, the stopwords or whenClauses change what terms a text gives. */
+const TOKENIZER_REVISION = 1;
+
+/**
+ * How a ranker's terms and weights were made: the tokenizer's revision, K1,
+ * and each field's weight and b. Data made under another scheme (an index
+ * written by another version) is not used: the ranker is built from the
+ * entries instead, with the same results as a scan.
+ */
+export const RANKER_SCHEME = `bm25f/${TOKENIZER_REVISION} k1=${K1} ${FIELDS.map((f) => `${f.key}:${f.weight}:${f.b}`).join(',')}`;
+
+/**
+ * A built ranker's index as plain data: what `rankerFromData` ranks with, no
+ * text read again. Field lengths and weights are folded into each posting's
+ * saturated weight when it is built, so they are not kept apart.
+ */
+export interface RankerData {
+  /** RANKER_SCHEME of the version that built it. */
+  scheme: string;
+  /** Entries ranked: doc numbers are positions in the entry list (0 to count - 1). */
+  count: number;
+  /** The vocabulary, distinct and sorted by code unit: term id = position. */
+  terms: readonly string[];
+  /** Term t's postings are positions offsets[t] to offsets[t + 1] - 1; terms.length + 1 of them, from 0 to docs.length. */
+  offsets: Int32Array;
+  /** Doc numbers, ascending within a term; 16 bits up to 65,536 entries. */
+  docs: Uint16Array | Uint32Array;
+  /** The saturated weight x 65,535, at least 1. */
+  weights: Uint16Array;
+}
+
+/** Build the ranker's index over `entries` now, as data (the prebuilt index stores it). */
+export function buildRankerData(entries: ReadonlyArray<RankEntry>): RankerData {
+  const index = buildIndex(entries);
+  const { offsets, docs, weights } = index.postings;
+  return { scheme: RANKER_SCHEME, count: entries.length, terms: index.terms, offsets, docs, weights };
+}
+
+/**
+ * Why `data` cannot be ranked with, or undefined when it can: every posting
+ * is checked (a file is not trusted), so a query never reads out of range
+ * nor counts a doc twice. The scheme is the caller's to compare.
+ */
+export function rankerDataProblem(data: RankerData): string | undefined {
+  const { count, terms, offsets, docs, weights } = data;
+  if (!Number.isInteger(count) || count < 0) return 'the entry count is not a whole number';
+  for (let t = 1; t < terms.length; t++) {
+    if (!((terms[t - 1] as string) < (terms[t] as string))) return `terms are not sorted and distinct (at ${t})`;
+  }
+  if (offsets.length !== terms.length + 1 || offsets[0] !== 0 || offsets[terms.length] !== docs.length) {
+    return 'the term offsets do not span the postings';
+  }
+  if (weights.length !== docs.length) return 'there are not as many weights as postings';
+  for (let t = 0; t < terms.length; t++) if ((offsets[t + 1] ?? 0) < (offsets[t] ?? 0)) return 'the term offsets go backwards';
+  for (let t = 0; t < terms.length; t++) {
+    const end = offsets[t + 1] ?? 0;
+    let previous = -1;
+    for (let p = offsets[t] ?? 0; p < end; p++) {
+      const doc = docs[p] ?? 0;
+      if (doc <= previous || doc >= count || weights[p] === 0) return `a posting of "${terms[t]}" is out of range`;
+      previous = doc;
+    }
+  }
+  return undefined;
+}
+
+/**
+ * A ranker over entries named `names` from `data` built over those entries
+ * (check it with rankerDataProblem first): ranks exactly as `createRanker`
+ * over them does, without tokenising them again.
+ */
+export function rankerFromData(names: readonly string[], data: RankerData): Ranker {
+  const index = indexOf(names, data.terms, new PackedPostings(data.offsets, data.docs, data.weights));
+  return { rank: (query, limit) => rankTerms(index, queryTermsOf(query), limit), size: names.length };
 }
