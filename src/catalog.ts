@@ -5,7 +5,7 @@
  * withCatalog puts that text into a message list exactly once.
  */
 import { nameLookup } from './compact.js';
-import { createRanker, type Ranker } from './rank.js';
+import { createRanker, type BodyAwareRanker, type Ranker } from './rank.js';
 import { FIND_SKILLS_TOOL, USE_SKILL_TOOL } from './tool-names.js';
 import type { HostMessage } from './host.js';
 import type { SkillEntry } from './model.js';
@@ -424,16 +424,18 @@ export function createCatalog(entries: readonly CatalogEntry[], options: CreateC
   const mode = unranked.report.mode;
   if (mode === 'none') return { render: () => unranked, needsSearch: needsSearch(mode) };
   let ranker = typeof given === 'function' ? undefined : given;
-  let last: { query: string; result: CatalogResult } | undefined;
+  let last: { query: string; version: number; result: CatalogResult } | undefined;
   return {
     needsSearch: needsSearch(mode),
     render(query = '') {
       const trimmed = query.trim();
       if (trimmed === '') return unranked;
-      if (last && last.query === trimmed) return last.result;
       ranker ??= typeof given === 'function' ? given() : createRanker(entries);
+      // A ranker that started reading the instructions ranks anew (src/body-indexer.ts).
+      const version = (ranker as Partial<BodyAwareRanker>).version ?? 0;
+      if (last && last.query === trimmed && last.version === version) return last.result;
       const rendered = renderRanked(context, trimmed, ranker);
-      last = { query: trimmed, result: rendered };
+      last = { query: trimmed, version, result: rendered };
       return rendered;
     },
   };

@@ -17,6 +17,8 @@ export const DEFAULTS = {
   catalogBudget: 8000,
   /** What `autoActivate: true` means; 0.3 measured by scripts/auto-activate-threshold.mjs (README, Activation strategies). */
   autoActivate: { threshold: 0.3, maxSkills: 1 },
+  /** Rank by what the instructions say too, once they are indexed after the first request (README, find_skills). */
+  rankInstructions: true,
   /** What `watch: true` means. */
   watch: { debounceMs: 200 },
 } as const;
@@ -28,4 +30,10 @@ export const TOOL_DEFAULTS = {
   /** Skills `find_skills` returns when the model gives no `limit`, and the most it returns. */
   findLimit: 5,
   maxFindLimit: 20,
+} as const;
+
+/** Timing of background work, not an option: what README states. */
+export const BACKGROUND_DEFAULTS = {
+  /** Milliseconds after an index's first request before its instructions are read for ranking (`rankInstructions`). */
+  instructionsIndexDelayMs: 1000,
 } as const;

@@ -5,9 +5,11 @@
  * logs only what is new.
  */
 import { isModelInvocable } from './activation.js';
+import { indexBodies, type BodyIndexing } from './body-indexer.js';
+import { BACKGROUND_DEFAULTS } from './defaults.js';
 import { catalogEntries, createCatalog, type Catalog, type CatalogMode } from './catalog.js';
 import type { ResolvedOptions } from './options.js';
-import type { Ranker } from './rank.js';
+import type { BodyAwareRanker } from './rank.js';
 import { narrowIndex, type SkillIndex } from './skill-index.js';
 import { suggestNames } from './suggest.js';
 import { FIND_SKILLS_TOOL, USE_SKILL_TOOL } from './tool-names.js';
@@ -19,7 +21,9 @@ export interface Library {
   modelIndex: SkillIndex;
   catalog: Catalog;
   /** Built on first use: only ranked catalogs, find_skills, autoActivate and suggestions need it. */
-  ranker: () => Ranker;
+  ranker: () => BodyAwareRanker;
+  /** Reading the instructions for the ranker, in the background (undefined with `rankInstructions: false`). */
+  bodies: BodyIndexing | undefined;
   /** Whether runs on this index get find_skills: the catalog names it exactly when it needs it (fixed per index, not per query). */
   search: boolean;
   /** The `always` names this index has, and those it has not (warned about once per index). */
@@ -29,13 +33,15 @@ export interface Library {
   durationMs?: number;
   /** Discovery is logged by the first request that uses the index, even when the one that started the scan was aborted. */
   logged: boolean;
+  /** The instructions' indexing is logged by the first request after it ended. */
+  loggedBodies?: boolean;
   /** The over-budget mode last logged at info level, so each index logs it once. */
   loggedMode?: CatalogMode;
 }
 
 export function libraryOf(index: SkillIndex, options: ResolvedOptions): Library {
   const modelIndex = narrowIndex(index, (entry) => isModelInvocable(entry.metadata));
-  const ranker = (): Ranker => rankerForSkills(modelIndex.skills);
+  const ranker = (): BodyAwareRanker => rankerForSkills(modelIndex.skills);
   const catalog = createCatalog(catalogEntries(modelIndex.skills), {
     budget: options.catalogBudget,
     ranker,
@@ -43,10 +49,20 @@ export function libraryOf(index: SkillIndex, options: ResolvedOptions): Library 
     // null: find_skills is never registered, so the catalog must not name it.
     findToolName: options.findSkills === false ? null : FIND_SKILLS_TOOL,
   });
+  const bodies =
+    options.rankInstructions && modelIndex.skills.length > 0
+      ? indexBodies({
+          skills: modelIndex.skills,
+          ranker,
+          fs: options.fs,
+          delayMs: BACKGROUND_DEFAULTS.instructionsIndexDelayMs,
+        })
+      : undefined;
   return {
     index,
     modelIndex,
     ranker,
+    bodies,
     catalog,
     search: (options.findSkills ?? catalog.needsSearch) && modelIndex.skills.length > 0,
     always: options.always.filter((name) => index.get(name) !== undefined),
@@ -76,6 +92,8 @@ export function suggestionsFor(library: Library, name: string): string[] {
 export class Libraries {
   // Keyed by our own index objects, so an old index's library is collected with it.
   private readonly byIndex = new WeakMap<SkillIndex, Library>();
+  /** The newest library: a newer index stops its background reading. */
+  private latest: Library | undefined;
 
   constructor(private readonly options: ResolvedOptions) {}
 
@@ -84,7 +102,17 @@ export class Libraries {
     if (!library) {
       library = libraryOf(index, this.options);
       this.byIndex.set(index, library);
+      this.latest?.bodies?.stop();
+      this.latest = library;
     }
     return library;
+  }
+
+  /** Resolves when the newest index's instructions are ranked, starting their reading now if it waits (nothing to wait for before a first request). */
+  async instructionsRanked(): Promise<void> {
+    const bodies = this.latest?.bodies;
+    if (!bodies) return;
+    bodies.start();
+    await bodies.done;
   }
 }

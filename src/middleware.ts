@@ -6,6 +6,7 @@
  * register the run's tools, and pre-activate mentioned / pinned / matching
  * skills. Skill problems are logged, never thrown into the agent.
  */
+import type { BodyIndexingOutcome } from './body-indexer.js';
 import { withCatalog } from './catalog.js';
 import { userTurn } from './conversation.js';
 import type { Next } from './host.js';
@@ -25,11 +26,20 @@ import type { Middleware, SkillsContext } from './types.js';
 export interface SkillsMiddleware extends Middleware<SkillsContext> {
   /** Stop watching the directories (when `watch` is on). Safe to call more than once. */
   close(): Promise<void>;
+  /**
+   * Resolves once ranking reads the instructions of the skills the latest request saw
+   * (`rankInstructions`), starting that reading now instead of a second after the
+   * request. Resolves at once before any request, or with `rankInstructions: false`.
+   */
+  instructionsRanked(): Promise<void>;
 }
 
 export function skillsMiddleware(options: SkillsOptions): SkillsMiddleware {
   const runtime = new SkillsRuntime(resolveOptions(options));
-  return Object.assign((ctx: SkillsContext, next: Next) => runtime.handle(ctx, next), { close: () => runtime.close() });
+  return Object.assign((ctx: SkillsContext, next: Next) => runtime.handle(ctx, next), {
+    close: () => runtime.close(),
+    instructionsRanked: () => runtime.instructionsRanked(),
+  });
 }
 
 /** Everything a middleware instance shares between requests, and the steps of one request. */
@@ -69,6 +79,7 @@ class SkillsRuntime {
     if (!index) return next();
     const library = this.libraries.of(index);
     if (!library.logged) logDiscovery(ctx, library);
+    if (!library.loggedBodies && library.bodies?.outcome) logBodies(ctx, library, library.bodies.outcome);
     const run = this.continueRun(ctx, index);
     if (index.skills.length === 0) return next();
 
@@ -77,6 +88,10 @@ class SkillsRuntime {
     this.toolbox.register(ctx, run);
     const injected = await preActivate(ctx, library, run, turn.text, this.activation);
     await injectThenNext(ctx, injected, turn.pending, next);
+  }
+
+  instructionsRanked(): Promise<void> {
+    return this.libraries.instructionsRanked();
   }
 
   close(): Promise<void> {
@@ -124,6 +139,13 @@ function renderCatalog(ctx: SkillsContext, library: Library, run: SkillsRun, que
   if (catalog.text !== '' && library.modelIndex.skills.length > 0) {
     ctx.messages.splice(0, ctx.messages.length, ...withCatalog(ctx.messages, catalog.text));
   }
+}
+
+/** Once per index: ranking now reads the instructions, and which SKILL.md files could not be read for it. */
+function logBodies(ctx: SkillsContext, library: Library, outcome: BodyIndexingOutcome): void {
+  library.loggedBodies = true;
+  const level = outcome.skipped > 0 ? 'warn' : 'info';
+  ctx.log[level]('[skills] ranking reads the instructions', outcome);
 }
 
 function logDiscovery(ctx: SkillsContext, library: Library): void {

@@ -19,6 +19,7 @@
  * score under 0.28, on a library of 5 skills and on one of 1,088 alike. The
  * order of one query's results does not depend on this scale.
  */
+import { BODY_DEFAULTS, BodyCollector, type BodyIndex, type BodyTuning } from './body-terms.js';
 import { packPostings, sortedVocabulary, type Postings, type Vocabulary } from './compact.js';
 import { compareNames } from './text.js';
 
@@ -40,6 +41,32 @@ export interface Ranker {
   /** Number of entries indexed. */
   readonly size: number;
 }
+
+/** A ranker whose instructions' terms can be added once they are read (src/body-indexer.ts). */
+export interface BodyAwareRanker extends Ranker {
+  /** Whether ranking reads the instructions yet. */
+  readonly bodyAware: boolean;
+  /** Bumped each time ranking changes (a body index arrived): a cached ranking older than it is stale. */
+  readonly version: number;
+  /** A collector for this ranker's entries, in their order; `useBodies(collector.build())` when it is full. */
+  bodyCollector(): BodyCollector;
+  useBodies(index: BodyIndex): void;
+}
+
+/** Everything ranking weighs, for measurement (scripts/body-rank-experiment.mjs); RANK_TUNING is the measured choice. */
+export interface RankTuning {
+  /** Weights of name, tags, "Use when" clauses and description, in that order. */
+  fields: readonly [number, number, number, number];
+  /** What a body term's evidence counts next to a description term's (keep it under the description's 1). */
+  bodyWeight: number;
+  body: BodyTuning;
+}
+
+export const RANK_TUNING: Readonly<RankTuning> = Object.freeze({
+  fields: [3, 2, 1, 1] as const,
+  bodyWeight: 0.3,
+  body: BODY_DEFAULTS,
+});
 
 /** BM25 saturation and length-normalisation constants (the usual values). */
 const K1 = 1.2;
@@ -231,17 +258,63 @@ interface Bm25Index {
  * does not pay for the index (at 2,000 real-shaped skills, about a tenth of
  * the first request); the next query builds it.
  */
-export function createRanker(entries: ReadonlyArray<RankEntry>): Ranker {
-  const ranker = new LazyRanker(entries.slice());
-  return { rank: (query, limit) => ranker.rank(query, limit), size: entries.length };
+export function createRanker(entries: ReadonlyArray<RankEntry>, instructions?: ReadonlyArray<string | undefined>): BodyAwareRanker {
+  return createTunedRanker(entries, RANK_TUNING, instructions);
+}
+
+/** createRanker with other weights: for measuring them, not for apps. */
+export function createTunedRanker(
+  entries: ReadonlyArray<RankEntry>,
+  tuning: Readonly<RankTuning>,
+  instructions?: ReadonlyArray<string | undefined>,
+  resources?: ReadonlyArray<readonly string[] | undefined>,
+): BodyAwareRanker {
+  const ranker = new LazyRanker(entries.slice(), tuning);
+  if (instructions) {
+    const collector = ranker.bodyCollector();
+    instructions.forEach((text, doc) => {
+      if (typeof text === 'string') collector.add(doc, text, resources?.[doc]);
+    });
+    ranker.useBodies(collector.build());
+  }
+  return {
+    rank: (query, limit) => ranker.rank(query, limit),
+    size: entries.length,
+    get bodyAware() {
+      return ranker.body !== undefined;
+    },
+    get version() {
+      return ranker.version;
+    },
+    bodyCollector: () => ranker.bodyCollector(),
+    useBodies: (index) => ranker.useBodies(index),
+  };
 }
 
 class LazyRanker {
   private index: Bm25Index | undefined;
   /** Only the first query may skip the build: later ones would each pay the search. */
   private searched = false;
+  body: BodyIndex | undefined;
+  version = 0;
+  private readonly size: number;
 
-  constructor(private entries: ReadonlyArray<RankEntry>) {}
+  constructor(
+    private entries: ReadonlyArray<RankEntry>,
+    private readonly tuning: Readonly<RankTuning>,
+  ) {
+    this.size = entries.length;
+  }
+
+  bodyCollector(): BodyCollector {
+    return new BodyCollector(this.size, termOf, words, this.tuning.body);
+  }
+
+  useBodies(index: BodyIndex): void {
+    if (index.size !== this.size) throw new RangeError(`a body index of ${index.size} skills for a ranker of ${this.size}`);
+    this.body = index;
+    this.version++;
+  }
 
   rank(query: string, limit: number | undefined): RankResult[] {
     const terms = queryTermsOf(query);
@@ -249,20 +322,21 @@ class LazyRanker {
     if (this.index === undefined) {
       const first = !this.searched;
       this.searched = true;
-      if (first && !anyEntryMayHave(this.entries, terms)) return [];
-      this.index = buildIndex(this.entries);
+      // With the bodies indexed, a word only an instruction uses is a match: the plain search does not know.
+      if (first && this.body === undefined && !anyEntryMayHave(this.entries, terms)) return [];
+      this.index = buildIndex(this.entries, this.tuning.fields);
       // Only the packed index stays: the entries belong to the caller.
       this.entries = [];
     }
-    return rankTerms(this.index, terms, limit);
+    return rankTerms(this.index, this.body, this.tuning, terms, limit);
   }
 }
 
-function buildIndex(entries: ReadonlyArray<RankEntry>): Bm25Index {
+function buildIndex(entries: ReadonlyArray<RankEntry>, weights: readonly number[]): Bm25Index {
   // Each pass's result is dropped when the next returns: only the packed index stays with `rank`.
   return packIndex(
     entries.map((entry) => entry.name),
-    weighTerms(tokenizeEntries(entries)),
+    weighTerms(tokenizeEntries(entries), weights),
   );
 }
 
@@ -319,7 +393,7 @@ function tokenizeEntries(entries: ReadonlyArray<RankEntry>): Tokenized {
 }
 
 /** Pass 2: (term, doc, saturated weight) triples, doc by doc: the weighted, length-normalised tf as tf/(tf + K1). */
-function weighTerms({ table, ids, bounds, averageLength }: Tokenized): Weighted {
+function weighTerms({ table, ids, bounds, averageLength }: Tokenized, weights: readonly number[]): Weighted {
   const fieldCount = FIELDS.length;
   const docs = (bounds.length - 1) / fieldCount;
   // A doc has at most one posting per id it holds: the id count bounds the posting count.
@@ -338,7 +412,7 @@ function weighTerms({ table, ids, bounds, averageLength }: Tokenized): Weighted 
       const to = bounds[index * fieldCount + f + 1] ?? 0;
       if (from === to) continue;
       const field = FIELDS[f] as (typeof FIELDS)[number];
-      const norm = field.weight / (1 - field.b + (field.b * (to - from)) / (averageLength[f] ?? 1));
+      const norm = (weights[f] ?? field.weight) / (1 - field.b + (field.b * (to - from)) / (averageLength[f] ?? 1));
       for (let i = from; i < to; i++) {
         const id = values[i] ?? 0;
         // norm is positive, so 0 means not yet seen in this doc.
@@ -382,10 +456,16 @@ function packIndex(names: readonly string[], { ids, postings }: Weighted): Bm25I
   };
 }
 
-function rankTerms(index: Bm25Index, queryTerms: readonly string[], limit: number | undefined): RankResult[] {
+function rankTerms(
+  index: Bm25Index,
+  body: BodyIndex | undefined,
+  tuning: Readonly<RankTuning>,
+  queryTerms: readonly string[],
+  limit: number | undefined,
+): RankResult[] {
   if (queryTerms.length === 0 || index.names.length === 0) return [];
   const { scores, touched, names } = index;
-  const { hits, evidence } = accumulate(index, queryTerms);
+  const { hits, evidence } = accumulate(index, body, tuning.bodyWeight, queryTerms);
   const attainable = Math.max(evidence, index.evidenceFloor);
   const results: Scored[] = [];
   for (let i = 0; i < hits; i++) {
@@ -403,15 +483,20 @@ function rankTerms(index: Bm25Index, queryTerms: readonly string[], limit: numbe
  * touched in `index.touched`; returns how many, and the query's evidence
  * (the IDFs of its terms that some skill uses).
  */
-function accumulate(index: Bm25Index, queryTerms: readonly string[]): { hits: number; evidence: number } {
-  const { vocabulary, postings, idf, scores, touched } = index;
+function accumulate(
+  index: Bm25Index,
+  body: BodyIndex | undefined,
+  bodyWeight: number,
+  queryTerms: readonly string[],
+): { hits: number; evidence: number } {
+  const { scores, touched } = index;
   let evidence = 0;
   let hits = 0;
-  for (const term of queryTerms) {
+  const add = (vocabulary: Vocabulary, postings: Postings, idf: Float64Array, term: string, factor: number): void => {
     const id = vocabulary.idOf(term);
     // A word no skill uses says nothing about which skill fits: it neither adds nor dilutes.
-    if (id === undefined) continue;
-    const termIdf = idf[id] ?? 0;
+    if (id === undefined) return;
+    const termIdf = factor * (idf[id] ?? 0);
     evidence += termIdf;
     const end = postings.end(id);
     for (let p = postings.start(id); p < end; p++) {
@@ -419,6 +504,10 @@ function accumulate(index: Bm25Index, queryTerms: readonly string[]): { hits: nu
       if (scores[doc] === 0) touched[hits++] = doc;
       scores[doc] = (scores[doc] ?? 0) + termIdf * postings.weight(p);
     }
+  };
+  for (const term of queryTerms) {
+    add(index.vocabulary, index.postings, index.idf, term, 1);
+    if (body) add(body.vocabulary, body.postings, body.idf, term, bodyWeight);
   }
   return { hits, evidence };
 }

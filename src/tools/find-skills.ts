@@ -6,7 +6,7 @@
 import { z } from 'zod';
 import { catalogEntries } from '../catalog.js';
 import { TOOL_DEFAULTS } from '../defaults.js';
-import { createRanker, type Ranker } from '../rank.js';
+import { createRanker, type BodyAwareRanker } from '../rank.js';
 import { createSkillIndex, type SkillIndex } from '../skill-index.js';
 import { oneLine } from '../text.js';
 import { FIND_SKILLS_TOOL, USE_SKILL_TOOL } from '../tool-names.js';
@@ -44,14 +44,14 @@ const FindSkillsInput = z.object({
 
 // Keyed by the index's skill list: run views share it with their index, and a
 // rebuilt index (new list) gets a new ranker while the old one is collected.
-const rankers = new WeakMap<readonly SkillEntry[], Ranker>();
+const rankers = new WeakMap<readonly SkillEntry[], BodyAwareRanker>();
 
 /**
  * The ranker over `skills`, built on first use and kept as long as the list.
  * It ranks the catalog's entries (catalogEntries), so find_skills and a
  * ranked catalog over the same skills always agree.
  */
-export function rankerForSkills(skills: readonly SkillEntry[]): Ranker {
+export function rankerForSkills(skills: readonly SkillEntry[]): BodyAwareRanker {
   let ranker = rankers.get(skills);
   if (!ranker) {
     ranker = createRanker(catalogEntries(skills));

@@ -1,0 +1,130 @@
+/**
+ * Indexes what each skill's instructions say, off the request path: after
+ * an index's first request, its SKILL.md bodies are read a few at a time,
+ * each turned into its bounded terms as it arrives (src/body-terms.ts), and
+ * when every body is in, the ranker starts reading them (one swap). Until
+ * then ranking reads names, tags and descriptions only, as before.
+ *
+ * Requests keep being answered throughout: between files the event loop is
+ * free, and each file costs one body's tokenising (a fraction of a
+ * millisecond). The work is scheduled on unref'd timers, so a process that
+ * has nothing else to do exits instead of waiting for it.
+ */
+import { MAX_CONCURRENT_FS_CALLS } from './concurrency.js';
+import { errorReason, type SkillsFileSystem } from './fs.js';
+import { splitFrontmatter } from './frontmatter/split.js';
+import type { BodyAwareRanker } from './rank.js';
+import type { SkillEntry } from './types.js';
+
+/** Bodies read at a time: few, so requests meanwhile wait for at most a handful of file callbacks. */
+const BATCH = Math.min(8, MAX_CONCURRENT_FS_CALLS);
+
+export interface BodyIndexing {
+  /** Resolves when the ranker reads every body it could read (or the indexing was stopped). Never rejects. */
+  readonly done: Promise<void>;
+  /**
+   * Starts now if it was waiting for its delay, and from then on keeps the
+   * process alive until it is done (for a caller that awaits `done`).
+   */
+  start(): void;
+  /** Stops reading (the index was replaced): the ranker stays as it is. */
+  stop(): void;
+  /** What was read, once the ranker reads the bodies; undefined before (or when stopped). */
+  readonly outcome: BodyIndexingOutcome | undefined;
+}
+
+export interface BodyIndexingOutcome {
+  /** Skills whose instructions are ranked. */
+  read: number;
+  /** Skills whose SKILL.md could not be read (they are ranked by their metadata only): how many, and the first few. */
+  skipped: number;
+  examples: Array<{ skill: string; path: string; reason: string }>;
+}
+
+/** Skipped skills named in the outcome; the rest are counted. */
+const SKIPPED_EXAMPLES = 5;
+
+export interface BodyIndexingInput {
+  skills: readonly SkillEntry[];
+  ranker: () => BodyAwareRanker;
+  fs: SkillsFileSystem;
+  /** Milliseconds to wait before the first read. */
+  delayMs: number;
+}
+
+/** Indexes the bodies of `skills` (in ranker order) for `ranker`, starting after `delayMs`. */
+export function indexBodies(input: BodyIndexingInput): BodyIndexing {
+  let stopped = false;
+  let started = false;
+  let keepAlive = false;
+  let outcome: BodyIndexingOutcome | undefined;
+  let finish: () => void = () => undefined;
+  const done = new Promise<void>((resolve) => {
+    finish = resolve;
+  });
+  const timer = setTimeout(() => begin(), input.delayMs);
+  timer.unref?.();
+
+  function begin(): void {
+    if (started || stopped) return;
+    started = true;
+    clearTimeout(timer);
+    void run().finally(finish);
+  }
+
+  async function run(): Promise<void> {
+    const ranker = input.ranker();
+    const collector = ranker.bodyCollector();
+    const { skills } = input;
+    const skipped: BodyIndexingOutcome = { read: 0, skipped: 0, examples: [] };
+    for (let from = 0; from < skills.length; from += BATCH) {
+      if (stopped) return;
+      const batch = skills.slice(from, from + BATCH);
+      await Promise.all(
+        batch.map(async (entry, i) => {
+          const body = await bodyOf(entry, input.fs).catch((error: unknown) => {
+            skipped.skipped++;
+            if (skipped.examples.length < SKIPPED_EXAMPLES)
+              skipped.examples.push({ skill: entry.metadata.name, path: entry.path, reason: errorReason(error) });
+            return undefined;
+          });
+          if (body !== undefined && !stopped) {
+            collector.add(from + i, body);
+            skipped.read++;
+          }
+        }),
+      );
+      // Let waiting requests run, and let the process exit if nothing else keeps it.
+      await new Promise<void>((resolve) => {
+        const pause = setTimeout(resolve, 0);
+        if (!keepAlive) pause.unref?.();
+      });
+    }
+    if (stopped) return;
+    ranker.useBodies(collector.build());
+    outcome = skipped;
+  }
+
+  return {
+    done,
+    start() {
+      keepAlive = true;
+      begin();
+    },
+    stop() {
+      stopped = true;
+      clearTimeout(timer);
+      finish();
+    },
+    get outcome() {
+      return outcome;
+    },
+  };
+}
+
+/** The instructions of `entry`: already in memory for a fully loaded skill, else read from its SKILL.md. */
+async function bodyOf(entry: SkillEntry, fs: SkillsFileSystem): Promise<string> {
+  const instructions: unknown = (entry as { instructions?: unknown }).instructions;
+  if (typeof instructions === 'string') return instructions;
+  return splitFrontmatter(await fs.readFile(entry.path, 'utf8')).body;
+}
