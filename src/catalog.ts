@@ -19,7 +19,13 @@ export const DEFAULT_CATALOG_BUDGET = 8000;
 /** Descriptions are never cut below this many characters; past that, names only. */
 export const MIN_DESCRIPTION_CHARS = 80;
 /** In ranked mode, how many of the best matches keep a (shortened) description. */
-const RANKED_WITH_DESCRIPTION = 20;
+export const RANKED_WITH_DESCRIPTION = 20;
+/**
+ * In ranked mode, how many of the best matches are listed before other
+ * names (past RANKED_WITH_DESCRIPTION, by name only): a weak match is a
+ * better guess than a name taken in catalog order.
+ */
+export const RANKED_LISTED = 250;
 const ELLIPSIS = '…';
 
 export interface CatalogEntry {
@@ -289,8 +295,8 @@ interface RankedContext {
 
 function rankedContext(entries: readonly CatalogEntry[], settings: Settings): RankedContext {
   const total = entries.length;
-  // Ranked lines are at most RANKED_WITH_DESCRIPTION, so their count has one or two digits, or reads "one".
-  const head = Math.max(...[0, 1, 10, total].map((ranked) => rankedHead(total, total, Math.min(ranked, total)).length));
+  // Ranked lines are at most RANKED_LISTED, so their count has one to three digits, or reads "one".
+  const head = Math.max(...[0, 1, 10, 100, total].map((ranked) => rankedHead(total, total, Math.min(ranked, total)).length));
   const reserved = joinedLength([
     CATALOG_OPEN,
     'x'.repeat(head),
@@ -343,13 +349,13 @@ function fillRanked(context: RankedContext, query: string, ranker: Ranker | unde
     listed.add(name);
     return true;
   };
-  const matches = query === '' ? [] : (ranker ?? createRanker(entries)).rank(query, RANKED_WITH_DESCRIPTION);
+  const matches = query === '' ? [] : (ranker ?? createRanker(entries)).rank(query, RANKED_LISTED);
   for (const match of matches) {
     const entry = byName(match.name);
     if (!entry || listed.has(entry.name)) continue;
     const name = catalogText(entry.name);
     const whole = catalogText(entry.description);
-    const description = shorten(whole, MIN_DESCRIPTION_CHARS);
+    const description = out.ranked.length < RANKED_WITH_DESCRIPTION ? shorten(whole, MIN_DESCRIPTION_CHARS) : '';
     if (add(line(name, description), entry.name)) {
       if (description !== whole) out.shortened.push(entry.name);
     } else if (add(nameLine(name), entry.name)) {

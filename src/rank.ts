@@ -51,6 +51,8 @@ export interface BodyAwareRanker extends Ranker {
   /** A collector for this ranker's entries, in their order; `useBodies(collector.build())` when it is full. */
   bodyCollector(): BodyCollector;
   useBodies(index: BodyIndex): void;
+  /** Which of `terms` (as `queryTerms` gives them) the indexed instructions of the skill named `name` hold; [] before they are indexed. */
+  instructionsHold(name: string, terms: readonly string[]): string[];
 }
 
 /** Everything ranking weighs, for measurement (scripts/body-rank-experiment.mjs); RANK_TUNING is the measured choice. */
@@ -288,6 +290,7 @@ export function createTunedRanker(
     },
     bodyCollector: () => ranker.bodyCollector(),
     useBodies: (index) => ranker.useBodies(index),
+    instructionsHold: (name, terms) => ranker.instructionsHold(name, terms),
   };
 }
 
@@ -298,12 +301,27 @@ class LazyRanker {
   body: BodyIndex | undefined;
   version = 0;
   private readonly size: number;
+  /** Entry names in order (the entries themselves are dropped once the index is built). */
+  private readonly names: readonly string[];
 
   constructor(
     private entries: ReadonlyArray<RankEntry>,
     private readonly tuning: Readonly<RankTuning>,
   ) {
     this.size = entries.length;
+    this.names = entries.map((entry) => entry.name);
+  }
+
+  instructionsHold(name: string, terms: readonly string[]): string[] {
+    const body = this.body;
+    const doc = this.names.indexOf(name);
+    if (!body || doc === -1) return [];
+    return terms.filter((term) => {
+      const id = body.vocabulary.idOf(term);
+      if (id === undefined) return false;
+      for (let p = body.postings.start(id); p < body.postings.end(id); p++) if (body.postings.doc(p) === doc) return true;
+      return false;
+    });
   }
 
   bodyCollector(): BodyCollector {
@@ -343,6 +361,19 @@ function buildIndex(entries: ReadonlyArray<RankEntry>, weights: readonly number[
 /** A query's distinct terms. */
 function queryTermsOf(query: string): string[] {
   return [...new Set(tokenize(String(query).slice(0, MAX_QUERY_CHARS)))];
+}
+
+/** The words of a query that rank, each with the term it counts as (first occurrence of each term), for saying what matched. */
+export function queryWords(query: string): Array<{ word: string; term: string }> {
+  const out: Array<{ word: string; term: string }> = [];
+  const seen = new Set<string>();
+  for (const word of words(String(query).slice(0, MAX_QUERY_CHARS))) {
+    const term = word.length === 0 ? undefined : termOf(word);
+    if (term === undefined || seen.has(term)) continue;
+    seen.add(term);
+    out.push({ word, term });
+  }
+  return out;
 }
 
 /**
@@ -507,7 +538,7 @@ function accumulate(
   };
   for (const term of queryTerms) {
     add(index.vocabulary, index.postings, index.idf, term, 1);
-    if (body) add(body.vocabulary, body.postings, body.idf, term, bodyWeight);
+    if (body && bodyWeight > 0) add(body.vocabulary, body.postings, body.idf, term, bodyWeight);
   }
   return { hits, evidence };
 }

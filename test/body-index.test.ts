@@ -1,0 +1,256 @@
+/**
+ * Ranking by what a skill's instructions say: the bounded body terms
+ * (src/body-terms.ts), the ranker reading them (src/rank.ts), and the
+ * middleware indexing them in the background while requests keep being
+ * answered (src/body-indexer.ts). Figures on real skills: test/relevance.
+ */
+import { mkdtemp, mkdir, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { BODY_DEFAULTS, BodyCollector } from '../src/body-terms.js';
+import { indexBodies } from '../src/body-indexer.js';
+import { nodeFileSystem, type SkillsFileSystem } from '../src/fs.js';
+import { skillsMiddleware } from '../src/middleware.js';
+import { createRanker, createTunedRanker, RANK_TUNING, stem, tokenize } from '../src/rank.js';
+import type { SkillEntry } from '../src/types.js';
+import { callTool, conversation, createContext, type RecordingLogger, type StackContext } from './helpers/stack.js';
+
+const words = (text: string): string[] => text.toLowerCase().split(/[^\p{L}\p{N}]+/u);
+const termOf = (word: string): string | undefined => tokenize(word)[0];
+
+/** The terms a built body index keeps for doc `doc`. */
+function keptTerms(collector: BodyCollector, doc: number, candidates: readonly string[]): string[] {
+  const index = collector.build();
+  return candidates.filter((word) => {
+    const id = index.vocabulary.idOf(stem(word));
+    if (id === undefined) return false;
+    for (let p = index.postings.start(id); p < index.postings.end(id); p++) if (index.postings.doc(p) === doc) return true;
+    return false;
+  });
+}
+
+describe('body terms', () => {
+  it('keeps per skill the terms that set it apart: frequent in it, rare in the library', () => {
+    const collector = new BodyCollector(3, termOf, words, { ...BODY_DEFAULTS, terms: 2 });
+    const common = 'file step run '.repeat(5);
+    collector.add(0, `${common} goroutine goroutine channel`);
+    collector.add(1, `${common} invoice`);
+    collector.add(2, `${common} ledger`);
+    expect(collector.count).toBe(3);
+    expect(keptTerms(collector, 0, ['goroutine', 'channel', 'file', 'step', 'run'])).toEqual(['goroutine', 'channel']);
+  });
+
+  it('reads headings at their weight, skips fenced code, and stops at the word budget', () => {
+    const collector = new BodyCollector(2, termOf, words, { ...BODY_DEFAULTS, words: 5 });
+    collector.add(0, '# Rollback plan\n\n```sh\nkubectl rollout undo\n```\none two three four five six seven\n## Canary');
+    collector.add(1, 'other words entirely');
+    const kept = keptTerms(collector, 0, ['rollback', 'plan', 'kubectl', 'one', 'five', 'six', 'canary']);
+    expect(kept).toEqual(['rollback', 'plan', 'one', 'five', 'canary']);
+  });
+
+  it('ignores a second body for the same skill, and skills out of range', () => {
+    const collector = new BodyCollector(1, termOf, words);
+    collector.add(0, 'alpha');
+    collector.add(0, 'beta');
+    collector.add(5, 'gamma');
+    collector.add(-1, 'delta');
+    expect(collector.count).toBe(1);
+    expect(keptTerms(collector, 0, ['alpha', 'beta', 'gamma', 'delta'])).toEqual(['alpha']);
+  });
+
+  it('counts resource names when asked to', () => {
+    const collector = new BodyCollector(2, termOf, words, { ...BODY_DEFAULTS, resourceWeight: 1 });
+    collector.add(0, 'text', ['scripts/convert_asm.py']);
+    collector.add(1, 'text');
+    expect(keptTerms(collector, 0, ['convert', 'asm'])).toEqual(['convert', 'asm']);
+  });
+});
+
+describe('a ranker that reads the instructions', () => {
+  const entries = [
+    { name: 'release', description: 'Ships a tagged version to customers.' },
+    { name: 'rollback', description: 'Undoes a bad deploy when a canary fails.' },
+    { name: 'notes', description: 'Writes meeting notes.' },
+  ];
+  const bodies = ['## Canary stages\n\nWatch the canary, then promote. Canary metrics decide.', undefined, 'Summaries of calls.'];
+
+  it('finds a skill by a word only its instructions use, and keeps the description strongest', () => {
+    const plain = createRanker(entries);
+    expect(plain.bodyAware).toBe(false);
+    expect(plain.rank('promote the build').map((r) => r.name)).toEqual([]);
+    const ranker = createRanker(entries, bodies);
+    expect(ranker.bodyAware).toBe(true);
+    expect(ranker.rank('promote the build').map((r) => r.name)).toEqual(['release']);
+    // "canary" is in rollback's description and in release's instructions: the description wins.
+    expect(ranker.rank('canary').map((r) => r.name)).toEqual(['rollback', 'release']);
+    for (const { score } of ranker.rank('canary promote summaries calls')) {
+      expect(score).toBeGreaterThan(0);
+      expect(score).toBeLessThan(1);
+    }
+  });
+
+  it('switches to the instructions when they arrive, bumping its version, and says which words they hold', () => {
+    const ranker = createRanker(entries);
+    expect(ranker.rank('ships customers')[0]?.name).toBe('release');
+    expect(ranker.instructionsHold('release', ['promot'])).toEqual([]);
+    const collector = ranker.bodyCollector();
+    bodies.forEach((body, doc) => body !== undefined && collector.add(doc, body));
+    const before = ranker.version;
+    ranker.useBodies(collector.build());
+    expect(ranker.version).toBe(before + 1);
+    expect(ranker.rank('promote')[0]?.name).toBe('release');
+    expect(ranker.instructionsHold('release', ['promot', 'summary', 'zzz'])).toEqual(['promot']);
+    expect(ranker.instructionsHold('nobody', ['promot'])).toEqual([]);
+    expect(() => ranker.useBodies(new BodyCollector(1, termOf, words).build())).toThrow(/a body index of 1 skills for a ranker of 3/);
+  });
+
+  it('a body weight of 0 ranks as the description-only ranker does', () => {
+    const zero = createTunedRanker(entries, { ...RANK_TUNING, bodyWeight: 0 }, bodies);
+    const plain = createRanker(entries);
+    for (const query of ['canary', 'ships customers', 'meeting notes']) expect(zero.rank(query)).toEqual(plain.rank(query));
+  });
+});
+
+function entry(name: string, path: string, instructions?: string): SkillEntry {
+  return { metadata: { name, description: `Helps with ${name}.` }, path, directory: path.replace(/\/SKILL\.md$/, ''), ...{ instructions } };
+}
+
+describe('indexBodies', () => {
+  it('reads each body once, skips what it cannot read (saying why), and hands the ranker the rest', async () => {
+    const files = new Map([
+      ['/s/a/SKILL.md', '---\nname: a\ndescription: x\n---\n# Canary checks\n'],
+      ['/s/c/SKILL.md', '---\nname: c\ndescription: x\n---\nledger reconciliation'],
+    ]);
+    const reads: string[] = [];
+    const fs: SkillsFileSystem = {
+      ...nodeFileSystem,
+      readFile: async (path) => {
+        reads.push(path);
+        const text = files.get(path);
+        if (text === undefined) throw Object.assign(new Error('ENOENT: gone'), { code: 'ENOENT' });
+        return text;
+      },
+    };
+    const skills = [
+      entry('a', '/s/a/SKILL.md'),
+      entry('b', '/s/b/SKILL.md'),
+      entry('c', '/s/c/SKILL.md'),
+      entry('d', '/s/d/SKILL.md', 'quarterly taxes'),
+    ];
+    const ranker = createRanker(skills.map((s) => s.metadata));
+    const indexing = indexBodies({ skills, ranker: () => ranker, fs, delayMs: 60_000 });
+    expect(indexing.outcome).toBeUndefined();
+    indexing.start();
+    await indexing.done;
+    expect(reads.sort()).toEqual(['/s/a/SKILL.md', '/s/b/SKILL.md', '/s/c/SKILL.md']);
+    expect(indexing.outcome).toEqual({
+      read: 3,
+      skipped: 1,
+      examples: [{ skill: 'b', path: '/s/b/SKILL.md', reason: 'it does not exist' }],
+    });
+    expect(ranker.rank('canary')[0]?.name).toBe('a');
+    expect(ranker.rank('reconciliation')[0]?.name).toBe('c');
+    expect(ranker.rank('taxes')[0]?.name).toBe('d');
+  });
+
+  it('stopped, it reads nothing more and leaves the ranker as it was', async () => {
+    const ranker = createRanker([{ name: 'a', description: 'x' }]);
+    let reads = 0;
+    const fs: SkillsFileSystem = { ...nodeFileSystem, readFile: async () => (reads++, 'body') };
+    const indexing = indexBodies({ skills: [entry('a', '/s/a/SKILL.md')], ranker: () => ranker, fs, delayMs: 60_000 });
+    indexing.stop();
+    indexing.start();
+    await indexing.done;
+    expect(reads).toBe(0);
+    expect(ranker.bodyAware).toBe(false);
+    expect(indexing.outcome).toBeUndefined();
+  });
+});
+
+describe('the middleware ranks by the instructions once they are indexed, answering requests meanwhile', () => {
+  let root: string | undefined;
+  afterEach(async () => {
+    if (root) await rm(root, { recursive: true, force: true });
+  });
+
+  it('answers every request while the bodies are read, then finds a skill by its instructions', async () => {
+    root = await mkdtemp(join(tmpdir(), 'body-index-'));
+    const write = async (name: string, description: string, body: string): Promise<void> => {
+      await mkdir(join(root as string, name), { recursive: true });
+      await writeFile(join(root as string, name, 'SKILL.md'), `---\nname: ${name}\ndescription: ${description}\n---\n${body}\n`);
+    };
+    for (let i = 0; i < 40; i++) await write(`task-${String(i).padStart(2, '0')}`, `Helps with chore number ${i}.`, 'Do the chore.');
+    await write('release', 'Ships a tagged version to customers.', '## Canary stages\n\nWatch the canary, then promote it.');
+
+    // After the first request, body reads wait until the gate opens.
+    let gated = false;
+    let waiting = 0;
+    let open: () => void = () => undefined;
+    const gate = new Promise<void>((resolve) => {
+      open = resolve;
+    });
+    const fs: SkillsFileSystem = {
+      ...nodeFileSystem,
+      readFile: async (path, encoding) => {
+        if (gated) {
+          waiting++;
+          await gate;
+        }
+        return nodeFileSystem.readFile(path, encoding);
+      },
+    };
+    const middleware = skillsMiddleware({ directories: [root], fs, catalogBudget: 700, findSkills: true });
+    const request = async (text: string): Promise<StackContext> => {
+      const ctx = createContext({ messages: conversation(text) });
+      let reached = false;
+      await middleware(ctx as never, async () => {
+        reached = true;
+      });
+      expect(reached).toBe(true);
+      return ctx;
+    };
+
+    await request('hello');
+    gated = true;
+    const ranked = middleware.instructionsRanked();
+    let settled = false;
+    void ranked.then(() => (settled = true));
+    // Requests while the body reads hang: each is answered, ranked by the metadata.
+    for (let i = 0; i < 20; i++) {
+      const ctx = await request('watch the canary before we promote');
+      expect(await callTool(ctx, 'find_skills', { query: 'canary promote' })).toMatch(/^No skills match/);
+    }
+    expect(waiting).toBeGreaterThan(0);
+    expect(settled).toBe(false);
+
+    open();
+    await ranked;
+    const ctx = await request('watch the canary before we promote');
+    const found = await callTool(ctx, 'find_skills', { query: 'canary promote' });
+    expect(found).toMatch(/\n- release: Ships a tagged version to customers\. \(matched "canary", "promote" in the instructions\)/);
+    const system = String(ctx.messages[0]?.content);
+    expect(system).toMatch(/most relevant to this request[^\n]*\n- release:/);
+    expect((ctx.log as RecordingLogger).find('[skills] ranking reads the instructions')).toEqual([
+      { level: 'info', args: ['[skills] ranking reads the instructions', { read: 41, skipped: 0, examples: [] }] },
+    ]);
+  });
+
+  it('with rankInstructions: false reads no SKILL.md for ranking', async () => {
+    root = await mkdtemp(join(tmpdir(), 'body-index-'));
+    await mkdir(join(root, 'release'), { recursive: true });
+    await writeFile(join(root, 'release', 'SKILL.md'), '---\nname: release\ndescription: Ships versions.\n---\nCanary.\n');
+    let reads = 0;
+    const fs: SkillsFileSystem = {
+      ...nodeFileSystem,
+      readFile: async (path, encoding) => (reads++, nodeFileSystem.readFile(path, encoding)),
+    };
+    const middleware = skillsMiddleware({ directories: [root], fs, findSkills: true, rankInstructions: false });
+    const ctx = createContext({ messages: conversation('hello') });
+    await middleware(ctx as never, async () => {});
+    const before = reads;
+    await middleware.instructionsRanked();
+    expect(reads).toBe(before);
+    expect(await callTool(ctx, 'find_skills', { query: 'canary' })).toMatch(/^No skills match/);
+  });
+});
