@@ -179,12 +179,17 @@ export interface Vocabulary {
  * Bench: a Map of the vocabulary (some 30,000 terms at 20,000 skills) costs
  * about 1 MB for as long as the ranker lives, the array a fifth (9db466f).
  */
-export function sortedVocabulary(ids: ReadonlyMap<string, number>): { vocabulary: Vocabulary; renumbered: Int32Array } {
+export function sortedVocabulary(ids: ReadonlyMap<string, number>): { vocabulary: Vocabulary; terms: string[]; renumbered: Int32Array } {
   // The default order is compareNames' (UTF-16 code units), without a call back into JS per comparison.
   const terms = [...ids.keys()].sort();
   const renumbered = new Int32Array(terms.length);
   for (let id = 0; id < terms.length; id++) renumbered[ids.get(terms[id] as string) ?? 0] = id;
-  const vocabulary: Vocabulary = {
+  return { vocabulary: vocabularyOf(terms), terms, renumbered };
+}
+
+/** `terms`, already sorted (code-unit order) and distinct, as a Vocabulary: term id = position. */
+export function vocabularyOf(terms: readonly string[]): Vocabulary {
+  return {
     size: terms.length,
     idOf(term) {
       let low = 0;
@@ -199,7 +204,6 @@ export function sortedVocabulary(ids: ReadonlyMap<string, number>): { vocabulary
       return undefined;
     },
   };
-  return { vocabulary, renumbered };
 }
 
 // ---------------------------------------------------------------------------
@@ -227,13 +231,18 @@ export interface Postings {
 }
 
 /** Weights keep 16 bits of their fraction: steps of 1.5e-5, far below any difference ranking relies on. */
-const WEIGHT_SCALE = 0xffff;
+export const WEIGHT_SCALE = 0xffff;
 
-class PackedPostings implements Postings {
+/**
+ * The packed arrays themselves: term t's postings are positions offsets[t]
+ * to offsets[t + 1] - 1 of `docs` and `weights` (a weight is its value x
+ * WEIGHT_SCALE, at least 1). A prebuilt index stores them as they are.
+ */
+export class PackedPostings implements Postings {
   constructor(
-    private readonly offsets: Int32Array,
-    private readonly docs: Uint16Array | Uint32Array,
-    private readonly weights: Uint16Array,
+    readonly offsets: Int32Array,
+    readonly docs: Uint16Array | Uint32Array,
+    readonly weights: Uint16Array,
   ) {}
 
   start(term: number): number {
@@ -263,7 +272,7 @@ class PackedPostings implements Postings {
  * the remaining 8 bytes a posting (some 600,000 postings at 20,000 skills,
  * 973f996).
  */
-export function packPostings(terms: number, docs: number, list: PostingList): Postings {
+export function packPostings(terms: number, docs: number, list: PostingList): PackedPostings {
   const total = list.term.length;
   const offsets = new Int32Array(terms + 1);
   for (let i = 0; i < total; i++) {

@@ -9,11 +9,11 @@ import { indexBodies, type BodyIndexing } from './body-indexer.js';
 import { BACKGROUND_DEFAULTS } from './defaults.js';
 import { catalogEntries, createCatalog, type Catalog, type CatalogMode } from './catalog.js';
 import type { ResolvedOptions } from './options.js';
-import type { BodyAwareRanker } from './rank.js';
+import type { BodyAwareRanker, RankerData } from './rank.js';
 import { narrowIndex, type SkillIndex } from './skill-index.js';
 import { suggestNames } from './suggest.js';
 import { FIND_SKILLS_TOOL, USE_SKILL_TOOL } from './tool-names.js';
-import { rankerForSkills } from './tools/find-skills.js';
+import { rankerForSkills, seedRanker } from './tools/find-skills.js';
 
 export interface Library {
   index: SkillIndex;
@@ -39,8 +39,10 @@ export interface Library {
   loggedMode?: CatalogMode;
 }
 
-export function libraryOf(index: SkillIndex, options: ResolvedOptions): Library {
+/** `prebuilt`: the ranker a prebuilt index holds over `index`'s model-invocable skills, used instead of building one. */
+export function libraryOf(index: SkillIndex, options: ResolvedOptions, prebuilt?: RankerData): Library {
   const modelIndex = narrowIndex(index, (entry) => isModelInvocable(entry.metadata));
+  if (prebuilt) seedRanker(modelIndex.skills, prebuilt);
   const ranker = (): BodyAwareRanker => rankerForSkills(modelIndex.skills);
   const catalog = createCatalog(catalogEntries(modelIndex.skills), {
     budget: options.catalogBudget,
@@ -95,12 +97,16 @@ export class Libraries {
   /** The newest library: a newer index stops its background reading. */
   private latest: Library | undefined;
 
-  constructor(private readonly options: ResolvedOptions) {}
+  /** `rankerDataOf`: the ranker a prebuilt index held for an index (SkillSource.rankerDataOf). */
+  constructor(
+    private readonly options: ResolvedOptions,
+    private readonly rankerDataOf: (index: SkillIndex) => RankerData | undefined = () => undefined,
+  ) {}
 
   of(index: SkillIndex): Library {
     let library = this.byIndex.get(index);
     if (!library) {
-      library = libraryOf(index, this.options);
+      library = libraryOf(index, this.options, this.rankerDataOf(index));
       this.byIndex.set(index, library);
       this.latest?.bodies?.stop();
       this.latest = library;

@@ -58,7 +58,7 @@ class SkillsRuntime {
       // While the watcher cannot see every folder, changes are only found by rescanning: never wait longer than it says.
       ttl: () => this.liveReload?.ttl() ?? options.cacheTtl,
     });
-    this.libraries = new Libraries(options);
+    this.libraries = new Libraries(options, source.rankerDataOf);
     // One reader for every run: its file cache is shared; each run brings its own read budget.
     const reader = options.resourceTool ? createResourceReader(options) : undefined;
     const text = {

@@ -14,3 +14,30 @@ export function isSameOrInside(inner: string, outer: string): boolean {
 export function childPath(folder: string, name: string): string {
   return folder.endsWith(sep) ? folder + name : folder + sep + name;
 }
+
+/**
+ * A set of folders that tells whether a path is one of them or lies inside
+ * one by looking up the path's own ancestors (each prefix that ends at a
+ * separator): the work per path grows with its depth, not with the number of
+ * folders (an app may configure hundreds). `lookups` counts the set lookups.
+ * Same answer as `folders.some((f) => isSameOrInside(path, f))`.
+ */
+export class FolderSet {
+  /** Each folder with a trailing separator. */
+  private readonly folders: ReadonlySet<string>;
+  lookups = 0;
+
+  constructor(folders: readonly string[]) {
+    this.folders = new Set(folders.map((folder) => (folder.endsWith(sep) ? folder : folder + sep)));
+  }
+
+  holds(path: string): boolean {
+    this.lookups++;
+    if (this.folders.has(path + sep)) return true;
+    for (let at = path.lastIndexOf(sep); at !== -1; at = at === 0 ? -1 : path.lastIndexOf(sep, at - 1)) {
+      this.lookups++;
+      if (this.folders.has(path.slice(0, at + 1))) return true;
+    }
+    return false;
+  }
+}

@@ -14,19 +14,31 @@
  * Paths are stored relative to the index file's folder, so an application
  * moved whole (built in CI, run from /var/task) still finds its skills.
  */
+import { Buffer } from 'node:buffer';
+import { endianness } from 'node:os';
 import { dirname, isAbsolute, relative, resolve, sep } from 'node:path';
 import { version as packageVersion } from '../package.json';
+import { isModelInvocable } from './activation.js';
+import { catalogEntries } from './catalog.js';
 import { createLimiter, MAX_CONCURRENT_FS_CALLS } from './concurrency.js';
 import { createDiagnostic, type Diagnostic } from './diagnostics.js';
 import { discover } from './discover/discover.js';
 import { errorCode, errorReason, type FileStats, type SkillsFileSystem } from './fs.js';
+import { FolderSet } from './paths.js';
 import { SKILL_FILE } from './skill-file.js';
 import { resolveOptions, type ResolvedOptions, type SkillsOptions } from './options.js';
+import { buildRankerData, RANKER_SCHEME, rankerDataProblem, type RankerData } from './rank.js';
+import { firstOfEachName } from './skill-index.js';
 import type { DiscoveryResult, Skill, SkillEntry, SkillMetadata } from './types.js';
 
 export const PREBUILT_INDEX_FORMAT = 'sisu-skills-index';
-/** Bump whenever the document's shape or meaning changes: a reader accepts only its own version. */
-export const PREBUILT_INDEX_VERSION = 1;
+/**
+ * Bump whenever the document's shape or meaning changes. 2 added `ranker`;
+ * a reader also takes the versions in READABLE_VERSIONS (1: no ranker, which
+ * is then built from the skills on the first query that needs it).
+ */
+export const PREBUILT_INDEX_VERSION = 2;
+const READABLE_VERSIONS: readonly unknown[] = [1, PREBUILT_INDEX_VERSION];
 
 /** What a SKILL.md looked like when the index was built. */
 export interface SkillStamp {
@@ -50,6 +62,25 @@ export interface PrebuiltSkillRecord extends SkillStamp {
   specials?: SpecialNumber[];
 }
 
+/**
+ * The ranker's index over the skills the model may activate (see
+ * `rankedSkills`), as `RankerData` in text: typed arrays as base64 of their
+ * little-endian bytes, terms joined by spaces (a term is letters and digits
+ * only). Loading it decodes the arrays and tokenises nothing. Fields may be
+ * added (a reader ignores what it does not know); what terms and weights
+ * mean is `scheme`'s, and data of another scheme is not used.
+ */
+export interface PrebuiltRanker {
+  scheme: string;
+  count: number;
+  terms: string;
+  offsets: string;
+  /** 16 or 32: the width of each doc number in `docs`. */
+  docBits: 16 | 32;
+  docs: string;
+  weights: string;
+}
+
 export interface PrebuiltIndexDocument {
   format: typeof PREBUILT_INDEX_FORMAT;
   version: typeof PREBUILT_INDEX_VERSION;
@@ -62,6 +93,7 @@ export interface PrebuiltIndexDocument {
   errors: Diagnostic[];
   warnings: Diagnostic[];
   skills: PrebuiltSkillRecord[];
+  ranker: PrebuiltRanker;
 }
 
 /** What reading an index gave: discovery's result, plus what each SKILL.md looked like at the build. */
@@ -71,6 +103,8 @@ export interface PrebuiltDiscovery extends DiscoveryResult {
   file: string;
   createdAt: string;
   packageVersion: string;
+  /** The ranker over `rankedSkills(skills)`, when the index holds one of this version's scheme. */
+  ranker?: RankerData;
 }
 
 export type PrebuiltIndexReason =
@@ -128,8 +162,12 @@ export async function prebuiltIndexFrom(
     }),
   );
   const skills: PrebuiltSkillRecord[] = [];
+  const kept: SkillEntry[] = [];
   for (const item of stamped) {
-    if (item) skills.push(recordOf(item.entry, item.stamp, base));
+    if (item) {
+      skills.push(recordOf(item.entry, item.stamp, base));
+      kept.push(item.entry);
+    }
   }
   const encodeDiagnostic = (d: Diagnostic): Diagnostic => ({ ...d, file: encodePath(d.file, base) });
   return {
@@ -148,15 +186,26 @@ export async function prebuiltIndexFrom(
     errors: errors.map(encodeDiagnostic),
     warnings: result.warnings.map(encodeDiagnostic),
     skills,
+    ranker: encodeRanker(buildRankerData(catalogEntries(rankedSkills(kept)))),
   };
 }
 
-/** The document as the file's text: one line per skill, so a diff of two builds reads skill by skill. */
+/**
+ * The skills a middleware's ranker ranks, in its order: the index's skills
+ * (first of each name) that the model may activate, as `libraryOf` narrows
+ * them. Doc numbers in the stored ranker are positions in this list.
+ */
+export function rankedSkills<S extends SkillEntry>(skills: readonly S[]): S[] {
+  return firstOfEachName(skills).filter((entry) => isModelInvocable(entry.metadata));
+}
+
+/** The document as the file's text: one line per skill, so a diff of two builds reads skill by skill; the ranker last. */
 export function serializePrebuiltIndex(document: PrebuiltIndexDocument): string {
-  const { skills, ...head } = document;
+  const { skills, ranker, ...head } = document;
   const top = JSON.stringify(head, null, 2).slice(0, -2);
   const lines = skills.map((skill) => `    ${JSON.stringify(skill)}`);
-  return `${top},\n  "skills": [${lines.length > 0 ? `\n${lines.join(',\n')}\n  ` : ''}]\n}\n`;
+  const rankerText = JSON.stringify(ranker, null, 2).split('\n').join('\n  ');
+  return `${top},\n  "skills": [${lines.length > 0 ? `\n${lines.join(',\n')}\n  ` : ''}],\n  "ranker": ${rankerText}\n}\n`;
 }
 
 function recordOf(entry: SkillEntry, stamp: SkillStamp, base: string): PrebuiltSkillRecord {
@@ -282,6 +331,80 @@ function restoreSpecials(metadata: Record<string, unknown>, specials: unknown): 
 }
 
 // ---------------------------------------------------------------------------
+// The ranker: typed arrays as base64 of little-endian bytes
+
+const BIG_ENDIAN = endianness() === 'BE';
+
+type PackedArray = Int32Array | Uint16Array | Uint32Array;
+
+function encodeRanker(data: RankerData): PrebuiltRanker {
+  return {
+    scheme: data.scheme,
+    count: data.count,
+    terms: data.terms.join(' '),
+    offsets: base64Of(data.offsets),
+    docBits: data.docs instanceof Uint16Array ? 16 : 32,
+    docs: base64Of(data.docs),
+    weights: base64Of(data.weights),
+  };
+}
+
+function base64Of(array: PackedArray): string {
+  const bytes = Buffer.from(array.buffer, array.byteOffset, array.byteLength);
+  if (!BIG_ENDIAN) return bytes.toString('base64');
+  const copy = Buffer.from(bytes);
+  if (array.BYTES_PER_ELEMENT === 2) copy.swap16();
+  else copy.swap32();
+  return copy.toString('base64');
+}
+
+/**
+ * The array `text` holds, decoded straight into its memory; undefined when
+ * it is not whole elements of base64 (a character outside base64 shortens
+ * what is decoded; values are checked after, by rankerDataProblem).
+ */
+function arrayOf<A extends PackedArray>(text: unknown, make: (length: number) => A): A | undefined {
+  if (typeof text !== 'string') return undefined;
+  const byteLength = Buffer.byteLength(text, 'base64');
+  const probe = make(0);
+  if (byteLength % probe.BYTES_PER_ELEMENT !== 0) return undefined;
+  const array = make(byteLength / probe.BYTES_PER_ELEMENT);
+  const bytes = Buffer.from(array.buffer, array.byteOffset, array.byteLength);
+  if (bytes.write(text, 'base64') !== byteLength) return undefined;
+  if (BIG_ENDIAN) {
+    if (array.BYTES_PER_ELEMENT === 2) bytes.swap16();
+    else bytes.swap32();
+  }
+  return array;
+}
+
+/**
+ * The stored ranker as RankerData: `{ ok: true, data }` (data undefined when
+ * the document has none, or one of another scheme: the ranker is then built
+ * from the skills), or why it is damaged.
+ */
+function decodeRanker(value: unknown, skills: number): { ok: true; data?: RankerData } | { ok: false; problem: string } {
+  if (value === undefined) return { ok: true };
+  if (!isRecord(value)) return { ok: false, problem: '"ranker" is not an object' };
+  if (value.scheme !== RANKER_SCHEME) return { ok: true };
+  const { count, terms, docBits } = value;
+  if (!isCount(count) || count > skills) return { ok: false, problem: '"ranker.count" is not a number of skills' };
+  if (typeof terms !== 'string') return { ok: false, problem: '"ranker.terms" is not a string' };
+  const offsets = arrayOf(value.offsets, (n) => new Int32Array(n));
+  const docs =
+    docBits === 16
+      ? arrayOf(value.docs, (n) => new Uint16Array(n))
+      : docBits === 32
+        ? arrayOf(value.docs, (n) => new Uint32Array(n))
+        : undefined;
+  const weights = arrayOf(value.weights, (n) => new Uint16Array(n));
+  if (!offsets || !docs || !weights) return { ok: false, problem: '"ranker" offsets, docs or weights are not base64 arrays' };
+  const data: RankerData = { scheme: RANKER_SCHEME, count, terms: terms === '' ? [] : terms.split(' '), offsets, docs, weights };
+  const problem = rankerDataProblem(data);
+  return problem ? { ok: false, problem: `"ranker": ${problem}` } : { ok: true, data };
+}
+
+// ---------------------------------------------------------------------------
 // Reading
 
 /**
@@ -327,12 +450,12 @@ export function parsePrebuiltIndex(text: string, file: string, options: Discover
       'Point the `index` option at the file `sisu-skills index -o` wrote.',
     );
   }
-  if (document.version !== PREBUILT_INDEX_VERSION) {
+  if (!READABLE_VERSIONS.includes(document.version)) {
     const by = typeof document.packageVersion === 'string' ? ` by @sisu-ai/mw-skills ${document.packageVersion}` : '';
     return unusable(
       path,
       'incompatible-version',
-      `was written${by} in index format ${JSON.stringify(document.version)}; this version (${packageVersion}) reads format ${PREBUILT_INDEX_VERSION} only`,
+      `was written${by} in index format ${JSON.stringify(document.version)}; this version (${packageVersion}) reads formats ${READABLE_VERSIONS.join(' and ')} only`,
       REBUILD,
     );
   }
@@ -363,7 +486,7 @@ function decodeBody(
   if (!Array.isArray(skills)) return malformed(path, '"skills" is not a list');
   const decoded: Skill[] = [];
   const stamps = new Map<string, SkillStamp>();
-  const inside = roots.map((root) => (root.endsWith(sep) ? root : root + sep));
+  const inside = new FolderSet(roots);
   for (let i = 0; i < skills.length; i++) {
     const record: unknown = skills[i];
     const problem = checkRecord(record);
@@ -371,7 +494,7 @@ function decodeBody(
     const { directory, file, size, mtimeMs, metadata, specials } = record as PrebuiltSkillRecord;
     const folder = decode(directory);
     // An entry outside every configured directory was not written by discovery: never follow it.
-    if (!inside.some((root) => folder.startsWith(root) || folder + sep === root)) {
+    if (!inside.holds(folder)) {
       return malformed(path, `skill ${i + 1} (${JSON.stringify(metadata.name)}) lies outside the configured directories`);
     }
     if (specials !== undefined && !restoreSpecials(metadata, specials))
@@ -380,6 +503,8 @@ function decodeBody(
     decoded.push({ metadata, path: skillPath, directory: folder, instructions: '', resources: [] });
     stamps.set(skillPath, { size, mtimeMs });
   }
+  const ranker = decodeRanker(document.ranker, decoded.length);
+  if (!ranker.ok) return malformed(path, ranker.problem);
   return {
     ok: true,
     result: {
@@ -391,6 +516,7 @@ function decodeBody(
       file: path,
       createdAt,
       packageVersion: typeof document.packageVersion === 'string' ? document.packageVersion : 'unknown',
+      ...(ranker.data ? { ranker: ranker.data } : {}),
     },
   };
 }

@@ -61,7 +61,7 @@ export type SkillLoader = (entry: SkillEntry) => Promise<{ skill: Skill; diagnos
  * too. A function of its own so its set of names is dropped when it returns:
  * built inside buildIndex, it would share the scope the index's closures keep.
  */
-function firstOfEachName<S extends SkillEntry>(skills: readonly S[]): S[] {
+export function firstOfEachName<S extends SkillEntry>(skills: readonly S[]): S[] {
   const seen = new Set<string>();
   return skills.filter((entry) => !seen.has(entry.metadata.name) && Boolean(seen.add(entry.metadata.name)));
 }

@@ -8,6 +8,7 @@ import { discover, loadSkillContent } from './discover/discover.js';
 import { createLimiter, MAX_CONCURRENT_FS_CALLS } from './concurrency.js';
 import type { ResolvedOptions } from './options.js';
 import { checkSkillFile, readPrebuiltIndex, type SkillStamp } from './prebuilt-index.js';
+import type { RankerData } from './rank.js';
 import { createLazySkillIndex, createSkillIndex, type SkillIndex, type SkillLoader } from './skill-index.js';
 import type { DiscoveryResult } from './types.js';
 
@@ -17,6 +18,8 @@ export interface SkillSource {
   toIndex(result: DiscoveryResult, loadedAt: number): SkillIndex;
   /** Scan from now on (the watcher saw a change the prebuilt index cannot know about). */
   preferScan(): void;
+  /** The ranker a prebuilt index held for `index` (one `toIndex` made), if any. */
+  rankerDataOf(index: SkillIndex): RankerData | undefined;
 }
 
 export function createSkillSource(options: ResolvedOptions): SkillSource {
@@ -24,6 +27,8 @@ export function createSkillSource(options: ResolvedOptions): SkillSource {
   const activationReads = createLimiter(MAX_CONCURRENT_FS_CALLS);
   // An unusable index is reported once, then scanning takes over for good.
   let indexFile = options.index;
+  // Keyed by our own index objects: a dropped index takes its ranker data with it.
+  const rankerData = new WeakMap<SkillIndex, RankerData>();
 
   async function load(): Promise<DiscoveryResult> {
     if (indexFile !== undefined) {
@@ -57,7 +62,10 @@ export function createSkillSource(options: ResolvedOptions): SkillSource {
         }
         return loadSkillContent(entry, options);
       });
-    return createLazySkillIndex(result, loader, loadedAt);
+    const index = createLazySkillIndex(result, loader, loadedAt);
+    const ranker = 'ranker' in result ? (result.ranker as RankerData | undefined) : undefined;
+    if (ranker) rankerData.set(index, ranker);
+    return index;
   }
 
   return {
@@ -66,5 +74,6 @@ export function createSkillSource(options: ResolvedOptions): SkillSource {
     preferScan: () => {
       indexFile = undefined;
     },
+    rankerDataOf: (index) => rankerData.get(index),
   };
 }

@@ -4,6 +4,7 @@
  * one INDEX_UNUSABLE warning, never a throw; and a SKILL.md changed or gone
  * since the build is caught at activation.
  */
+import { Buffer } from 'node:buffer';
 import { cp, mkdir, readFile, rm, stat, utimes, writeFile } from 'node:fs/promises';
 import { join, sep } from 'node:path';
 import fc from 'fast-check';
@@ -24,6 +25,7 @@ import {
   type DiscoveryShape,
   type PrebuiltIndexDocument,
   type PrebuiltIndexRead,
+  type PrebuiltRanker,
 } from '../src/prebuilt-index.js';
 import { createLazySkillIndex } from '../src/skill-index.js';
 import type { SkillEntry } from '../src/types.js';
@@ -51,6 +53,14 @@ async function library(): Promise<{ root: string; skills: string; indexFile: str
   await writeFile(indexFile, serializePrebuiltIndex(document));
   return { root, skills, indexFile, shape: { directories: [skills], packages: [], include: [], exclude: [], strict: false } };
 }
+
+/** A typed array as the index stores it (little-endian on the machines tests run on). */
+const base64 = (array: Int32Array | Uint16Array): string =>
+  Buffer.from(array.buffer, array.byteOffset, array.byteLength).toString('base64');
+const decoded = (text: string): Uint16Array => {
+  const bytes = Buffer.from(text, 'base64');
+  return new Uint16Array(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength));
+};
 
 function expectUnusable(read: PrebuiltIndexRead, reason: string, file: string): string {
   if (read.ok) throw new Error('expected the index to be refused');
@@ -193,13 +203,18 @@ describe('readPrebuiltIndex refuses, never throws', () => {
       expectUnusable(parsePrebuiltIndex(text, '/x/i.json', shape), 'wrong-format', '/x/i.json');
     }
     const newer = parsePrebuiltIndex(
-      JSON.stringify({ format: PREBUILT_INDEX_FORMAT, version: 2, packageVersion: '9.0.0' }),
+      JSON.stringify({ format: PREBUILT_INDEX_FORMAT, version: PREBUILT_INDEX_VERSION + 1, packageVersion: '9.0.0' }),
       '/x/i.json',
       shape,
     );
     const message = expectUnusable(newer, 'incompatible-version', '/x/i.json');
-    expect(message).toContain('by @sisu-ai/mw-skills 9.0.0 in index format 2');
-    expect(message).toContain(`reads format ${PREBUILT_INDEX_VERSION} only`);
+    expect(message).toContain(`by @sisu-ai/mw-skills 9.0.0 in index format ${PREBUILT_INDEX_VERSION + 1}`);
+    expect(message).toContain(`reads formats 1 and ${PREBUILT_INDEX_VERSION} only`);
+    expectUnusable(
+      parsePrebuiltIndex(JSON.stringify({ format: PREBUILT_INDEX_FORMAT, version: 0 }), '/x/i.json', shape),
+      'incompatible-version',
+      '/x/i.json',
+    );
     expectUnusable(
       parsePrebuiltIndex(JSON.stringify({ format: PREBUILT_INDEX_FORMAT, version: '1' }), '/x/i.json', shape),
       'incompatible-version',
@@ -283,6 +298,18 @@ describe('readPrebuiltIndex refuses, never throws', () => {
       ['"scannedDirectories"', (d) => (d.scannedDirectories = [1] as unknown as string[])],
       ['"createdAt"', (d) => delete (d as Partial<PrebuiltIndexDocument>).createdAt],
       ['"specials" does not match', (d) => (d.skills[0]!.specials = [[['tags'], 'NaN']])],
+      ['"ranker" is not an object', (d) => (d.ranker = 5 as unknown as PrebuiltRanker)],
+      ['"ranker.count"', (d) => (d.ranker.count = 4)],
+      ['"ranker.terms"', (d) => (d.ranker.terms = 3 as unknown as string)],
+      ['base64 arrays', (d) => (d.ranker.docBits = 8 as unknown as 16)],
+      ['base64 arrays', (d) => (d.ranker.weights = d.ranker.weights.slice(0, -4))],
+      ['base64 arrays', (d) => (d.ranker.offsets = [1] as unknown as string)],
+      ['terms are not sorted and distinct', (d) => (d.ranker.terms = d.ranker.terms.split(' ').reverse().join(' '))],
+      ['terms are not sorted and distinct', (d) => (d.ranker.terms = d.ranker.terms.replace(/^(\S+)/, '$1 $1'))],
+      ['do not span the postings', (d) => (d.ranker.offsets = base64(new Int32Array([0, 1])))],
+      ['not as many weights as postings', (d) => (d.ranker.weights = base64(new Uint16Array([1])))],
+      ['is out of range', (d) => (d.ranker.count = 1)],
+      ['is out of range', (d) => (d.ranker.weights = base64(new Uint16Array(decoded(d.ranker.weights).length)))],
     ];
     for (const [detail, change] of cases) {
       expect(expectUnusable(damaged(change), 'malformed', indexFile), detail).toContain(detail);
@@ -308,16 +335,20 @@ describe('readPrebuiltIndex refuses, never throws', () => {
     };
     const keys = Object.keys(base);
     fc.assert(
-      fc.property(fc.constantFrom(...keys, 'skills.0', 'skills.0.metadata', 'skills.0.specials'), fc.jsonValue(), (key, value) => {
-        const document = structuredClone(base) as Record<string, unknown>;
-        const [head, index, field] = key.split('.');
-        if (field) ((document.skills as Array<Record<string, unknown>>)[Number(index)] as Record<string, unknown>)[field] = value;
-        else if (index) (document.skills as unknown[])[Number(index)] = value;
-        else document[head!] = value;
-        const read = parsePrebuiltIndex(JSON.stringify(document), '/lib/index.json', shape);
-        expect(typeof read.ok).toBe('boolean');
-        if (read.ok) expect(read.result.skills.every((s) => s.directory.startsWith('/lib/'))).toBe(true);
-      }),
+      fc.property(
+        fc.constantFrom(...keys, 'ranker', 'skills.0', 'skills.0.metadata', 'skills.0.specials'),
+        fc.jsonValue(),
+        (key, value) => {
+          const document = structuredClone(base) as Record<string, unknown>;
+          const [head, index, field] = key.split('.');
+          if (field) ((document.skills as Array<Record<string, unknown>>)[Number(index)] as Record<string, unknown>)[field] = value;
+          else if (index) (document.skills as unknown[])[Number(index)] = value;
+          else document[head!] = value;
+          const read = parsePrebuiltIndex(JSON.stringify(document), '/lib/index.json', shape);
+          expect(typeof read.ok).toBe('boolean');
+          if (read.ok) expect(read.result.skills.every((s) => s.directory.startsWith('/lib/'))).toBe(true);
+        },
+      ),
       { numRuns: 500 },
     );
   });

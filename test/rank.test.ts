@@ -1,6 +1,17 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { createRanker, MAX_QUERY_CHARS, stem, tokenize, whenClauses } from '../src/rank.js';
+import {
+  buildRankerData,
+  createRanker,
+  indexTerms,
+  MAX_QUERY_CHARS,
+  RANKER_SCHEME,
+  rankerDataProblem,
+  rankerFromData,
+  stem,
+  tokenize,
+  whenClauses,
+} from '../src/rank.js';
 
 const entries = [
   { name: 'code-review', description: 'Reviews a change for bugs, security and style. Use when asked to review a pull request.' },
@@ -28,6 +39,39 @@ describe('tokenize and stem', () => {
     expect(stem('analysis')).toBe('analysis');
     expect(stem('speed')).toBe('speed');
     expect(stem('2024')).toBe('2024');
+  });
+
+  it('the index build finds the same terms as tokenize, on any text (property)', () => {
+    const tricky = fc.constantFrom(
+      'a',
+      'B',
+      'É',
+      'ß',
+      'İ',
+      'Σ',
+      'ς',
+      ' ',
+      '-',
+      '’',
+      '\uD835',
+      '\uDC00',
+      '😀',
+      '𝐀',
+      '1',
+      '٣',
+      'ǂ',
+      'ı',
+      'the',
+    );
+    fc.assert(
+      fc.property(fc.oneof(fc.string({ unit: 'binary' }), fc.string({ unit: tricky, maxLength: 60 })), (text) => {
+        expect(indexTerms(text)).toEqual(tokenize(text));
+      }),
+      { numRuns: 3000 },
+    );
+    // Enough distinct words to make the build's word table grow several times.
+    const many = Array.from({ length: 5000 }, (_, i) => `w${i.toString(36)}x`).join(' ');
+    expect(indexTerms(many)).toEqual(tokenize(many));
   });
 
   it('finds the words of "Use when ..." clauses', () => {
@@ -319,5 +363,38 @@ describe('createRanker scores as BM25F written out plainly', () => {
       }),
       { numRuns: 500 },
     );
+  });
+});
+
+describe('a ranker as data', () => {
+  it('ranks as the ranker built from the same entries, and its data passes its own check', () => {
+    const data = buildRankerData(entries);
+    expect(data.scheme).toBe(RANKER_SCHEME);
+    expect(data.count).toBe(entries.length);
+    expect(rankerDataProblem(data)).toBeUndefined();
+    const stored = rankerFromData(
+      entries.map((e) => e.name),
+      data,
+    );
+    const built = createRanker(entries);
+    expect(stored.size).toBe(entries.length);
+    for (const query of ['review my pull request', 'merge pdfs', 'release to staging', 'nothing matches zzz', '']) {
+      expect(stored.rank(query)).toEqual(built.rank(query));
+    }
+  });
+
+  it('names what is wrong with damaged data', () => {
+    const good = buildRankerData(entries);
+    const cases: Array<[string, Partial<typeof good>]> = [
+      ['entry count', { count: -1 }],
+      ['sorted and distinct', { terms: [...good.terms].reverse() }],
+      ['span the postings', { offsets: good.offsets.slice(1) }],
+      ['as many weights', { weights: good.weights.slice(1) }],
+      ['out of range', { count: 1 }],
+      ['out of range', { weights: new Uint16Array(good.weights.length) }],
+      ['out of range', { docs: new Uint16Array(good.docs.length) }],
+      ['go backwards', { offsets: Int32Array.from(good.offsets, (o, i) => (i === 1 ? good.docs.length : o)) }],
+    ];
+    for (const [problem, change] of cases) expect(rankerDataProblem({ ...good, ...change }), problem).toContain(problem);
   });
 });

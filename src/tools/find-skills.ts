@@ -6,7 +6,16 @@
 import { z } from 'zod';
 import { catalogEntries } from '../catalog.js';
 import { TOOL_DEFAULTS } from '../defaults.js';
-import { createRanker, queryWords, tokenize, whenClauses, type BodyAwareRanker } from '../rank.js';
+import {
+  createRanker,
+  queryWords,
+  RANKER_SCHEME,
+  rankerFromData,
+  tokenize,
+  whenClauses,
+  type BodyAwareRanker,
+  type RankerData,
+} from '../rank.js';
 import { createSkillIndex, type SkillIndex } from '../skill-index.js';
 import { oneLine } from '../text.js';
 import { FIND_SKILLS_TOOL, USE_SKILL_TOOL } from '../tool-names.js';
@@ -58,6 +67,24 @@ export function rankerForSkills(skills: readonly SkillEntry[]): BodyAwareRanker 
     rankers.set(skills, ranker);
   }
   return ranker;
+}
+
+/**
+ * Make `data` (a prebuilt index's ranker, built over these skills' catalog
+ * entries) the ranker over `skills`, so nothing is tokenised at start-up.
+ * Data of another scheme or over another number of skills is not used (the
+ * ranker is then built from the skills as usual); returns whether it was.
+ */
+export function seedRanker(skills: readonly SkillEntry[], data: RankerData): boolean {
+  if (data.scheme !== RANKER_SCHEME || data.count !== skills.length || rankers.has(skills)) return false;
+  rankers.set(
+    skills,
+    rankerFromData(
+      skills.map((entry) => entry.metadata.name),
+      data,
+    ),
+  );
+  return true;
 }
 
 function limitOf(value: unknown): number {

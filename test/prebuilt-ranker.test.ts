@@ -1,0 +1,256 @@
+/**
+ * The prebuilt index carries the ranker: a middleware started from the index
+ * ranks with the stored postings (nothing tokenised), and its catalog and
+ * find_skills answers are the same as a scan's, on the shared corpus and on
+ * generated libraries. An index of format 1 (no ranker) still loads, and a
+ * ranker of another scheme is left out, not trusted.
+ */
+import { Buffer } from 'node:buffer';
+import { existsSync } from 'node:fs';
+import { mkdir, mkdtemp, readFile, realpath, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, sep } from 'node:path';
+import fc from 'fast-check';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { catalogEntries } from '../src/catalog.js';
+import type { FileStats, SkillsFileSystem } from '../src/fs.js';
+import { skillsMiddleware } from '../src/index.js';
+import {
+  buildPrebuiltIndex,
+  parsePrebuiltIndex,
+  prebuiltIndexFrom,
+  rankedSkills,
+  serializePrebuiltIndex,
+  type PrebuiltIndexDocument,
+} from '../src/prebuilt-index.js';
+import { createRanker, rankerFromData } from '../src/rank.js';
+import type { SkillEntry, SkillMetadata } from '../src/types.js';
+import { callTool, conversation, createContext } from './helpers/stack.js';
+import { QUERIES } from './relevance/queries.mjs';
+
+const CORPUS = join(import.meta.dirname, '..', '..', 'shared', 'corpus', 'skills');
+const hasCorpus = existsSync(CORPUS);
+if (!hasCorpus) console.warn('prebuilt-ranker: ../shared/corpus not found; the corpus comparison is skipped');
+
+let temp: string;
+beforeAll(async () => {
+  temp = await realpath(await mkdtemp(join(tmpdir(), 'skills-ranker-')));
+});
+afterAll(async () => {
+  await rm(temp, { recursive: true, force: true });
+});
+
+/** What one first request shows the model: the system prompt (with the catalog) and find_skills' answer to `query`. */
+async function answers(middleware: ReturnType<typeof skillsMiddleware>, query: string): Promise<{ system: string; found: string }> {
+  const ctx = createContext({ messages: conversation(query) });
+  await middleware(ctx, async () => {});
+  // Never a fallback to a scan: that would compare a scan with itself.
+  expect(JSON.stringify(ctx.log.entries)).not.toContain('INDEX_UNUSABLE');
+  const system = String(ctx.messages.find((message) => message.role === 'system')?.content ?? '');
+  const found = ctx.tools.get('find_skills') ? await callTool(ctx, 'find_skills', { query, limit: 20 }) : '';
+  return { system, found };
+}
+
+async function writeIndex(document: PrebuiltIndexDocument, file: string): Promise<void> {
+  await writeFile(file, serializePrebuiltIndex(document));
+}
+
+describe.skipIf(!hasCorpus)('on the shared corpus', () => {
+  const requests = [...QUERIES.map((q) => q.query), 'convert a pdf to markdown', 'hello', 'review my pull request'];
+  let indexFile: string;
+  let document: PrebuiltIndexDocument;
+
+  beforeAll(async () => {
+    indexFile = join(temp, 'corpus.index.json');
+    document = await buildPrebuiltIndex({ directories: [CORPUS] }, indexFile);
+    await writeIndex(document, indexFile);
+  });
+
+  it('the catalog and find_skills say the same from the index as from a scan, for every labeled request', async () => {
+    const scan = skillsMiddleware({ directories: [CORPUS] });
+    const fromIndex = skillsMiddleware({ directories: [CORPUS], index: indexFile });
+    expect(document.ranker.count).toBeGreaterThan(1000);
+    let ranked = 0;
+    for (const request of requests) {
+      const expected = await answers(scan, request);
+      const actual = await answers(fromIndex, request);
+      expect(actual, request).toEqual(expected);
+      if (expected.found.startsWith('Skills matching')) ranked++;
+    }
+    // The comparison means something only if the requests were ranked.
+    expect(ranked).toBeGreaterThan(requests.length - 5);
+  });
+
+  it('ranks with the stored postings: a stored ranker altered (validly) changes the answers', async () => {
+    const altered = structuredClone(document);
+    const weights = Buffer.from(altered.ranker.weights, 'base64');
+    // Every weight the smallest there is: scores become sums of IDF alone.
+    for (let i = 0; i < weights.length; i += 2) weights.writeUInt16LE(1, i);
+    altered.ranker.weights = weights.toString('base64');
+    const file = join(temp, 'altered.index.json');
+    await writeIndex(altered, file);
+    const scan = skillsMiddleware({ directories: [CORPUS] });
+    const fromAltered = skillsMiddleware({ directories: [CORPUS], index: file });
+    const request = 'fill in the fields of this PDF form and merge two PDFs';
+    expect((await answers(fromAltered, request)).found).not.toEqual((await answers(scan, request)).found);
+  });
+});
+
+describe('older and foreign rankers', () => {
+  let skills: string;
+  let indexFile: string;
+  let document: PrebuiltIndexDocument;
+  const md = (name: string, description: string) => `---\nname: ${name}\ndescription: ${description}\n---\n# ${name}\n`;
+
+  beforeAll(async () => {
+    skills = join(temp, 'small', 'skills');
+    const descriptions: Record<string, string> = {
+      pdf: 'Fill, merge and convert PDF files. Use when the user has a PDF.',
+      markdown: 'Write and convert documents to Markdown.',
+      review: 'Review a pull request for bugs. Use when asked to review code.',
+    };
+    for (let i = 0; i < 60; i++) descriptions[`filler-${i}`] = `Handles task number ${i} about topic ${i % 7} and more words.`;
+    for (const [name, description] of Object.entries(descriptions)) {
+      await mkdir(join(skills, name), { recursive: true });
+      await writeFile(join(skills, name, 'SKILL.md'), md(name, description));
+    }
+    indexFile = join(temp, 'small', 'skills.index.json');
+    document = await buildPrebuiltIndex({ directories: [skills] }, indexFile);
+  });
+
+  it('an index of format 1 (no ranker) still loads, and ranks as a scan does', async () => {
+    const { ranker, ...rest } = document;
+    expect(ranker.count).toBe(63);
+    const older = join(temp, 'small', 'v1.index.json');
+    await writeFile(older, JSON.stringify({ ...rest, version: 1 }));
+    const read = parsePrebuiltIndex(await readFile(older, 'utf8'), older, {
+      directories: [skills],
+      packages: [],
+      include: [],
+      exclude: [],
+      strict: false,
+    });
+    if (!read.ok) throw new Error(read.message);
+    expect(read.result.ranker).toBeUndefined();
+    expect(read.result.skills).toHaveLength(63);
+    const scan = skillsMiddleware({ directories: [skills], catalogBudget: 600 });
+    const fromOlder = skillsMiddleware({ directories: [skills], index: older, catalogBudget: 600 });
+    for (const request of ['convert a pdf to markdown', 'review this code', 'topic 3']) {
+      expect(await answers(fromOlder, request)).toEqual(await answers(scan, request));
+    }
+  });
+
+  it('a ranker of another scheme is left out: the index loads, and ranking is built from the skills', async () => {
+    const foreign = structuredClone(document);
+    foreign.ranker.scheme = 'bm25f/0 something else';
+    foreign.ranker.weights = 'not even base64';
+    const file = join(temp, 'small', 'foreign.index.json');
+    await writeIndex(foreign, file);
+    const read = parsePrebuiltIndex(await readFile(file, 'utf8'), file, {
+      directories: [skills],
+      packages: [],
+      include: [],
+      exclude: [],
+      strict: false,
+    });
+    if (!read.ok) throw new Error(read.message);
+    expect(read.result.ranker).toBeUndefined();
+    const scan = skillsMiddleware({ directories: [skills], catalogBudget: 600 });
+    const fromForeign = skillsMiddleware({ directories: [skills], index: file, catalogBudget: 600 });
+    expect(await answers(fromForeign, 'convert a pdf to markdown')).toEqual(await answers(scan, 'convert a pdf to markdown'));
+  });
+});
+
+describe('on generated libraries', () => {
+  const word = fc.constantFrom(
+    'pdf',
+    'PDFs',
+    'convert',
+    'converting',
+    'markdown',
+    'review',
+    'reviews',
+    'the',
+    'Use',
+    'when',
+    'déboguer',
+    'ΣΟΦΙΑ',
+    'İstanbul',
+    '𝐀𝐁',
+    'x2',
+    'policies',
+    'deploy',
+    'deployed',
+    'k8s',
+    'data',
+  );
+  const text = fc.array(word, { minLength: 1, maxLength: 12 }).map((words) => words.join(' '));
+  const skill = fc.record({
+    name: fc.constantFrom('a', 'b', 'c', 'pdf', 'md', 'rev', 'dep', 'x', 'y', 'z'),
+    description: fc.oneof(
+      text,
+      text.map((t) => `${t}. Use when ${t}.`),
+    ),
+    tags: fc.option(fc.array(fc.oneof(word, fc.integer() as fc.Arbitrary<unknown> as fc.Arbitrary<string>), { maxLength: 3 }), {
+      nil: undefined,
+    }),
+    hidden: fc.boolean(),
+  });
+  const statFs = {
+    stat: async () => ({ size: 1, mtimeMs: 1, isFile: () => true, isDirectory: () => false, isSymbolicLink: () => false }) as FileStats,
+  } as unknown as SkillsFileSystem;
+  const root = `${sep}lib`;
+
+  it('the stored ranker, written and read back, ranks every query exactly as one built from the skills', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.array(skill, { maxLength: 25 }), fc.array(text, { minLength: 1, maxLength: 5 }), async (generated, queries) => {
+        const entries: SkillEntry[] = generated.map((g, i) => {
+          const metadata: SkillMetadata = { name: g.name, description: g.description };
+          if (g.tags) (metadata as Record<string, unknown>).tags = g.tags;
+          if (g.hidden) (metadata as Record<string, unknown>)['disable-model-invocation'] = true;
+          const directory = `${root}${sep}${i}`;
+          return { metadata, directory, path: `${directory}${sep}SKILL.md` };
+        });
+        const shape = { directories: [root], packages: [], include: [], exclude: [], strict: false };
+        const document = await prebuiltIndexFrom(
+          { skills: entries, errors: [], warnings: [], scannedDirectories: [root] },
+          { ...shape, fs: statFs },
+          `${root}${sep}index.json`,
+          new Date(0),
+        );
+        const read = parsePrebuiltIndex(serializePrebuiltIndex(document), `${root}${sep}index.json`, shape);
+        if (!read.ok) throw new Error(read.message);
+        const ranked = rankedSkills(read.result.skills);
+        const data = read.result.ranker;
+        if (!data) throw new Error('the index holds no ranker');
+        const stored = rankerFromData(
+          ranked.map((entry) => entry.metadata.name),
+          data,
+        );
+        const built = createRanker(catalogEntries(ranked));
+        for (const query of queries) expect(stored.rank(query)).toEqual(built.rank(query));
+      }),
+      { numRuns: 150 },
+    );
+  });
+
+  it('loads an index whose skills lie under 500 configured folders', async () => {
+    const folders = Array.from({ length: 500 }, (_, i) => `${root}${sep}team-${i}`);
+    const entries: SkillEntry[] = folders.map((folder, i) => ({
+      metadata: { name: `skill-${i}`, description: `Does task ${i}.` },
+      directory: `${folder}${sep}skill-${i}`,
+      path: `${folder}${sep}skill-${i}${sep}SKILL.md`,
+    }));
+    const shape = { directories: folders, packages: [], include: [], exclude: [], strict: false };
+    const document = await prebuiltIndexFrom(
+      { skills: entries, errors: [], warnings: [], scannedDirectories: folders },
+      { ...shape, fs: statFs },
+      `${root}${sep}index.json`,
+      new Date(0),
+    );
+    const read = parsePrebuiltIndex(serializePrebuiltIndex(document), `${root}${sep}index.json`, shape);
+    if (!read.ok) throw new Error(read.message);
+    expect(read.result.skills.map((s) => s.directory)).toEqual(entries.map((e) => e.directory));
+    expect(read.result.ranker?.count).toBe(500);
+  });
+});
