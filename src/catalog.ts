@@ -127,6 +127,12 @@ export interface CatalogOptions {
    * section then names none and only says how many skills it leaves out.
    */
   findToolName?: string | null;
+  /**
+   * In ranked mode, how many of the best matches are listed before other
+   * names (the first 20 with their description). Default 250, about what the
+   * default budget holds: measured by scripts/body-rank-experiment.mjs.
+   */
+  rankedListed?: number;
 }
 
 /** Options with their defaults applied; `findToolName` is undefined when there is no search tool. */
@@ -134,14 +140,16 @@ interface Settings {
   budget: number;
   toolName: string;
   findToolName: string | undefined;
+  rankedListed: number;
 }
 
 function settingsOf(options: Omit<CatalogOptions, 'query' | 'ranker'>): Settings {
-  const { budget, toolName, findToolName } = options;
+  const { budget, toolName, findToolName, rankedListed } = options;
   return {
     budget: budget === undefined || Number.isNaN(budget) ? DEFAULT_CATALOG_BUDGET : Math.max(0, Math.floor(budget)),
     toolName: toolName ?? USE_SKILL_TOOL,
     findToolName: findToolName === null ? undefined : (findToolName ?? FIND_SKILLS_TOOL),
+    rankedListed: rankedListed === undefined || Number.isNaN(rankedListed) ? RANKED_LISTED : Math.max(0, Math.floor(rankedListed)),
   };
 }
 
@@ -349,7 +357,7 @@ function fillRanked(context: RankedContext, query: string, ranker: Ranker | unde
     listed.add(name);
     return true;
   };
-  const matches = query === '' ? [] : (ranker ?? createRanker(entries)).rank(query, RANKED_LISTED);
+  const matches = query === '' ? [] : (ranker ?? createRanker(entries)).rank(query, settings.rankedListed);
   for (const match of matches) {
     const entry = byName(match.name);
     if (!entry || listed.has(entry.name)) continue;
