@@ -57,6 +57,8 @@ export interface BodyIndex {
   readonly idf: Float64Array;
   /** Number of skills (docs) it was built for, read or not. */
   readonly size: number;
+  /** The IDF of a term only one body holds: what the ranker's evidence floor counts for a body. */
+  readonly rareIdf: number;
 }
 
 /** One skill's candidates: term ids in the collector's table and their weighted counts, and how many words were counted. */
@@ -182,7 +184,8 @@ export class BodyCollector {
     for (let i = 0; i < term.length; i++) term[i] = renumbered[term[i] ?? 0] ?? 0;
     const idf = new Float64Array(vocabulary.size);
     for (const [name, local] of used) idf[renumbered[local] ?? 0] = idfById[this.ids.get(name) ?? 0] ?? 0;
-    return { vocabulary, postings: packPostings(vocabulary.size, size, { term, doc: docOf, weight }), idf, size };
+    const postings = packPostings(vocabulary.size, size, { term, doc: docOf, weight });
+    return { vocabulary, postings, idf, size, rareIdf: idfOf(1, Math.max(this.added, 1)) };
   }
 
   private idOf(word: string): number {

@@ -632,7 +632,11 @@ function rankTerms(
   if (queryTerms.length === 0 || index.names.length === 0) return [];
   const { scores, touched, names } = index;
   const { hits, evidence } = accumulate(index, body, tuning.bodyWeight, queryTerms);
-  const attainable = Math.max(evidence, index.evidenceFloor);
+  // With the instructions, a rare word can earn more (its body's share too): so can the floor,
+  // or a short request would score higher than it did on the description alone.
+  const floor =
+    body && tuning.bodyWeight > 0 ? index.evidenceFloor + tuning.bodyWeight * EVIDENCE_FLOOR * body.rareIdf : index.evidenceFloor;
+  const attainable = Math.max(evidence, floor);
   const results: Scored[] = [];
   for (let i = 0; i < hits; i++) {
     const doc = touched[i] ?? 0;
