@@ -17,7 +17,7 @@ import type { BodyAwareRanker } from './rank.js';
 import type { SkillEntry } from './types.js';
 
 /** Bodies read at a time: few, so requests meanwhile wait for at most a handful of file callbacks. */
-const BATCH = Math.min(8, MAX_CONCURRENT_FS_CALLS);
+const BATCH = Math.min(4, MAX_CONCURRENT_FS_CALLS);
 
 export interface BodyIndexing {
   /** Resolves when the ranker reads every body it could read (or the indexing was stopped). Never rejects. */
@@ -65,6 +65,14 @@ export function indexBodies(input: BodyIndexingInput): BodyIndexing {
   const timer = setTimeout(() => begin(), input.delayMs);
   timer.unref?.();
 
+  /** Lets waiting requests run, and lets the process exit if nothing else keeps it (unless a caller awaits `done`). */
+  function pause(): Promise<void> {
+    return new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, 0);
+      if (!keepAlive) timer.unref?.();
+    });
+  }
+
   function begin(): void {
     if (started || stopped) return;
     started = true;
@@ -76,33 +84,37 @@ export function indexBodies(input: BodyIndexingInput): BodyIndexing {
     const ranker = input.ranker();
     const collector = ranker.bodyCollector();
     const { skills } = input;
-    const skipped: BodyIndexingOutcome = { read: 0, skipped: 0, examples: [] };
+    const result: BodyIndexingOutcome = { read: 0, skipped: 0, examples: [] };
     for (let from = 0; from < skills.length; from += BATCH) {
       if (stopped) return;
       const batch = skills.slice(from, from + BATCH);
       await Promise.all(
         batch.map(async (entry, i) => {
           const body = await bodyOf(entry, input.fs).catch((error: unknown) => {
-            skipped.skipped++;
-            if (skipped.examples.length < SKIPPED_EXAMPLES)
-              skipped.examples.push({ skill: entry.metadata.name, path: entry.path, reason: errorReason(error) });
+            result.skipped++;
+            if (result.examples.length < SKIPPED_EXAMPLES)
+              result.examples.push({ skill: entry.metadata.name, path: entry.path, reason: errorReason(error) });
             return undefined;
           });
           if (body !== undefined && !stopped) {
             collector.add(from + i, body);
-            skipped.read++;
+            result.read++;
           }
         }),
       );
-      // Let waiting requests run, and let the process exit if nothing else keeps it.
-      await new Promise<void>((resolve) => {
-        const pause = setTimeout(resolve, 0);
-        if (!keepAlive) pause.unref?.();
-      });
+      await pause();
     }
-    if (stopped) return;
-    ranker.useBodies(collector.build());
-    outcome = skipped;
+    const steps = collector.buildSteps();
+    for (;;) {
+      if (stopped) return;
+      const step = steps.next();
+      if (step.done) {
+        ranker.useBodies(step.value);
+        break;
+      }
+      await pause();
+    }
+    outcome = result;
   }
 
   return {

@@ -16,7 +16,7 @@ import { packPostings, sortedVocabulary, type Postings, type Vocabulary } from '
 
 /** How a body is read and weighed; BODY_DEFAULTS are the measured choice. */
 export interface BodyTuning {
-  /** Words of running text read per body (headings always count). */
+  /** Terms of running text read per body (stopwords do not count), and headings up to there. */
   words: number;
   /** Terms kept per skill between `add` and `build`. */
   candidates: number;
@@ -47,6 +47,9 @@ export const BODY_DEFAULTS: Readonly<BodyTuning> = Object.freeze({
 
 const TRIGGER_HEADING = /\b(?:when|trigger|triggers|use cases?|examples?|scenarios?)\b/i;
 
+/** Skills per step of `buildSteps`. */
+const BUILD_STEP = 256;
+
 /** BM25 saturation, as in src/rank.ts. */
 const K1 = 1.2;
 
@@ -76,18 +79,37 @@ const HEADING = /^\s{0,3}#{1,6}\s+(.*)$/;
  * `termOf` is the ranker's word -> term function (stopwords give undefined),
  * so bodies and queries agree.
  */
+/** A growable list of term ids (the shape of the ranker's own). */
+class TermIds {
+  values = new Int32Array(256);
+  length = 0;
+
+  push(value: number): void {
+    if (this.length === this.values.length) {
+      const grown = new Int32Array(this.values.length * 2);
+      grown.set(this.values);
+      this.values = grown;
+    }
+    this.values[this.length++] = value;
+  }
+}
+
+/** The ranker's tokenizer (src/rank.ts TermTable): term ids of a text, and the term of each id. */
+export interface TermSource {
+  append(text: string, out: TermIds): void;
+  readonly vocabulary: ReadonlyMap<string, number>;
+}
+
 export class BodyCollector {
-  private readonly ids = new Map<string, number>();
-  /** Lowercase word -> term id, or -1 for a stopword: each distinct word is stemmed once. */
-  private readonly byWord = new Map<string, number>();
   private df = new Int32Array(1024);
   private readonly docs: Array<Candidates | undefined>;
   private added = 0;
+  private readonly line = new TermIds();
 
+  /** Collects bodies for `size` skills (docs 0 to size - 1, in ranker order), tokenised by `terms` as the ranker tokenises queries. */
   constructor(
     readonly size: number,
-    private readonly termOf: (word: string) => string | undefined,
-    private readonly words: (text: string) => string[],
+    private readonly terms: TermSource,
     readonly tuning: Readonly<BodyTuning> = BODY_DEFAULTS,
   ) {
     this.docs = new Array<Candidates | undefined>(size);
@@ -101,26 +123,31 @@ export class BodyCollector {
   /** Reads `body` (SKILL.md after its frontmatter) and `resources` (paths inside the skill folder) for skill `doc`. */
   add(doc: number, body: string, resources: readonly string[] = []): void {
     if (doc < 0 || doc >= this.size || this.docs[doc] !== undefined) return;
-    const { headingWeight, resourceWeight, code } = this.tuning;
+    const { headingWeight, resourceWeight, code, triggerWeight } = this.tuning;
     const counts = new Map<number, number>();
     let length = 0;
     let budget = this.tuning.words;
     let inCode = false;
     let section = 1;
+    const ids = this.line;
     const count = (text: string, weight: number, limited: boolean): void => {
-      for (const word of this.words(text)) {
-        if (word.length === 0) continue;
-        if (limited) {
-          if (budget <= 0) return;
-          budget--;
-        }
-        const id = this.idOf(word);
-        if (id < 0) continue;
+      ids.length = 0;
+      this.terms.append(text, ids);
+      const take = limited ? Math.min(ids.length, budget) : ids.length;
+      if (limited) budget -= take;
+      for (let i = 0; i < take; i++) {
+        const id = ids.values[i] ?? 0;
         counts.set(id, (counts.get(id) ?? 0) + weight);
-        length++;
       }
+      length += take;
     };
-    for (const line of body.split('\n')) {
+    // Line by line up to the word budget (headings past it are not read): a long body costs no more than a short one.
+    let start = 0;
+    while (budget > 0 && start < body.length) {
+      let end = body.indexOf('\n', start);
+      if (end === -1) end = body.length;
+      const line = body.slice(start, end);
+      start = end + 1;
       if (FENCE.test(line)) {
         inCode = !inCode;
         continue;
@@ -128,86 +155,147 @@ export class BodyCollector {
       if (inCode && !code) continue;
       const heading = inCode ? null : HEADING.exec(line);
       if (heading) {
-        section = TRIGGER_HEADING.test(heading[1] ?? '') ? this.tuning.triggerWeight : 1;
+        section = TRIGGER_HEADING.test(heading[1] ?? '') ? triggerWeight : 1;
         count(heading[1] ?? '', headingWeight, false);
-      } else if (budget > 0) count(line, section, true);
+      } else count(line, section, true);
     }
     if (resourceWeight > 0) for (const path of resources) count(path, resourceWeight, false);
-    const ranked = [...counts].sort((x, y) => y[1] - x[1] || x[0] - y[0]).slice(0, this.tuning.candidates);
-    const ids = new Int32Array(ranked.length);
-    const weights = new Float32Array(ranked.length);
-    ranked.forEach(([id, weight], i) => {
-      ids[i] = id;
-      weights[i] = weight;
+    // The most frequent terms, ties by id: a numeric sort of packed (count, id) keys, no comparator.
+    const keys = new Float64Array(counts.size);
+    let k = 0;
+    for (const [id, weight] of counts) keys[k++] = -(Math.round(weight * 16) * 0x1000000 + (0xffffff - id));
+    keys.sort();
+    const kept = Math.min(keys.length, this.tuning.candidates);
+    const chosen = new Int32Array(kept);
+    const weights = new Float32Array(kept);
+    if (this.terms.vocabulary.size > this.df.length) {
+      const grown = new Int32Array(Math.max(this.terms.vocabulary.size, this.df.length * 2));
+      grown.set(this.df);
+      this.df = grown;
+    }
+    for (let i = 0; i < kept; i++) {
+      const id = 0xffffff - (-(keys[i] ?? 0) % 0x1000000);
+      chosen[i] = id;
+      weights[i] = counts.get(id) ?? 0;
       this.df[id] = (this.df[id] ?? 0) + 1;
-    });
-    this.docs[doc] = { ids, counts: weights, length };
+    }
+    this.docs[doc] = { ids: chosen, counts: weights, length };
     this.added++;
   }
 
   /** The index over every body added so far; skills without one simply have no postings. */
   build(): BodyIndex {
-    const { terms: keep, b } = this.tuning;
-    const size = this.size;
-    const names = [...this.ids.keys()];
-    let totalLength = 0;
-    for (const doc of this.docs) totalLength += doc?.length ?? 0;
-    const averageLength = Math.max(1, this.added === 0 ? 1 : totalLength / this.added);
-    const idfById = new Float64Array(names.length);
-    for (let id = 0; id < names.length; id++) idfById[id] = idfOf(this.df[id] ?? 0, Math.max(this.added, 1));
-    const term: number[] = [];
-    const docOf: number[] = [];
-    const weight: number[] = [];
-    const used = new Map<string, number>();
-    for (let d = 0; d < size; d++) {
-      const doc = this.docs[d];
-      if (!doc) continue;
-      const order = Array.from(doc.ids.keys()).sort(
-        (x, y) => (doc.counts[y] ?? 0) * (idfById[doc.ids[y] ?? 0] ?? 0) - (doc.counts[x] ?? 0) * (idfById[doc.ids[x] ?? 0] ?? 0) || x - y,
-      );
-      const norm = 1 - b + (b * doc.length) / averageLength;
-      for (const i of order.slice(0, keep)) {
-        const id = doc.ids[i] ?? 0;
-        const name = names[id] as string;
-        let local = used.get(name);
-        if (local === undefined) {
-          local = used.size;
-          used.set(name, local);
-        }
-        const tf = (doc.counts[i] ?? 0) / norm;
-        term.push(local);
-        docOf.push(d);
-        weight.push(tf / (tf + K1));
-      }
+    const steps = this.buildSteps();
+    for (;;) {
+      const step = steps.next();
+      if (step.done) return step.value;
     }
-    const { vocabulary, renumbered } = sortedVocabulary(used);
-    for (let i = 0; i < term.length; i++) term[i] = renumbered[term[i] ?? 0] ?? 0;
-    const idf = new Float64Array(vocabulary.size);
-    for (const [name, local] of used) idf[renumbered[local] ?? 0] = idfById[this.ids.get(name) ?? 0] ?? 0;
-    const postings = packPostings(vocabulary.size, size, { term, doc: docOf, weight });
-    return { vocabulary, postings, idf, size, rareIdf: idfOf(1, Math.max(this.added, 1)) };
   }
 
-  private idOf(word: string): number {
-    let id = this.byWord.get(word);
-    if (id !== undefined) return id;
-    const term = this.termOf(word);
-    if (term === undefined) id = -1;
-    else {
-      id = this.ids.get(term);
-      if (id === undefined) {
-        id = this.ids.size;
-        this.ids.set(term, id);
-        if (id >= this.df.length) {
-          const grown = new Int32Array(this.df.length * 2);
-          grown.set(this.df);
-          this.df = grown;
-        }
+  /**
+   * `build` in steps of about BUILD_STEP skills (and one for the
+   * vocabulary): the background indexer lets requests run between them, so
+   * none waits for the whole build (tens of milliseconds at 2,000 skills).
+   */
+  *buildSteps(): Generator<void, BodyIndex, void> {
+    const { terms: keep, b } = this.tuning;
+    const size = this.size;
+    const vocabularySize = this.terms.vocabulary.size;
+    let totalLength = 0;
+    let postingCount = 0;
+    for (const doc of this.docs) {
+      totalLength += doc?.length ?? 0;
+      postingCount += Math.min(doc?.ids.length ?? 0, keep);
+    }
+    const averageLength = Math.max(1, this.added === 0 ? 1 : totalLength / this.added);
+    const idfById = new Float64Array(vocabularySize);
+    for (let id = 0; id < vocabularySize; id++) idfById[id] = idfOf(this.df[id] ?? 0, Math.max(this.added, 1));
+    const term = new Int32Array(postingCount);
+    const docOf = new Int32Array(postingCount);
+    const weight = new Float64Array(postingCount);
+    const usedIds = new Uint8Array(vocabularySize);
+    let p = 0;
+    let scores = new Float64Array(0);
+    let scratch = new Float64Array(0);
+    for (let d = 0; d < size; d++) {
+      if (d % BUILD_STEP === BUILD_STEP - 1) yield;
+      const doc = this.docs[d];
+      if (!doc) continue;
+      const n = doc.ids.length;
+      if (scores.length < n) scores = new Float64Array(n * 2);
+      for (let i = 0; i < n; i++) scores[i] = (doc.counts[i] ?? 0) * (idfById[doc.ids[i] ?? 0] ?? 0);
+      // tf x idf of the keep-th best: every term above it, and ties until `keep` (in candidate order).
+      if (scratch.length < n) scratch = new Float64Array(n * 2);
+      scratch.set(scores.subarray(0, n));
+      const cut = n <= keep ? -Infinity : kthLargest(scratch, n, keep);
+      let room = Math.min(n, keep);
+      for (let i = 0; i < n; i++) if ((scores[i] ?? 0) > cut) room--;
+      const norm = 1 - b + (b * doc.length) / averageLength;
+      for (let i = 0; i < n; i++) {
+        const score = scores[i] ?? 0;
+        if (score < cut || (score === cut && room-- <= 0)) continue;
+        const id = doc.ids[i] ?? 0;
+        const tf = (doc.counts[i] ?? 0) / norm;
+        usedIds[id] = 1;
+        term[p] = id;
+        docOf[p] = d;
+        weight[p] = tf / (tf + K1);
+        p++;
       }
     }
-    this.byWord.set(word, id);
-    return id;
+    // The vocabulary of the terms kept, numbered in sorted order.
+    const names = new Array<string>(vocabularySize);
+    for (const [name, id] of this.terms.vocabulary) names[id] = name;
+    const used = new Map<string, number>();
+    const local = new Int32Array(vocabularySize);
+    for (let id = 0; id < vocabularySize; id++) {
+      if (usedIds[id] !== 1) continue;
+      local[id] = used.size;
+      used.set(names[id] as string, used.size);
+    }
+    yield;
+    const { vocabulary, renumbered } = sortedVocabulary(used);
+    yield;
+    // Collector id -> position in the sorted vocabulary.
+    const position = new Int32Array(vocabularySize);
+    for (let id = 0; id < vocabularySize; id++) if (usedIds[id] === 1) position[id] = renumbered[local[id] ?? 0] ?? 0;
+    for (let i = 0; i < p; i++) term[i] = position[term[i] ?? 0] ?? 0;
+    const idf = new Float64Array(vocabulary.size);
+    for (let id = 0; id < vocabularySize; id++) if (usedIds[id] === 1) idf[position[id] ?? 0] = idfById[id] ?? 0;
+    const postings = packPostings(vocabulary.size, size, {
+      term: term.subarray(0, p),
+      doc: docOf.subarray(0, p),
+      weight: weight.subarray(0, p),
+    });
+    return { vocabulary, postings, idf, size, rareIdf: idfOf(1, Math.max(this.added, 1)) };
   }
+}
+
+/** The k-th largest of values[0, n) (1-based k), by quickselect; reorders `values`. */
+function kthLargest(values: Float64Array, n: number, k: number): number {
+  let low = 0;
+  let high = n - 1;
+  const target = k - 1;
+  while (low < high) {
+    const pivot = values[(low + high) >>> 1] ?? 0;
+    let i = low;
+    let j = high;
+    while (i <= j) {
+      while ((values[i] ?? 0) > pivot) i++;
+      while ((values[j] ?? 0) < pivot) j--;
+      if (i <= j) {
+        const t = values[i] ?? 0;
+        values[i] = values[j] ?? 0;
+        values[j] = t;
+        i++;
+        j--;
+      }
+    }
+    if (target <= j) high = j;
+    else if (target >= i) low = i;
+    else break;
+  }
+  return values[target] ?? 0;
 }
 
 /** BM25's IDF, kept positive even for a term in every body. */

@@ -362,7 +362,8 @@ function fillRanked(context: RankedContext, query: string, ranker: Ranker | unde
     const entry = byName(match.name);
     if (!entry || listed.has(entry.name)) continue;
     const name = catalogText(entry.name);
-    const whole = catalogText(entry.description);
+    // Past the first RANKED_WITH_DESCRIPTION, names only: their descriptions are not even rewritten.
+    const whole = out.ranked.length < RANKED_WITH_DESCRIPTION ? catalogText(entry.description) : entry.description;
     const description = out.ranked.length < RANKED_WITH_DESCRIPTION ? shorten(whole, MIN_DESCRIPTION_CHARS) : '';
     if (add(line(name, description), entry.name)) {
       if (description !== whole) out.shortened.push(entry.name);

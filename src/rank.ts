@@ -383,6 +383,11 @@ export function createRanker(entries: ReadonlyArray<RankEntry>, instructions?: R
   return createTunedRanker(entries, RANK_TUNING, instructions);
 }
 
+/** A body collector for `size` skills tokenising as rankers do (what `BodyAwareRanker.bodyCollector` gives). */
+export function bodyCollectorFor(size: number, tuning: Readonly<BodyTuning> = RANK_TUNING.body): BodyCollector {
+  return new BodyCollector(size, new TermTable(), tuning);
+}
+
 /** createRanker with other weights: for measuring them, not for apps. */
 export function createTunedRanker(
   entries: ReadonlyArray<RankEntry>,
@@ -455,7 +460,7 @@ class LazyRanker {
   }
 
   bodyCollector(): BodyCollector {
-    return new BodyCollector(this.size, termOf, words, this.tuning.body);
+    return new BodyCollector(this.size, new TermTable(), this.tuning.body);
   }
 
   useBodies(index: BodyIndex): void {

@@ -8,16 +8,13 @@ import { mkdtemp, mkdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { BODY_DEFAULTS, BodyCollector } from '../src/body-terms.js';
+import { BODY_DEFAULTS, type BodyCollector } from '../src/body-terms.js';
 import { indexBodies } from '../src/body-indexer.js';
 import { nodeFileSystem, type SkillsFileSystem } from '../src/fs.js';
 import { skillsMiddleware } from '../src/middleware.js';
-import { createRanker, createTunedRanker, RANK_TUNING, stem, tokenize } from '../src/rank.js';
+import { bodyCollectorFor, createRanker, createTunedRanker, RANK_TUNING, stem } from '../src/rank.js';
 import type { SkillEntry } from '../src/types.js';
 import { callTool, conversation, createContext, type RecordingLogger, type StackContext } from './helpers/stack.js';
-
-const words = (text: string): string[] => text.toLowerCase().split(/[^\p{L}\p{N}]+/u);
-const termOf = (word: string): string | undefined => tokenize(word)[0];
 
 /** The terms a built body index keeps for doc `doc`. */
 function keptTerms(collector: BodyCollector, doc: number, candidates: readonly string[]): string[] {
@@ -32,7 +29,7 @@ function keptTerms(collector: BodyCollector, doc: number, candidates: readonly s
 
 describe('body terms', () => {
   it('keeps per skill the terms that set it apart: frequent in it, rare in the library', () => {
-    const collector = new BodyCollector(3, termOf, words, { ...BODY_DEFAULTS, terms: 2 });
+    const collector = bodyCollectorFor(3, { ...BODY_DEFAULTS, terms: 2 });
     const common = 'file step run '.repeat(5);
     collector.add(0, `${common} goroutine goroutine channel`);
     collector.add(1, `${common} invoice`);
@@ -42,15 +39,16 @@ describe('body terms', () => {
   });
 
   it('reads headings at their weight, skips fenced code, and stops at the word budget', () => {
-    const collector = new BodyCollector(2, termOf, words, { ...BODY_DEFAULTS, words: 5 });
+    const collector = bodyCollectorFor(2, { ...BODY_DEFAULTS, words: 5 });
     collector.add(0, '# Rollback plan\n\n```sh\nkubectl rollout undo\n```\none two three four five six seven\n## Canary');
     collector.add(1, 'other words entirely');
     const kept = keptTerms(collector, 0, ['rollback', 'plan', 'kubectl', 'one', 'five', 'six', 'canary']);
-    expect(kept).toEqual(['rollback', 'plan', 'one', 'five', 'canary']);
+    // Headings count past the budget's words only up to where reading stopped: "Canary" comes after.
+    expect(kept).toEqual(['rollback', 'plan', 'one', 'five']);
   });
 
   it('ignores a second body for the same skill, and skills out of range', () => {
-    const collector = new BodyCollector(1, termOf, words);
+    const collector = bodyCollectorFor(1);
     collector.add(0, 'alpha');
     collector.add(0, 'beta');
     collector.add(5, 'gamma');
@@ -60,7 +58,7 @@ describe('body terms', () => {
   });
 
   it('counts resource names when asked to', () => {
-    const collector = new BodyCollector(2, termOf, words, { ...BODY_DEFAULTS, resourceWeight: 1 });
+    const collector = bodyCollectorFor(2, { ...BODY_DEFAULTS, resourceWeight: 1 });
     collector.add(0, 'text', ['scripts/convert_asm.py']);
     collector.add(1, 'text');
     expect(keptTerms(collector, 0, ['convert', 'asm'])).toEqual(['convert', 'asm']);
@@ -102,7 +100,7 @@ describe('a ranker that reads the instructions', () => {
     expect(ranker.rank('promote')[0]?.name).toBe('release');
     expect(ranker.instructionsHold('release', ['promot', 'summary', 'zzz'])).toEqual(['promot']);
     expect(ranker.instructionsHold('nobody', ['promot'])).toEqual([]);
-    expect(() => ranker.useBodies(new BodyCollector(1, termOf, words).build())).toThrow(/a body index of 1 skills for a ranker of 3/);
+    expect(() => ranker.useBodies(bodyCollectorFor(1).build())).toThrow(/a body index of 1 skills for a ranker of 3/);
   });
 
   it('a body weight of 0 ranks as the description-only ranker does', () => {
