@@ -88,20 +88,23 @@ export function indexBodies(input: BodyIndexingInput): BodyIndexing {
     for (let from = 0; from < skills.length; from += BATCH) {
       if (stopped) return;
       const batch = skills.slice(from, from + BATCH);
-      await Promise.all(
-        batch.map(async (entry, i) => {
-          const body = await bodyOf(entry, input.fs).catch((error: unknown) => {
+      const bodies = await Promise.all(
+        batch.map((entry) =>
+          bodyOf(entry, input.fs).catch((error: unknown) => {
             result.skipped++;
             if (result.examples.length < SKIPPED_EXAMPLES)
               result.examples.push({ skill: entry.metadata.name, path: entry.path, reason: errorReason(error) });
             return undefined;
-          });
-          if (body !== undefined && !stopped) {
-            collector.add(from + i, body);
-            result.read++;
-          }
-        }),
+          }),
+        ),
       );
+      if (stopped) return;
+      // Added in skill order whatever order the reads finished in: the same library always gives the same index.
+      bodies.forEach((body, i) => {
+        if (body === undefined) return;
+        collector.add(from + i, body);
+        result.read++;
+      });
       await pause();
     }
     const steps = collector.buildSteps();
