@@ -382,6 +382,7 @@ async function heapOf(root, what, warmRoot) {
 /** `warmup`: a smaller library built first in the same process, so code compiled on first use is not counted. */
 async function benchMemory(workload, warmup) {
   const lazy = await heapOf(workload.root, 'middleware', warmup.root);
+  const withInstructions = await heapOf(workload.root, 'middleware-instructions', warmup.root);
   const cold = await heapOf(workload.root, 'middleware');
   const eager = await heapOf(workload.root, 'discover', warmup.root);
   const { frontmatterBytes, bodyBytes, count } = workload;
@@ -391,6 +392,7 @@ async function benchMemory(workload, warmup) {
     bodyBytes,
     warmupCount: warmup.count,
     middleware: lazy,
+    middlewareWithInstructions: withInstructions,
     middlewareCold: cold,
     discoverSkills: eager,
   };
@@ -399,6 +401,9 @@ async function benchMemory(workload, warmup) {
   row(`memory ${count}`, 'body bytes (sum)', mb(bodyBytes), 'MB');
   row(`memory ${count}`, `middleware index heap (after a warm-up on ${warmup.count} other skills)`, mb(lazy.heapDelta), 'MB');
   row(`memory ${count}`, 'same, cold (also counts code compiled on first use)', mb(cold.heapDelta), 'MB', '(info)');
+  row(`memory ${count}`, 'middleware index heap once ranking reads the instructions', mb(withInstructions.heapDelta), 'MB');
+  const grew = withInstructions.heapDelta / lazy.heapDelta;
+  row(`memory ${count}`, 'with the instructions / without', grew, 'x', '<= 1.25', grew <= 1.25);
   row(
     `memory ${count}`,
     'middleware index / frontmatter',

@@ -47,6 +47,9 @@ export const BODY_DEFAULTS: Readonly<BodyTuning> = Object.freeze({
 
 const TRIGGER_HEADING = /\b(?:when|trigger|triggers|use cases?|examples?|scenarios?)\b/i;
 
+/** Characters of one line of a body that are read. */
+const LINE_CHARS = 2000;
+
 /** Skills per step of `buildSteps`. */
 const BUILD_STEP = 256;
 
@@ -146,7 +149,8 @@ export class BodyCollector {
     while (budget > 0 && start < body.length) {
       let end = body.indexOf('\n', start);
       if (end === -1) end = body.length;
-      const line = body.slice(start, end);
+      // A line is read up to LINE_CHARS: a table or minified file on one line costs no more than a paragraph.
+      const line = body.slice(start, Math.min(end, start + LINE_CHARS));
       start = end + 1;
       if (FENCE.test(line)) {
         inCode = !inCode;
@@ -262,6 +266,7 @@ export class BodyCollector {
     for (let i = 0; i < p; i++) term[i] = position[term[i] ?? 0] ?? 0;
     const idf = new Float64Array(vocabulary.size);
     for (let id = 0; id < vocabularySize; id++) if (usedIds[id] === 1) idf[position[id] ?? 0] = idfById[id] ?? 0;
+    yield;
     const postings = packPostings(vocabulary.size, size, {
       term: term.subarray(0, p),
       doc: docOf.subarray(0, p),
