@@ -34,6 +34,8 @@ export interface BodyIndexing {
 }
 
 export interface BodyIndexingOutcome {
+  /** Where the instructions' terms came from: the SKILL.md files, or a prebuilt index built with them. */
+  from: 'files' | 'index';
   /** Skills whose instructions are ranked. */
   read: number;
   /** Skills whose SKILL.md could not be read (they are ranked by their metadata only): how many, and the first few. */
@@ -84,7 +86,7 @@ export function indexBodies(input: BodyIndexingInput): BodyIndexing {
     const ranker = input.ranker();
     const collector = ranker.bodyCollector();
     const { skills } = input;
-    const result: BodyIndexingOutcome = { read: 0, skipped: 0, examples: [] };
+    const result: BodyIndexingOutcome = { from: 'files', read: 0, skipped: 0, examples: [] };
     for (let from = 0; from < skills.length; from += BATCH) {
       if (stopped) return;
       const batch = skills.slice(from, from + BATCH);
@@ -137,9 +139,16 @@ export function indexBodies(input: BodyIndexingInput): BodyIndexing {
   };
 }
 
+/** Indexing that is already done: the ranker had the instructions' terms from a prebuilt index (`read` skills). */
+export function indexedAlready(read: number): BodyIndexing {
+  const outcome: BodyIndexingOutcome = { from: 'index', read, skipped: 0, examples: [] };
+  return { done: Promise.resolve(), start: () => undefined, stop: () => undefined, outcome };
+}
+
 /** The instructions of `entry`: already in memory for a fully loaded skill, else read from its SKILL.md. */
 async function bodyOf(entry: SkillEntry, fs: SkillsFileSystem): Promise<string> {
   const instructions: unknown = (entry as { instructions?: unknown }).instructions;
-  if (typeof instructions === 'string') return instructions;
+  // '' may only mean "not loaded" (a prebuilt index's entries): read the file then.
+  if (typeof instructions === 'string' && instructions !== '') return instructions;
   return splitFrontmatter(await fs.readFile(entry.path, 'utf8')).body;
 }

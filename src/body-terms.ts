@@ -12,7 +12,7 @@
  * instruction uses ("file", "run", "step"). Figures behind each bound:
  * scripts/body-rank-experiment.mjs, on test/relevance/body-set.
  */
-import { packPostings, sortedVocabulary, type Postings, type Vocabulary } from './compact.js';
+import { packPostings, sortedVocabulary, vocabularyOf, type PackedPostings, type Vocabulary } from './compact.js';
 
 /** How a body is read and weighed; BODY_DEFAULTS are the measured choice. */
 export interface BodyTuning {
@@ -58,13 +58,32 @@ const K1 = 1.2;
 
 /** The built body index: one posting per (kept term, skill), weight saturated, and each term's IDF over bodies. */
 export interface BodyIndex {
+  /** The kept terms, sorted by code unit: term id = position. */
+  readonly terms: readonly string[];
   readonly vocabulary: Vocabulary;
-  readonly postings: Postings;
+  readonly postings: PackedPostings;
   readonly idf: Float64Array;
   /** Number of skills (docs) it was built for, read or not. */
   readonly size: number;
+  /** Skills whose body it holds. */
+  readonly read: number;
   /** The IDF of a term only one body holds: what the ranker's evidence floor counts for a body. */
   readonly rareIdf: number;
+}
+
+/** A body index from its parts (a prebuilt index stores them; check them with `rankerDataProblem` and `bodyIndexProblem` first). */
+export function bodyIndexOf(parts: Omit<BodyIndex, 'vocabulary'>): BodyIndex {
+  return { ...parts, vocabulary: vocabularyOf(parts.terms) };
+}
+
+/** Why stored IDFs and counts cannot be ranked with, or undefined (postings are `rankerDataProblem`'s). */
+export function bodyIndexProblem(parts: Pick<BodyIndex, 'terms' | 'idf' | 'size' | 'read' | 'rareIdf'>): string | undefined {
+  if (parts.idf.length !== parts.terms.length) return 'there are not as many IDFs as terms';
+  if (!parts.idf.every((value) => Number.isFinite(value) && value >= 0)) return 'an IDF is not a number of 0 or more';
+  if (!Number.isFinite(parts.rareIdf) || parts.rareIdf < 0) return 'the rare-term IDF is not a number of 0 or more';
+  if (!Number.isInteger(parts.read) || parts.read < 0 || parts.read > parts.size)
+    return 'the count of bodies read is not a number of skills';
+  return undefined;
 }
 
 /** One skill's candidates: term ids in the collector's table and their weighted counts, and how many words were counted. */
@@ -258,7 +277,7 @@ export class BodyCollector {
       used.set(names[id] as string, used.size);
     }
     yield;
-    const { vocabulary, renumbered } = sortedVocabulary(used);
+    const { vocabulary, terms, renumbered } = sortedVocabulary(used);
     yield;
     // Collector id -> position in the sorted vocabulary.
     const position = new Int32Array(vocabularySize);
@@ -272,7 +291,7 @@ export class BodyCollector {
       doc: docOf.subarray(0, p),
       weight: weight.subarray(0, p),
     });
-    return { vocabulary, postings, idf, size, rareIdf: idfOf(1, Math.max(this.added, 1)) };
+    return { terms, vocabulary, postings, idf, size, read: this.added, rareIdf: idfOf(1, Math.max(this.added, 1)) };
   }
 }
 

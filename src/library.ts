@@ -5,7 +5,7 @@
  * logs only what is new.
  */
 import { isModelInvocable } from './activation.js';
-import { indexBodies, type BodyIndexing } from './body-indexer.js';
+import { indexBodies, indexedAlready, type BodyIndexing } from './body-indexer.js';
 import { BACKGROUND_DEFAULTS } from './defaults.js';
 import { catalogEntries, createCatalog, type Catalog, type CatalogMode } from './catalog.js';
 import type { ResolvedOptions } from './options.js';
@@ -42,7 +42,8 @@ export interface Library {
 /** `prebuilt`: the ranker a prebuilt index holds over `index`'s model-invocable skills, used instead of building one. */
 export function libraryOf(index: SkillIndex, options: ResolvedOptions, prebuilt?: RankerData): Library {
   const modelIndex = narrowIndex(index, (entry) => isModelInvocable(entry.metadata));
-  if (prebuilt) seedRanker(modelIndex.skills, prebuilt);
+  // With `rankInstructions: false`, instructions' terms an index holds are not used either.
+  if (prebuilt) seedRanker(modelIndex.skills, options.rankInstructions ? prebuilt : withoutInstructions(prebuilt));
   const ranker = (): BodyAwareRanker => rankerForSkills(modelIndex.skills);
   const catalog = createCatalog(catalogEntries(modelIndex.skills), {
     budget: options.catalogBudget,
@@ -51,8 +52,11 @@ export function libraryOf(index: SkillIndex, options: ResolvedOptions, prebuilt?
     // null: find_skills is never registered, so the catalog must not name it.
     findToolName: options.findSkills === false ? null : FIND_SKILLS_TOOL,
   });
-  const bodies =
-    options.rankInstructions && modelIndex.skills.length > 0
+  // A prebuilt index built with the instructions gave the ranker their terms: nothing to read.
+  const fromIndex = prebuilt?.body !== undefined && options.rankInstructions && ranker().bodyAware;
+  const bodies = fromIndex
+    ? indexedAlready(prebuilt?.body?.read ?? 0)
+    : options.rankInstructions && modelIndex.skills.length > 0
       ? indexBodies({
           skills: modelIndex.skills,
           ranker,
@@ -71,6 +75,10 @@ export function libraryOf(index: SkillIndex, options: ResolvedOptions, prebuilt?
     unknownAlways: options.always.filter((name) => index.get(name) === undefined),
     logged: false,
   };
+}
+
+function withoutInstructions({ scheme, count, terms, offsets, docs, weights }: RankerData): RankerData {
+  return { scheme, count, terms, offsets, docs, weights };
 }
 
 /** Up to three known names for an unknown `name`, for a warning (rare: built only then). */

@@ -640,7 +640,9 @@ function rankTerms(
   // With the instructions, a rare word can earn more (its body's share too): so can the floor,
   // or a short request would score higher than it did on the description alone.
   const floor =
-    body && tuning.bodyWeight > 0 ? index.evidenceFloor + tuning.bodyWeight * EVIDENCE_FLOOR * body.rareIdf : index.evidenceFloor;
+    body && body.read > 0 && tuning.bodyWeight > 0
+      ? index.evidenceFloor + tuning.bodyWeight * EVIDENCE_FLOOR * body.rareIdf
+      : index.evidenceFloor;
   const attainable = Math.max(evidence, floor);
   const results: Scored[] = [];
   for (let i = 0; i < hits; i++) {
@@ -732,6 +734,11 @@ const TOKENIZER_REVISION = 1;
  */
 export const RANKER_SCHEME = `bm25f/${TOKENIZER_REVISION} k1=${K1} ${FIELDS.map((f) => `${f.key}:${f.weight}:${f.b}`).join(',')}`;
 
+/** How a body index's terms and weights were made (RANK_TUNING.body and the tokenizer): stored body data of another scheme is not used. */
+export const BODY_SCHEME = `body/${TOKENIZER_REVISION} k1=${K1} ${Object.entries(RANK_TUNING.body)
+  .map(([key, value]) => `${key}:${String(value)}`)
+  .join(',')}`;
+
 /**
  * A built ranker's index as plain data: what `rankerFromData` ranks with, no
  * text read again. Field lengths and weights are folded into each posting's
@@ -750,6 +757,8 @@ export interface RankerData {
   docs: Uint16Array | Uint32Array;
   /** The saturated weight x 65,535, at least 1. */
   weights: Uint16Array;
+  /** The instructions' index over the same entries (BODY_SCHEME), when it was built with them: ranking reads it at once. */
+  body?: BodyIndex;
 }
 
 /** Build the ranker's index over `entries` now, as data (the prebuilt index stores it). */
@@ -795,5 +804,7 @@ export function rankerDataProblem(data: RankerData): string | undefined {
 export function rankerFromData(names: readonly string[], data: RankerData): BodyAwareRanker {
   const index = indexOf(names, data.terms, new PackedPostings(data.offsets, data.docs, data.weights));
   const entries = names.map((name) => ({ name, description: '' }));
-  return bodyAware(new LazyRanker(entries, RANK_TUNING, index), names.length);
+  const ranker = new LazyRanker(entries, RANK_TUNING, index);
+  if (data.body && data.body.size === names.length) ranker.useBodies(data.body);
+  return bodyAware(ranker, names.length);
 }

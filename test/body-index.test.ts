@@ -4,6 +4,7 @@
  * middleware indexing them in the background while requests keep being
  * answered (src/body-indexer.ts). Figures on real skills: test/relevance.
  */
+import { Buffer } from 'node:buffer';
 import { mkdtemp, mkdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -12,6 +13,13 @@ import { BODY_DEFAULTS, type BodyCollector } from '../src/body-terms.js';
 import { indexBodies } from '../src/body-indexer.js';
 import { nodeFileSystem, type SkillsFileSystem } from '../src/fs.js';
 import { skillsMiddleware } from '../src/middleware.js';
+import {
+  buildPrebuiltIndex,
+  parsePrebuiltIndex,
+  serializePrebuiltIndex,
+  type PrebuiltBody,
+  type PrebuiltIndexDocument,
+} from '../src/prebuilt-index.js';
 import { bodyCollectorFor, createRanker, createTunedRanker, RANK_TUNING, stem } from '../src/rank.js';
 import type { SkillEntry } from '../src/types.js';
 import { callTool, conversation, createContext, type RecordingLogger, type StackContext } from './helpers/stack.js';
@@ -143,6 +151,7 @@ describe('indexBodies', () => {
     await indexing.done;
     expect(reads.sort()).toEqual(['/s/a/SKILL.md', '/s/b/SKILL.md', '/s/c/SKILL.md']);
     expect(indexing.outcome).toEqual({
+      from: 'files',
       read: 3,
       skipped: 1,
       examples: [{ skill: 'b', path: '/s/b/SKILL.md', reason: 'it does not exist' }],
@@ -230,7 +239,7 @@ describe('the middleware ranks by the instructions once they are indexed, answer
     const system = String(ctx.messages[0]?.content);
     expect(system).toMatch(/most relevant to this request[^\n]*\n- release:/);
     expect((ctx.log as RecordingLogger).find('[skills] ranking reads the instructions')).toEqual([
-      { level: 'info', args: ['[skills] ranking reads the instructions', { read: 41, skipped: 0, examples: [] }] },
+      { level: 'info', args: ['[skills] ranking reads the instructions', { from: 'files', read: 41, skipped: 0, examples: [] }] },
     ]);
   });
 
@@ -250,5 +259,88 @@ describe('the middleware ranks by the instructions once they are indexed, answer
     await middleware.instructionsRanked();
     expect(reads).toBe(before);
     expect(await callTool(ctx, 'find_skills', { query: 'canary' })).toMatch(/^No skills match/);
+  });
+});
+
+describe('a prebuilt index built with the instructions', () => {
+  let root: string | undefined;
+  afterEach(async () => {
+    if (root) await rm(root, { recursive: true, force: true });
+  });
+
+  /** A library of 30 skills, one of which says "canary" only in its instructions, and its index file. */
+  async function library(): Promise<{ dir: string; file: string; document: PrebuiltIndexDocument }> {
+    root = await mkdtemp(join(tmpdir(), 'body-index-'));
+    const dir = join(root, 'skills');
+    for (let i = 0; i < 30; i++) {
+      const name = i === 0 ? 'release' : `task-${String(i).padStart(2, '0')}`;
+      await mkdir(join(dir, name), { recursive: true });
+      const body = i === 0 ? '## Canary stages\n\nWatch the canary, then promote it.' : 'Do the chore.';
+      await writeFile(join(dir, name, 'SKILL.md'), `---\nname: ${name}\ndescription: Helps with ${name}.\n---\n${body}\n`);
+    }
+    const file = join(root, 'skills.index.json');
+    const document = await buildPrebuiltIndex({ directories: [dir] }, file, undefined, { instructions: true });
+    expect((await buildPrebuiltIndex({ directories: [dir] }, file)).ranker.body).toBeUndefined();
+    await writeFile(file, serializePrebuiltIndex(document));
+    return { dir, file, document };
+  }
+
+  /** A middleware over `dir` from `file`, counting the SKILL.md bodies it reads after its first request. */
+  async function started(dir: string, file: string, rankInstructions = true): Promise<{ ctx: StackContext; reads: () => number }> {
+    let reads = 0;
+    const fs: SkillsFileSystem = {
+      ...nodeFileSystem,
+      readFile: async (path, encoding) => (path.endsWith('SKILL.md') && reads++, nodeFileSystem.readFile(path, encoding)),
+    };
+    const middleware = skillsMiddleware({ directories: [dir], index: file, fs, findSkills: true, rankInstructions });
+    const ctx = createContext({ messages: conversation('hello') });
+    await middleware(ctx as never, async () => {});
+    await middleware.instructionsRanked();
+    return { ctx, reads: () => reads };
+  }
+
+  it('ranks by them from the first request, reading no SKILL.md', async () => {
+    const { dir, file, document } = await library();
+    expect(document.ranker.body).toMatchObject({ count: 30, read: 30 });
+    const { ctx, reads } = await started(dir, file);
+    expect(await callTool(ctx, 'find_skills', { query: 'canary' })).toMatch(/\n- release: .*\(matched "canary" in the instructions\)/);
+    expect(reads()).toBe(0);
+    expect((ctx.log as RecordingLogger).find('[skills] ranking reads the instructions')).toEqual([
+      { level: 'info', args: ['[skills] ranking reads the instructions', { from: 'index', read: 30, skipped: 0, examples: [] }] },
+    ]);
+  });
+
+  it('with rankInstructions: false, does not use them', async () => {
+    const { dir, file } = await library();
+    const { ctx } = await started(dir, file, false);
+    expect(await callTool(ctx, 'find_skills', { query: 'canary' })).toMatch(/^No skills match/);
+  });
+
+  it('reads the bodies instead when the stored ones are of another scheme, and refuses damaged ones', async () => {
+    const { dir, file, document } = await library();
+    const foreign = structuredClone(document);
+    (foreign.ranker.body as PrebuiltBody).scheme = 'body/0';
+    await writeFile(file, serializePrebuiltIndex(foreign));
+    const { ctx, reads } = await started(dir, file);
+    expect(reads()).toBe(30);
+    expect(await callTool(ctx, 'find_skills', { query: 'canary' })).toMatch(/\n- release: /);
+    const damaged = structuredClone(document);
+    const stored = damaged.ranker.body as PrebuiltBody;
+    const idf = new Float32Array(stored.terms.split(' ').length).fill(1);
+    idf[0] = Number.NaN;
+    stored.idf = Buffer.from(idf.buffer).toString('base64');
+    await writeFile(file, serializePrebuiltIndex(damaged));
+    const read = parsePrebuiltIndex(serializePrebuiltIndex(damaged), file, {
+      directories: [dir],
+      packages: [],
+      include: [],
+      exclude: [],
+      strict: false,
+    });
+    expect(read).toMatchObject({
+      ok: false,
+      reason: 'malformed',
+      message: expect.stringMatching(/"ranker\.body": an IDF is not a number of 0 or more/),
+    });
   });
 });

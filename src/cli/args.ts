@@ -27,6 +27,8 @@ export interface LoadArgs {
 export interface IndexArgs extends LoadArgs {
   /** Where to write the index; relative to the working directory. */
   output: string;
+  /** `--instructions`: also store the instructions' terms, so ranking reads them from the first request. */
+  instructions: boolean;
 }
 
 export interface InitArgs {
@@ -68,7 +70,13 @@ const OPTIONS: Record<CommandName, OptionSpec> = {
   },
   show: { ...HELP, ...FILTERS, json: { type: 'boolean' }, dir: { type: 'string', short: 'd', multiple: true } },
   // -o is repeatable here only so that giving it twice is reported, not silently resolved.
-  index: { ...HELP, ...FILTERS, strict: { type: 'boolean' }, output: { type: 'string', short: 'o', multiple: true } },
+  index: {
+    ...HELP,
+    ...FILTERS,
+    strict: { type: 'boolean' },
+    output: { type: 'string', short: 'o', multiple: true },
+    instructions: { type: 'boolean' },
+  },
   init: { ...HELP, dir: { type: 'string' }, description: { type: 'string' } },
 };
 
@@ -137,7 +145,15 @@ export function parseCommand(argv: readonly string[]): Command {
       ...loading,
     };
   }
-  if (first === 'index') return { kind: first, directories: positionals, output: outputOf(values.output), ...loading };
+  if (first === 'index') {
+    return {
+      kind: first,
+      directories: positionals,
+      output: outputOf(values.output),
+      instructions: values.instructions === true,
+      ...loading,
+    };
+  }
   return { kind: first, directories: positionals, json, ...loading };
 }
 
