@@ -1,6 +1,6 @@
 // A/B of builds on the real-shaped first request, interleaved in one session
 // (the machine is shared and noisy: only runs side by side compare):
-//   npx tsup --silent && node bench/ab.mjs [--size 2000] [--runs 9] [--keep dir] name=path/to/index.js ...
+//   npx tsup --silent && node bench/ab.mjs [--size 2000] [--runs 9] [--keep dir] [--kind ours-task] name=path/to/index.js ...
 // Each run starts the floor and every build named, each in its own process,
 // in rotated order; prints medians of whole-process time and their ratio to
 // the floor's, with the load average. A build is a copy of dist/index.js
@@ -25,6 +25,8 @@ const option = (name, fallback) => {
 const size = Number(option('size', '2000'));
 const runs = Number(option('runs', '9'));
 const keep = option('keep', join(tmpdir(), 'mw-skills-ab'));
+// ours | ours-task | prebuilt | prebuilt-task (bench/contender.mjs); an index must be readable by every build named.
+const kind = option('kind', 'ours');
 const builds = args.map((arg) => {
   const [name, path] = arg.split('=');
   return { name, path };
@@ -45,7 +47,7 @@ if (!existsSync(metaFile)) {
 }
 await ioFloor(root, { maxDepth: Infinity }); // warm the page cache
 
-const kinds = [{ name: 'floor', kind: 'floor' }, ...builds.map((b) => ({ name: b.name, kind: 'ours', bundle: b.path }))];
+const kinds = [{ name: 'floor', kind: 'floor' }, ...builds.map((b) => ({ name: b.name, kind, bundle: b.path }))];
 const samples = Object.fromEntries(kinds.map((k) => [k.name, []]));
 const load = [];
 for (let rep = 0; rep < runs; rep++) {

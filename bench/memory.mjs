@@ -1,19 +1,33 @@
-// Run in a child process (node --expose-gc bench/memory.mjs <root> <what> [warm-up root]) so
-// the heap holds nothing else: prints the heap kept by one skill index as JSON.
-//   what = middleware: what the middleware keeps after a first request ('hello') and
-//                      one that matches skills: the index, its catalog and the ranker
-//                      (a first request that matches no skill does not build the ranker)
+// Run in a child process so the heap holds nothing else: prints the heap kept by one skill index as JSON.
+//   node --expose-gc bench/memory.mjs <root> <what> [--warm <root>] [--bundle <index.js>] [--index <file>]
+//   what = middleware:    what the middleware keeps after a first request ('hello') and
+//                         one that matches skills: the index, its catalog and the ranker
+//                         (a first request that matches no skill does not build the ranker)
 //   what = middleware-instructions: the same once ranking reads the instructions too
-//                      (the body terms indexed in the background, rankInstructions; issue 23)
-//   what = discover:   the result of the public discoverSkills (eager)
-import { discoverSkills, skillsMiddleware } from '../dist/index.js';
+//                         (their terms read in the background, rankInstructions; issue 23)
+//   what = first-request: what it keeps after one first request that matches skills
+//                         ("convert a pdf to markdown", issue 20); with --index, from that
+//                         prebuilt index
+//   what = discover:      the result of the public discoverSkills (eager)
+// --bundle measures another build (bench/ab.mjs's copies), --warm warms up on another library first.
+import { pathToFileURL } from 'node:url';
+import { resolve } from 'node:path';
 import { gc } from './stats.mjs';
 import { userContext } from './plain-ctx.mjs';
 
-const [root, what, warmRoot] = process.argv.slice(2);
+const [root, what, ...rest] = process.argv.slice(2);
+const flag = (name) => {
+  const at = rest.indexOf(`--${name}`);
+  return at === -1 ? undefined : rest[at + 1];
+};
+const warmRoot = flag('warm');
+const bundle = flag('bundle');
+const indexFile = flag('index');
+const { discoverSkills, skillsMiddleware } = await import(bundle ? pathToFileURL(resolve(bundle)).href : '../dist/index.js');
 const heap = () => process.memoryUsage().heapUsed;
+const external = () => process.memoryUsage().arrayBuffers;
 
-async function build(directory) {
+async function build(directory, index) {
   if (what === 'middleware' || what === 'middleware-instructions') {
     // Without the instructions: the figure before issue 23 (a middleware that never reads them).
     const middleware = skillsMiddleware({ directories: [directory], rankInstructions: what === 'middleware-instructions' });
@@ -22,6 +36,15 @@ async function build(directory) {
     await middleware(userContext('review pull requests and deploy docker images'), async () => {});
     await middleware.instructionsRanked();
     await middleware(userContext('review pull requests and deploy docker images'), async () => {});
+    return middleware;
+  }
+  if (what === 'first-request') {
+    const middleware = skillsMiddleware({ directories: [directory], ...(index ? { index } : {}) });
+    const ctx = userContext('convert a pdf to markdown');
+    const warnings = [];
+    ctx.log.warn = (...args) => warnings.push(args);
+    await middleware(ctx, async () => {});
+    if (index && JSON.stringify(warnings).includes('INDEX_UNUSABLE')) throw new Error('the prebuilt index was not used');
     return middleware;
   }
   return discoverSkills({ directories: [directory] });
@@ -33,13 +56,16 @@ async function build(directory) {
 if (warmRoot) await build(warmRoot);
 gc();
 const before = heap();
-const kept = await build(root);
+const externalBefore = external();
+const kept = await build(root, indexFile);
 gc();
 const after = heap();
 process.stdout.write(
   JSON.stringify({
     what,
     heapDelta: after - before,
+    // Typed arrays' contents (the ranker's postings) live outside the JS heap.
+    arrayBuffersDelta: external() - externalBefore,
     // Reading `kept` here keeps it reachable through the measurement.
     kept: typeof kept,
     maxRssBytes: process.resourceUsage().maxRSS * 1024,

@@ -31,12 +31,23 @@ export class FolderSet {
     this.folders = new Set(folders.map((folder) => (folder.endsWith(sep) ? folder : folder + sep)));
   }
 
+  /** The folder (with its separator) the last path was found in: skills in one folder come one after another. */
+  private last = '';
+
   holds(path: string): boolean {
+    if (this.last !== '' && path.startsWith(this.last) && path.length > this.last.length) return true;
     this.lookups++;
-    if (this.folders.has(path + sep)) return true;
+    if (this.folders.has(path + sep)) {
+      this.last = path + sep;
+      return true;
+    }
     for (let at = path.lastIndexOf(sep); at !== -1; at = at === 0 ? -1 : path.lastIndexOf(sep, at - 1)) {
       this.lookups++;
-      if (this.folders.has(path.slice(0, at + 1))) return true;
+      const folder = path.slice(0, at + 1);
+      if (this.folders.has(folder)) {
+        this.last = folder;
+        return true;
+      }
     }
     return false;
   }

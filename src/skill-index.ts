@@ -110,9 +110,21 @@ const SKILL_SUFFIX = `${sep}${SKILL_FILE}`;
  * first activation. It keeps only level-1 fields, copied compactly (see
  * src/compact.ts), so nothing else discovery produced stays reachable.
  */
-export function createLazySkillIndex(input: SkillIndexInput<SkillEntry>, loader: SkillLoader, loadedAt = Date.now()): SkillIndex {
+export function createLazySkillIndex(
+  input: SkillIndexInput<SkillEntry>,
+  loader: SkillLoader,
+  loadedAt = Date.now(),
+  /**
+   * True when the metadata is already compact: fresh from JSON.parse (a
+   * prebuilt index), which is what the copy would make. At 20,000 skills the
+   * copy costs about 100 ms of the start-up from an index, for nothing.
+   */
+  metadataCompact = false,
+): SkillIndex {
   const directories = flatStrings(input.skills.map((entry) => entry.directory));
-  const metadata = compactCopies(input.skills.map((entry) => entry.metadata));
+  const metadata = metadataCompact
+    ? input.skills.map((entry) => entry.metadata)
+    : compactCopies(input.skills.map((entry) => entry.metadata));
   const entries = input.skills.map(({ path, directory }, i) => {
     const folder = directories[i] ?? directory;
     return { metadata: metadata[i] as SkillEntry['metadata'], path: sharingPrefix(path, folder, SKILL_SUFFIX), directory: folder };

@@ -62,7 +62,8 @@ export function createSkillSource(options: ResolvedOptions): SkillSource {
         }
         return loadSkillContent(entry, options);
       });
-    const index = createLazySkillIndex(result, loader, loadedAt);
+    // A prebuilt index's metadata comes straight from JSON.parse: already as compact as a copy would make it.
+    const index = createLazySkillIndex(result, loader, loadedAt, stamps !== undefined);
     const ranker = 'ranker' in result ? (result.ranker as RankerData | undefined) : undefined;
     if (ranker) rankerData.set(index, ranker);
     return index;
