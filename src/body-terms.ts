@@ -12,7 +12,7 @@
  * instruction uses ("file", "run", "step"). Figures behind each bound:
  * scripts/body-rank-experiment.mjs, on test/relevance/body-set.
  */
-import { packPostings, sortedVocabulary, vocabularyOf, type PackedPostings, type Vocabulary } from './compact.js';
+import { flatStrings, packPostings, sortedVocabulary, vocabularyOf, type PackedPostings, type Vocabulary } from './compact.js';
 
 /** How a body is read and weighed; BODY_DEFAULTS are the measured choice. */
 export interface BodyTuning {
@@ -37,7 +37,7 @@ export interface BodyTuning {
 export const BODY_DEFAULTS: Readonly<BodyTuning> = Object.freeze({
   words: 1000,
   candidates: 96,
-  terms: 48,
+  terms: 24,
   headingWeight: 3,
   code: false,
   resourceWeight: 0,
@@ -46,6 +46,8 @@ export const BODY_DEFAULTS: Readonly<BodyTuning> = Object.freeze({
 });
 
 const TRIGGER_HEADING = /\b(?:when|trigger|triggers|use cases?|examples?|scenarios?)\b/i;
+
+const DIGITS = /^\d+$/;
 
 /** Characters of one line of a body that are read. */
 const LINE_CHARS = 2000;
@@ -237,6 +239,9 @@ export class BodyCollector {
     const docOf = new Int32Array(postingCount);
     const weight = new Float64Array(postingCount);
     const usedIds = new Uint8Array(vocabularySize);
+    // Numbers (versions, ports, counts, numbered names) say little about a task, yet would rank as the rarest terms.
+    const numeric = new Uint8Array(vocabularySize);
+    for (const [name, id] of this.terms.vocabulary) if (DIGITS.test(name)) numeric[id] = 1;
     let p = 0;
     let scores = new Float64Array(0);
     let scratch = new Float64Array(0);
@@ -246,7 +251,10 @@ export class BodyCollector {
       if (!doc) continue;
       const n = doc.ids.length;
       if (scores.length < n) scores = new Float64Array(n * 2);
-      for (let i = 0; i < n; i++) scores[i] = (doc.counts[i] ?? 0) * (idfById[doc.ids[i] ?? 0] ?? 0);
+      for (let i = 0; i < n; i++) {
+        const id = doc.ids[i] ?? 0;
+        scores[i] = numeric[id] === 1 ? 0 : (doc.counts[i] ?? 0) * (idfById[id] ?? 0);
+      }
       // tf x idf of the keep-th best: every term above it, and ties until `keep` (in candidate order).
       if (scratch.length < n) scratch = new Float64Array(n * 2);
       scratch.set(scores.subarray(0, n));
@@ -256,7 +264,7 @@ export class BodyCollector {
       const norm = 1 - b + (b * doc.length) / averageLength;
       for (let i = 0; i < n; i++) {
         const score = scores[i] ?? 0;
-        if (score < cut || (score === cut && room-- <= 0)) continue;
+        if (score === 0 || score < cut || (score === cut && room-- <= 0)) continue;
         const id = doc.ids[i] ?? 0;
         const tf = (doc.counts[i] ?? 0) / norm;
         usedIds[id] = 1;
@@ -277,7 +285,10 @@ export class BodyCollector {
       used.set(names[id] as string, used.size);
     }
     yield;
-    const { vocabulary, terms, renumbered } = sortedVocabulary(used);
+    const { terms: sorted, renumbered } = sortedVocabulary(used);
+    // Flat copies: a term sliced from a body's line would keep the whole line alive.
+    const terms = flatStrings(sorted);
+    const vocabulary = vocabularyOf(terms);
     yield;
     // Collector id -> position in the sorted vocabulary.
     const position = new Int32Array(vocabularySize);
