@@ -65,7 +65,7 @@ const DETAILS: Record<CommandName, string[]> = {
     'Skills added or changed later are not seen, or not activated, until the index is built again.',
     '-o, --output  the file to write (its folder is created if missing); paths inside are relative to it',
     "--instructions  store the instructions' terms too: ranking reads them from the first request, not after",
-    '                reading every SKILL.md in the background (a larger index, about 40% at 2,000 skills)',
+    '                reading every SKILL.md in the background (a larger index, about 25% at 2,000 skills)',
     "--strict      build for the middleware's strict: true",
     ...FILTER_HELP,
   ],
