@@ -5,12 +5,15 @@
  * typed arrays out; reading the files is src/body-indexer.ts's job.
  *
  * A skill's body is read once, term by term, as it arrives (`add`), and only
- * its BODY_CANDIDATES most frequent terms are kept until every skill is in;
- * `build` then keeps, per skill, the BODY_TERMS terms that are both frequent
- * in it and rare in the library (tf x idf), so a body weighs in by what sets
- * it apart ("goroutine", "reconciliation"), not by the words every
- * instruction uses ("file", "run", "step"). Figures behind each bound:
- * scripts/body-rank-experiment.mjs, on test/relevance/body-set.
+ * its `candidates` most frequent terms are kept until every skill is in;
+ * `build` then keeps, per skill, the `terms` terms that are both frequent in
+ * it and rare in the library (tf x idf; numbers never), so a body weighs in
+ * by what sets it apart ("goroutine", "reconciliation"), not by the words
+ * every instruction uses ("file", "run", "step"). Figures behind each bound
+ * (BODY_DEFAULTS): scripts/body-rank-experiment.mjs on
+ * test/relevance/body-set; `terms` is 24, not the 48 that ranked a little
+ * better, for memory (bench/memory.mjs at 20,000 skills: README, Performance).
+ * `resourceWeight` and `triggerWeight` stay off: measured, they did not help.
  */
 import { flatStrings, packPostings, sortedVocabulary, vocabularyOf, type PackedPostings, type Vocabulary } from './compact.js';
 
