@@ -2,7 +2,11 @@
  * Local ranking of skills against a free-text query: BM25F over a skill's
  * name, tags and description, dependency-free and deterministic. Built once
  * per index (an inverted index with per-field weights folded in), so a query
- * costs only the postings of its terms.
+ * costs only the postings of its terms. Once a skill's instructions are
+ * indexed (src/body-terms.ts, src/body-indexer.ts), their evidence is added
+ * from a second, smaller index at RANK_TUNING.bodyWeight (0.3) a description
+ * term's: added, not folded into the description's term frequencies, which
+ * measured worse.
  *
  * Score scale (what `threshold` options compare against): each result's
  * `score` is in [0, 1), the share of the query's evidence it matched. A
