@@ -3,6 +3,8 @@
 //   what = middleware:    what the middleware keeps after a first request ('hello') and
 //                         one that matches skills: the index, its catalog and the ranker
 //                         (a first request that matches no skill does not build the ranker)
+//   what = middleware-instructions: the same once ranking reads the instructions too
+//                         (their terms read in the background, rankInstructions; issue 23)
 //   what = first-request: what it keeps after one first request that matches skills
 //                         ("convert a pdf to markdown", issue 20); with --index, from that
 //                         prebuilt index
@@ -26,10 +28,13 @@ const heap = () => process.memoryUsage().heapUsed;
 const external = () => process.memoryUsage().arrayBuffers;
 
 async function build(directory, index) {
-  if (what === 'middleware') {
-    const middleware = skillsMiddleware({ directories: [directory] });
+  if (what === 'middleware' || what === 'middleware-instructions') {
+    // Without the instructions: the figure before issue 23 (a middleware that never reads them).
+    const middleware = skillsMiddleware({ directories: [directory], rankInstructions: what === 'middleware-instructions' });
     // The request's context (with its catalog) is dropped: only what the middleware keeps counts.
     await middleware(userContext('hello'), async () => {});
+    await middleware(userContext('review pull requests and deploy docker images'), async () => {});
+    await middleware.instructionsRanked();
     await middleware(userContext('review pull requests and deploy docker images'), async () => {});
     return middleware;
   }

@@ -5,7 +5,7 @@
  * withCatalog puts that text into a message list exactly once.
  */
 import { nameLookup } from './compact.js';
-import { createRanker, type Ranker } from './rank.js';
+import { createRanker, type BodyAwareRanker, type Ranker } from './rank.js';
 import { FIND_SKILLS_TOOL, USE_SKILL_TOOL } from './tool-names.js';
 import type { HostMessage } from './host.js';
 import type { SkillEntry } from './model.js';
@@ -19,7 +19,13 @@ export const DEFAULT_CATALOG_BUDGET = 8000;
 /** Descriptions are never cut below this many characters; past that, names only. */
 export const MIN_DESCRIPTION_CHARS = 80;
 /** In ranked mode, how many of the best matches keep a (shortened) description. */
-const RANKED_WITH_DESCRIPTION = 20;
+export const RANKED_WITH_DESCRIPTION = 20;
+/**
+ * In ranked mode, how many of the best matches are listed before other
+ * names (past RANKED_WITH_DESCRIPTION, by name only): a weak match is a
+ * better guess than a name taken in catalog order.
+ */
+export const RANKED_LISTED = 250;
 const ELLIPSIS = '…';
 
 export interface CatalogEntry {
@@ -121,6 +127,12 @@ export interface CatalogOptions {
    * section then names none and only says how many skills it leaves out.
    */
   findToolName?: string | null;
+  /**
+   * In ranked mode, how many of the best matches are listed before other
+   * names (the first 20 with their description). Default 250, about what the
+   * default budget holds: measured by scripts/body-rank-experiment.mjs.
+   */
+  rankedListed?: number;
 }
 
 /** Options with their defaults applied; `findToolName` is undefined when there is no search tool. */
@@ -128,14 +140,16 @@ interface Settings {
   budget: number;
   toolName: string;
   findToolName: string | undefined;
+  rankedListed: number;
 }
 
 function settingsOf(options: Omit<CatalogOptions, 'query' | 'ranker'>): Settings {
-  const { budget, toolName, findToolName } = options;
+  const { budget, toolName, findToolName, rankedListed } = options;
   return {
     budget: budget === undefined || Number.isNaN(budget) ? DEFAULT_CATALOG_BUDGET : Math.max(0, Math.floor(budget)),
     toolName: toolName ?? USE_SKILL_TOOL,
     findToolName: findToolName === null ? undefined : (findToolName ?? FIND_SKILLS_TOOL),
+    rankedListed: rankedListed === undefined || Number.isNaN(rankedListed) ? RANKED_LISTED : Math.max(0, Math.floor(rankedListed)),
   };
 }
 
@@ -289,8 +303,8 @@ interface RankedContext {
 
 function rankedContext(entries: readonly CatalogEntry[], settings: Settings): RankedContext {
   const total = entries.length;
-  // Ranked lines are at most RANKED_WITH_DESCRIPTION, so their count has one or two digits, or reads "one".
-  const head = Math.max(...[0, 1, 10, total].map((ranked) => rankedHead(total, total, Math.min(ranked, total)).length));
+  // Ranked lines are at most RANKED_LISTED, so their count has one to three digits, or reads "one".
+  const head = Math.max(...[0, 1, 10, 100, total].map((ranked) => rankedHead(total, total, Math.min(ranked, total)).length));
   const reserved = joinedLength([
     CATALOG_OPEN,
     'x'.repeat(head),
@@ -343,13 +357,14 @@ function fillRanked(context: RankedContext, query: string, ranker: Ranker | unde
     listed.add(name);
     return true;
   };
-  const matches = query === '' ? [] : (ranker ?? createRanker(entries)).rank(query, RANKED_WITH_DESCRIPTION);
+  const matches = query === '' ? [] : (ranker ?? createRanker(entries)).rank(query, settings.rankedListed);
   for (const match of matches) {
     const entry = byName(match.name);
     if (!entry || listed.has(entry.name)) continue;
     const name = catalogText(entry.name);
-    const whole = catalogText(entry.description);
-    const description = shorten(whole, MIN_DESCRIPTION_CHARS);
+    // Past the first RANKED_WITH_DESCRIPTION, names only: their descriptions are not even rewritten.
+    const whole = out.ranked.length < RANKED_WITH_DESCRIPTION ? catalogText(entry.description) : entry.description;
+    const description = out.ranked.length < RANKED_WITH_DESCRIPTION ? shorten(whole, MIN_DESCRIPTION_CHARS) : '';
     if (add(line(name, description), entry.name)) {
       if (description !== whole) out.shortened.push(entry.name);
     } else if (add(nameLine(name), entry.name)) {
@@ -424,16 +439,18 @@ export function createCatalog(entries: readonly CatalogEntry[], options: CreateC
   const mode = unranked.report.mode;
   if (mode === 'none') return { render: () => unranked, needsSearch: needsSearch(mode) };
   let ranker = typeof given === 'function' ? undefined : given;
-  let last: { query: string; result: CatalogResult } | undefined;
+  let last: { query: string; version: number; result: CatalogResult } | undefined;
   return {
     needsSearch: needsSearch(mode),
     render(query = '') {
       const trimmed = query.trim();
       if (trimmed === '') return unranked;
-      if (last && last.query === trimmed) return last.result;
       ranker ??= typeof given === 'function' ? given() : createRanker(entries);
+      // A ranker that started reading the instructions ranks anew (src/body-indexer.ts).
+      const version = (ranker as Partial<BodyAwareRanker>).version ?? 0;
+      if (last && last.query === trimmed && last.version === version) return last.result;
       const rendered = renderRanked(context, trimmed, ranker);
-      last = { query: trimmed, result: rendered };
+      last = { query: trimmed, version, result: rendered };
       return rendered;
     },
   };

@@ -25,6 +25,8 @@ export const DEFAULTS = {
    * put-back skill stays in view for a few turns before it is needed again).
    */
   keepInView: { maxChars: 50_000, maxSkillChars: 20_000 },
+  /** Rank by what the instructions say too, once they are indexed after the first request (README, find_skills). */
+  rankInstructions: true,
   /** What `watch: true` means. */
   watch: { debounceMs: 200 },
 } as const;
@@ -36,4 +38,10 @@ export const TOOL_DEFAULTS = {
   /** Skills `find_skills` returns when the model gives no `limit`, and the most it returns. */
   findLimit: 5,
   maxFindLimit: 20,
+} as const;
+
+/** Timing of background work, not an option: what README states. */
+export const BACKGROUND_DEFAULTS = {
+  /** Milliseconds after an index's first request before its instructions are read for ranking (`rankInstructions`). */
+  instructionsIndexDelayMs: 1000,
 } as const;

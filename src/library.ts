@@ -5,9 +5,11 @@
  * logs only what is new.
  */
 import { isModelInvocable } from './activation.js';
+import { bodiesOfPart, indexBodies, indexedAlready, type BodyIndexing } from './body-indexer.js';
+import { BACKGROUND_DEFAULTS } from './defaults.js';
 import { catalogEntries, createCatalog, type Catalog, type CatalogMode } from './catalog.js';
 import type { ResolvedOptions } from './options.js';
-import type { Ranker, RankerData } from './rank.js';
+import type { BodyAwareRanker, RankerData } from './rank.js';
 import { narrowIndex, type SkillIndex } from './skill-index.js';
 import { suggestNames } from './suggest.js';
 import { FIND_SKILLS_TOOL, USE_SKILL_TOOL } from './tool-names.js';
@@ -28,7 +30,9 @@ export interface Library {
   modelIndex: SkillIndex;
   catalog: Catalog;
   /** Built on first use: only ranked catalogs, find_skills, autoActivate and suggestions need it. */
-  ranker: () => Ranker;
+  ranker: () => BodyAwareRanker;
+  /** Reading the instructions for the ranker, in the background (undefined with `rankInstructions: false`). */
+  bodies: BodyIndexing | undefined;
   /** Whether runs on this index get find_skills: the catalog names it exactly when it needs it (fixed per index, not per query). */
   search: boolean;
   /** The `always` names this index has, and those it has not (warned about once per index). */
@@ -38,17 +42,24 @@ export interface Library {
   durationMs?: number;
   /** Discovery is logged by the first request that uses the index, even when the one that started the scan was aborted. */
   logged: boolean;
+  /** The instructions' indexing is logged by the first request after it ended. */
+  loggedBodies?: boolean;
   /** The over-budget mode last logged at info level, so each index logs it once. */
   loggedMode?: CatalogMode;
   /** The parts of this index that requests with `visible` saw, by hidden set (visibilityKey), least recently used first. */
   views: Map<string, SkillIndex>;
 }
 
-/** `prebuilt`: the ranker a prebuilt index holds over `index`'s model-invocable skills, used instead of building one. */
-export function libraryOf(index: SkillIndex, options: ResolvedOptions, prebuilt?: RankerData): Library {
+/**
+ * `prebuilt`: the ranker a prebuilt index holds over `index`'s model-invocable
+ * skills, used instead of building one. `whole`: the library of the index
+ * `index` is a visible part of, whose reading of the instructions it shares.
+ */
+export function libraryOf(index: SkillIndex, options: ResolvedOptions, prebuilt?: RankerData, whole?: Library): Library {
   const modelIndex = narrowIndex(index, (entry) => isModelInvocable(entry.metadata));
-  if (prebuilt) seedRanker(modelIndex.skills, prebuilt);
-  const ranker = (): Ranker => rankerForSkills(modelIndex.skills);
+  // With `rankInstructions: false`, instructions' terms an index holds are not used either.
+  if (prebuilt) seedRanker(modelIndex.skills, options.rankInstructions ? prebuilt : withoutInstructions(prebuilt));
+  const ranker = (): BodyAwareRanker => rankerForSkills(modelIndex.skills);
   const catalog = createCatalog(catalogEntries(modelIndex.skills), {
     budget: options.catalogBudget,
     ranker,
@@ -56,10 +67,32 @@ export function libraryOf(index: SkillIndex, options: ResolvedOptions, prebuilt?
     // null: find_skills is never registered, so the catalog must not name it.
     findToolName: options.findSkills === false ? null : FIND_SKILLS_TOOL,
   });
+  // A prebuilt index built with the instructions gave the ranker their terms: nothing to read.
+  const fromIndex = prebuilt?.body !== undefined && options.rankInstructions && ranker().bodyAware;
+  const bodies = whole
+    ? whole.bodies &&
+      bodiesOfPart({
+        whole: whole.bodies,
+        wholeRanker: whole.ranker,
+        wholeNames: whole.modelIndex.skills.map((entry) => entry.metadata.name),
+        ranker,
+        names: modelIndex.skills.map((entry) => entry.metadata.name),
+      })
+    : fromIndex
+      ? indexedAlready(prebuilt?.body?.read ?? 0)
+      : options.rankInstructions && modelIndex.skills.length > 0
+        ? indexBodies({
+            skills: modelIndex.skills,
+            ranker,
+            fs: options.fs,
+            delayMs: BACKGROUND_DEFAULTS.instructionsIndexDelayMs,
+          })
+        : undefined;
   return {
     index,
     modelIndex,
     ranker,
+    bodies,
     catalog,
     search: (options.findSkills ?? catalog.needsSearch) && modelIndex.skills.length > 0,
     always: options.always.filter((name) => index.get(name) !== undefined),
@@ -67,6 +100,10 @@ export function libraryOf(index: SkillIndex, options: ResolvedOptions, prebuilt?
     logged: false,
     views: new Map(),
   };
+}
+
+function withoutInstructions({ scheme, count, terms, offsets, docs, weights }: RankerData): RankerData {
+  return { scheme, count, terms, offsets, docs, weights };
 }
 
 /** Up to three known names for an unknown `name`, for a warning (rare: built only then). */
@@ -90,6 +127,10 @@ export function suggestionsFor(library: Library, name: string): string[] {
 export class Libraries {
   // Keyed by our own index objects, so an old index's library is collected with it.
   private readonly byIndex = new WeakMap<SkillIndex, Library>();
+  /** The newest library: a newer index stops its background reading, and that of its visible parts. */
+  private latest: Library | undefined;
+  /** The whole index of each part `visiblePart` made. */
+  private readonly wholeOf = new WeakMap<SkillIndex, SkillIndex>();
 
   /** `rankerDataOf`: the ranker a prebuilt index held for an index (SkillSource.rankerDataOf). */
   constructor(
@@ -100,8 +141,16 @@ export class Libraries {
   of(index: SkillIndex): Library {
     let library = this.byIndex.get(index);
     if (!library) {
-      library = libraryOf(index, this.options, this.rankerDataOf(index));
+      const whole = this.wholeOf.get(index);
+      // A visible part shares the whole index's reading of the instructions; only a new whole index replaces it.
+      library = whole
+        ? libraryOf(index, this.options, undefined, this.of(whole))
+        : libraryOf(index, this.options, this.rankerDataOf(index));
       this.byIndex.set(index, library);
+      if (!whole) {
+        this.latest?.bodies?.stop();
+        this.latest = library;
+      }
     }
     return library;
   }
@@ -121,9 +170,18 @@ export class Libraries {
       views.delete(key);
     } else {
       part = withoutSkills(index, hidden);
+      this.wholeOf.set(part, index);
       if (views.size >= KEPT_VISIBLE_SETS) views.delete(views.keys().next().value as string);
     }
     views.set(key, part);
     return part;
+  }
+
+  /** Resolves when the newest index's instructions are ranked, starting their reading now if it waits (nothing to wait for before a first request). */
+  async instructionsRanked(): Promise<void> {
+    const bodies = this.latest?.bodies;
+    if (!bodies) return;
+    bodies.start();
+    await bodies.done;
   }
 }

@@ -6,6 +6,7 @@
  * register the run's tools, and pre-activate mentioned / pinned / matching
  * skills. Skill problems are logged, never thrown into the agent.
  */
+import type { BodyIndexingOutcome } from './body-indexer.js';
 import { withCatalog } from './catalog.js';
 import { insertAfterLatestUser, modelToolName, userTurn } from './conversation.js';
 import { ActivationGate } from './gate.js';
@@ -32,11 +33,20 @@ const LOGGED_VISIBILITY_FAILURES = 10;
 export interface SkillsMiddleware extends Middleware<SkillsContext> {
   /** Stop watching the directories (when `watch` is on). Safe to call more than once. */
   close(): Promise<void>;
+  /**
+   * Resolves once ranking reads the instructions of the skills the latest request saw
+   * (`rankInstructions`), starting that reading now instead of a second after the
+   * request. Resolves at once before any request, or with `rankInstructions: false`.
+   */
+  instructionsRanked(): Promise<void>;
 }
 
 export function skillsMiddleware(options: SkillsOptions): SkillsMiddleware {
   const runtime = new SkillsRuntime(resolveOptions(options));
-  return Object.assign((ctx: SkillsContext, next: Next) => runtime.handle(ctx, next), { close: () => runtime.close() });
+  return Object.assign((ctx: SkillsContext, next: Next) => runtime.handle(ctx, next), {
+    close: () => runtime.close(),
+    instructionsRanked: () => runtime.instructionsRanked(),
+  });
 }
 
 /** Everything a middleware instance shares between requests, and the steps of one request. */
@@ -78,6 +88,7 @@ class SkillsRuntime {
     if (!whole) return next();
     const wholeLibrary = this.libraries.of(whole);
     if (!wholeLibrary.logged) logDiscovery(ctx, wholeLibrary);
+    if (!wholeLibrary.loggedBodies && wholeLibrary.bodies?.outcome) logBodies(ctx, wholeLibrary, wholeLibrary.bodies.outcome);
     // Everything below reads only the part of the index this request may see.
     const { visible } = this.options;
     const index = visible ? await this.visiblePart(ctx, whole, visible) : whole;
@@ -135,6 +146,10 @@ class SkillsRuntime {
       const decision = await this.activation.gate.check(run, entry, KEPT_IN_VIEW, ctx.log, run.arguments.get(name));
       if (!decision.approved) run.end(name);
     }
+  }
+
+  instructionsRanked(): Promise<void> {
+    return this.libraries.instructionsRanked();
   }
 
   close(): Promise<void> {
@@ -205,6 +220,13 @@ function renderCatalog(ctx: SkillsContext, library: Library, run: SkillsRun, que
   if (catalog.text !== '' && library.modelIndex.skills.length > 0) {
     ctx.messages.splice(0, ctx.messages.length, ...withCatalog(ctx.messages, catalog.text));
   }
+}
+
+/** Once per index: ranking now reads the instructions, and which SKILL.md files could not be read for it. */
+function logBodies(ctx: SkillsContext, library: Library, outcome: BodyIndexingOutcome): void {
+  library.loggedBodies = true;
+  const level = outcome.skipped > 0 ? 'warn' : 'info';
+  ctx.log[level]('[skills] ranking reads the instructions', outcome);
 }
 
 function logDiscovery(ctx: SkillsContext, library: Library): void {

@@ -140,6 +140,14 @@ export interface SkillsOptions {
    */
   catalogBudget?: number;
   /**
+   * Rank skills (ranked catalog, `find_skills`, `autoActivate`) by their instructions' words too, not
+   * only by name, tags and description. The instructions are read in the background, starting a
+   * second after the first request that uses an index; until they are in, ranking reads metadata only.
+   * `false` never reads a SKILL.md before its skill is activated.
+   * @default true
+   */
+  rankInstructions?: boolean;
+  /**
    * Register `find_skills`: true always, false never.
    * @default undefined (only when the catalog does not fit `catalogBudget`)
    */
@@ -234,6 +242,7 @@ export interface ResolvedOptions {
   catalogBudget: number;
   /** undefined: only when over budget. */
   findSkills: boolean | undefined;
+  rankInstructions: boolean;
   always: string[];
   autoActivate: Required<AutoActivateOptions> | undefined;
   /** undefined: off. */
@@ -267,6 +276,7 @@ const OPTION_KEYS: { readonly [K in keyof Required<SkillsOptions>]: true } = {
   index: true,
   catalogBudget: true,
   findSkills: true,
+  rankInstructions: true,
   always: true,
   autoActivate: true,
   keepInView: true,
@@ -339,7 +349,7 @@ function checkSize(name: string, value: unknown, fallback: number, allowZero = f
   return value;
 }
 
-function checkFlag(name: 'strict' | 'preload' | 'resourceTool' | 'findSkills', value: unknown): boolean | undefined {
+function checkFlag(name: 'strict' | 'preload' | 'resourceTool' | 'findSkills' | 'rankInstructions', value: unknown): boolean | undefined {
   if (value !== undefined && typeof value !== 'boolean') fail(name, `must be true or false, got ${describe(value)}.`);
   return value;
 }
@@ -438,6 +448,7 @@ export function resolveOptions(options: SkillsOptions | undefined): ResolvedOpti
     index: checkIndex(options, resolvedCwd),
     catalogBudget: checkSize('catalogBudget', options.catalogBudget, DEFAULTS.catalogBudget, true),
     findSkills: checkFlag('findSkills', options.findSkills),
+    rankInstructions: checkFlag('rankInstructions', options.rankInstructions) ?? DEFAULTS.rankInstructions,
     always: checkAlways(options.always),
     autoActivate: checkAutoActivate(options.autoActivate),
     keepInView: checkKeepInView(options.keepInView),

@@ -27,7 +27,10 @@ import { errorCode, errorReason, type FileStats, type SkillsFileSystem } from '.
 import { FolderSet } from './paths.js';
 import { SKILL_FILE } from './skill-file.js';
 import { resolveOptions, type ResolvedOptions, type SkillsOptions } from './options.js';
-import { buildRankerData, RANKER_SCHEME, rankerDataProblem, type RankerData } from './rank.js';
+import { bodyIndexOf, bodyIndexProblem, type BodyIndex } from './body-terms.js';
+import { PackedPostings } from './compact.js';
+import { splitFrontmatter } from './frontmatter/split.js';
+import { BODY_SCHEME, bodyCollectorFor, buildRankerData, RANKER_SCHEME, rankerDataProblem, type RankerData } from './rank.js';
 import { firstOfEachName } from './skill-index.js';
 import type { DiscoveryResult, Skill, SkillEntry, SkillMetadata } from './types.js';
 
@@ -79,6 +82,27 @@ export interface PrebuiltRanker {
   docBits: 16 | 32;
   docs: string;
   weights: string;
+  /** The instructions' index over the same skills (written unless `rankInstructions: false`). */
+  body?: PrebuiltBody;
+}
+
+/**
+ * The instructions' terms (src/body-terms.ts) in the ranker's text form, plus
+ * each term's IDF (float32, base64), the IDF of a term one body holds, and
+ * how many bodies were read. Data of another `scheme` (BODY_SCHEME) is not used:
+ * the middleware then reads the bodies in the background, as after a scan.
+ */
+export interface PrebuiltBody {
+  scheme: string;
+  count: number;
+  read: number;
+  terms: string;
+  offsets: string;
+  docBits: 16 | 32;
+  docs: string;
+  weights: string;
+  idf: string;
+  rareIdf: number;
 }
 
 export interface PrebuiltIndexDocument {
@@ -134,10 +158,22 @@ export async function buildPrebuiltIndex(
   options: SkillsOptions,
   output: string,
   now: () => Date = () => new Date(),
+  build: IndexBuildOptions = {},
 ): Promise<PrebuiltIndexDocument> {
   const resolved = resolveOptions(options);
   const result = await discover(resolved, { frontmatterOnly: true });
-  return prebuiltIndexFrom(result, resolved, output, now());
+  return prebuiltIndexFrom(result, resolved, output, now(), build);
+}
+
+/** What goes into an index beyond what discovery finds. */
+export interface IndexBuildOptions {
+  /**
+   * Store the instructions' terms too (every SKILL.md read at build time),
+   * so ranking reads them from the first request instead of reading the
+   * files in the background. `sisu-skills index --instructions`.
+   * @default false: the index stays as small, and loads as fast, as without.
+   */
+  instructions?: boolean;
 }
 
 /** The document for a discovery already made with `options`. Stats each SKILL.md; one that vanished in between is left out with an error. */
@@ -146,6 +182,7 @@ export async function prebuiltIndexFrom(
   options: DiscoveryShape & Pick<ResolvedOptions, 'fs'>,
   output: string,
   createdAt: Date,
+  build: IndexBuildOptions = {},
 ): Promise<PrebuiltIndexDocument> {
   const base = dirname(resolve(output));
   const run = createLimiter(MAX_CONCURRENT_FS_CALLS);
@@ -186,8 +223,32 @@ export async function prebuiltIndexFrom(
     errors: errors.map(encodeDiagnostic),
     warnings: result.warnings.map(encodeDiagnostic),
     skills,
-    ranker: encodeRanker(buildRankerData(catalogEntries(rankedSkills(kept)))),
+    ranker: await rankerOf(rankedSkills(kept), options.fs, build.instructions === true, run),
   };
+}
+
+/** The stored ranker over `ranked`: its postings and, with `instructions`, the instructions' index (bodies read now). */
+async function rankerOf(
+  ranked: readonly SkillEntry[],
+  fs: SkillsFileSystem,
+  instructions: boolean,
+  run: <T>(task: () => Promise<T>) => Promise<T>,
+): Promise<PrebuiltRanker> {
+  const ranker = encodeRanker(buildRankerData(catalogEntries(ranked)));
+  if (!instructions) return ranker;
+  // A body that cannot be read now is left out: that skill is ranked by its metadata.
+  const bodies = await Promise.all(
+    ranked.map((entry) =>
+      run(() => fs.readFile(entry.path, 'utf8')).then(
+        (text) => splitFrontmatter(text).body,
+        () => undefined,
+      ),
+    ),
+  );
+  const collector = bodyCollectorFor(ranked.length);
+  bodies.forEach((body, doc) => body !== undefined && collector.add(doc, body));
+  // No body read (none could be): nothing to store, the ranker reads metadata only.
+  return collector.count === 0 ? ranker : { ...ranker, body: encodeBody(collector.build()) };
 }
 
 /**
@@ -335,7 +396,61 @@ function restoreSpecials(metadata: Record<string, unknown>, specials: unknown): 
 
 const BIG_ENDIAN = endianness() === 'BE';
 
-type PackedArray = Int32Array | Uint16Array | Uint32Array;
+type PackedArray = Int32Array | Uint16Array | Uint32Array | Float32Array;
+
+function encodeBody(index: BodyIndex): PrebuiltBody {
+  const { offsets, docs, weights } = index.postings;
+  return {
+    scheme: BODY_SCHEME,
+    count: index.size,
+    read: index.read,
+    terms: index.terms.join(' '),
+    offsets: base64Of(offsets),
+    docBits: docs instanceof Uint16Array ? 16 : 32,
+    docs: base64Of(docs),
+    weights: base64Of(weights),
+    idf: base64Of(Float32Array.from(index.idf)),
+    rareIdf: index.rareIdf,
+  };
+}
+
+/** The stored body index, if there is one of this version's scheme over `count` skills; or why it is damaged. */
+function decodeInstructions(value: unknown, count: number): { ok: true; body?: BodyIndex } | { ok: false; problem: string } {
+  if (value === undefined) return { ok: true };
+  if (!isRecord(value)) return { ok: false, problem: '"ranker.body" is not an object' };
+  if (value.scheme !== BODY_SCHEME) return { ok: true };
+  const { terms, docBits, read, rareIdf } = value;
+  if (value.count !== count) return { ok: false, problem: '"ranker.body.count" is not the ranker\'s' };
+  if (typeof terms !== 'string' || !isCount(read) || typeof rareIdf !== 'number') {
+    return { ok: false, problem: '"ranker.body" terms, read or rareIdf are missing' };
+  }
+  const offsets = arrayOf(value.offsets, (n) => new Int32Array(n));
+  const docs =
+    docBits === 16
+      ? arrayOf(value.docs, (n) => new Uint16Array(n))
+      : docBits === 32
+        ? arrayOf(value.docs, (n) => new Uint32Array(n))
+        : undefined;
+  const weights = arrayOf(value.weights, (n) => new Uint16Array(n));
+  const idf = arrayOf(value.idf, (n) => new Float32Array(n));
+  if (!offsets || !docs || !weights || !idf) return { ok: false, problem: '"ranker.body" arrays are not base64 arrays' };
+  const list = terms === '' ? [] : terms.split(' ');
+  const problem =
+    rankerDataProblem({ scheme: RANKER_SCHEME, count, terms: list, offsets, docs, weights }) ??
+    bodyIndexProblem({ terms: list, idf: Float64Array.from(idf), size: count, read, rareIdf });
+  if (problem) return { ok: false, problem: `"ranker.body": ${problem}` };
+  return {
+    ok: true,
+    body: bodyIndexOf({
+      terms: list,
+      postings: new PackedPostings(offsets, docs, weights),
+      idf: Float64Array.from(idf),
+      size: count,
+      read,
+      rareIdf,
+    }),
+  };
+}
 
 function encodeRanker(data: RankerData): PrebuiltRanker {
   return {
@@ -401,7 +516,10 @@ function decodeRanker(value: unknown, skills: number): { ok: true; data?: Ranker
   if (!offsets || !docs || !weights) return { ok: false, problem: '"ranker" offsets, docs or weights are not base64 arrays' };
   const data: RankerData = { scheme: RANKER_SCHEME, count, terms: terms === '' ? [] : terms.split(' '), offsets, docs, weights };
   const problem = rankerDataProblem(data);
-  return problem ? { ok: false, problem: `"ranker": ${problem}` } : { ok: true, data };
+  if (problem) return { ok: false, problem: `"ranker": ${problem}` };
+  const body = decodeInstructions(value.body, count);
+  if (!body.ok) return body;
+  return { ok: true, data: body.body ? { ...data, body: body.body } : data };
 }
 
 // ---------------------------------------------------------------------------

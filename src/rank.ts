@@ -2,7 +2,11 @@
  * Local ranking of skills against a free-text query: BM25F over a skill's
  * name, tags and description, dependency-free and deterministic. Built once
  * per index (an inverted index with per-field weights folded in), so a query
- * costs only the postings of its terms.
+ * costs only the postings of its terms. Once a skill's instructions are
+ * indexed (src/body-terms.ts, src/body-indexer.ts), their evidence is added
+ * from a second, smaller index at RANK_TUNING.bodyWeight (0.3) a description
+ * term's: added, not folded into the description's term frequencies, which
+ * measured worse.
  *
  * Score scale (what `threshold` options compare against): each result's
  * `score` is in [0, 1), the share of the query's evidence it matched. A
@@ -19,7 +23,8 @@
  * score under 0.28, on a library of 5 skills and on one of 1,088 alike. The
  * order of one query's results does not depend on this scale.
  */
-import { PackedPostings, packPostings, sortedVocabulary, vocabularyOf, type Vocabulary } from './compact.js';
+import { BODY_DEFAULTS, BodyCollector, type BodyIndex, type BodyTuning } from './body-terms.js';
+import { PackedPostings, packPostings, sortedVocabulary, vocabularyOf, type Postings, type Vocabulary } from './compact.js';
 import { compareNames } from './text.js';
 
 export interface RankEntry {
@@ -40,6 +45,36 @@ export interface Ranker {
   /** Number of entries indexed. */
   readonly size: number;
 }
+
+/** A ranker whose instructions' terms can be added once they are read (src/body-indexer.ts). */
+export interface BodyAwareRanker extends Ranker {
+  /** Whether ranking reads the instructions yet. */
+  readonly bodyAware: boolean;
+  /** Bumped each time ranking changes (a body index arrived): a cached ranking older than it is stale. */
+  readonly version: number;
+  /** A collector for this ranker's entries, in their order; `useBodies(collector.build())` when it is full. */
+  bodyCollector(): BodyCollector;
+  useBodies(index: BodyIndex): void;
+  /** The instructions' index ranking reads; undefined before they are indexed. */
+  readonly bodies: BodyIndex | undefined;
+  /** Which of `terms` (as `queryTerms` gives them) the indexed instructions of the skill named `name` hold; [] before they are indexed. */
+  instructionsHold(name: string, terms: readonly string[]): string[];
+}
+
+/** Everything ranking weighs, for measurement (scripts/body-rank-experiment.mjs); RANK_TUNING is the measured choice. */
+export interface RankTuning {
+  /** Weights of name, tags, "Use when" clauses and description, in that order. */
+  fields: readonly [number, number, number, number];
+  /** What a body term's evidence counts next to a description term's (keep it under the description's 1). */
+  bodyWeight: number;
+  body: BodyTuning;
+}
+
+export const RANK_TUNING: Readonly<RankTuning> = Object.freeze({
+  fields: [3, 2, 1, 1] as const,
+  bodyWeight: 0.3,
+  body: BODY_DEFAULTS,
+});
 
 /** BM25 saturation and length-normalisation constants (the usual values). */
 const K1 = 1.2;
@@ -249,17 +284,98 @@ interface Bm25Index {
  * does not pay for the index (at 2,000 real-shaped skills, about a tenth of
  * the first request); the next query builds it.
  */
-export function createRanker(entries: ReadonlyArray<RankEntry>): Ranker {
-  const ranker = new LazyRanker(entries.slice());
-  return { rank: (query, limit) => ranker.rank(query, limit), size: entries.length };
+export function createRanker(entries: ReadonlyArray<RankEntry>, instructions?: ReadonlyArray<string | undefined>): BodyAwareRanker {
+  return createTunedRanker(entries, RANK_TUNING, instructions);
+}
+
+/** A body collector for `size` skills tokenising as rankers do (what `BodyAwareRanker.bodyCollector` gives). */
+export function bodyCollectorFor(size: number, tuning: Readonly<BodyTuning> = RANK_TUNING.body): BodyCollector {
+  return new BodyCollector(size, new TermTable(), tuning);
+}
+
+/** createRanker with other weights: for measuring them, not for apps. */
+export function createTunedRanker(
+  entries: ReadonlyArray<RankEntry>,
+  tuning: Readonly<RankTuning>,
+  instructions?: ReadonlyArray<string | undefined>,
+  resources?: ReadonlyArray<readonly string[] | undefined>,
+): BodyAwareRanker {
+  const ranker = new LazyRanker(entries.slice(), tuning);
+  if (instructions) {
+    const collector = ranker.bodyCollector();
+    instructions.forEach((text, doc) => {
+      if (typeof text === 'string') collector.add(doc, text, resources?.[doc]);
+    });
+    ranker.useBodies(collector.build());
+  }
+  return bodyAware(ranker, entries.length);
+}
+
+/** The public face of a LazyRanker. */
+function bodyAware(ranker: LazyRanker, size: number): BodyAwareRanker {
+  return {
+    rank: (query, limit) => ranker.rank(query, limit),
+    size,
+    get bodyAware() {
+      return ranker.body !== undefined;
+    },
+    get version() {
+      return ranker.version;
+    },
+    get bodies() {
+      return ranker.body;
+    },
+    bodyCollector: () => ranker.bodyCollector(),
+    useBodies: (index) => ranker.useBodies(index),
+    instructionsHold: (name, terms) => ranker.instructionsHold(name, terms),
+  };
 }
 
 class LazyRanker {
   private index: Bm25Index | undefined;
   /** Only the first query may skip the build: later ones would each pay the search. */
   private searched = false;
+  body: BodyIndex | undefined;
+  version = 0;
+  private readonly size: number;
+  /** Entry names in order (the entries themselves are dropped once the index is built). */
+  private readonly names: readonly string[];
 
-  constructor(private entries: ReadonlyArray<RankEntry>) {}
+  /** `prebuilt`: the index over these entries, already built (rankerFromData); `entries` may then be names only. */
+  constructor(
+    private entries: ReadonlyArray<RankEntry>,
+    private readonly tuning: Readonly<RankTuning>,
+    prebuilt?: Bm25Index,
+  ) {
+    this.size = entries.length;
+    this.names = entries.map((entry) => entry.name);
+    if (prebuilt) {
+      this.index = prebuilt;
+      this.entries = [];
+    }
+  }
+
+  instructionsHold(name: string, terms: readonly string[]): string[] {
+    const body = this.body;
+    const doc = this.names.indexOf(name);
+    if (!body || doc === -1) return [];
+    return terms.filter((term) => {
+      const id = body.vocabulary.idOf(term);
+      if (id === undefined) return false;
+      for (let p = body.postings.start(id); p < body.postings.end(id); p++) if (body.postings.doc(p) === doc) return true;
+      return false;
+    });
+  }
+
+  bodyCollector(): BodyCollector {
+    return new BodyCollector(this.size, new TermTable(), this.tuning.body);
+  }
+
+  useBodies(index: BodyIndex): void {
+    if (index.size !== this.size) throw new RangeError(`a body index of ${index.size} skills for a ranker of ${this.size}`);
+    this.body = index;
+    this.version++;
+  }
 
   rank(query: string, limit: number | undefined): RankResult[] {
     const terms = queryTermsOf(query);
@@ -267,26 +383,40 @@ class LazyRanker {
     if (this.index === undefined) {
       const first = !this.searched;
       this.searched = true;
-      if (first && !anyEntryMayHave(this.entries, terms)) return [];
-      this.index = buildIndex(this.entries);
+      // With the bodies indexed, a word only an instruction uses is a match: the plain search does not know.
+      if (first && this.body === undefined && !anyEntryMayHave(this.entries, terms)) return [];
+      this.index = buildIndex(this.entries, this.tuning.fields);
       // Only the packed index stays: the entries belong to the caller.
       this.entries = [];
     }
-    return rankTerms(this.index, terms, limit);
+    return rankTerms(this.index, this.body, this.tuning, terms, limit);
   }
 }
 
-function buildIndex(entries: ReadonlyArray<RankEntry>): Bm25Index {
+function buildIndex(entries: ReadonlyArray<RankEntry>, weights: readonly number[]): Bm25Index {
   // Each pass's result is dropped when the next returns: only the packed index stays with `rank`.
   return packIndex(
     entries.map((entry) => entry.name),
-    weighTerms(tokenizeEntries(entries)),
+    weighTerms(tokenizeEntries(entries), weights),
   );
 }
 
 /** A query's distinct terms. */
 function queryTermsOf(query: string): string[] {
   return [...new Set(tokenize(String(query).slice(0, MAX_QUERY_CHARS)))];
+}
+
+/** The words of a query that rank, each with the term it counts as (first occurrence of each term), for saying what matched. */
+export function queryWords(query: string): Array<{ word: string; term: string }> {
+  const out: Array<{ word: string; term: string }> = [];
+  const seen = new Set<string>();
+  for (const word of words(String(query).slice(0, MAX_QUERY_CHARS))) {
+    const term = word.length === 0 ? undefined : termOf(word);
+    if (term === undefined || seen.has(term)) continue;
+    seen.add(term);
+    out.push({ word, term });
+  }
+  return out;
 }
 
 /**
@@ -337,7 +467,7 @@ function tokenizeEntries(entries: ReadonlyArray<RankEntry>): Tokenized {
 }
 
 /** Pass 2: (term, doc, saturated weight) triples, doc by doc: the weighted, length-normalised tf as tf/(tf + K1). */
-function weighTerms({ table, ids, bounds, averageLength }: Tokenized): Weighted {
+function weighTerms({ table, ids, bounds, averageLength }: Tokenized, weights: readonly number[]): Weighted {
   const fieldCount = FIELDS.length;
   const docs = (bounds.length - 1) / fieldCount;
   // A doc has at most one posting per id it holds: the id count bounds the posting count.
@@ -356,7 +486,7 @@ function weighTerms({ table, ids, bounds, averageLength }: Tokenized): Weighted 
       const to = bounds[index * fieldCount + f + 1] ?? 0;
       if (from === to) continue;
       const field = FIELDS[f] as (typeof FIELDS)[number];
-      const norm = field.weight / (1 - field.b + (field.b * (to - from)) / (averageLength[f] ?? 1));
+      const norm = (weights[f] ?? field.weight) / (1 - field.b + (field.b * (to - from)) / (averageLength[f] ?? 1));
       for (let i = from; i < to; i++) {
         const id = values[i] ?? 0;
         // norm is positive, so 0 means not yet seen in this doc.
@@ -405,11 +535,23 @@ function indexOf(names: readonly string[], terms: readonly string[], postings: P
   };
 }
 
-function rankTerms(index: Bm25Index, queryTerms: readonly string[], limit: number | undefined): RankResult[] {
+function rankTerms(
+  index: Bm25Index,
+  body: BodyIndex | undefined,
+  tuning: Readonly<RankTuning>,
+  queryTerms: readonly string[],
+  limit: number | undefined,
+): RankResult[] {
   if (queryTerms.length === 0 || index.names.length === 0) return [];
   const { scores, touched, names } = index;
-  const { hits, evidence } = accumulate(index, queryTerms);
-  const attainable = Math.max(evidence, index.evidenceFloor);
+  const { hits, evidence } = accumulate(index, body, tuning.bodyWeight, queryTerms);
+  // With the instructions, a rare word can earn more (its body's share too): so can the floor,
+  // or a short request would score higher than it did on the description alone.
+  const floor =
+    body && body.read > 0 && tuning.bodyWeight > 0
+      ? index.evidenceFloor + tuning.bodyWeight * EVIDENCE_FLOOR * body.rareIdf
+      : index.evidenceFloor;
+  const attainable = Math.max(evidence, floor);
   const results: Scored[] = [];
   for (let i = 0; i < hits; i++) {
     const doc = touched[i] ?? 0;
@@ -426,15 +568,20 @@ function rankTerms(index: Bm25Index, queryTerms: readonly string[], limit: numbe
  * touched in `index.touched`; returns how many, and the query's evidence
  * (the IDFs of its terms that some skill uses).
  */
-function accumulate(index: Bm25Index, queryTerms: readonly string[]): { hits: number; evidence: number } {
-  const { vocabulary, postings, idf, scores, touched } = index;
+function accumulate(
+  index: Bm25Index,
+  body: BodyIndex | undefined,
+  bodyWeight: number,
+  queryTerms: readonly string[],
+): { hits: number; evidence: number } {
+  const { scores, touched } = index;
   let evidence = 0;
   let hits = 0;
-  for (const term of queryTerms) {
+  const add = (vocabulary: Vocabulary, postings: Postings, idf: Float64Array, term: string, factor: number): void => {
     const id = vocabulary.idOf(term);
     // A word no skill uses says nothing about which skill fits: it neither adds nor dilutes.
-    if (id === undefined) continue;
-    const termIdf = idf[id] ?? 0;
+    if (id === undefined) return;
+    const termIdf = factor * (idf[id] ?? 0);
     evidence += termIdf;
     const end = postings.end(id);
     for (let p = postings.start(id); p < end; p++) {
@@ -442,6 +589,10 @@ function accumulate(index: Bm25Index, queryTerms: readonly string[]): { hits: nu
       if (scores[doc] === 0) touched[hits++] = doc;
       scores[doc] = (scores[doc] ?? 0) + termIdf * postings.weight(p);
     }
+  };
+  for (const term of queryTerms) {
+    add(index.vocabulary, index.postings, index.idf, term, 1);
+    if (body && bodyWeight > 0) add(body.vocabulary, body.postings, body.idf, term, bodyWeight);
   }
   return { hits, evidence };
 }
@@ -491,6 +642,11 @@ const TOKENIZER_REVISION = 1;
  */
 export const RANKER_SCHEME = `bm25f/${TOKENIZER_REVISION} k1=${K1} ${FIELDS.map((f) => `${f.key}:${f.weight}:${f.b}`).join(',')}`;
 
+/** How a body index's terms and weights were made (RANK_TUNING.body and the tokenizer): stored body data of another scheme is not used. */
+export const BODY_SCHEME = `body/${TOKENIZER_REVISION} k1=${K1} ${Object.entries(RANK_TUNING.body)
+  .map(([key, value]) => `${key}:${String(value)}`)
+  .join(',')}`;
+
 /**
  * A built ranker's index as plain data: what `rankerFromData` ranks with, no
  * text read again. Field lengths and weights are folded into each posting's
@@ -509,11 +665,13 @@ export interface RankerData {
   docs: Uint16Array | Uint32Array;
   /** The saturated weight x 65,535, at least 1. */
   weights: Uint16Array;
+  /** The instructions' index over the same entries (BODY_SCHEME), when it was built with them: ranking reads it at once. */
+  body?: BodyIndex;
 }
 
 /** Build the ranker's index over `entries` now, as data (the prebuilt index stores it). */
 export function buildRankerData(entries: ReadonlyArray<RankEntry>): RankerData {
-  const index = buildIndex(entries);
+  const index = buildIndex(entries, RANK_TUNING.fields);
   const { offsets, docs, weights } = index.postings;
   return { scheme: RANKER_SCHEME, count: entries.length, terms: index.terms, offsets, docs, weights };
 }
@@ -551,7 +709,10 @@ export function rankerDataProblem(data: RankerData): string | undefined {
  * (check it with rankerDataProblem first): ranks exactly as `createRanker`
  * over them does, without tokenising them again.
  */
-export function rankerFromData(names: readonly string[], data: RankerData): Ranker {
+export function rankerFromData(names: readonly string[], data: RankerData): BodyAwareRanker {
   const index = indexOf(names, data.terms, new PackedPostings(data.offsets, data.docs, data.weights));
-  return { rank: (query, limit) => rankTerms(index, queryTermsOf(query), limit), size: names.length };
+  const entries = names.map((name) => ({ name, description: '' }));
+  const ranker = new LazyRanker(entries, RANK_TUNING, index);
+  if (data.body && data.body.size === names.length) ranker.useBodies(data.body);
+  return bodyAware(ranker, names.length);
 }

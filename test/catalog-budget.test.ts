@@ -13,6 +13,8 @@ import {
   catalogText,
   createCatalog,
   MIN_DESCRIPTION_CHARS,
+  RANKED_LISTED,
+  RANKED_WITH_DESCRIPTION,
   shorten,
   type CatalogEntry,
   type CatalogOptions,
@@ -123,8 +125,11 @@ function checkSection(
   if (listed.length > 0) expect(trailer !== undefined).toBe(report.omitted > 0);
   // Relevance: the matches come first, best first, and nothing else comes before all of them are listed.
   const query = options.query?.trim() ?? '';
-  const matches = query === '' ? [] : [...new Set(ranker.rank(query, 20).map((r) => r.name))];
+  const matches = query === '' ? [] : [...new Set(ranker.rank(query, RANKED_LISTED).map((r) => r.name))];
   expect(matches.slice(0, report.ranked.length)).toEqual(report.ranked);
+  // Only the best RANKED_WITH_DESCRIPTION matches keep a description; later ones are names.
+  const lines = text.split('\n').filter((l) => l.startsWith('- '));
+  for (const line of lines.slice(RANKED_WITH_DESCRIPTION, report.ranked.length)) expect(line).toMatch(/^- [^ ]+$/);
   if (report.included.length > report.ranked.length) expect(report.ranked).toEqual(matches);
 }
 

@@ -97,6 +97,18 @@ describe('sisu-skills index: usage (exit 2)', () => {
 });
 
 describe('sisu-skills index (in-process)', () => {
+  it("--instructions stores the instructions' terms, and without it the index holds none", async () => {
+    const cwd = await app();
+    expect((await cli(['index', ...ARGS, '-o', 'plain.json'], cwd)).code).toBe(0);
+    expect((await cli(['index', ...ARGS, '-o', 'full.json', '--instructions'], cwd)).code).toBe(0);
+    const plain = JSON.parse(await readFile(join(cwd, 'plain.json'), 'utf8')) as { ranker: { body?: unknown } };
+    const full = JSON.parse(await readFile(join(cwd, 'full.json'), 'utf8')) as { ranker: { body?: { read: number; terms: string } } };
+    expect(plain.ranker.body).toBeUndefined();
+    expect(full.ranker.body?.read).toBe(5);
+    expect(full.ranker.body?.terms.split(' ')).toContain('step');
+    expect((await cli(['help', 'index'], cwd)).stdout).toContain('--instructions');
+  });
+
   it('prints the problems as validate does, then one summary line; skill errors are recorded, exit 0', async () => {
     const cwd = await app();
     const result = await cli(['index', ...ARGS, '-o', 'build/skills.index.json'], cwd);

@@ -33,6 +33,7 @@ describe('resolveOptions', () => {
       secretPatterns: [],
       catalogBudget: 8000,
       findSkills: undefined,
+      rankInstructions: true,
       always: [],
       autoActivate: undefined,
       keepInView: { maxChars: 50_000, maxSkillChars: 20_000 },
@@ -50,6 +51,7 @@ describe('resolveOptions', () => {
       strict: false,
       preload: false,
       catalogBudget: 8000,
+      rankInstructions: true,
       autoActivate: { threshold: 0.3, maxSkills: 1 },
       keepInView: { maxChars: 50000, maxSkillChars: 20000 },
       watch: { debounceMs: 200 },
@@ -121,6 +123,7 @@ describe('resolveOptions', () => {
     expect(resolveOptions({ directories: ['a'], secretPatterns: ['*.token'] }).secretPatterns).toEqual(['*.token']);
     expect(configError({ directories: ['a'], catalogBudget: -1 }).message).toMatch(/`catalogBudget`/);
     expect(configError({ directories: ['a'], findSkills: 'auto' }).message).toMatch(/`findSkills` must be true or false/);
+    expect(configError({ directories: ['a'], rankInstructions: 'yes' }).message).toMatch(/`rankInstructions` must be true or false/);
     expect(configError({ directories: ['a'], always: 'debug' }).message).toMatch(/`always` must be a list of skill names/);
     expect(configError({ directories: ['a'], autoActivate: 0.5 }).message).toMatch(
       /`autoActivate` must be true, false or \{ threshold, maxSkills \}/,
@@ -139,12 +142,14 @@ describe('resolveOptions', () => {
       autoActivate: true,
       watch: { debounceMs: 50 },
       findSkills: false,
+      rankInstructions: false,
     });
     expect(resolved).toMatchObject({
       always: ['debug'],
       autoActivate: { threshold: 0.3, maxSkills: 1 },
       watch: { debounceMs: 50 },
       findSkills: false,
+      rankInstructions: false,
     });
     expect(resolveOptions({ directories: ['a'], watch: true }).watch).toEqual({ debounceMs: 200 });
     expect(configError({ directories: ['a'], cwd: '' }).message).toMatch(/`cwd` must be a non-empty string/);

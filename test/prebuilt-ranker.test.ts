@@ -66,20 +66,29 @@ describe.skipIf(!hasCorpus)('on the shared corpus', () => {
     await writeIndex(document, indexFile);
   });
 
-  it('the catalog and find_skills say the same from the index as from a scan, for every labeled request', async () => {
-    const scan = skillsMiddleware({ directories: [CORPUS] });
-    const fromIndex = skillsMiddleware({ directories: [CORPUS], index: indexFile });
-    expect(document.ranker.count).toBeGreaterThan(1000);
-    let ranked = 0;
-    for (const request of requests) {
-      const expected = await answers(scan, request);
-      const actual = await answers(fromIndex, request);
-      expect(actual, request).toEqual(expected);
-      if (expected.found.startsWith('Skills matching')) ranked++;
-    }
-    // The comparison means something only if the requests were ranked.
-    expect(ranked).toBeGreaterThan(requests.length - 5);
-  });
+  // Ranking by metadata (the instructions not read), then once both have read the instructions.
+  it.each([false, true])(
+    'the catalog and find_skills say the same from the index as from a scan, for every labeled request (instructions ranked: %s)',
+    async (instructions) => {
+      const scan = skillsMiddleware({ directories: [CORPUS], rankInstructions: instructions });
+      const fromIndex = skillsMiddleware({ directories: [CORPUS], index: indexFile, rankInstructions: instructions });
+      expect(document.ranker.count).toBeGreaterThan(1000);
+      if (instructions) {
+        await answers(scan, 'hello');
+        await answers(fromIndex, 'hello');
+        await Promise.all([scan.instructionsRanked(), fromIndex.instructionsRanked()]);
+      }
+      let ranked = 0;
+      for (const request of requests) {
+        const expected = await answers(scan, request);
+        const actual = await answers(fromIndex, request);
+        expect(actual, request).toEqual(expected);
+        if (expected.found.startsWith('Skills matching')) ranked++;
+      }
+      // The comparison means something only if the requests were ranked.
+      expect(ranked).toBeGreaterThan(requests.length - 5);
+    },
+  );
 
   it('ranks with the stored postings: a stored ranker altered (validly) changes the answers', async () => {
     const altered = structuredClone(document);
@@ -89,8 +98,8 @@ describe.skipIf(!hasCorpus)('on the shared corpus', () => {
     altered.ranker.weights = weights.toString('base64');
     const file = join(temp, 'altered.index.json');
     await writeIndex(altered, file);
-    const scan = skillsMiddleware({ directories: [CORPUS] });
-    const fromAltered = skillsMiddleware({ directories: [CORPUS], index: file });
+    const scan = skillsMiddleware({ directories: [CORPUS], rankInstructions: false });
+    const fromAltered = skillsMiddleware({ directories: [CORPUS], index: file, rankInstructions: false });
     const request = 'fill in the fields of this PDF form and merge two PDFs';
     expect((await answers(fromAltered, request)).found).not.toEqual((await answers(scan, request)).found);
   });

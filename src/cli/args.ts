@@ -28,6 +28,8 @@ export interface LoadArgs {
 export interface IndexArgs extends LoadArgs {
   /** Where to write the index; relative to the working directory. */
   output: string;
+  /** `--instructions`: also store the instructions' terms, so ranking reads them from the first request. */
+  instructions: boolean;
 }
 
 /** `sisu-skills overlap`: besides what every loading command takes. */
@@ -99,7 +101,13 @@ const OPTIONS: Record<CommandName, OptionSpec> = {
   },
   show: { ...HELP, ...FILTERS, json: { type: 'boolean' }, dir: { type: 'string', short: 'd', multiple: true } },
   // -o is repeatable here only so that giving it twice is reported, not silently resolved.
-  index: { ...HELP, ...FILTERS, strict: { type: 'boolean' }, output: { type: 'string', short: 'o', multiple: true } },
+  index: {
+    ...HELP,
+    ...FILTERS,
+    strict: { type: 'boolean' },
+    output: { type: 'string', short: 'o', multiple: true },
+    instructions: { type: 'boolean' },
+  },
   init: { ...HELP, dir: { type: 'string' }, description: { type: 'string' } },
   overlap: { ...HELP, ...FILTERS, json: { type: 'boolean' }, strict: { type: 'boolean' }, threshold: { type: 'string' } },
   eval: {
@@ -184,7 +192,15 @@ export function parseCommand(argv: readonly string[]): Command {
       ...loading,
     };
   }
-  if (first === 'index') return { kind: first, directories: positionals, output: outputOf(values.output), ...loading };
+  if (first === 'index') {
+    return {
+      kind: first,
+      directories: positionals,
+      output: outputOf(values.output),
+      instructions: values.instructions === true,
+      ...loading,
+    };
+  }
   if (first === 'overlap') {
     const threshold = numberOf('overlap', 'threshold', values.threshold, { min: 0, max: 1 });
     return { kind: first, directories: positionals, json, ...(threshold === undefined ? {} : { threshold }), ...loading };

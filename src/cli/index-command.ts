@@ -28,7 +28,9 @@ export async function indexCommand(
   const output = resolve(io.cwd, args.output);
   const shown = displayPath(output, io.cwd);
   const { directories, packages, include, exclude, strict } = args;
-  const document = await buildPrebuiltIndex({ directories, packages, include, exclude, strict, cwd: io.cwd }, output);
+  const document = await buildPrebuiltIndex({ directories, packages, include, exclude, strict, cwd: io.cwd }, output, undefined, {
+    instructions: args.instructions,
+  });
   const found = classifyDiagnostics(withAbsolutePaths(document, output));
   if (found.unreadable.length > 0) {
     for (const d of found.unreadable) io.err(formatForCli(d, io.cwd));

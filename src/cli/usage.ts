@@ -11,7 +11,7 @@ const SYNOPSIS: Record<CommandName, string> = {
   show: 'sisu-skills show <name> <dir...> [--package <name>] [--json] [--include <pattern>] [--exclude <pattern>]',
   prompt:
     'sisu-skills prompt <dir...> [--package <name>] [--budget <chars>] [--query <text>] [--no-find-skills] [--strict] [--include <pattern>] [--exclude <pattern>]',
-  index: 'sisu-skills index <dir...> [--package <name>] -o <file> [--strict] [--include <pattern>] [--exclude <pattern>]',
+  index: 'sisu-skills index <dir...> [--package <name>] -o <file> [--instructions] [--strict] [--include <pattern>] [--exclude <pattern>]',
   init: 'sisu-skills init <name> [--dir <folder>] [--description <text>]',
   overlap:
     'sisu-skills overlap <dir...> [--package <name>] [--json] [--threshold <0-1>] [--strict] [--include <pattern>] [--exclude <pattern>]',
@@ -70,6 +70,8 @@ const DETAILS: Record<CommandName, string[]> = {
     'cannot be written (an existing <file> is then left as it was); 2 for wrong usage, such as no -o.',
     'Skills added or changed later are not seen, or not activated, until the index is built again.',
     '-o, --output  the file to write (its folder is created if missing); paths inside are relative to it',
+    "--instructions  store the instructions' terms too: ranking reads them from the first request, not after",
+    '                reading every SKILL.md in the background (a larger index, about 25% at 2,000 skills)',
     "--strict      build for the middleware's strict: true",
     ...FILTER_HELP,
   ],

@@ -6,7 +6,16 @@
 import { z } from 'zod';
 import { catalogEntries } from '../catalog.js';
 import { TOOL_DEFAULTS } from '../defaults.js';
-import { createRanker, RANKER_SCHEME, rankerFromData, type Ranker, type RankerData } from '../rank.js';
+import {
+  createRanker,
+  queryWords,
+  RANKER_SCHEME,
+  rankerFromData,
+  tokenize,
+  whenClauses,
+  type BodyAwareRanker,
+  type RankerData,
+} from '../rank.js';
 import { createSkillIndex, type SkillIndex } from '../skill-index.js';
 import { oneLine } from '../text.js';
 import { FIND_SKILLS_TOOL, USE_SKILL_TOOL } from '../tool-names.js';
@@ -44,14 +53,14 @@ const FindSkillsInput = z.object({
 
 // Keyed by the index's skill list: run views share it with their index, and a
 // rebuilt index (new list) gets a new ranker while the old one is collected.
-const rankers = new WeakMap<readonly SkillEntry[], Ranker>();
+const rankers = new WeakMap<readonly SkillEntry[], BodyAwareRanker>();
 
 /**
  * The ranker over `skills`, built on first use and kept as long as the list.
  * It ranks the catalog's entries (catalogEntries), so find_skills and a
  * ranked catalog over the same skills always agree.
  */
-export function rankerForSkills(skills: readonly SkillEntry[]): Ranker {
+export function rankerForSkills(skills: readonly SkillEntry[]): BodyAwareRanker {
   let ranker = rankers.get(skills);
   if (!ranker) {
     ranker = createRanker(catalogEntries(skills));
@@ -84,16 +93,60 @@ function limitOf(value: unknown): number {
   return Math.min(MAX_FIND_LIMIT, Math.max(1, Math.floor(number)));
 }
 
+/** Where a skill's text holds a query's word, in the order a match there weighs. */
+type MatchField = 'name' | 'tags' | 'description' | 'instructions';
+
+/**
+ * Why `entry` matched: each of the query's words it holds, with the first
+ * field that holds it, e.g. `matched: "merge" in the name; "fill", "form" in
+ * the instructions`. The model can then tell a match on the task's own
+ * words from one on a passing word.
+ */
+export function matchReason(ranker: BodyAwareRanker, entry: SkillEntry, words: ReadonlyArray<{ word: string; term: string }>): string {
+  const { name, description } = entry.metadata;
+  const tags: unknown = entry.metadata.tags;
+  const fields: Array<[MatchField, Set<string>]> = [
+    ['name', new Set(tokenize(name))],
+    ['tags', new Set(Array.isArray(tags) ? tokenize(tags.filter((t) => typeof t === 'string').join(' ')) : [])],
+    ['description', new Set(tokenize(`${description} ${whenClauses(description)}`))],
+  ];
+  const found = new Map<MatchField, string[]>();
+  const rest: Array<{ word: string; term: string }> = [];
+  for (const item of words) {
+    const field = fields.find(([, terms]) => terms.has(item.term))?.[0];
+    if (field) found.set(field, [...(found.get(field) ?? []), item.word]);
+    else rest.push(item);
+  }
+  const inBody = new Set(
+    ranker.instructionsHold(
+      name,
+      rest.map((item) => item.term),
+    ),
+  );
+  const bodyWords = rest.filter((item) => inBody.has(item.term)).map((item) => item.word);
+  if (bodyWords.length > 0) found.set('instructions', bodyWords);
+  const parts = (['name', 'tags', 'description', 'instructions'] as const)
+    .filter((field) => found.has(field))
+    .map((field) => `${(found.get(field) ?? []).map((word) => JSON.stringify(word)).join(', ')} in the ${field}`);
+  return parts.length === 0 ? '' : `matched ${parts.join('; ')}`;
+}
+
 function search(index: SkillIndex, query: string, limit: number): string {
-  const matches = rankerForSkills(index.skills).rank(query, limit);
+  const ranker = rankerForSkills(index.skills);
+  const matches = ranker.rank(query, limit);
   if (matches.length === 0) {
     return `No skills match "${query}" among ${index.skills.length}. Try other words: what the task is about, or the tool or file type involved.`;
   }
-  const lines = matches.map(({ name }) => `- ${name}: ${oneLine(index.get(name)?.metadata.description ?? '')}`);
+  const words = queryWords(query);
+  const lines = matches.map(({ name }) => {
+    const entry = index.get(name);
+    const reason = entry ? matchReason(ranker, entry, words) : '';
+    return `- ${name}: ${oneLine(entry?.metadata.description ?? '')}${reason === '' ? '' : ` (${reason})`}`;
+  });
   return [
-    `Skills matching "${query}", best first:`,
+    `Skills matching "${query}", best first, each with the words it matched and where:`,
     ...lines,
-    `Call \`${USE_SKILL_TOOL}\` with the \`skill_name\` of the one that fits to get its instructions.`,
+    `Call \`${USE_SKILL_TOOL}\` with the \`skill_name\` of the one that fits to get its instructions. A skill that matched only a passing word may not fit.`,
   ].join('\n');
 }
 

@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { AUTO_ACTIVATE_DEFAULTS } from '../../src/activation.js';
 import { parseFrontmatter } from '../../src/frontmatter/parse.js';
 import { createRanker } from '../../src/rank.js';
-import { corpusPresent, loadEntries, measureAutoActivation } from './corpus.mjs';
+import { corpusPresent, loadEntries, loadSkills, measureAutoActivation } from './corpus.mjs';
 import { FIXTURE_QUERIES, NEGATIVES, NEGATIVES_HELD_OUT, QUERIES, QUERIES_HELD_OUT } from './queries.mjs';
 
 const FIXTURES = fileURLToPath(new URL('../../fixtures/skills', import.meta.url));
@@ -33,6 +33,24 @@ describe('autoActivate default threshold on the example skills', () => {
     expect(figures.falseHits).toEqual([]);
     expect(figures.wrongOnLabeled).toBe(0);
     expect(figures.recall).toBeGreaterThanOrEqual(0.6);
+  });
+});
+
+describe.skipIf(!corpusPresent())('autoActivate default threshold on the shared corpus, with the instructions ranked too', () => {
+  const skills = corpusPresent() ? loadSkills(parseFrontmatter) : [];
+  const ranker = createRanker(
+    skills.map((s) => s.entry),
+    skills.map((s) => s.body),
+  );
+
+  it('activates as often, and no more everyday requests, than on the descriptions alone', () => {
+    const figures = measureAutoActivation(ranker, { queries: QUERIES, negatives: NEGATIVES, threshold, maxSkills });
+    expect(figures.recall).toBeGreaterThanOrEqual(0.8);
+    expect(figures.precision).toBeGreaterThanOrEqual(0.9);
+    expect(figures.falseHits).toEqual([]);
+    const heldOut = measureAutoActivation(ranker, { queries: QUERIES_HELD_OUT, negatives: NEGATIVES_HELD_OUT, threshold, maxSkills });
+    expect(heldOut.recall).toBeGreaterThanOrEqual(0.6);
+    expect(heldOut.falseOnNegatives).toBeLessThanOrEqual(1);
   });
 });
 

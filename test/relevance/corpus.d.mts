@@ -6,6 +6,10 @@ import type { LabeledQuery } from './queries.mjs';
 export const CORPUS_DIR: string;
 export function corpusPresent(): boolean;
 export function loadEntries(parseFrontmatter: (text: string, options?: ParseOptions) => ParsedFrontmatter, dir?: string): RankEntry[];
+export function loadSkills(
+  parseFrontmatter: (text: string, options?: ParseOptions) => ParsedFrontmatter,
+  dir?: string,
+): Array<{ entry: RankEntry; body: string }>;
 
 export interface AutoActivationFigures {
   threshold: number;

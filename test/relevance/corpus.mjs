@@ -14,17 +14,22 @@ export function corpusPresent() {
 
 /** Every skill with a string name and description; on a duplicate name the first wins, as in discovery. */
 export function loadEntries(parseFrontmatter, dir = CORPUS_DIR) {
-  const entries = [];
+  return loadSkills(parseFrontmatter, dir).map((skill) => skill.entry);
+}
+
+/** loadEntries with each skill's instructions: [{ entry, body }]. */
+export function loadSkills(parseFrontmatter, dir = CORPUS_DIR) {
+  const skills = [];
   const seen = new Set();
   for (const file of findSkillFiles(dir)) {
-    const { metadata } = parseFrontmatter(readFileSync(file, 'utf8'), { file });
+    const { metadata, body } = parseFrontmatter(readFileSync(file, 'utf8'), { file });
     const { name, description, tags } = metadata;
     if (typeof name !== 'string' || typeof description !== 'string' || seen.has(name)) continue;
     seen.add(name);
     const tagList = Array.isArray(tags) ? tags.filter((t) => typeof t === 'string') : undefined;
-    entries.push({ name, description, ...(tagList ? { tags: tagList } : {}) });
+    skills.push({ entry: { name, description, ...(tagList ? { tags: tagList } : {}) }, body });
   }
-  return entries;
+  return skills;
 }
 
 /**

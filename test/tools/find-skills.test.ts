@@ -5,9 +5,9 @@
  */
 import { describe, expect, it } from 'vitest';
 import { catalogEntries } from '../../src/catalog.js';
-import { createRanker } from '../../src/rank.js';
+import { createRanker, queryWords } from '../../src/rank.js';
 import { createSkillIndex, type SkillIndex } from '../../src/skill-index.js';
-import { createFindSkillsTool, MAX_FIND_LIMIT, rankerForSkills } from '../../src/tools/find-skills.js';
+import { createFindSkillsTool, matchReason, MAX_FIND_LIMIT, rankerForSkills } from '../../src/tools/find-skills.js';
 import { createUseSkillTool } from '../../src/tools/use-skill.js';
 import type { Skill } from '../../src/types.js';
 import { callTool, invoke, recordingLogger, runStack, type RecordingLogger, type StackContext } from '../helpers/stack.js';
@@ -52,9 +52,32 @@ describe('find_skills handler', () => {
   it('returns the best matches, one per line with the description, and points at use_skill', async () => {
     const text = await call({ query: 'please review my PR for security problems' });
     const lines = text.split('\n');
-    expect(lines[0]).toBe('Skills matching "please review my PR for security problems", best first:');
-    expect(lines[1]).toBe('- code-review: Reviews a change for bugs and security. Use when asked to review a pull request.');
-    expect(lines.at(-1)).toMatch(/^Call `use_skill` with the `skill_name`/);
+    expect(lines[0]).toBe(
+      'Skills matching "please review my PR for security problems", best first, each with the words it matched and where:',
+    );
+    expect(lines[1]).toBe(
+      '- code-review: Reviews a change for bugs and security. Use when asked to review a pull request. (matched "review" in the name; "security" in the description)',
+    );
+    expect(lines.at(-1)).toMatch(/^Call `use_skill` with the `skill_name`.* A skill that matched only a passing word may not fit\.$/);
+  });
+
+  it('says in which field each matched word was found, the instructions once they are ranked', async () => {
+    const withBody: Skill = {
+      ...skill('release-train', 'Ships a tagged version to customers.', ['deploy']),
+      instructions: '# Release train\n\n## Rollback\n\nIf the canary fails, roll back the deploy and page the owner.',
+    };
+    const list = [withBody, ...skills];
+    const ranker = rankerForSkills(list);
+    const entry = list[0] as Skill;
+    const words = queryWords('release train deploy canary rollback');
+    expect(matchReason(ranker, entry, words)).toBe('matched "release", "train" in the name; "deploy" in the tags');
+    const collector = ranker.bodyCollector();
+    collector.add(0, withBody.instructions);
+    ranker.useBodies(collector.build());
+    expect(matchReason(ranker, entry, words)).toBe(
+      'matched "release", "train" in the name; "deploy" in the tags; "canary", "rollback" in the instructions',
+    );
+    expect(matchReason(ranker, skills[0] as Skill, queryWords('canary'))).toBe('');
   });
 
   it('works over a fixed list for hand-wired apps', async () => {
@@ -116,7 +139,9 @@ describe('find_skills in a middleware stack', () => {
     };
     const ctx = await runStack(register, [{ role: 'user', content: 'it crashes' }]);
     const found = await callTool(ctx, 'find_skills', { query: 'app crashed with a stack trace', limit: 3 });
-    expect(found).toMatch(/^Skills matching "app crashed with a stack trace", best first:\n- debug:/);
+    expect(found).toMatch(
+      /^Skills matching "app crashed with a stack trace", best first, each with the words it matched and where:\n- debug: .*\(matched "crashed", "stack", "trace" in the description\)$/m,
+    );
     const name = /^- ([a-z0-9-]+):/m.exec(found)?.[1];
     expect(await callTool(ctx, 'use_skill', { skill_name: name })).toContain('<skill name="debug">');
   });

@@ -1,0 +1,396 @@
+/**
+ * Ranking by what a skill's instructions say: the bounded body terms
+ * (src/body-terms.ts), the ranker reading them (src/rank.ts), and the
+ * middleware indexing them in the background while requests keep being
+ * answered (src/body-indexer.ts). Figures on real skills: test/relevance.
+ */
+import { Buffer } from 'node:buffer';
+import { mkdtemp, mkdir, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { BODY_DEFAULTS, type BodyCollector } from '../src/body-terms.js';
+import { indexBodies } from '../src/body-indexer.js';
+import { nodeFileSystem, type SkillsFileSystem } from '../src/fs.js';
+import { skillsMiddleware } from '../src/middleware.js';
+import {
+  buildPrebuiltIndex,
+  parsePrebuiltIndex,
+  serializePrebuiltIndex,
+  type PrebuiltBody,
+  type PrebuiltIndexDocument,
+} from '../src/prebuilt-index.js';
+import { bodyCollectorFor, createRanker, createTunedRanker, RANK_TUNING, stem } from '../src/rank.js';
+import type { SkillEntry } from '../src/types.js';
+import { callTool, conversation, createContext, type RecordingLogger, type StackContext } from './helpers/stack.js';
+
+/** The terms a built body index keeps for doc `doc`. */
+function keptTerms(collector: BodyCollector, doc: number, candidates: readonly string[]): string[] {
+  const index = collector.build();
+  return candidates.filter((word) => {
+    const id = index.vocabulary.idOf(stem(word));
+    if (id === undefined) return false;
+    for (let p = index.postings.start(id); p < index.postings.end(id); p++) if (index.postings.doc(p) === doc) return true;
+    return false;
+  });
+}
+
+describe('body terms', () => {
+  it('keeps per skill the terms that set it apart: frequent in it, rare in the library', () => {
+    const collector = bodyCollectorFor(3, { ...BODY_DEFAULTS, terms: 2 });
+    const common = 'file step run '.repeat(5);
+    collector.add(0, `${common} goroutine goroutine channel`);
+    collector.add(1, `${common} invoice`);
+    collector.add(2, `${common} ledger`);
+    expect(collector.count).toBe(3);
+    expect(keptTerms(collector, 0, ['goroutine', 'channel', 'file', 'step', 'run'])).toEqual(['goroutine', 'channel']);
+  });
+
+  it('reads headings at their weight, skips fenced code, and stops at the word budget', () => {
+    const collector = bodyCollectorFor(2, { ...BODY_DEFAULTS, words: 5 });
+    collector.add(0, '# Rollback plan\n\n```sh\nkubectl rollout undo\n```\none two three four five six seven\n## Canary');
+    collector.add(1, 'other words entirely');
+    const kept = keptTerms(collector, 0, ['rollback', 'plan', 'kubectl', 'one', 'five', 'six', 'canary']);
+    // Headings count past the budget's words only up to where reading stopped: "Canary" comes after.
+    expect(kept).toEqual(['rollback', 'plan', 'one', 'five']);
+  });
+
+  it('ignores a second body for the same skill, and skills out of range', () => {
+    const collector = bodyCollectorFor(1);
+    collector.add(0, 'alpha');
+    collector.add(0, 'beta');
+    collector.add(5, 'gamma');
+    collector.add(-1, 'delta');
+    expect(collector.count).toBe(1);
+    expect(keptTerms(collector, 0, ['alpha', 'beta', 'gamma', 'delta'])).toEqual(['alpha']);
+  });
+
+  it('counts resource names when asked to', () => {
+    const collector = bodyCollectorFor(2, { ...BODY_DEFAULTS, resourceWeight: 1 });
+    collector.add(0, 'text', ['scripts/convert_asm.py']);
+    collector.add(1, 'text');
+    expect(keptTerms(collector, 0, ['convert', 'asm'])).toEqual(['convert', 'asm']);
+  });
+});
+
+describe('a ranker that reads the instructions', () => {
+  const entries = [
+    { name: 'release', description: 'Ships a tagged version to customers.' },
+    { name: 'rollback', description: 'Undoes a bad deploy when a canary fails.' },
+    { name: 'notes', description: 'Writes meeting notes.' },
+  ];
+  const bodies = ['## Canary stages\n\nWatch the canary, then promote. Canary metrics decide.', undefined, 'Summaries of calls.'];
+
+  it('finds a skill by a word only its instructions use, and keeps the description strongest', () => {
+    const plain = createRanker(entries);
+    expect(plain.bodyAware).toBe(false);
+    expect(plain.rank('promote the build').map((r) => r.name)).toEqual([]);
+    const ranker = createRanker(entries, bodies);
+    expect(ranker.bodyAware).toBe(true);
+    expect(ranker.rank('promote the build').map((r) => r.name)).toEqual(['release']);
+    // "canary" is in rollback's description and in release's instructions: the description wins.
+    expect(ranker.rank('canary').map((r) => r.name)).toEqual(['rollback', 'release']);
+    for (const { score } of ranker.rank('canary promote summaries calls')) {
+      expect(score).toBeGreaterThan(0);
+      expect(score).toBeLessThan(1);
+    }
+  });
+
+  it('switches to the instructions when they arrive, bumping its version, and says which words they hold', () => {
+    const ranker = createRanker(entries);
+    expect(ranker.rank('ships customers')[0]?.name).toBe('release');
+    expect(ranker.instructionsHold('release', ['promot'])).toEqual([]);
+    const collector = ranker.bodyCollector();
+    bodies.forEach((body, doc) => body !== undefined && collector.add(doc, body));
+    const before = ranker.version;
+    ranker.useBodies(collector.build());
+    expect(ranker.version).toBe(before + 1);
+    expect(ranker.rank('promote')[0]?.name).toBe('release');
+    expect(ranker.instructionsHold('release', ['promot', 'summary', 'zzz'])).toEqual(['promot']);
+    expect(ranker.instructionsHold('nobody', ['promot'])).toEqual([]);
+    expect(() => ranker.useBodies(bodyCollectorFor(1).build())).toThrow(/a body index of 1 skills for a ranker of 3/);
+  });
+
+  it('a body weight of 0 ranks as the description-only ranker does', () => {
+    const zero = createTunedRanker(entries, { ...RANK_TUNING, bodyWeight: 0 }, bodies);
+    const plain = createRanker(entries);
+    for (const query of ['canary', 'ships customers', 'meeting notes']) expect(zero.rank(query)).toEqual(plain.rank(query));
+  });
+});
+
+function entry(name: string, path: string, instructions?: string): SkillEntry {
+  return { metadata: { name, description: `Helps with ${name}.` }, path, directory: path.replace(/\/SKILL\.md$/, ''), ...{ instructions } };
+}
+
+describe('indexBodies', () => {
+  it('reads each body once, skips what it cannot read (saying why), and hands the ranker the rest', async () => {
+    const files = new Map([
+      ['/s/a/SKILL.md', '---\nname: a\ndescription: x\n---\n# Canary checks\n'],
+      ['/s/c/SKILL.md', '---\nname: c\ndescription: x\n---\nledger reconciliation'],
+    ]);
+    const reads: string[] = [];
+    const fs: SkillsFileSystem = {
+      ...nodeFileSystem,
+      readFile: async (path) => {
+        reads.push(path);
+        const text = files.get(path);
+        if (text === undefined) throw Object.assign(new Error('ENOENT: gone'), { code: 'ENOENT' });
+        return text;
+      },
+    };
+    const skills = [
+      entry('a', '/s/a/SKILL.md'),
+      entry('b', '/s/b/SKILL.md'),
+      entry('c', '/s/c/SKILL.md'),
+      entry('d', '/s/d/SKILL.md', 'quarterly taxes'),
+    ];
+    const ranker = createRanker(skills.map((s) => s.metadata));
+    const indexing = indexBodies({ skills, ranker: () => ranker, fs, delayMs: 60_000 });
+    expect(indexing.outcome).toBeUndefined();
+    indexing.start();
+    await indexing.done;
+    expect(reads.sort()).toEqual(['/s/a/SKILL.md', '/s/b/SKILL.md', '/s/c/SKILL.md']);
+    expect(indexing.outcome).toEqual({
+      from: 'files',
+      read: 3,
+      skipped: 1,
+      examples: [{ skill: 'b', path: '/s/b/SKILL.md', reason: 'it does not exist' }],
+    });
+    expect(ranker.rank('canary')[0]?.name).toBe('a');
+    expect(ranker.rank('reconciliation')[0]?.name).toBe('c');
+    expect(ranker.rank('taxes')[0]?.name).toBe('d');
+  });
+
+  it('stopped, it reads nothing more and leaves the ranker as it was', async () => {
+    const ranker = createRanker([{ name: 'a', description: 'x' }]);
+    let reads = 0;
+    const fs: SkillsFileSystem = { ...nodeFileSystem, readFile: async () => (reads++, 'body') };
+    const indexing = indexBodies({ skills: [entry('a', '/s/a/SKILL.md')], ranker: () => ranker, fs, delayMs: 60_000 });
+    indexing.stop();
+    indexing.start();
+    await indexing.done;
+    expect(reads).toBe(0);
+    expect(ranker.bodyAware).toBe(false);
+    expect(indexing.outcome).toBeUndefined();
+  });
+});
+
+describe('the middleware ranks by the instructions once they are indexed, answering requests meanwhile', () => {
+  let root: string | undefined;
+  afterEach(async () => {
+    if (root) await rm(root, { recursive: true, force: true });
+  });
+
+  it('answers every request while the bodies are read, then finds a skill by its instructions', async () => {
+    root = await mkdtemp(join(tmpdir(), 'body-index-'));
+    const write = async (name: string, description: string, body: string): Promise<void> => {
+      await mkdir(join(root as string, name), { recursive: true });
+      await writeFile(join(root as string, name, 'SKILL.md'), `---\nname: ${name}\ndescription: ${description}\n---\n${body}\n`);
+    };
+    for (let i = 0; i < 40; i++) await write(`task-${String(i).padStart(2, '0')}`, `Helps with chore number ${i}.`, 'Do the chore.');
+    await write('release', 'Ships a tagged version to customers.', '## Canary stages\n\nWatch the canary, then promote it.');
+
+    // After the first request, body reads wait until the gate opens.
+    let gated = false;
+    let waiting = 0;
+    let open: () => void = () => undefined;
+    const gate = new Promise<void>((resolve) => {
+      open = resolve;
+    });
+    const fs: SkillsFileSystem = {
+      ...nodeFileSystem,
+      readFile: async (path, encoding) => {
+        if (gated) {
+          waiting++;
+          await gate;
+        }
+        return nodeFileSystem.readFile(path, encoding);
+      },
+    };
+    const middleware = skillsMiddleware({ directories: [root], fs, catalogBudget: 700, findSkills: true });
+    const request = async (text: string): Promise<StackContext> => {
+      const ctx = createContext({ messages: conversation(text) });
+      let reached = false;
+      await middleware(ctx as never, async () => {
+        reached = true;
+      });
+      expect(reached).toBe(true);
+      return ctx;
+    };
+
+    await request('hello');
+    gated = true;
+    const ranked = middleware.instructionsRanked();
+    let settled = false;
+    void ranked.then(() => (settled = true));
+    // Requests while the body reads hang: each is answered, ranked by the metadata.
+    for (let i = 0; i < 20; i++) {
+      const ctx = await request('watch the canary before we promote');
+      expect(await callTool(ctx, 'find_skills', { query: 'canary promote' })).toMatch(/^No skills match/);
+    }
+    expect(waiting).toBeGreaterThan(0);
+    expect(settled).toBe(false);
+
+    open();
+    await ranked;
+    const ctx = await request('watch the canary before we promote');
+    const found = await callTool(ctx, 'find_skills', { query: 'canary promote' });
+    expect(found).toMatch(/\n- release: Ships a tagged version to customers\. \(matched "canary", "promote" in the instructions\)/);
+    const system = String(ctx.messages[0]?.content);
+    expect(system).toMatch(/most relevant to this request[^\n]*\n- release:/);
+    expect((ctx.log as RecordingLogger).find('[skills] ranking reads the instructions')).toEqual([
+      { level: 'info', args: ['[skills] ranking reads the instructions', { from: 'files', read: 41, skipped: 0, examples: [] }] },
+    ]);
+  });
+
+  it('with rankInstructions: false reads no SKILL.md for ranking', async () => {
+    root = await mkdtemp(join(tmpdir(), 'body-index-'));
+    await mkdir(join(root, 'release'), { recursive: true });
+    await writeFile(join(root, 'release', 'SKILL.md'), '---\nname: release\ndescription: Ships versions.\n---\nCanary.\n');
+    let reads = 0;
+    const fs: SkillsFileSystem = {
+      ...nodeFileSystem,
+      readFile: async (path, encoding) => (reads++, nodeFileSystem.readFile(path, encoding)),
+    };
+    const middleware = skillsMiddleware({ directories: [root], fs, findSkills: true, rankInstructions: false });
+    const ctx = createContext({ messages: conversation('hello') });
+    await middleware(ctx as never, async () => {});
+    const before = reads;
+    await middleware.instructionsRanked();
+    expect(reads).toBe(before);
+    expect(await callTool(ctx, 'find_skills', { query: 'canary' })).toMatch(/^No skills match/);
+  });
+});
+
+describe('a prebuilt index built with the instructions', () => {
+  let root: string | undefined;
+  afterEach(async () => {
+    if (root) await rm(root, { recursive: true, force: true });
+  });
+
+  /** A library of 30 skills, one of which says "canary" only in its instructions, and its index file. */
+  async function library(): Promise<{ dir: string; file: string; document: PrebuiltIndexDocument }> {
+    root = await mkdtemp(join(tmpdir(), 'body-index-'));
+    const dir = join(root, 'skills');
+    for (let i = 0; i < 30; i++) {
+      const name = i === 0 ? 'release' : `task-${String(i).padStart(2, '0')}`;
+      await mkdir(join(dir, name), { recursive: true });
+      const body = i === 0 ? '## Canary stages\n\nWatch the canary, then promote it.' : 'Do the chore.';
+      await writeFile(join(dir, name, 'SKILL.md'), `---\nname: ${name}\ndescription: Helps with ${name}.\n---\n${body}\n`);
+    }
+    const file = join(root, 'skills.index.json');
+    const document = await buildPrebuiltIndex({ directories: [dir] }, file, undefined, { instructions: true });
+    expect((await buildPrebuiltIndex({ directories: [dir] }, file)).ranker.body).toBeUndefined();
+    await writeFile(file, serializePrebuiltIndex(document));
+    return { dir, file, document };
+  }
+
+  /** A middleware over `dir` from `file`, counting the SKILL.md bodies it reads after its first request. */
+  async function started(dir: string, file: string, rankInstructions = true): Promise<{ ctx: StackContext; reads: () => number }> {
+    let reads = 0;
+    const fs: SkillsFileSystem = {
+      ...nodeFileSystem,
+      readFile: async (path, encoding) => (path.endsWith('SKILL.md') && reads++, nodeFileSystem.readFile(path, encoding)),
+    };
+    const middleware = skillsMiddleware({ directories: [dir], index: file, fs, findSkills: true, rankInstructions });
+    const ctx = createContext({ messages: conversation('hello') });
+    await middleware(ctx as never, async () => {});
+    await middleware.instructionsRanked();
+    return { ctx, reads: () => reads };
+  }
+
+  it('ranks by them from the first request, reading no SKILL.md', async () => {
+    const { dir, file, document } = await library();
+    expect(document.ranker.body).toMatchObject({ count: 30, read: 30 });
+    const { ctx, reads } = await started(dir, file);
+    expect(await callTool(ctx, 'find_skills', { query: 'canary' })).toMatch(/\n- release: .*\(matched "canary" in the instructions\)/);
+    expect(reads()).toBe(0);
+    expect((ctx.log as RecordingLogger).find('[skills] ranking reads the instructions')).toEqual([
+      { level: 'info', args: ['[skills] ranking reads the instructions', { from: 'index', read: 30, skipped: 0, examples: [] }] },
+    ]);
+  });
+
+  it('with rankInstructions: false, does not use them', async () => {
+    const { dir, file } = await library();
+    const { ctx } = await started(dir, file, false);
+    expect(await callTool(ctx, 'find_skills', { query: 'canary' })).toMatch(/^No skills match/);
+  });
+
+  it('reads the bodies instead when the stored ones are of another scheme, and refuses damaged ones', async () => {
+    const { dir, file, document } = await library();
+    const foreign = structuredClone(document);
+    (foreign.ranker.body as PrebuiltBody).scheme = 'body/0';
+    await writeFile(file, serializePrebuiltIndex(foreign));
+    const { ctx, reads } = await started(dir, file);
+    expect(reads()).toBe(30);
+    expect(await callTool(ctx, 'find_skills', { query: 'canary' })).toMatch(/\n- release: /);
+    const damaged = structuredClone(document);
+    const stored = damaged.ranker.body as PrebuiltBody;
+    const idf = new Float32Array(stored.terms.split(' ').length).fill(1);
+    idf[0] = Number.NaN;
+    stored.idf = Buffer.from(idf.buffer).toString('base64');
+    await writeFile(file, serializePrebuiltIndex(damaged));
+    const read = parsePrebuiltIndex(serializePrebuiltIndex(damaged), file, {
+      directories: [dir],
+      packages: [],
+      include: [],
+      exclude: [],
+      strict: false,
+    });
+    expect(read).toMatchObject({
+      ok: false,
+      reason: 'malformed',
+      message: expect.stringMatching(/"ranker\.body": an IDF is not a number of 0 or more/),
+    });
+  });
+});
+
+describe('visible parts of an index and the instructions', () => {
+  let root: string | undefined;
+  afterEach(async () => {
+    if (root) await rm(root, { recursive: true, force: true });
+  });
+
+  it('every tenant ranks by the instructions, read once for the whole index, and sees only its own skills', async () => {
+    root = await mkdtemp(join(tmpdir(), 'body-index-'));
+    // Two skills say "canary" only in their instructions; each tenant sees one of them.
+    const tenantOf = (name: string): string => (name.startsWith('alpha-') ? 'a' : name.startsWith('beta-') ? 'b' : 'both');
+    const names = ['alpha-release', 'beta-release', ...Array.from({ length: 20 }, (_, i) => `task-${String(i).padStart(2, '0')}`)];
+    for (const name of names) {
+      await mkdir(join(root, name), { recursive: true });
+      const body = name.endsWith('-release') ? '## Canary stages\n\nWatch the canary, then promote it.' : 'Do the chore.';
+      await writeFile(join(root, name, 'SKILL.md'), `---\nname: ${name}\ndescription: Helps with ${name}.\n---\n${body}\n`);
+    }
+    let bodyReads = 0;
+    let started = false;
+    const fs: SkillsFileSystem = {
+      ...nodeFileSystem,
+      readFile: async (path, encoding) => (started && path.endsWith('SKILL.md') && bodyReads++, nodeFileSystem.readFile(path, encoding)),
+    };
+    const middleware = skillsMiddleware({
+      directories: [root],
+      fs,
+      findSkills: true,
+      visible: (skill, ctx) => ['both', (ctx.state as { tenant?: string }).tenant].includes(tenantOf(skill.metadata.name)),
+    });
+    const request = async (tenant: string): Promise<StackContext> => {
+      const ctx = createContext({ messages: conversation('hello') });
+      ctx.state.tenant = tenant;
+      await middleware(ctx as never, async () => {});
+      return ctx;
+    };
+    await request('a');
+    await request('b');
+    started = true;
+    await middleware.instructionsRanked();
+    // Read once, for the whole index: not again for each visible part.
+    expect(bodyReads).toBe(names.length);
+    const a = await callTool(await request('a'), 'find_skills', { query: 'canary' });
+    const b = await callTool(await request('b'), 'find_skills', { query: 'canary' });
+    expect(a).toMatch(/\n- alpha-release: .*\(matched "canary" in the instructions\)/);
+    expect(a).not.toContain('beta-release');
+    expect(b).toMatch(/\n- beta-release: .*\(matched "canary" in the instructions\)/);
+    expect(b).not.toContain('alpha-release');
+    expect(bodyReads).toBe(names.length);
+  });
+});
