@@ -1,27 +1,34 @@
 import { defineConfig } from 'tsup';
 
+// zod is a runtime dependency and @sisu-ai/core a peer: neither is bundled.
+const external = ['zod', '@sisu-ai/core'];
+
 export default defineConfig([
   {
-    entry: { index: 'src/index.ts' },
-    format: ['esm', 'cjs'],
-    dts: true,
-    // The cli build below writes into the same folder at the same time: keep its files.
-    clean: ['!cli.js', '!cli.js.map'],
-    sourcemap: true,
+    // ESM: the library and the sisu-skills bin built together with code splitting, so the bin imports the
+    // library's code from a shared chunk instead of carrying a second copy (the shebang in src/cli.ts makes
+    // tsup mark cli.js executable). Declarations for the public entry only.
+    entry: { index: 'src/index.ts', cli: 'src/cli.ts' },
+    format: ['esm'],
+    splitting: true,
+    dts: { entry: { index: 'src/index.ts' } },
+    // The CommonJS build below writes into the same folder at the same time: keep its files.
+    clean: ['!index.cjs'],
+    // No source maps in the package: see README "Package size and source maps".
+    sourcemap: false,
     target: 'node20',
     platform: 'node',
-    // zod is a runtime dependency and @sisu-ai/core a peer: neither is bundled.
-    external: ['zod', '@sisu-ai/core'],
+    external,
   },
   {
-    // The sisu-skills bin: ESM only; the shebang in src/cli.ts makes tsup mark it executable.
-    entry: { cli: 'src/cli.ts' },
-    format: ['esm'],
-    dts: false,
+    // CommonJS for require(): the library only; the bin is ESM.
+    entry: { index: 'src/index.ts' },
+    format: ['cjs'],
+    dts: true,
     clean: false,
-    sourcemap: true,
+    sourcemap: false,
     target: 'node20',
     platform: 'node',
-    external: ['zod', '@sisu-ai/core'],
+    external,
   },
 ]);
