@@ -1,27 +1,30 @@
-import { defineConfig } from 'tsup';
+import { defineConfig, type Options } from 'tsup';
 
-export default defineConfig([
+// zod is a runtime dependency and @sisu-ai/core a peer: neither is bundled.
+const shared: Options = { target: 'node20', platform: 'node', external: ['zod', '@sisu-ai/core'], sourcemap: false };
+
+// The declarations for both module systems, in one compiler pass.
+const declarations: Options = { ...shared, entry: { index: 'src/index.ts' }, format: ['esm', 'cjs'], dts: { only: true }, clean: false };
+
+// Three builds write into dist/ at once. Source maps are not shipped: see README "Development".
+export default defineConfig((overrides): Options[] => [
   {
-    entry: { index: 'src/index.ts' },
-    format: ['esm', 'cjs'],
-    dts: true,
-    // The cli build below writes into the same folder at the same time: keep its files.
-    clean: ['!cli.js', '!cli.js.map'],
-    sourcemap: true,
-    target: 'node20',
-    platform: 'node',
-    // zod is a runtime dependency and @sisu-ai/core a peer: neither is bundled.
-    external: ['zod', '@sisu-ai/core'],
-  },
-  {
-    // The sisu-skills bin: ESM only; the shebang in src/cli.ts makes tsup mark it executable.
-    entry: { cli: 'src/cli.ts' },
+    // ESM: the library and the sisu-skills bin built together with code splitting, so the bin imports the
+    // library's code from a shared chunk instead of carrying a second copy (the shebang in src/cli.ts makes
+    // tsup mark cli.js executable). It cleans dist/ first, keeping what the builds below write.
+    ...shared,
+    entry: { index: 'src/index.ts', cli: 'src/cli.ts' },
     format: ['esm'],
-    dts: false,
-    clean: false,
-    sourcemap: true,
-    target: 'node20',
-    platform: 'node',
-    external: ['zod', '@sisu-ai/core'],
+    splitting: true,
+    clean: ['!index.cjs', '!index.d.ts', '!index.d.cts'],
   },
+  {
+    // CommonJS for require(): the library only; the bin is ESM.
+    ...shared,
+    entry: { index: 'src/index.ts' },
+    format: ['cjs'],
+    clean: false,
+  },
+  // Unless the caller asked for no declarations (the test suites build the binary with `dts: false`).
+  ...(overrides.dts === false ? [] : [declarations]),
 ]);

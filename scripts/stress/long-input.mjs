@@ -8,7 +8,7 @@
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { pathToFileURL } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { performance } from 'node:perf_hooks';
 import { userContext } from '../../bench/plain-ctx.mjs';
 
@@ -39,7 +39,7 @@ async function medianMs(fn) {
 }
 
 export async function run({ dist } = {}) {
-  const api = await import(pathToFileURL(join(dist ?? resolve(new URL('../../dist', import.meta.url).pathname), 'index.js')).href);
+  const api = await import(pathToFileURL(join(dist ?? fileURLToPath(new URL('../../dist', import.meta.url)), 'index.js')).href);
   const root = await mkdtemp(join(tmpdir(), 'skills-long-input-'));
   try {
     await writeLibrary(root);

@@ -11,6 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
+import { build as tsupBuild } from 'tsup';
 import { afterAll, beforeAll } from 'vitest';
 import { runCli, type CliIO } from '../../src/cli/run.js';
 
@@ -97,8 +98,9 @@ export function useBuiltBinary(prefix: string): BuiltBinary {
     const cache = join(ROOT, 'node_modules', '.cache');
     await mkdir(cache, { recursive: true });
     built = await mkdtemp(join(cache, prefix));
-    // Type declarations are the library build's business, not the binary's: skip them to build in a second.
-    await exec('npx', ['tsup', '--silent', '--no-dts', '--out-dir', join(built, 'dist')], { cwd: ROOT });
+    // tsup's own API with the project's config, in this process (no npx, no second node to start). Type
+    // declarations are the library build's business, not the binary's: skip them to build in a second.
+    await tsupBuild({ config: join(ROOT, 'tsup.config.ts'), silent: true, dts: false, outDir: join(built, 'dist') });
     await copyFile(join(ROOT, 'package.json'), join(built, 'package.json'));
   }, 120_000);
   afterAll(async () => {

@@ -165,7 +165,7 @@ function importPackage<T>(name: string): Promise<T> {
 
 let loading: Promise<SisuHost> | undefined;
 
-/** SISU's packages, loaded once per test file. Call only inside `describeSisu`. */
+/** SISU's packages, loaded once per worker (test files share its modules: vitest.config.ts). Call only inside `describeSisu`. */
 export function loadSisu(): Promise<SisuHost> {
   loading ??= (async () => {
     if (!sisuPresent) throw new Error(SKIP_MESSAGE);
