@@ -177,6 +177,11 @@ export class Libraries {
     return part;
   }
 
+  /** Stops reading the instructions in the background (the middleware was closed): ranking stays as it is. */
+  close(): void {
+    this.latest?.bodies?.stop();
+  }
+
   /** Resolves when the newest index's instructions are ranked, starting their reading now if it waits (nothing to wait for before a first request). */
   async instructionsRanked(): Promise<void> {
     const bodies = this.latest?.bodies;

@@ -31,7 +31,10 @@ import { askVisible, type SkillVisibility } from './visibility.js';
 const LOGGED_VISIBILITY_FAILURES = 10;
 
 export interface SkillsMiddleware extends Middleware<SkillsContext> {
-  /** Stop watching the directories (when `watch` is on). Safe to call more than once. */
+  /**
+   * Stop watching the directories (when `watch` is on) and stop reading the
+   * instructions in the background (`rankInstructions`). Safe to call more than once.
+   */
   close(): Promise<void>;
   /**
    * Resolves once ranking reads the instructions of the skills the latest request saw
@@ -153,6 +156,7 @@ class SkillsRuntime {
   }
 
   close(): Promise<void> {
+    this.libraries.close();
     return this.liveReload?.close() ?? Promise.resolve();
   }
 

@@ -243,6 +243,25 @@ describe('the middleware ranks by the instructions once they are indexed, answer
     ]);
   });
 
+  it('close() stops the reading: no SKILL.md is read for ranking afterwards', async () => {
+    root = await mkdtemp(join(tmpdir(), 'body-index-'));
+    await mkdir(join(root, 'release'), { recursive: true });
+    await writeFile(join(root, 'release', 'SKILL.md'), '---\nname: release\ndescription: Ships versions.\n---\nCanary.\n');
+    let reads = 0;
+    const fs: SkillsFileSystem = {
+      ...nodeFileSystem,
+      readFile: async (path, encoding) => (reads++, nodeFileSystem.readFile(path, encoding)),
+    };
+    const middleware = skillsMiddleware({ directories: [root], fs, findSkills: true });
+    const ctx = createContext({ messages: conversation('hello') });
+    await middleware(ctx as never, async () => {});
+    const before = reads;
+    await middleware.close();
+    await middleware.instructionsRanked();
+    expect(reads).toBe(before);
+    expect(await callTool(ctx, 'find_skills', { query: 'canary' })).toMatch(/^No skills match/);
+  });
+
   it('with rankInstructions: false reads no SKILL.md for ranking', async () => {
     root = await mkdtemp(join(tmpdir(), 'body-index-'));
     await mkdir(join(root, 'release'), { recursive: true });
