@@ -15,7 +15,7 @@
  * better, for memory (bench/memory.mjs at 20,000 skills: README, Performance).
  * `resourceWeight` and `triggerWeight` stay off: measured, they did not help.
  */
-import { flatStrings, PackedPostings, packPostings, sortedVocabulary, vocabularyOf, type Vocabulary } from './compact.js';
+import { flatStrings, Int32List, PackedPostings, packPostings, sortedVocabulary, vocabularyOf, type Vocabulary } from './compact.js';
 
 /** How a body is read and weighed; BODY_DEFAULTS are the measured choice. */
 export interface BodyTuning {
@@ -142,37 +142,21 @@ interface Candidates {
 const FENCE = /^\s*(```|~~~)/;
 const HEADING = /^\s{0,3}#{1,6}\s+(.*)$/;
 
-/**
- * Collects bodies for `size` skills (docs 0 to size - 1, in ranker order).
- * `termOf` is the ranker's word -> term function (stopwords give undefined),
- * so bodies and queries agree.
- */
-/** A growable list of term ids (the shape of the ranker's own). */
-class TermIds {
-  values = new Int32Array(256);
-  length = 0;
-
-  push(value: number): void {
-    if (this.length === this.values.length) {
-      const grown = new Int32Array(this.values.length * 2);
-      grown.set(this.values);
-      this.values = grown;
-    }
-    this.values[this.length++] = value;
-  }
-}
-
 /** The ranker's tokenizer (src/rank.ts TermTable): term ids of a text, and the term of each id. */
 export interface TermSource {
-  append(text: string, out: TermIds): void;
+  append(text: string, out: Int32List): void;
   readonly vocabulary: ReadonlyMap<string, number>;
 }
 
+/**
+ * Collects bodies for `size` skills (docs 0 to size - 1, in ranker order),
+ * tokenised by the ranker's own term table so bodies and queries agree.
+ */
 export class BodyCollector {
   private df = new Int32Array(1024);
   private readonly docs: Array<Candidates | undefined>;
   private added = 0;
-  private readonly line = new TermIds();
+  private readonly line = new Int32List(256);
 
   /** Collects bodies for `size` skills (docs 0 to size - 1, in ranker order), tokenised by `terms` as the ranker tokenises queries. */
   constructor(

@@ -419,19 +419,12 @@ function decodeInstructions(value: unknown, count: number): { ok: true; body?: B
   if (value === undefined) return { ok: true };
   if (!isRecord(value)) return { ok: false, problem: '"ranker.body" is not an object' };
   if (value.scheme !== BODY_SCHEME) return { ok: true };
-  const { terms, docBits, read, rareIdf } = value;
+  const { terms, read, rareIdf } = value;
   if (value.count !== count) return { ok: false, problem: '"ranker.body.count" is not the ranker\'s' };
   if (typeof terms !== 'string' || !isCount(read) || typeof rareIdf !== 'number') {
     return { ok: false, problem: '"ranker.body" terms, read or rareIdf are missing' };
   }
-  const offsets = arrayOf(value.offsets, (n) => new Int32Array(n));
-  const docs =
-    docBits === 16
-      ? arrayOf(value.docs, (n) => new Uint16Array(n))
-      : docBits === 32
-        ? arrayOf(value.docs, (n) => new Uint32Array(n))
-        : undefined;
-  const weights = arrayOf(value.weights, (n) => new Uint16Array(n));
+  const { offsets, docs, weights } = postingArrays(value);
   const idf = arrayOf(value.idf, (n) => new Float32Array(n));
   if (!offsets || !docs || !weights || !idf) return { ok: false, problem: '"ranker.body" arrays are not base64 arrays' };
   const list = terms === '' ? [] : terms.split(' ');
@@ -493,6 +486,25 @@ function arrayOf<A extends PackedArray>(text: unknown, make: (length: number) =>
   return array;
 }
 
+/** Stored postings' typed arrays (undefined where one is missing or not base64 of its type). */
+function postingArrays(value: Record<string, unknown>): {
+  offsets: Int32Array | undefined;
+  docs: Uint16Array | Uint32Array | undefined;
+  weights: Uint16Array | undefined;
+} {
+  const { docBits } = value;
+  return {
+    offsets: arrayOf(value.offsets, (n) => new Int32Array(n)),
+    docs:
+      docBits === 16
+        ? arrayOf(value.docs, (n) => new Uint16Array(n))
+        : docBits === 32
+          ? arrayOf(value.docs, (n) => new Uint32Array(n))
+          : undefined,
+    weights: arrayOf(value.weights, (n) => new Uint16Array(n)),
+  };
+}
+
 /**
  * The stored ranker as RankerData: `{ ok: true, data }` (data undefined when
  * the document has none, or one of another scheme: the ranker is then built
@@ -502,17 +514,10 @@ function decodeRanker(value: unknown, skills: number): { ok: true; data?: Ranker
   if (value === undefined) return { ok: true };
   if (!isRecord(value)) return { ok: false, problem: '"ranker" is not an object' };
   if (value.scheme !== RANKER_SCHEME) return { ok: true };
-  const { count, terms, docBits } = value;
+  const { count, terms } = value;
   if (!isCount(count) || count > skills) return { ok: false, problem: '"ranker.count" is not a number of skills' };
   if (typeof terms !== 'string') return { ok: false, problem: '"ranker.terms" is not a string' };
-  const offsets = arrayOf(value.offsets, (n) => new Int32Array(n));
-  const docs =
-    docBits === 16
-      ? arrayOf(value.docs, (n) => new Uint16Array(n))
-      : docBits === 32
-        ? arrayOf(value.docs, (n) => new Uint32Array(n))
-        : undefined;
-  const weights = arrayOf(value.weights, (n) => new Uint16Array(n));
+  const { offsets, docs, weights } = postingArrays(value);
   if (!offsets || !docs || !weights) return { ok: false, problem: '"ranker" offsets, docs or weights are not base64 arrays' };
   const data: RankerData = { scheme: RANKER_SCHEME, count, terms: terms === '' ? [] : terms.split(' '), offsets, docs, weights };
   const problem = rankerDataProblem(data);

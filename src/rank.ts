@@ -24,7 +24,7 @@
  * order of one query's results does not depend on this scale.
  */
 import { BODY_DEFAULTS, BodyCollector, type BodyIndex, type BodyTuning } from './body-terms.js';
-import { PackedPostings, packPostings, sortedVocabulary, vocabularyOf, type Postings, type Vocabulary } from './compact.js';
+import { Int32List, PackedPostings, packPostings, sortedVocabulary, vocabularyOf, type Postings, type Vocabulary } from './compact.js';
 import { compareNames } from './text.js';
 
 export interface RankEntry {
@@ -175,21 +175,6 @@ export function whenClauses(description: string): string {
   return parts.join(' ');
 }
 
-/** A growable list of int32s: the build's term ids, without an array (and its boxed numbers) per field of every entry. */
-class IntList {
-  values = new Int32Array(1024);
-  length = 0;
-
-  push(value: number): void {
-    if (this.length === this.values.length) {
-      const grown = new Int32Array(this.values.length * 2);
-      grown.set(this.values);
-      this.values = grown;
-    }
-    this.values[this.length++] = value;
-  }
-}
-
 /**
  * tokenize, giving term ids, for building an index: each distinct word is
  * looked up in the stopwords and stemmed once, not at every occurrence (the
@@ -202,7 +187,7 @@ class TermTable {
   private readonly idByWord = new Map<string, number>();
 
   /** Appends the term ids of `text` to `out`. */
-  append(text: string, out: IntList): void {
+  append(text: string, out: Int32List): void {
     const lower = text.toLowerCase();
     // ASCII text (most descriptions) splits the same on a plain character class, which V8 matches faster.
     for (const raw of NON_ASCII.test(lower) ? lower.split(NOT_A_WORD_CHAR) : lower.split(NOT_AN_ASCII_WORD_CHAR)) {
@@ -230,7 +215,7 @@ class TermTable {
 /** The terms the index build finds in `text`: always `tokenize(text)` (tested); for tests. */
 export function indexTerms(text: string): string[] {
   const table = new TermTable();
-  const ids = new IntList();
+  const ids = new Int32List();
   table.append(text, ids);
   const terms = [...table.vocabulary.keys()];
   return Array.from(ids.values.subarray(0, ids.length), (id) => terms[id] ?? '');
@@ -250,7 +235,7 @@ function fieldTexts(entry: RankEntry): readonly string[] {
  */
 interface Tokenized {
   table: TermTable;
-  ids: IntList;
+  ids: Int32List;
   bounds: Int32Array;
   averageLength: Float64Array;
 }
@@ -448,7 +433,7 @@ function anyEntryMayHave(entries: ReadonlyArray<RankEntry>, terms: readonly stri
 /** Pass 1: term ids per field, and the average field lengths BM25 normalises by. */
 function tokenizeEntries(entries: ReadonlyArray<RankEntry>): Tokenized {
   const table = new TermTable();
-  const ids = new IntList();
+  const ids = new Int32List();
   const fieldCount = FIELDS.length;
   const bounds = new Int32Array(entries.length * fieldCount + 1);
   const totals = new Float64Array(fieldCount);
