@@ -47,7 +47,7 @@ describe.skipIf(!present)('placeholders on the real corpus', () => {
     expect(checked).toBeGreaterThan(1000);
   });
 
-  it('counts what changes, inside and outside code (the figures in the README)', () => {
+  it('counts what changes, inside and outside code (the figures in docs/activation.md)', () => {
     const { counts, untouchedFiles } = measureSubstitution(files, ARGS, { parseFrontmatter, substitute, substitutesInCode });
     expect(counts.files).toBe(files.length);
     // Files whose code holds $1-style placeholders the rule protected: the case it exists for.

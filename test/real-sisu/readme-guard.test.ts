@@ -1,8 +1,8 @@
 /**
- * The `allowed-tools` guard README's Usage shows (Multi-user servers), run as
+ * The `allowed-tools` guard docs/usage.md shows (moved from README's Usage), run as
  * written in the real SISU with both adapters: while an active skill declares
  * `allowed-tools`, a tool no active skill names is refused and one it names
- * runs. The block is taken from README.md itself (only its import of our
+ * runs. The block is taken from docs/usage.md itself (only its import of our
  * package is pointed at src/), so the example cannot drift from what is tested.
  */
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -15,15 +15,15 @@ import { createCtx, describeSisu, lastToolResult, PROVIDERS, realSisu, skillsFix
 
 const REPO = fileURLToPath(new URL('../..', import.meta.url));
 
-/** The README's guard block, with `@sisu-ai/mw-skills` pointed at our source. */
+/** The guard block of docs/usage.md, with `@sisu-ai/mw-skills` pointed at our source. */
 function readmeGuardSource(): string {
-  const readme = readFileSync(path.join(REPO, 'README.md'), 'utf8');
+  const readme = readFileSync(path.join(REPO, 'docs', 'usage.md'), 'utf8');
   const block = [...readme.matchAll(/```ts\n([\s\S]*?)```/g)].map((m) => m[1] ?? '').find((code) => code.includes('allowedToolsGuard'));
-  if (!block) throw new Error('README.md has no allowedToolsGuard example');
+  if (!block) throw new Error('docs/usage.md has no allowedToolsGuard example');
   return block.replace(/from '@sisu-ai\/mw-skills'/g, `from ${JSON.stringify(pathToFileURL(path.join(REPO, 'src', 'index.ts')).href)}`);
 }
 
-describeSisu("README's allowed-tools guard in the real SISU", () => {
+describeSisu("docs/usage.md's allowed-tools guard in the real SISU", () => {
   const sisu = realSisu();
   const skills = skillsFixture([{ name: 'git-helper', frontmatter: 'allowed-tools: Bash(git:*)' }, { name: 'notes' }]);
   let dir: string;

@@ -2,7 +2,7 @@
  * Ranking by the instructions on the shared corpus: the labelled requests of
  * test/relevance/body-set (held-back part: never tuned on) and the older
  * queries of queries.mjs. Figures as scripts/body-rank-experiment.mjs prints
- * them (README, Performance); here, the floors they must not fall under.
+ * them (docs/performance.md); here, the floors they must not fall under.
  * Skips when the corpus is not beside the project.
  */
 import { describe, expect, it } from 'vitest';

@@ -6,9 +6,10 @@
  *
  * SISU is reached by path from a tsconfig generated into a temporary folder
  * (never from package.json or the repo tsconfig), so `npm ci` and
- * `npm run typecheck` work without ../shared. The README's Usage section is
- * compiled the same way, each ```ts block as its own module; a later block
- * may use the first block's `app` (declared for it as SISU's `Agent`).
+ * `npm run typecheck` work without ../shared. The README's Usage section and
+ * docs/usage.md (the usage moved out of the README) are compiled the same way,
+ * each ```ts block as its own module; a later block may use the README's first
+ * block's `app` (declared for it as SISU's `Agent`).
  */
 import { existsSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -116,14 +117,19 @@ declare global {
 }
 `;
 
-/** The ```ts blocks of README.md's "## Usage" section, in order. */
+/** The ```ts blocks of a markdown text, in order. */
+function tsBlocks(markdown: string): string[] {
+  return [...markdown.matchAll(/^```(?:ts|typescript)\n([\s\S]*?)^```$/gm)].map((m) => m[1] ?? '');
+}
+
+/** The ```ts blocks of README.md's "## Usage" section, then every one of docs/usage.md, in order. */
 function readmeUsageBlocks(): string[] {
   const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
   const start = readme.indexOf('\n## Usage\n');
   if (start < 0) return [];
   const end = readme.indexOf('\n## ', start + 1);
   const section = readme.slice(start, end < 0 ? undefined : end);
-  return [...section.matchAll(/^```(?:ts|typescript)\n([\s\S]*?)^```$/gm)].map((m) => m[1] ?? '');
+  return [...tsBlocks(section), ...tsBlocks(readFileSync(join(ROOT, 'docs', 'usage.md'), 'utf8'))];
 }
 
 interface Compiled {
@@ -205,7 +211,7 @@ describe.skipIf(!present)("types against SISU's real .d.ts (../shared/sisu)", ()
     expect(compiled.problems.get('(other)') ?? []).toEqual([]);
   });
 
-  it("README's Usage code compiles under tsc --strict against the real host", () => {
+  it("README's Usage code and docs/usage.md's compile under tsc --strict against the real host", () => {
     expect(usage.length).toBeGreaterThan(0);
     const problems = ['readme-globals.d.ts', ...Object.keys(readmeFiles)].flatMap((name) => compiled.problems.get(name) ?? []);
     expect(problems).toEqual([]);
