@@ -60,16 +60,16 @@ describe('layers', () => {
   it('leaf modules import only other leaves', () => {
     // fs.ts is the filesystem edge: it imports node only.
     const leaves = [
-      'model.ts',
-      'host.ts',
-      'defaults.ts',
-      'diagnostics.ts',
-      'tool-names.ts',
-      'fs.ts',
-      'skill-file.ts',
-      'paths.ts',
-      'glob.ts',
-      'hidden-characters.ts',
+      'base/model.ts',
+      'base/host.ts',
+      'config/defaults.ts',
+      'base/diagnostics.ts',
+      'base/tool-names.ts',
+      'base/fs.ts',
+      'base/skill-file.ts',
+      'base/paths.ts',
+      'base/glob.ts',
+      'base/hidden-characters.ts',
     ];
     for (const leaf of leaves) {
       expect(graph.has(leaf), `${leaf} exists`).toBe(true);
