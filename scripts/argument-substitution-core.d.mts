@@ -1,5 +1,5 @@
 // Types for argument-substitution-core.mjs, so tests can import it.
-import type { Substituted, Substitutions } from '../src/arguments.js';
+import type { Substituted, Substitutions } from '../src/base/arguments.js';
 
 export interface SubstitutionCounts {
   files: number;

@@ -1,4 +1,4 @@
-// What the placeholder rule (src/arguments.ts) changes on a folder of real
+// What the placeholder rule (src/base/arguments.ts) changes on a folder of real
 // SKILL.md files, given arguments. Pure over the functions it is handed, so
 // the script (built package) and the tests (src) count with the same code.
 

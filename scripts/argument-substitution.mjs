@@ -1,5 +1,5 @@
 // Usage: npm run substitution -- <dir> [arguments]
-// Counts what filling in argument and folder placeholders (src/arguments.ts)
+// Counts what filling in argument and folder placeholders (src/base/arguments.ts)
 // changes on every SKILL.md under <dir>, activated with [arguments]
 // (default "ARG0 ARG1 ARG2"): files changed outside code, inside code (only
 // skills that declare `arguments` or `argument-hint`), and files whose code

@@ -1,7 +1,7 @@
 // Usage: node scripts/body-rank-experiment.mjs [--held-back] [--all [--only=<label part>]] [--misses]
 // Measures the local ranker on the labelled requests of test/relevance/body-set over the
 // shared corpus (1,088 distinct skills), for the description-only ranker and for
-// body-aware candidates (src/rank.ts and src/body-terms.ts bundled from source, so every
+// body-aware candidates (src/catalog/rank.ts and src/catalog/body-terms.ts bundled from source, so every
 // weight can be tried without a build):
 // - @1, @5: a request is found when one of the skills it accepts is ranked first / in the top 5;
 // - catalog: at the default budget (8,000 characters) over a 2,000-skill library (the corpus
@@ -25,7 +25,11 @@ const showHeld = args.includes('--held-back');
 
 const out = mkdtempSync(join(tmpdir(), 'body-rank-'));
 await build({
-  entryPoints: { rank: join(root, 'src/rank.ts'), catalog: join(root, 'src/catalog.ts'), parse: join(root, 'src/frontmatter/parse.ts') },
+  entryPoints: {
+    rank: join(root, 'src/catalog/rank.ts'),
+    catalog: join(root, 'src/catalog/catalog.ts'),
+    parse: join(root, 'src/frontmatter/parse.ts'),
+  },
   bundle: true,
   format: 'esm',
   platform: 'node',

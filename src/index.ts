@@ -10,34 +10,34 @@ export { createReadResourceTool, ReadResourceArgsSchema, READ_RESOURCE_TOOL } fr
 export type { ReadResourceArgs, ReadResourceSettings } from './tools/read-resource.js';
 export { renderResourceListing, DEFAULT_MAX_LISTED_RESOURCES } from './tools/resource-listing.js';
 export type { ListingOptions } from './tools/resource-listing.js';
-export { DEFAULT_SECRET_PATTERNS } from './secrets.js';
-export { SkillMetadataSchema } from './schema.js';
-export { DiagnosticCodes, formatDiagnostic } from './diagnostics.js';
-export type { Diagnostic, DiagnosticCode, Severity } from './diagnostics.js';
-export { SkillsError, SkillsConfigError, SkillsUsageError, SkillsWatchError } from './errors.js';
+export { DEFAULT_SECRET_PATTERNS } from './resources/secrets.js';
+export { SkillMetadataSchema } from './metadata/schema.js';
+export { DiagnosticCodes, formatDiagnostic } from './base/diagnostics.js';
+export type { Diagnostic, DiagnosticCode, Severity } from './base/diagnostics.js';
+export { SkillsError, SkillsConfigError, SkillsUsageError, SkillsWatchError } from './config/errors.js';
 export { createFindSkillsTool, FindSkillsArgsSchema, FIND_SKILLS_TOOL } from './tools/find-skills.js';
 export type { FindSkillsArgs } from './tools/find-skills.js';
-export { buildCatalog, catalogEntries, DEFAULT_CATALOG_BUDGET } from './catalog.js';
-export type { CatalogEntry, CatalogMode, CatalogOptions, CatalogReport, CatalogResult } from './catalog.js';
-export { createRanker } from './rank.js';
-export type { Ranker, RankEntry, RankResult } from './rank.js';
-export { findMentions, isModelInvocable, isUserInvocable, leadingMention, AUTO_ACTIVATE_DEFAULTS } from './activation.js';
-export { substitute as substitutePlaceholders, splitArguments, argumentHint, substitutesInCode } from './arguments.js';
-export type { Substitutions, Substituted } from './arguments.js';
-export type { ActivationRoute, Mentions } from './activation.js';
-export type { AutoActivateOptions, KeepInViewOptions } from './options.js';
-export type { SkillVisibility, VisibilityFailure } from './visibility.js';
-export type { SkillActivation, SkillApproval, ApprovalDecision } from './approval.js';
-export type { SkillEvent, SkillEventHandler, SkillEventType, SkillEventOutcome, SkillRoute } from './events.js';
-export { parseAllowedTools } from './allowed-tools.js';
-export type { AllowedTool } from './allowed-tools.js';
-export { watchSkillDirectories, WatchProblem } from './watch.js';
-export type { SkillsWatcher, WatchChange, WatchOptions, WatchMode, WatchProblemKind, FolderWatching } from './watch.js';
-export type { SkillsErrorCode } from './errors.js';
-export { DEFAULTS } from './options.js';
-export type { SkillsOptions } from './options.js';
-export type { SkillIndex, SkillsState, LoadedSkill } from './skill-index.js';
-export type { SkillsFileSystem, DirEntry, FileStats, FileHandle, FolderWatchHandle } from './fs.js';
+export { buildCatalog, catalogEntries, DEFAULT_CATALOG_BUDGET } from './catalog/catalog.js';
+export type { CatalogEntry, CatalogMode, CatalogOptions, CatalogReport, CatalogResult } from './catalog/catalog.js';
+export { createRanker } from './catalog/rank.js';
+export type { Ranker, RankEntry, RankResult } from './catalog/rank.js';
+export { findMentions, isModelInvocable, isUserInvocable, leadingMention, AUTO_ACTIVATE_DEFAULTS } from './run/activation.js';
+export { substitute as substitutePlaceholders, splitArguments, argumentHint, substitutesInCode } from './base/arguments.js';
+export type { Substitutions, Substituted } from './base/arguments.js';
+export type { ActivationRoute, Mentions } from './run/activation.js';
+export type { AutoActivateOptions, KeepInViewOptions } from './config/options.js';
+export type { SkillVisibility, VisibilityFailure } from './config/visibility.js';
+export type { SkillActivation, SkillApproval, ApprovalDecision } from './config/approval.js';
+export type { SkillEvent, SkillEventHandler, SkillEventType, SkillEventOutcome, SkillRoute } from './config/events.js';
+export { parseAllowedTools } from './base/allowed-tools.js';
+export type { AllowedTool } from './base/allowed-tools.js';
+export { watchSkillDirectories, WatchProblem } from './watch/watch.js';
+export type { SkillsWatcher, WatchChange, WatchOptions, WatchMode, WatchProblemKind, FolderWatching } from './watch/watch.js';
+export type { SkillsErrorCode } from './config/errors.js';
+export { DEFAULTS } from './config/options.js';
+export type { SkillsOptions } from './config/options.js';
+export type { SkillIndex, SkillsState, LoadedSkill } from './index/skill-index.js';
+export type { SkillsFileSystem, DirEntry, FileStats, FileHandle, FolderWatchHandle } from './base/fs.js';
 export type {
   Skill,
   SkillEntry,
@@ -53,6 +53,6 @@ export type {
   HostLogger,
   Middleware,
   Next,
-} from './types.js';
-export { skillDirectories, SKILL_TOOLS, SKILL_TOOL_FOLDERS } from './ecosystem.js';
-export type { SkillDirectoriesOptions, SkillScope, SkillTool, ToolSkillFolders } from './ecosystem.js';
+} from './index/types.js';
+export { skillDirectories, SKILL_TOOLS, SKILL_TOOL_FOLDERS } from './config/ecosystem.js';
+export type { SkillDirectoriesOptions, SkillScope, SkillTool, ToolSkillFolders } from './config/ecosystem.js';

@@ -6,26 +6,26 @@
  * register the run's tools, and pre-activate mentioned / pinned / matching
  * skills. Skill problems are logged, never thrown into the agent.
  */
-import type { BodyIndexingOutcome } from './body-indexer.js';
-import { withCatalog } from './catalog.js';
-import { insertAfterLatestUser, modelToolName, userTurn } from './conversation.js';
-import { ActivationGate } from './gate.js';
-import { KEPT_IN_VIEW, keepInView, loadActive, type KeepInViewSettings } from './keep-in-view.js';
-import type { Next } from './host.js';
-import { createIndexCache, type IndexCache } from './index-cache.js';
-import { Libraries, suggestionsFor, type Library } from './library.js';
-import { LiveReload } from './live-reload.js';
-import { resolveOptions, type ResolvedOptions, type SkillsOptions } from './options.js';
-import { PluginRoots } from './plugin-root.js';
-import { placeThenNext, preActivate, type PreActivationSettings } from './pre-activation.js';
-import { createResourceReader } from './resource-reader.js';
-import { isSkillsState, runOf, SkillsRun } from './run.js';
-import { RunToolbox } from './run-tools.js';
-import type { SkillIndex, SkillsState } from './skill-index.js';
-import { createSkillSource } from './skill-source.js';
-import { READ_RESOURCE_TOOL, USE_SKILL_TOOL } from './tool-names.js';
-import type { Middleware, SkillsContext } from './types.js';
-import { askVisible, type SkillVisibility } from './visibility.js';
+import type { BodyIndexingOutcome } from './source/body-indexer.js';
+import { withCatalog } from './catalog/catalog.js';
+import { insertAfterLatestUser, modelToolName, userTurn } from './run/conversation.js';
+import { ActivationGate } from './run/gate.js';
+import { KEPT_IN_VIEW, keepInView, loadActive, type KeepInViewSettings } from './runtime/keep-in-view.js';
+import type { Next } from './base/host.js';
+import { createIndexCache, type IndexCache } from './source/index-cache.js';
+import { Libraries, suggestionsFor, type Library } from './runtime/library.js';
+import { LiveReload } from './runtime/live-reload.js';
+import { resolveOptions, type ResolvedOptions, type SkillsOptions } from './config/options.js';
+import { PluginRoots } from './run/plugin-root.js';
+import { placeThenNext, preActivate, type PreActivationSettings } from './runtime/pre-activation.js';
+import { createResourceReader } from './resources/resource-reader.js';
+import { isSkillsState, runOf, SkillsRun } from './run/run.js';
+import { RunToolbox } from './runtime/run-tools.js';
+import type { SkillIndex, SkillsState } from './index/skill-index.js';
+import { createSkillSource } from './source/skill-source.js';
+import { READ_RESOURCE_TOOL, USE_SKILL_TOOL } from './base/tool-names.js';
+import type { Middleware, SkillsContext } from './index/types.js';
+import { askVisible, type SkillVisibility } from './config/visibility.js';
 
 /** Failures of `visible` quoted in the one log line per request (the line counts them all). */
 const LOGGED_VISIBILITY_FAILURES = 10;

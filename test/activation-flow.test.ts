@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { nodeFileSystem } from '../src/fs.js';
+import { nodeFileSystem } from '../src/base/fs.js';
 import { catalogSection } from '../src/cli/catalog-section.js';
 import { discoverSkills, getSkills, skillsMiddleware, type SkillsOptions } from '../src/index.js';
 import { callTool, compose, createContext, toolMessages, type StackContext, type StackMessage } from './helpers/stack.js';

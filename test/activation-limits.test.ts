@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MAX_CONCURRENT_FS_CALLS } from '../src/discover/scan.js';
-import { nodeFileSystem, type SkillsFileSystem } from '../src/fs.js';
+import { nodeFileSystem, type SkillsFileSystem } from '../src/base/fs.js';
 import { skillsMiddleware } from '../src/index.js';
 import { callTool, conversation, createContext } from './helpers/stack.js';
 

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { findMentions, isModelInvocable, MAX_MENTIONS, selectActivations, type RankedSkill } from '../src/activation.js';
+import { findMentions, isModelInvocable, MAX_MENTIONS, selectActivations, type RankedSkill } from '../src/run/activation.js';
 
 const KNOWN = ['code-review', 'debug', 'deploy-staging', 'explain', 'test-gen'];
 

@@ -7,9 +7,9 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MAX_ALLOWED_TOOLS } from '../src/allowed-tools.js';
+import { MAX_ALLOWED_TOOLS } from '../src/base/allowed-tools.js';
 import { getSkills, parseAllowedTools, skillsMiddleware } from '../src/index.js';
-import type { SkillsContext } from '../src/types.js';
+import type { SkillsContext } from '../src/index/types.js';
 import { callTool, compose, conversation, createContext } from './helpers/stack.js';
 
 describe('parseAllowedTools', () => {

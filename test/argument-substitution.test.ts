@@ -10,7 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { measureSubstitution } from '../scripts/argument-substitution-core.mjs';
 import { findSkillFiles } from '../scripts/conformance-core.mjs';
-import { codeSegments, substitute, substitutesInCode } from '../src/arguments.js';
+import { codeSegments, substitute, substitutesInCode } from '../src/base/arguments.js';
 import { parseFrontmatter } from '../src/frontmatter/parse.js';
 
 const CORPUS = fileURLToPath(new URL('../../shared/corpus/skills', import.meta.url));

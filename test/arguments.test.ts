@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { argumentHint, codeSegments, declaredArgumentNames, splitArguments, substitute, substitutesInCode } from '../src/arguments.js';
-import { isUserInvocable, leadingMention } from '../src/activation.js';
+import { argumentHint, codeSegments, declaredArgumentNames, splitArguments, substitute, substitutesInCode } from '../src/base/arguments.js';
+import { isUserInvocable, leadingMention } from '../src/run/activation.js';
 
 const fill = (text: string, args: string | undefined, metadata: Record<string, unknown> = {}, pluginRoot?: string) =>
   substitute(text, { arguments: args, skillDir: '/skills/deploy', pluginRoot, metadata });

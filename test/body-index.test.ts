@@ -1,17 +1,17 @@
 /**
  * Ranking by what a skill's instructions say: the bounded body terms
- * (src/body-terms.ts), the ranker reading them (src/rank.ts), and the
+ * (src/catalog/body-terms.ts), the ranker reading them (src/catalog/rank.ts), and the
  * middleware indexing them in the background while requests keep being
- * answered (src/body-indexer.ts). Figures on real skills: test/relevance.
+ * answered (src/source/body-indexer.ts). Figures on real skills: test/relevance.
  */
 import { Buffer } from 'node:buffer';
 import { mkdtemp, mkdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { BODY_DEFAULTS, type BodyCollector } from '../src/body-terms.js';
-import { indexBodies } from '../src/body-indexer.js';
-import { nodeFileSystem, type SkillsFileSystem } from '../src/fs.js';
+import { BODY_DEFAULTS, type BodyCollector } from '../src/catalog/body-terms.js';
+import { indexBodies } from '../src/source/body-indexer.js';
+import { nodeFileSystem, type SkillsFileSystem } from '../src/base/fs.js';
 import { skillsMiddleware } from '../src/middleware.js';
 import {
   buildPrebuiltIndex,
@@ -19,9 +19,9 @@ import {
   serializePrebuiltIndex,
   type PrebuiltBody,
   type PrebuiltIndexDocument,
-} from '../src/prebuilt-index.js';
-import { bodyCollectorFor, createRanker, createTunedRanker, RANK_TUNING, stem } from '../src/rank.js';
-import type { SkillEntry } from '../src/types.js';
+} from '../src/source/prebuilt-index.js';
+import { bodyCollectorFor, createRanker, createTunedRanker, RANK_TUNING, stem } from '../src/catalog/rank.js';
+import type { SkillEntry } from '../src/index/types.js';
 import { callTool, conversation, createContext, type RecordingLogger, type StackContext } from './helpers/stack.js';
 
 /** The terms a built body index keeps for doc `doc`. */

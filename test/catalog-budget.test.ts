@@ -19,8 +19,8 @@ import {
   type CatalogEntry,
   type CatalogOptions,
   type CatalogResult,
-} from '../src/catalog.js';
-import { createRanker, type Ranker } from '../src/rank.js';
+} from '../src/catalog/catalog.js';
+import { createRanker, type Ranker } from '../src/catalog/rank.js';
 
 const TOPICS = [
   'audio',

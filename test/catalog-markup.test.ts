@@ -9,9 +9,9 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildCatalog, CATALOG_CLOSE, CATALOG_OPEN, catalogText, shorten, withCatalog, type CatalogEntry } from '../src/catalog.js';
+import { buildCatalog, CATALOG_CLOSE, CATALOG_OPEN, catalogText, shorten, withCatalog, type CatalogEntry } from '../src/catalog/catalog.js';
 import { skillsMiddleware } from '../src/index.js';
-import type { SkillsContext } from '../src/types.js';
+import type { SkillsContext } from '../src/index/types.js';
 
 const LINE_BREAKS = ['\n', '\r', '\r\n', '\v', '\f', '\u0085', '\u2028', '\u2029'];
 const INVISIBLE = [

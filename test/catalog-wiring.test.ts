@@ -12,7 +12,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../src/cli/run.js';
 import { skillsMiddleware, type SkillsOptions } from '../src/index.js';
-import type { SkillsContext } from '../src/types.js';
+import type { SkillsContext } from '../src/index/types.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const SISU_CORE = resolve(ROOT, '../shared/sisu/node_modules/@sisu-ai/core/dist/index.js');

@@ -10,10 +10,10 @@ import {
   shorten,
   withCatalog,
   type CatalogEntry,
-} from '../src/catalog.js';
-import { createRanker } from '../src/rank.js';
-import { oneLine } from '../src/text.js';
-import type { Skill } from '../src/types.js';
+} from '../src/catalog/catalog.js';
+import { createRanker } from '../src/catalog/rank.js';
+import { oneLine } from '../src/base/text.js';
+import type { Skill } from '../src/index/types.js';
 
 const skill = (name: string, description: string, tags?: unknown): Skill => ({
   metadata: { name, description, ...(tags === undefined ? {} : { tags: tags as string[] }) },

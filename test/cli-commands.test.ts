@@ -12,7 +12,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { discoverSkills, skillsMiddleware } from '../src/index.js';
 import { cli, ROOT, useBuiltBinary, useTempFolder, writeSkill } from './helpers/cli.js';
 import { callTool, conversation, createContext } from './helpers/stack.js';
-import type { SkillsContext } from '../src/types.js';
+import type { SkillsContext } from '../src/index/types.js';
 
 const temp = useTempFolder('mw-skills-cli-commands-');
 /** Four valid skills. */
@@ -236,7 +236,7 @@ describe('the built binary', () => {
 
 /**
  * WAITS ON THE LEAD'S WIRING: true once discovery judges a package root's
- * name by expectedSkillName (src/packages.ts) instead of its folder's name.
+ * name by expectedSkillName (src/config/packages.ts) instead of its folder's name.
  * Until then SISU's own packages load with a NAME_MISMATCH warning and the
  * strict test below is skipped, not passing.
  */

@@ -9,11 +9,11 @@ import { mkdir, mkdtemp, open, readdir, readFile, rename, stat, unlink, writeFil
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { temporaryPathFor, writeFileAtomically, type AtomicWriteFs } from '../src/cli/write-atomic.js';
-import { nodeFileSystem } from '../src/fs.js';
+import { nodeFileSystem } from '../src/base/fs.js';
 import { discoverSkills, skillsMiddleware } from '../src/index.js';
-import { readPrebuiltIndex, type DiscoveryShape } from '../src/prebuilt-index.js';
-import type { SkillsOptions } from '../src/options.js';
-import type { Skill } from '../src/types.js';
+import { readPrebuiltIndex, type DiscoveryShape } from '../src/source/prebuilt-index.js';
+import type { SkillsOptions } from '../src/config/options.js';
+import type { Skill } from '../src/index/types.js';
 import { cli, useBuiltBinary, useTempFolder } from './helpers/cli.js';
 import { callTool, compose, conversation, createContext } from './helpers/stack.js';
 

@@ -11,8 +11,8 @@ import { describe, expect, it } from 'vitest';
 import YAML from 'yaml';
 import { skillFileText } from '../src/cli/scaffold.js';
 import { parseFrontmatter } from '../src/frontmatter/parse.js';
-import { DESCRIPTION_PLACEHOLDER, isDescriptionPlaceholder } from '../src/placeholder.js';
-import { validateMetadata } from '../src/schema.js';
+import { DESCRIPTION_PLACEHOLDER, isDescriptionPlaceholder } from '../src/metadata/placeholder.js';
+import { validateMetadata } from '../src/metadata/schema.js';
 import { cli, useBuiltBinary, useTempFolder } from './helpers/cli.js';
 
 const temp = useTempFolder('mw-skills-cli-init-');
@@ -234,7 +234,7 @@ describe('init refuses', () => {
   });
 });
 
-describe('the description placeholder (src/placeholder.ts, reported by validateMetadata)', () => {
+describe('the description placeholder (src/metadata/placeholder.ts, reported by validateMetadata)', () => {
   const file = '/skills/x/SKILL.md';
   const problems = (text: string, strict: boolean) =>
     validateMetadata(parseFrontmatter(text, { file }), { file, folderName: 'x', strict }).diagnostics;

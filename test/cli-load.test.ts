@@ -3,7 +3,7 @@
  * how classifyDiagnostics grades and orders a discovery's problems.
  */
 import { describe, expect, it } from 'vitest';
-import { createDiagnostic, type Diagnostic, type DiagnosticCode } from '../src/diagnostics.js';
+import { createDiagnostic, type Diagnostic, type DiagnosticCode } from '../src/base/diagnostics.js';
 import { classifyDiagnostics, cliSeverity } from '../src/cli/load.js';
 
 const GIVEN = '/work/skills';

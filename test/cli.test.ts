@@ -8,7 +8,7 @@ import { mkdtemp, readFile, stat } from 'node:fs/promises';
 import { join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runCli, type CliIO } from '../src/cli/run.js';
-import { buildCatalog, catalogEntries } from '../src/catalog.js';
+import { buildCatalog, catalogEntries } from '../src/catalog/catalog.js';
 import { discoverSkills, skillsMiddleware } from '../src/index.js';
 import { cli, exec, PACKAGE, ROOT, useBuiltBinary, useTempFolder, writeSkill } from './helpers/cli.js';
 import { createContext, FIXTURE_SKILL_NAMES, INVALID_FIXTURES, SKILLS_FIXTURES } from './helpers/stack.js';

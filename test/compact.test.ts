@@ -1,7 +1,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { compactCopies, compactCopy, flatStrings, nameLookup, packPostings, sharingPrefix, sortedVocabulary } from '../src/compact.js';
+import { compactCopies, compactCopy, flatStrings, nameLookup, packPostings, sharingPrefix, sortedVocabulary } from '../src/base/compact.js';
 
 // Every trick must give back data equal to what it was given: these tests
 // check values only, never how V8 stores them (the bench measures that).

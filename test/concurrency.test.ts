@@ -6,7 +6,7 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { createLimiter, WaitQueue } from '../src/concurrency.js';
+import { createLimiter, WaitQueue } from '../src/base/concurrency.js';
 
 describe('WaitQueue', () => {
   it('gives items back in the order they came, whatever the mix of pushes and takes', () => {

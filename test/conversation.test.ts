@@ -10,8 +10,8 @@ import {
   toolCallIds,
   toolResultText,
   userTurn,
-} from '../src/conversation.js';
-import type { HostMessage } from '../src/types.js';
+} from '../src/run/conversation.js';
+import type { HostMessage } from '../src/index/types.js';
 
 const activation = (name: string) => `<skill name="${name}">\nSkill directory: /s/${name}\n\nDo it.\n</skill>`;
 

@@ -10,7 +10,7 @@ import {
   severityOf,
   type Diagnostic,
   type SeverityRule,
-} from '../src/diagnostics.js';
+} from '../src/base/diagnostics.js';
 
 const at = (line: number, severity: Diagnostic['severity'] = 'error'): Diagnostic => ({
   code: 'YAML_SYNTAX',

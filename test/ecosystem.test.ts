@@ -6,8 +6,8 @@ import { readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { SKILL_TOOL_FOLDERS, SKILL_TOOLS, skillDirectories, type SkillTool } from '../src/ecosystem.js';
-import { SkillsConfigError } from '../src/errors.js';
+import { SKILL_TOOL_FOLDERS, SKILL_TOOLS, skillDirectories, type SkillTool } from '../src/config/ecosystem.js';
+import { SkillsConfigError } from '../src/config/errors.js';
 
 const cwd = resolve('/work/project');
 const home = resolve('/home/ada');
@@ -49,7 +49,7 @@ describe('skillDirectories: the folders of each tool', () => {
   });
 
   it('every tool entry cites the documentation it was checked against', () => {
-    const source = readFileSync(new URL('../src/ecosystem.ts', import.meta.url), 'utf8').split('\n');
+    const source = readFileSync(new URL('../src/config/ecosystem.ts', import.meta.url), 'utf8').split('\n');
     for (const tool of SKILL_TOOLS) {
       const line = source.findIndex((text) => text.startsWith(`  ${tool}: {`));
       expect(line, `${tool} entry`).toBeGreaterThan(0);

@@ -6,7 +6,7 @@ import {
   SkillsWatchError,
   SkillUnavailableError,
   type SkillsErrorCode,
-} from '../src/errors.js';
+} from '../src/config/errors.js';
 
 describe('error classes', () => {
   it('each class has its own name and a stable code, and is a SkillsError and an Error', () => {

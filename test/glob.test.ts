@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { globMatcher, globRegExp, globSource } from '../src/glob.js';
+import { globMatcher, globRegExp, globSource } from '../src/base/glob.js';
 
 describe('glob patterns', () => {
   it('match whole values: `*` any run, `?` one character, everything else literal', () => {

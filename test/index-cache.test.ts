@@ -1,6 +1,6 @@
 import { describe, expect, it, vi } from 'vitest';
-import { createIndexCache, untilAborted } from '../src/index-cache.js';
-import type { DiscoveryResult } from '../src/types.js';
+import { createIndexCache, untilAborted } from '../src/source/index-cache.js';
+import type { DiscoveryResult } from '../src/index/types.js';
 
 function result(names: string[]): DiscoveryResult {
   return {

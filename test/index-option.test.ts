@@ -8,9 +8,9 @@ import { mkdir, mkdtemp, realpath, rm, utimes, writeFile } from 'node:fs/promise
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { nodeFileSystem, type SkillsFileSystem } from '../src/fs.js';
+import { nodeFileSystem, type SkillsFileSystem } from '../src/base/fs.js';
 import { getSkills, skillsMiddleware, SkillsConfigError } from '../src/index.js';
-import { buildPrebuiltIndex, serializePrebuiltIndex } from '../src/prebuilt-index.js';
+import { buildPrebuiltIndex, serializePrebuiltIndex } from '../src/source/prebuilt-index.js';
 import { callTool, conversation, createContext } from './helpers/stack.js';
 
 let root: string;

@@ -4,12 +4,12 @@
  * whole behaviour in the real SISU is in test/real-sisu/keep-in-view.test.ts.
  */
 import { describe, expect, it } from 'vitest';
-import { keepInView, loadActive } from '../src/keep-in-view.js';
-import { PluginRoots } from '../src/plugin-root.js';
-import { nodeFileSystem } from '../src/fs.js';
-import { SkillsRun } from '../src/run.js';
-import { createSkillIndex, type SkillIndex } from '../src/skill-index.js';
-import type { Skill } from '../src/types.js';
+import { keepInView, loadActive } from '../src/runtime/keep-in-view.js';
+import { PluginRoots } from '../src/run/plugin-root.js';
+import { nodeFileSystem } from '../src/base/fs.js';
+import { SkillsRun } from '../src/run/run.js';
+import { createSkillIndex, type SkillIndex } from '../src/index/skill-index.js';
+import type { Skill } from '../src/index/types.js';
 import { createContext } from './helpers/stack.js';
 
 const skill = (name: string, lines: number): Skill => ({

@@ -5,7 +5,7 @@
  * the same stories in test/real-sisu.
  */
 import { describe, expect, it, vi } from 'vitest';
-import { nodeFileSystem } from '../src/fs.js';
+import { nodeFileSystem } from '../src/base/fs.js';
 import { getSkills, skillsMiddleware } from '../src/index.js';
 import {
   callTool,
@@ -234,7 +234,7 @@ describe('watch problems reach the log', () => {
   });
 
   it('a WatchProblem is logged with its kind and folder', async () => {
-    const { WatchProblem } = await import('../src/watch.js');
+    const { WatchProblem } = await import('../src/watch/watch.js');
     const problem = new WatchProblem('unreadable', '/skills', '/skills/a', 'cannot read /skills/a');
     let report: ((error: unknown) => void) | undefined;
     const fs = {

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { nodeFileSystem, type SkillsFileSystem } from '../src/fs.js';
+import { nodeFileSystem, type SkillsFileSystem } from '../src/base/fs.js';
 import { getSkills, SkillsConfigError, skillsMiddleware, type SkillsOptions } from '../src/index.js';
 import { callTool, compose, createContext, type StackContext, type StackMessage } from './helpers/stack.js';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { foldName, invisibleOrControl } from '../src/names.js';
+import { foldName, invisibleOrControl } from '../src/metadata/names.js';
 
 describe('foldName', () => {
   it('folds fullwidth, case, combining marks and ligatures to one key', () => {

@@ -1,9 +1,9 @@
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { SkillsConfigError } from '../src/errors.js';
-import { nodeFileSystem } from '../src/fs.js';
-import { DEFAULTS, resolveDirectory, resolveOptions, type SkillsOptions } from '../src/options.js';
+import { SkillsConfigError } from '../src/config/errors.js';
+import { nodeFileSystem } from '../src/base/fs.js';
+import { DEFAULTS, resolveDirectory, resolveOptions, type SkillsOptions } from '../src/config/options.js';
 
 function configError(options: unknown): SkillsConfigError {
   try {

@@ -5,7 +5,7 @@
  */
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { closestOverlaps, findOverlaps, OVERLAP_THRESHOLD } from '../src/overlap.js';
+import { closestOverlaps, findOverlaps, OVERLAP_THRESHOLD } from '../src/catalog/overlap.js';
 import { cli, useTempFolder, writeSkill } from './helpers/cli.js';
 
 const PDF_A = { name: 'pdf-forms', description: 'Fill in and flatten PDF forms. Use when a user sends a PDF form to complete.' };

@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { nodeFileSystem, type SkillsFileSystem } from '../src/fs.js';
+import { nodeFileSystem, type SkillsFileSystem } from '../src/base/fs.js';
 import { parseFrontmatter } from '../src/frontmatter/parse.js';
 import {
   expectedSkillName,
@@ -21,7 +21,7 @@ import {
   resolvePackages,
   type PackageResolution,
   type UnresolvedPackage,
-} from '../src/packages.js';
+} from '../src/config/packages.js';
 
 const REPO_ROOT = fileURLToPath(new URL('..', import.meta.url));
 const SISU_SKILLS = resolve(REPO_ROOT, '..', 'shared', 'sisu', 'skills');

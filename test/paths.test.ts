@@ -5,7 +5,7 @@
 import fc from 'fast-check';
 import { join, sep } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { FolderSet, isSameOrInside } from '../src/paths.js';
+import { FolderSet, isSameOrInside } from '../src/base/paths.js';
 
 const segment = fc.constantFrom('a', 'b', 'ab', 'a b', 'skills', 'x.y');
 const absolute = fc.array(segment, { maxLength: 5 }).map((parts) => join(sep, ...parts));

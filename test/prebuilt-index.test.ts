@@ -10,8 +10,8 @@ import { join, sep } from 'node:path';
 import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
 import { discover } from '../src/discover/discover.js';
-import { nodeFileSystem } from '../src/fs.js';
-import { resolveOptions } from '../src/options.js';
+import { nodeFileSystem } from '../src/base/fs.js';
+import { resolveOptions } from '../src/config/options.js';
 import {
   buildPrebuiltIndex,
   checkSkillFile,
@@ -26,9 +26,9 @@ import {
   type PrebuiltIndexDocument,
   type PrebuiltIndexRead,
   type PrebuiltRanker,
-} from '../src/prebuilt-index.js';
-import { createLazySkillIndex } from '../src/skill-index.js';
-import type { SkillEntry } from '../src/types.js';
+} from '../src/source/prebuilt-index.js';
+import { createLazySkillIndex } from '../src/index/skill-index.js';
+import type { SkillEntry } from '../src/index/types.js';
 import { cleanup, faultyFs, makeTempTree, skillMd } from './discover/helpers.js';
 
 const roots: string[] = [];

@@ -12,8 +12,8 @@ import { tmpdir } from 'node:os';
 import { join, sep } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { catalogEntries } from '../src/catalog.js';
-import type { FileStats, SkillsFileSystem } from '../src/fs.js';
+import { catalogEntries } from '../src/catalog/catalog.js';
+import type { FileStats, SkillsFileSystem } from '../src/base/fs.js';
 import { skillsMiddleware } from '../src/index.js';
 import {
   buildPrebuiltIndex,
@@ -22,9 +22,9 @@ import {
   rankedSkills,
   serializePrebuiltIndex,
   type PrebuiltIndexDocument,
-} from '../src/prebuilt-index.js';
-import { createRanker, rankerFromData } from '../src/rank.js';
-import type { SkillEntry, SkillMetadata } from '../src/types.js';
+} from '../src/source/prebuilt-index.js';
+import { createRanker, rankerFromData } from '../src/catalog/rank.js';
+import type { SkillEntry, SkillMetadata } from '../src/index/types.js';
 import { callTool, conversation, createContext } from './helpers/stack.js';
 import { QUERIES } from './relevance/queries.mjs';
 

@@ -11,7 +11,7 @@ import {
   stem,
   tokenize,
   whenClauses,
-} from '../src/rank.js';
+} from '../src/catalog/rank.js';
 
 const entries = [
   { name: 'code-review', description: 'Reviews a change for bugs, security and style. Use when asked to review a pull request.' },

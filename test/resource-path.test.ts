@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { checkResourcePath } from '../src/resource-path.js';
+import { checkResourcePath } from '../src/resources/resource-path.js';
 
 describe('checkResourcePath', () => {
   it.each([

@@ -2,7 +2,7 @@ import { appendFile, utimes, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { listResources } from '../src/discover/resources.js';
-import { nodeFileSystem, type SkillsFileSystem } from '../src/fs.js';
+import { nodeFileSystem, type SkillsFileSystem } from '../src/base/fs.js';
 import {
   BINARY_SNIFF_BYTES,
   createResourceReader,
@@ -11,8 +11,8 @@ import {
   looksBinary,
   type ReadOutcome,
   type ResourceReaderSettings,
-} from '../src/resource-reader.js';
-import type { Skill } from '../src/types.js';
+} from '../src/resources/resource-reader.js';
+import type { Skill } from '../src/index/types.js';
 import { cleanup, faultyFs, makeTempTree, skillMd, writeTree } from './discover/helpers.js';
 
 const SETTINGS: ResourceReaderSettings = { fs: nodeFileSystem, maxFileSize: 100 * 1024, maxSkillSize: 500 * 1024, cacheTtl: 60_000 };

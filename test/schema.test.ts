@@ -4,9 +4,9 @@ import { fileURLToPath } from 'node:url';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { ZodIssue } from 'zod';
-import type { Diagnostic } from '../src/diagnostics.js';
+import type { Diagnostic } from '../src/base/diagnostics.js';
 import type { FieldInfo, ParsedFrontmatter } from '../src/frontmatter/parse.js';
-import { invisibleOrControl } from '../src/names.js';
+import { invisibleOrControl } from '../src/metadata/names.js';
 import { parseFrontmatter } from '../src/frontmatter/parse.js';
 import {
   describeValue,
@@ -16,7 +16,7 @@ import {
   SkillMetadataSchema,
   suggestName,
   validateMetadata,
-} from '../src/schema.js';
+} from '../src/metadata/schema.js';
 
 const FILE = '/skills/pdf-tools/SKILL.md';
 

@@ -7,7 +7,7 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { RECOGNISED_EXTENSIONS, SPEC_FIELDS } from '../src/spec-fields.js';
+import { RECOGNISED_EXTENSIONS, SPEC_FIELDS } from '../src/metadata/spec-fields.js';
 import { cli, ROOT, useTempFolder, writeSkill } from './helpers/cli.js';
 
 const temp = useTempFolder('mw-skills-spec-fields-');

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { createRanker, type RankEntry } from '../src/rank.js';
-import { suggestNames, type SuggestionSource } from '../src/suggest.js';
-import { closestNames, MAX_COMPARED_LENGTH, MAX_SUGGESTION_DISTANCE, type DistanceWork } from '../src/text.js';
+import { createRanker, type RankEntry } from '../src/catalog/rank.js';
+import { suggestNames, type SuggestionSource } from '../src/catalog/suggest.js';
+import { closestNames, MAX_COMPARED_LENGTH, MAX_SUGGESTION_DISTANCE, type DistanceWork } from '../src/base/text.js';
 
 /** A large library like the one in issue 11: many generated names, a few real skills among them. */
 function largeLibrary(): RankEntry[] {

@@ -10,7 +10,7 @@ import {
   rankBySpelling,
   spellingBound,
   type DistanceWork,
-} from '../src/text.js';
+} from '../src/base/text.js';
 
 /** Textbook Levenshtein, the reference the banded one must agree with. */
 function reference(a: string, b: string): number {

@@ -11,8 +11,8 @@ import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { getSkills, skillsMiddleware, type SkillsOptions } from '../src/index.js';
-import { KEPT_VISIBLE_SETS } from '../src/library.js';
-import type { SkillsContext } from '../src/types.js';
+import { KEPT_VISIBLE_SETS } from '../src/runtime/library.js';
+import type { SkillsContext } from '../src/index/types.js';
 import { callTool, compose, conversation, createContext, type StackContext, type StackMessage } from './helpers/stack.js';
 
 interface Spec {

@@ -9,7 +9,7 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { nodeFileSystem } from '../src/fs.js';
+import { nodeFileSystem } from '../src/base/fs.js';
 import { skillsMiddleware } from '../src/index.js';
 
 let temp: string;

@@ -17,7 +17,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { nodeFileSystem, type SkillsFileSystem } from '../src/fs.js';
+import { nodeFileSystem, type SkillsFileSystem } from '../src/base/fs.js';
 import { skillsMiddleware } from '../src/index.js';
 import { conversation, createContext, type RecordingLogger } from './helpers/stack.js';
 

@@ -4,7 +4,7 @@
  * drops) and the walk queue (concurrency cap, waiting for idle, containment).
  */
 import { describe, expect, it } from 'vitest';
-import type { DirEntry } from '../src/fs.js';
+import type { DirEntry } from '../src/base/fs.js';
 import { goneEntries, planListing } from '../src/watch/listing.js';
 import { entryReach, FolderTree, rootReach, type Folder } from '../src/watch/tree.js';
 import { WalkQueue } from '../src/watch/walk-queue.js';

@@ -14,8 +14,8 @@ import { mkdir, mkdtemp, readdir, readFile, rename, rm, symlink, writeFile } fro
 import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { SkillsConfigError, SkillsWatchError } from '../src/errors.js';
-import { nodeFileSystem, type DirEntry, type FileStats, type SkillsFileSystem } from '../src/fs.js';
+import { SkillsConfigError, SkillsWatchError } from '../src/config/errors.js';
+import { nodeFileSystem, type DirEntry, type FileStats, type SkillsFileSystem } from '../src/base/fs.js';
 import {
   watchSkillDirectories,
   WatchProblem,
@@ -24,7 +24,7 @@ import {
   type WatchChange,
   type WatchMode,
   type WatchOptions,
-} from '../src/watch.js';
+} from '../src/watch/watch.js';
 
 /** Every real-folder test runs with both forms of watch: nodeFileSystem has both and prefers the callback form. */
 const FORMS = [

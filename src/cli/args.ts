@@ -6,8 +6,8 @@
  * reverse.
  */
 import { parseArgs, type ParseArgsConfig } from 'node:util';
-import { SkillsUsageError } from '../errors.js';
-import { packageNameProblem } from '../packages.js';
+import { SkillsUsageError } from '../config/errors.js';
+import { packageNameProblem } from '../config/packages.js';
 import { initDescriptionProblem, initNameProblem } from './scaffold.js';
 import { DEFAULT_EVAL_CONCURRENCY, DEFAULT_EVAL_RUNS, DEFAULT_EVAL_SEED, DEFAULT_EVAL_TIMEOUT_SECONDS } from './eval-defaults.js';
 import { COMMANDS, type CommandName } from './usage.js';

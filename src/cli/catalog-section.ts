@@ -2,10 +2,10 @@
  * The catalog section exactly as the middleware injects it. The one place the
  * CLI builds it, so `sisu-skills prompt` follows the middleware when it changes.
  */
-import { isModelInvocable } from '../activation.js';
-import { catalogEntries, createCatalog, DEFAULT_CATALOG_BUDGET, type CatalogResult } from '../catalog.js';
-import { FIND_SKILLS_TOOL, USE_SKILL_TOOL } from '../tool-names.js';
-import type { SkillEntry } from '../types.js';
+import { isModelInvocable } from '../run/activation.js';
+import { catalogEntries, createCatalog, DEFAULT_CATALOG_BUDGET, type CatalogResult } from '../catalog/catalog.js';
+import { FIND_SKILLS_TOOL, USE_SKILL_TOOL } from '../base/tool-names.js';
+import type { SkillEntry } from '../index/types.js';
 
 export interface SectionOptions {
   /** The middleware's `catalogBudget` in characters. Default: the catalog module's default. */

@@ -12,9 +12,9 @@
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { isModelInvocable } from '../activation.js';
-import type { SkillsOptions } from '../options.js';
-import { closestNames } from '../text.js';
+import { isModelInvocable } from '../run/activation.js';
+import type { SkillsOptions } from '../config/options.js';
+import { closestNames } from '../base/text.js';
 import { runTriggerEval, type EvalModel, type Figures, type TriggerCase, type TriggerEvalReport } from '../trigger-eval.js';
 import type { EvalArgs } from './args.js';
 import { count, EXIT, formatForCli, type CliIO } from './io.js';

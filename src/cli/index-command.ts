@@ -12,9 +12,9 @@
  * is left as it was. Wrong usage is 2 (run.ts).
  */
 import { dirname, isAbsolute, resolve } from 'node:path';
-import type { Diagnostic } from '../diagnostics.js';
-import { errorReason } from '../fs.js';
-import { buildPrebuiltIndex, serializePrebuiltIndex, type PrebuiltIndexDocument } from '../prebuilt-index.js';
+import type { Diagnostic } from '../base/diagnostics.js';
+import { errorReason } from '../base/fs.js';
+import { buildPrebuiltIndex, serializePrebuiltIndex, type PrebuiltIndexDocument } from '../source/prebuilt-index.js';
 import { shellArgs, type IndexArgs } from './args.js';
 import { count, displayPath, EXIT, formatForCli, type CliIO } from './io.js';
 import { classifyDiagnostics } from './load.js';

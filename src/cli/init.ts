@@ -8,7 +8,7 @@
  */
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import { errorCode, errorReason } from '../fs.js';
+import { errorCode, errorReason } from '../base/fs.js';
 import type { InitArgs } from './args.js';
 import { displayPath, EXIT, type CliIO } from './io.js';
 import { skillFileText } from './scaffold.js';

@@ -4,7 +4,7 @@
  * CLI module, so any of them may import it.
  */
 import { isAbsolute, relative, sep } from 'node:path';
-import type { Diagnostic } from '../diagnostics.js';
+import type { Diagnostic } from '../base/diagnostics.js';
 
 export interface CliIO {
   /** Write a line (a newline is added) to standard output. */

@@ -7,10 +7,10 @@
  */
 import { sep } from 'node:path';
 import { discoverSkills } from '../discover/discover.js';
-import type { Diagnostic, DiagnosticCode, Severity } from '../diagnostics.js';
-import { packageOrigin, resolvePackages, type ResolvedPackage } from '../packages.js';
-import { compareNames } from '../text.js';
-import type { DiscoveryResult, Skill } from '../types.js';
+import type { Diagnostic, DiagnosticCode, Severity } from '../base/diagnostics.js';
+import { packageOrigin, resolvePackages, type ResolvedPackage } from '../config/packages.js';
+import { compareNames } from '../base/text.js';
+import type { DiscoveryResult, Skill } from '../index/types.js';
 import type { LoadArgs } from './args.js';
 import { displayPath } from './io.js';
 

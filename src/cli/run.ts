@@ -2,7 +2,7 @@
  * runCli(argv, io): parse, run one command, map every failure to an exit
  * code. Never throws and never calls process.exit, so tests run it in-process.
  */
-import { SkillsConfigError, SkillsUsageError } from '../errors.js';
+import { SkillsConfigError, SkillsUsageError } from '../config/errors.js';
 import { version } from '../../package.json';
 import { parseCommand } from './args.js';
 import { listCommand, promptCommand, showCommand, validateCommand } from './commands.js';

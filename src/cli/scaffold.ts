@@ -5,8 +5,8 @@
  * description given, so `validate` accepts the result at once.
  */
 import { parseFrontmatter } from '../frontmatter/parse.js';
-import { DESCRIPTION_PLACEHOLDER } from '../placeholder.js';
-import { nameFormatProblem, suggestName } from '../schema.js';
+import { DESCRIPTION_PLACEHOLDER } from '../metadata/placeholder.js';
+import { nameFormatProblem, suggestName } from '../metadata/schema.js';
 
 /** agentskills.io's limit, as validation applies it (in code points). */
 const MAX_DESCRIPTION_LENGTH = 1024;

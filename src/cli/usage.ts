@@ -1,5 +1,5 @@
 /** Help text of `sisu-skills`, per command and in full. */
-import { OVERLAP_THRESHOLD } from '../overlap.js';
+import { OVERLAP_THRESHOLD } from '../catalog/overlap.js';
 import { DEFAULT_EVAL_CONCURRENCY, DEFAULT_EVAL_RUNS, DEFAULT_EVAL_SEED, DEFAULT_EVAL_TIMEOUT_SECONDS } from './eval-defaults.js';
 
 export const COMMANDS = ['list', 'validate', 'show', 'prompt', 'overlap', 'eval', 'index', 'init'] as const;

@@ -8,7 +8,7 @@
 import { randomBytes } from 'node:crypto';
 import { mkdir, open, rename, unlink } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
-import { errorCode } from '../fs.js';
+import { errorCode } from '../base/fs.js';
 
 /** The calls made, so tests can make one of them fail. */
 export interface AtomicWriteFs {

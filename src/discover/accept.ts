@@ -3,9 +3,9 @@
  * like one already accepted. Sequential on purpose: filtering and name
  * clashes follow discovery order, so the first directory listed wins.
  */
-import { createDiagnostic, type Diagnostic } from '../diagnostics.js';
-import { foldName } from '../names.js';
-import type { SkillMetadata } from '../types.js';
+import { createDiagnostic, type Diagnostic } from '../base/diagnostics.js';
+import { foldName } from '../metadata/names.js';
+import type { SkillMetadata } from '../index/types.js';
 import type { Candidate } from './candidates.js';
 import type { Selection } from './select.js';
 import type { SkillLocation } from './walk.js';

@@ -5,12 +5,12 @@
  * clashes later accept or not.
  */
 import { basename } from 'node:path';
-import { createDiagnostic, isError, type Diagnostic } from '../diagnostics.js';
-import { errorCode, errorReason, NOT_A_FILE } from '../fs.js';
+import { createDiagnostic, isError, type Diagnostic } from '../base/diagnostics.js';
+import { errorCode, errorReason, NOT_A_FILE } from '../base/fs.js';
 import { parseFrontmatter } from '../frontmatter/parse.js';
-import { validateMetadata, type ValidationContext } from '../schema.js';
-import { SKILL_FILE } from '../skill-file.js';
-import type { SkillMetadata } from '../types.js';
+import { validateMetadata, type ValidationContext } from '../metadata/schema.js';
+import { SKILL_FILE } from '../base/skill-file.js';
+import type { SkillMetadata } from '../index/types.js';
 import type { FoundSkill, SkillLocation } from './walk.js';
 
 /** Where a skill from a package came from, for its name rule and advice. */

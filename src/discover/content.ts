@@ -2,12 +2,12 @@
  * Level 2 for a skill found by frontmatter-only discovery: its instructions
  * and resource listing, read when it is first activated.
  */
-import { isError, type Diagnostic } from '../diagnostics.js';
-import { SkillUnavailableError } from '../errors.js';
-import { errorReason } from '../fs.js';
+import { isError, type Diagnostic } from '../base/diagnostics.js';
+import { SkillUnavailableError } from '../config/errors.js';
+import { errorReason } from '../base/fs.js';
 import { parseFrontmatter } from '../frontmatter/parse.js';
-import type { ResolvedOptions } from '../options.js';
-import type { Skill, SkillEntry } from '../types.js';
+import type { ResolvedOptions } from '../config/options.js';
+import type { Skill, SkillEntry } from '../index/types.js';
 import { listResources } from './resources.js';
 
 /** What a diagnostic that stops SKILL.md from parsing says, briefly, for a retry message. */

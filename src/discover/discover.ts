@@ -10,11 +10,11 @@
  *   resources.ts     each accepted skill's files (not with frontmatterOnly)
  *   content.ts       what frontmatter-only discovery leaves for activation
  */
-import { isError, type Diagnostic } from '../diagnostics.js';
-import { createLimiter, limitConcurrency, MAX_CONCURRENT_FS_CALLS, memoizeReaddir } from '../concurrency.js';
-import type { SkillsFileSystem } from '../fs.js';
-import { resolveOptions, type ResolvedOptions, type SkillsOptions } from '../options.js';
-import type { DiscoveryResult, Skill } from '../types.js';
+import { isError, type Diagnostic } from '../base/diagnostics.js';
+import { createLimiter, limitConcurrency, MAX_CONCURRENT_FS_CALLS, memoizeReaddir } from '../base/concurrency.js';
+import type { SkillsFileSystem } from '../base/fs.js';
+import { resolveOptions, type ResolvedOptions, type SkillsOptions } from '../config/options.js';
+import type { DiscoveryResult, Skill } from '../index/types.js';
 import { acceptCandidates, type Accepted } from './accept.js';
 import { readCandidate, startReads } from './candidates.js';
 import { readSkillHead } from './head.js';

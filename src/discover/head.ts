@@ -9,7 +9,7 @@
  * the same metadata, fields and diagnostics for it as for the whole file; only
  * `body` differs. The fence rules are `splitFrontmatter`'s (frontmatter/fence.ts).
  */
-import { NOT_A_FILE, readHandleUntil, type ReadUntilOptions, type SkillsFileSystem } from '../fs.js';
+import { NOT_A_FILE, readHandleUntil, type ReadUntilOptions, type SkillsFileSystem } from '../base/fs.js';
 import { afterBreak, bomLength, DASH, DOT, isClosingFence, isFence, lineBreak } from '../frontmatter/fence.js';
 
 const LF = 10;

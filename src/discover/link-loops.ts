@@ -5,9 +5,9 @@
  * chain, are one warning (a chain of 200 links is one problem, not 160).
  */
 import { dirname, resolve } from 'node:path';
-import { createDiagnostic, type Diagnostic } from '../diagnostics.js';
-import type { SkillsFileSystem } from '../fs.js';
-import { compareNames } from '../text.js';
+import { createDiagnostic, type Diagnostic } from '../base/diagnostics.js';
+import type { SkillsFileSystem } from '../base/fs.js';
+import { compareNames } from '../base/text.js';
 
 /** Links followed by hand to explain an ELOOP; past this a chain is just "too long". */
 const MAX_TRACED_LINKS = 1000;

@@ -4,9 +4,9 @@
  * configured directories, and which package a found skill came from.
  */
 import { sep } from 'node:path';
-import type { Diagnostic } from '../diagnostics.js';
-import type { ResolvedOptions } from '../options.js';
-import { expectedSkillName, resolvePackages } from '../packages.js';
+import type { Diagnostic } from '../base/diagnostics.js';
+import type { ResolvedOptions } from '../config/options.js';
+import { expectedSkillName, resolvePackages } from '../config/packages.js';
 import type { PackageOrigin } from './candidates.js';
 import type { SkillLocation } from './walk.js';
 

@@ -3,21 +3,21 @@
  * leave the skill folder), with their type (classify.ts) and size.
  */
 import { join, relative, sep } from 'node:path';
-import { createDiagnostic, type Diagnostic } from '../diagnostics.js';
-import { errorReason, type DirEntry, type SkillsFileSystem } from '../fs.js';
-import { hasHiddenCharacters } from '../hidden-characters.js';
-import { isSameOrInside } from '../paths.js';
-import { createSecretMatcher, type SecretMatcher } from '../secrets.js';
-import { hasSkillFile, isSkippedName, SKILL_FILE } from '../skill-file.js';
-import { compareNames } from '../text.js';
-import type { SkillResource } from '../types.js';
+import { createDiagnostic, type Diagnostic } from '../base/diagnostics.js';
+import { errorReason, type DirEntry, type SkillsFileSystem } from '../base/fs.js';
+import { hasHiddenCharacters } from '../base/hidden-characters.js';
+import { isSameOrInside } from '../base/paths.js';
+import { createSecretMatcher, type SecretMatcher } from '../resources/secrets.js';
+import { hasSkillFile, isSkippedName, SKILL_FILE } from '../base/skill-file.js';
+import { compareNames } from '../base/text.js';
+import type { SkillResource } from '../index/types.js';
 import { classifyResource } from './classify.js';
 import { symlinkLoop } from './link-loops.js';
 import { RESOURCE_FOLDERS } from './walk.js';
 
 export { classifyResource } from './classify.js';
 // Kept here while the resource reader still imports it from discovery; it lives in a leaf module now.
-export { hasHiddenCharacters } from '../hidden-characters.js';
+export { hasHiddenCharacters } from '../base/hidden-characters.js';
 
 /** How many folder levels below a skill folder are listed. */
 export const MAX_RESOURCE_DEPTH = 8;

@@ -8,17 +8,17 @@
  * is no depth limit), tree-order.ts then goes through what was found in tree
  * order; link-loops.ts explains the links the system would not follow.
  */
-import type { Diagnostic } from '../diagnostics.js';
-import type { SkillsFileSystem } from '../fs.js';
+import type { Diagnostic } from '../base/diagnostics.js';
+import type { SkillsFileSystem } from '../base/fs.js';
 import { explainLinkLoops } from './link-loops.js';
 import { inTreeOrder, type Start } from './tree-order.js';
 import { Walker, type FoundSkill, type SkillLocation } from './walk.js';
 
 export type { FoundSkill, SkillFileType, SkillLocation } from './walk.js';
 // Kept here while other modules still import them from the scanner; they live in leaf modules now.
-export { createLimiter, limitConcurrency, MAX_CONCURRENT_FS_CALLS, memoizeReaddir, type Limiter } from '../concurrency.js';
-export { childPath, isSameOrInside } from '../paths.js';
-export { hasSkillFile, isSkippedName, SKILL_FILE } from '../skill-file.js';
+export { createLimiter, limitConcurrency, MAX_CONCURRENT_FS_CALLS, memoizeReaddir, type Limiter } from '../base/concurrency.js';
+export { childPath, isSameOrInside } from '../base/paths.js';
+export { hasSkillFile, isSkippedName, SKILL_FILE } from '../base/skill-file.js';
 export { symlinkLoop } from './link-loops.js';
 
 export interface ScanResult {

@@ -4,8 +4,8 @@
  * pattern list compiled once. Also the warnings for patterns that cannot do
  * what they seem to.
  */
-import { createDiagnostic, type Diagnostic } from '../diagnostics.js';
-import { globMatcher } from '../glob.js';
+import { createDiagnostic, type Diagnostic } from '../base/diagnostics.js';
+import { globMatcher } from '../base/glob.js';
 
 export interface Selection {
   /** Whether `names` (folder names and declared name) are kept: exclude wins over include. */

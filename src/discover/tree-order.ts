@@ -4,10 +4,10 @@
  * first path that reaches it, so the output never depends on which read
  * finished first. Problems are noted in the same order.
  */
-import { createDiagnostic, type Diagnostic } from '../diagnostics.js';
-import { errorCode, errorReason } from '../fs.js';
-import { childPath } from '../paths.js';
-import { SKILL_FILE } from '../skill-file.js';
+import { createDiagnostic, type Diagnostic } from '../base/diagnostics.js';
+import { errorCode, errorReason } from '../base/fs.js';
+import { childPath } from '../base/paths.js';
+import { SKILL_FILE } from '../base/skill-file.js';
 import { symlinkLoop, type LinkLoop } from './link-loops.js';
 import type { Child, FolderListing, SkillLocation } from './walk.js';
 

@@ -3,11 +3,11 @@
  * links, overlapping directories) lead to it, so link structures that fan out
  * cost what the folders they reach cost, never the number of paths.
  */
-import type { DirEntry, SkillsFileSystem } from '../fs.js';
-import { errorCode } from '../fs.js';
-import { childPath, isSameOrInside } from '../paths.js';
-import { isSkippedName, SKILL_FILE } from '../skill-file.js';
-import { compareNames } from '../text.js';
+import type { DirEntry, SkillsFileSystem } from '../base/fs.js';
+import { errorCode } from '../base/fs.js';
+import { childPath, isSameOrInside } from '../base/paths.js';
+import { isSkippedName, SKILL_FILE } from '../base/skill-file.js';
+import { compareNames } from '../base/text.js';
 
 /**
  * What the folder listing said SKILL.md is: a regular file; a symbolic link

@@ -6,7 +6,7 @@
  * it is reported when composing ends, unless the collection that failed is
  * read as text instead (`retract`).
  */
-import type { DiagnosticCode, DiagnosticSink } from '../diagnostics.js';
+import type { DiagnosticCode, DiagnosticSink } from '../base/diagnostics.js';
 import { Lexer, type SimpleToken, type ValueToken } from './lexer.js';
 import { LineIndex } from './line-index.js';
 import { continuePlain } from './plain.js';

@@ -16,7 +16,7 @@
  * tracks itself. Every scan moves forward; no regular expressions, so time
  * stays linear in the input.
  */
-import type { DiagnosticCode } from '../diagnostics.js';
+import type { DiagnosticCode } from '../base/diagnostics.js';
 import { scanBlockHeader, type BlockHeader } from './block-scalar.js';
 import {
   AMP,

@@ -3,7 +3,7 @@
  * split.ts -> lexer.ts (with plain.ts, quoted.ts, block-scalar.ts) -> compose.ts;
  * problems go into one diagnostic sink for the pass and come back as data.
  */
-import { DiagnosticSink, type Diagnostic } from '../diagnostics.js';
+import { DiagnosticSink, type Diagnostic } from '../base/diagnostics.js';
 import { compose } from './compose.js';
 import { splitFrontmatter } from './split.js';
 

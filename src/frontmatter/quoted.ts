@@ -5,7 +5,7 @@
  * `+=` per piece builds a rope node per escape, and a long line full of
  * escapes then spends its time collecting them.
  */
-import type { DiagnosticCode } from '../diagnostics.js';
+import type { DiagnosticCode } from '../base/diagnostics.js';
 import { BACKSLASH, codeAt, DQUOTE, LF, skipBlanks, skipSpaces, SPACE, SQUOTE, TAB } from './chars.js';
 
 export type QuotedScan =

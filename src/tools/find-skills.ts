@@ -4,8 +4,8 @@
  * throws: every failure is a message the model can act on.
  */
 import { z } from 'zod';
-import { catalogEntries } from '../catalog.js';
-import { TOOL_DEFAULTS } from '../defaults.js';
+import { catalogEntries } from '../catalog/catalog.js';
+import { TOOL_DEFAULTS } from '../config/defaults.js';
 import {
   createRanker,
   queryWords,
@@ -15,14 +15,14 @@ import {
   whenClauses,
   type BodyAwareRanker,
   type RankerData,
-} from '../rank.js';
-import { createSkillIndex, type SkillIndex } from '../skill-index.js';
-import { oneLine } from '../text.js';
-import { FIND_SKILLS_TOOL, USE_SKILL_TOOL } from '../tool-names.js';
-import type { Skill, SkillEntry } from '../types.js';
+} from '../catalog/rank.js';
+import { createSkillIndex, type SkillIndex } from '../index/skill-index.js';
+import { oneLine } from '../base/text.js';
+import { FIND_SKILLS_TOOL, USE_SKILL_TOOL } from '../base/tool-names.js';
+import type { Skill, SkillEntry } from '../index/types.js';
 import { skillTool, type IndexSource, type SkillTool } from './skill-tool.js';
 
-export { FIND_SKILLS_TOOL } from '../tool-names.js';
+export { FIND_SKILLS_TOOL } from '../base/tool-names.js';
 const DEFAULT_FIND_LIMIT = TOOL_DEFAULTS.findLimit;
 export const MAX_FIND_LIMIT = TOOL_DEFAULTS.maxFindLimit;
 const NO_SKILLS = 'No skills are loaded, so there is nothing to search.';

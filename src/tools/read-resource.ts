@@ -4,26 +4,26 @@
  * every refusal or failure is a message the model can act on.
  */
 import { z } from 'zod';
-import { emitEvent, type SkillEvent } from '../events.js';
-import type { HostLogger } from '../host.js';
-import { nodeFileSystem } from '../fs.js';
-import { DEFAULTS } from '../options.js';
+import { emitEvent, type SkillEvent } from '../config/events.js';
+import type { HostLogger } from '../base/host.js';
+import { nodeFileSystem } from '../base/fs.js';
+import { DEFAULTS } from '../config/options.js';
 import {
   createResourceReader,
   DEFAULT_LINE_LIMIT,
   type ReadText,
   type ResourceReader,
   type ResourceReaderSettings,
-} from '../resource-reader.js';
-import type { ReadBudget } from '../run.js';
-import { createSkillIndex } from '../skill-index.js';
-import { formatBytes } from '../text.js';
-import { READ_RESOURCE_TOOL } from '../tool-names.js';
-import type { Skill } from '../types.js';
+} from '../resources/resource-reader.js';
+import type { ReadBudget } from '../run/run.js';
+import { createSkillIndex } from '../index/skill-index.js';
+import { formatBytes } from '../base/text.js';
+import { READ_RESOURCE_TOOL } from '../base/tool-names.js';
+import type { Skill } from '../index/types.js';
 import { skillTool, type IndexSource, type SkillTool } from './skill-tool.js';
 import { unknownSkillMessage } from './unknown-skill.js';
 
-export { READ_RESOURCE_TOOL } from '../tool-names.js';
+export { READ_RESOURCE_TOOL } from '../base/tool-names.js';
 
 /**
  * Arguments of read_skill_resource. Plain zod 3 strings and numbers on

@@ -2,9 +2,9 @@
  * The "Resources" block of a use_skill answer: which of a skill's files are
  * named, in what order, and how the rest are counted. Pure.
  */
-import { DEFAULTS } from '../defaults.js';
-import { formatBytes } from '../text.js';
-import type { ResourceType, SkillResource } from '../types.js';
+import { DEFAULTS } from '../config/defaults.js';
+import { formatBytes } from '../base/text.js';
+import type { ResourceType, SkillResource } from '../index/types.js';
 
 /** Default for the `maxListedResources` option: files named in a use_skill answer. */
 export const DEFAULT_MAX_LISTED_RESOURCES = DEFAULTS.maxListedResources;

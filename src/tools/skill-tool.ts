@@ -9,8 +9,8 @@
  * is bound to the skills it was made with.
  */
 import type { z } from 'zod';
-import type { SkillIndex } from '../skill-index.js';
-import type { HostTool, ToolContext } from '../types.js';
+import type { SkillIndex } from '../index/skill-index.js';
+import type { HostTool, ToolContext } from '../index/types.js';
 
 /** Where a tool finds the index it answers from; undefined when none is loaded. */
 export type IndexSource = () => SkillIndex | undefined;

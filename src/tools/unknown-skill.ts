@@ -2,10 +2,10 @@
  * The answer every skill tool gives for a name it does not know: the names
  * most likely meant (close spellings, then the local ranker's picks for the
  * request's words), and what to do next. Bounded work whatever the request's
- * length (src/suggest.ts).
+ * length (src/catalog/suggest.ts).
  */
-import type { SkillIndex } from '../skill-index.js';
-import { suggestNames } from '../suggest.js';
+import type { SkillIndex } from '../index/skill-index.js';
+import { suggestNames } from '../catalog/suggest.js';
 import { rankerForSkills } from './find-skills.js';
 
 /** How many names a "not found" message suggests. */

@@ -4,18 +4,18 @@
  * is a message the model can act on.
  */
 import { z } from 'zod';
-import { argumentHint, substitute } from '../arguments.js';
-import { emitEvent, type SkillEvent } from '../events.js';
-import type { HostLogger } from '../host.js';
-import type { SkillEntry } from '../model.js';
-import { createSkillIndex, type SkillIndex } from '../skill-index.js';
-import { USE_SKILL_TOOL } from '../tool-names.js';
+import { argumentHint, substitute } from '../base/arguments.js';
+import { emitEvent, type SkillEvent } from '../config/events.js';
+import type { HostLogger } from '../base/host.js';
+import type { SkillEntry } from '../base/model.js';
+import { createSkillIndex, type SkillIndex } from '../index/skill-index.js';
+import { USE_SKILL_TOOL } from '../base/tool-names.js';
 import { renderResourceListing, type ListingOptions } from './resource-listing.js';
 import { skillTool, type IndexSource, type SkillTool } from './skill-tool.js';
 import { unknownSkillMessage } from './unknown-skill.js';
-import type { Skill } from '../types.js';
+import type { Skill } from '../index/types.js';
 
-export { USE_SKILL_TOOL } from '../tool-names.js';
+export { USE_SKILL_TOOL } from '../base/tool-names.js';
 
 /**
  * Arguments of use_skill. Plain zod 3 object and string on purpose: SISU's
@@ -69,7 +69,7 @@ function instructionsWithin(skill: Skill, max: number, readTool: string | undefi
   return `${kept}\n\n${cut} To read the rest, ${next}.]`;
 }
 
-/** What one activation fills into the instructions' placeholders (src/arguments.ts). */
+/** What one activation fills into the instructions' placeholders (src/base/arguments.ts). */
 export interface Invocation {
   /** The arguments given with the activation (`@skill rest of message`, or use_skill's `arguments`). */
   arguments?: string | undefined;

@@ -5,7 +5,7 @@
  * events through `onEvent`, and a later failure through `onError`; a folder
  * that cannot be watched at all rejects the open.
  */
-import type { FolderWatchHandle, SkillsFileSystem } from '../fs.js';
+import type { FolderWatchHandle, SkillsFileSystem } from '../base/fs.js';
 
 export type OnFolderEvent = (eventType: string, filename: string | null) => void;
 

@@ -8,7 +8,7 @@
  * listed before its sub-folders are tried, and the mode must not say
  * "watching" in between.
  */
-import { errorCode } from '../fs.js';
+import { errorCode } from '../base/fs.js';
 import { directoryProblem, folderProblem, isGone, pollingProblem, troubleOf } from './problem.js';
 import type { Folder, Root } from './tree.js';
 import type { WatchMode } from './types.js';

@@ -3,8 +3,8 @@
  * it: which sub-folders are new, which links must be resolved, and which
  * names are still there. The walk then applies it.
  */
-import type { DirEntry } from '../fs.js';
-import { isSkippedName } from '../skill-file.js';
+import type { DirEntry } from '../base/fs.js';
+import { isSkippedName } from '../base/skill-file.js';
 import type { Folder } from './tree.js';
 
 export interface ListingPlan {

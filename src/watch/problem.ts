@@ -4,8 +4,8 @@
  * works and how to fix it). Messages carry no "[skills] " prefix: the logger
  * that shows them adds it.
  */
-import { SkillsWatchError } from '../errors.js';
-import { errorCode, errorReason } from '../fs.js';
+import { SkillsWatchError } from '../config/errors.js';
+import { errorCode, errorReason } from '../base/fs.js';
 import type { WatchProblemKind } from './types.js';
 
 /** What the watcher hands onError about its own trouble. Reported once until it clears; never thrown. */

@@ -8,9 +8,9 @@
  * The pieces it drives: FolderTree (what is watched), WalkQueue (the visits),
  * Health (trouble and mode), RetryTimer, and Bursts (what onChange hears).
  */
-import { errorCode, type DirEntry, type FolderWatchHandle, type SkillsFileSystem } from '../fs.js';
-import { childPath } from '../paths.js';
-import { isSkippedName, SKILL_FILE } from '../skill-file.js';
+import { errorCode, type DirEntry, type FolderWatchHandle, type SkillsFileSystem } from '../base/fs.js';
+import { childPath } from '../base/paths.js';
+import { isSkippedName, SKILL_FILE } from '../base/skill-file.js';
 import type { Bursts } from './bursts.js';
 import { codedError, nextTurn, openFolderWatch } from './folder-watch.js';
 import { Health } from './health.js';

@@ -6,8 +6,8 @@
  * released through the hooks.
  */
 import { basename } from 'node:path';
-import { childPath, isSameOrInside } from '../paths.js';
-import type { FolderWatchHandle } from '../fs.js';
+import { childPath, isSameOrInside } from '../base/paths.js';
+import type { FolderWatchHandle } from '../base/fs.js';
 import type { FolderTrouble } from './problem.js';
 
 export class Root {

@@ -3,8 +3,8 @@
  * hands back. No code but the defaults, so every other watch module can
  * import from here without a cycle.
  */
-import { DEFAULTS } from '../defaults.js';
-import type { SkillsFileSystem } from '../fs.js';
+import { DEFAULTS } from '../config/defaults.js';
+import type { SkillsFileSystem } from '../base/fs.js';
 
 export interface WatchChange {
   /** The configured directories that changed in this burst, in configuration order. */

@@ -1,9 +1,9 @@
 import { join, resolve } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { discover, discoverSkills } from '../../src/discover/discover.js';
-import { SkillsConfigError } from '../../src/errors.js';
-import { resolveOptions } from '../../src/options.js';
-import type { DiscoveryResult } from '../../src/types.js';
+import { SkillsConfigError } from '../../src/config/errors.js';
+import { resolveOptions } from '../../src/config/options.js';
+import type { DiscoveryResult } from '../../src/index/types.js';
 import { cleanup, faultyFs, link, makeTempTree, skillMd, writeTree } from './helpers.js';
 
 const FIXTURES_INVALID = resolve(__dirname, '../../fixtures/invalid');

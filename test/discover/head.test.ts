@@ -6,7 +6,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { HEAD_BYTES, readSkillHead } from '../../src/discover/head.js';
 import { parseFrontmatter } from '../../src/frontmatter/parse.js';
-import { nodeFileSystem } from '../../src/fs.js';
+import { nodeFileSystem } from '../../src/base/fs.js';
 import { faultyFs } from './helpers.js';
 
 const FILE = '/skills/a/SKILL.md';

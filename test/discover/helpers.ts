@@ -3,7 +3,7 @@ import { mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { createFsFromVolume, Volume } from 'memfs';
-import type { DirEntry, FileHandle, FileStats, SkillsFileSystem } from '../../src/fs.js';
+import type { DirEntry, FileHandle, FileStats, SkillsFileSystem } from '../../src/base/fs.js';
 
 /** SKILL.md text with the given name and description (and extra frontmatter lines). */
 export function skillMd(name: string, description = `Does ${name} things. Use when asked about ${name}.`, extra = ''): string {

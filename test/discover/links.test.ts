@@ -9,7 +9,7 @@ import { join, relative } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { discover, discoverSkills } from '../../src/discover/discover.js';
 import { scanDirectory } from '../../src/discover/scan.js';
-import { resolveOptions } from '../../src/options.js';
+import { resolveOptions } from '../../src/config/options.js';
 import { cleanup, faultyFs, makeTempTree, skillMd, type Tree } from './helpers.js';
 
 const roots: string[] = [];

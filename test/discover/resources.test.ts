@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { classifyResource, listResources, MAX_RESOURCE_DEPTH } from '../../src/discover/resources.js';
-import { nodeFileSystem } from '../../src/fs.js';
+import { nodeFileSystem } from '../../src/base/fs.js';
 import { cleanup, faultyFs, link, makeTempTree, skillMd, writeTree } from './helpers.js';
 
 const LIMITS = { maxFileSize: 100 * 1024 };

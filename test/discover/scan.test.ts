@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { join, sep } from 'node:path';
-import { createLimiter, limitConcurrency } from '../../src/concurrency.js';
+import { createLimiter, limitConcurrency } from '../../src/base/concurrency.js';
 import { scanDirectory } from '../../src/discover/scan.js';
-import { childPath, isSameOrInside } from '../../src/paths.js';
-import { isSkippedName } from '../../src/skill-file.js';
-import { compareNames } from '../../src/text.js';
-import type { SkillsFileSystem } from '../../src/fs.js';
+import { childPath, isSameOrInside } from '../../src/base/paths.js';
+import { isSkippedName } from '../../src/base/skill-file.js';
+import { compareNames } from '../../src/base/text.js';
+import type { SkillsFileSystem } from '../../src/base/fs.js';
 import { faultyFs } from './helpers.js';
 
 describe('scanDirectory', () => {

@@ -5,8 +5,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import { discover, discoverSkills, loadSkillContent } from '../../src/discover/discover.js';
-import { SkillsError, SkillUnavailableError } from '../../src/errors.js';
-import { resolveOptions } from '../../src/options.js';
+import { SkillsError, SkillUnavailableError } from '../../src/config/errors.js';
+import { resolveOptions } from '../../src/config/options.js';
 import { faultyFs, skillMd } from './helpers.js';
 
 describe('include / exclude patterns that cannot work', () => {

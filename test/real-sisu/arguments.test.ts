@@ -11,7 +11,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, expect, it } from 'vitest';
-import { codeSegments } from '../../src/arguments.js';
+import { codeSegments } from '../../src/base/arguments.js';
 import { getSkills, skillsMiddleware } from '../../src/index.js';
 import {
   createCtx,

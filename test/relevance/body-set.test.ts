@@ -6,10 +6,10 @@
  * Skips when the corpus is not beside the project.
  */
 import { describe, expect, it } from 'vitest';
-import { buildCatalog, catalogEntries } from '../../src/catalog.js';
+import { buildCatalog, catalogEntries } from '../../src/catalog/catalog.js';
 import { parseFrontmatter } from '../../src/frontmatter/parse.js';
-import { createRanker } from '../../src/rank.js';
-import type { SkillEntry } from '../../src/types.js';
+import { createRanker } from '../../src/catalog/rank.js';
+import type { SkillEntry } from '../../src/index/types.js';
 import { CORPUS_DIR, corpusPresent, loadSkills } from './corpus.mjs';
 import { loadRequests } from './body-set/set.mjs';
 import { QUERIES } from './queries.mjs';

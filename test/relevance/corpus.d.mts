@@ -1,6 +1,6 @@
 // Types for corpus.mjs.
 import type { ParsedFrontmatter, ParseOptions } from '../../src/frontmatter/parse.js';
-import type { RankEntry, Ranker } from '../../src/rank.js';
+import type { RankEntry, Ranker } from '../../src/catalog/rank.js';
 import type { LabeledQuery } from './queries.mjs';
 
 export const CORPUS_DIR: string;

@@ -9,11 +9,11 @@ import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { discoverSkills } from '../../src/discover/discover.js';
-import { nodeFileSystem, type SkillsFileSystem } from '../../src/fs.js';
+import { nodeFileSystem, type SkillsFileSystem } from '../../src/base/fs.js';
 import { createReadResourceTool, READ_RESOURCE_TOOL, type ReadResourceArgs } from '../../src/tools/read-resource.js';
 import { renderResourceListing } from '../../src/tools/resource-listing.js';
 import { createUseSkillTool } from '../../src/tools/use-skill.js';
-import type { Skill } from '../../src/types.js';
+import type { Skill } from '../../src/index/types.js';
 import { cleanup, makeTempTree, skillMd } from '../discover/helpers.js';
 import { callTool, invoke, runStack, type StackContext } from '../helpers/stack.js';
 

@@ -4,12 +4,12 @@
  * adapters show its schema to a model is tested on the real SISU (test/real-sisu).
  */
 import { describe, expect, it } from 'vitest';
-import { catalogEntries } from '../../src/catalog.js';
-import { createRanker, queryWords } from '../../src/rank.js';
-import { createSkillIndex, type SkillIndex } from '../../src/skill-index.js';
+import { catalogEntries } from '../../src/catalog/catalog.js';
+import { createRanker, queryWords } from '../../src/catalog/rank.js';
+import { createSkillIndex, type SkillIndex } from '../../src/index/skill-index.js';
 import { createFindSkillsTool, matchReason, MAX_FIND_LIMIT, rankerForSkills } from '../../src/tools/find-skills.js';
 import { createUseSkillTool } from '../../src/tools/use-skill.js';
-import type { Skill } from '../../src/types.js';
+import type { Skill } from '../../src/index/types.js';
 import { callTool, invoke, recordingLogger, runStack, type RecordingLogger, type StackContext } from '../helpers/stack.js';
 
 function skill(name: string, description: string, tags?: unknown): Skill {

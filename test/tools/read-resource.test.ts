@@ -10,7 +10,7 @@ import { discoverSkills } from '../../src/discover/discover.js';
 import { createReadResourceTool, READ_RESOURCE_TOOL } from '../../src/tools/read-resource.js';
 import { DEFAULT_MAX_LISTED_RESOURCES, renderResourceListing } from '../../src/tools/resource-listing.js';
 import { createUseSkillTool } from '../../src/tools/use-skill.js';
-import type { Skill, SkillResource } from '../../src/types.js';
+import type { Skill, SkillResource } from '../../src/index/types.js';
 import { cleanup, makeTempTree, skillMd } from '../discover/helpers.js';
 import { callTool, invoke, recordingLogger, runStack, type RecordingLogger, type StackContext } from '../helpers/stack.js';
 

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { skillsMiddleware } from '../../src/index.js';
-import { createSkillIndex } from '../../src/skill-index.js';
+import { createSkillIndex } from '../../src/index/skill-index.js';
 import { unknownSkillMessage } from '../../src/tools/unknown-skill.js';
-import type { Skill } from '../../src/types.js';
+import type { Skill } from '../../src/index/types.js';
 import { callTool, conversation, createContext } from '../helpers/stack.js';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';

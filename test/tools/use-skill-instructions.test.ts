@@ -9,7 +9,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { discoverSkills } from '../../src/discover/discover.js';
 import { createReadResourceTool } from '../../src/tools/read-resource.js';
 import { createUseSkillTool, renderActivation } from '../../src/tools/use-skill.js';
-import type { Skill } from '../../src/types.js';
+import type { Skill } from '../../src/index/types.js';
 import { mkdir } from 'node:fs/promises';
 
 const lines = (count: number) => Array.from({ length: count }, (_, i) => `step ${i + 1}: ${'x'.repeat(40)}`).join('\n');

@@ -1,0 +1,367 @@
+/**
+ * What a skill's instructions add to ranking: the terms of SKILL.md's body
+ * (its headings and its first words), bounded per skill, kept as a small
+ * inverted index beside the ranker's own (src/catalog/rank.ts). Pure: text in,
+ * typed arrays out; reading the files is src/source/body-indexer.ts's job.
+ *
+ * A skill's body is read once, term by term, as it arrives (`add`), and only
+ * its `candidates` most frequent terms are kept until every skill is in;
+ * `build` then keeps, per skill, the `terms` terms that are both frequent in
+ * it and rare in the library (tf x idf; numbers never), so a body weighs in
+ * by what sets it apart ("goroutine", "reconciliation"), not by the words
+ * every instruction uses ("file", "run", "step"). Figures behind each bound
+ * (BODY_DEFAULTS): scripts/body-rank-experiment.mjs on
+ * test/relevance/body-set; `terms` is 24, not the 48 that ranked a little
+ * better, for memory (bench/memory.mjs at 20,000 skills: docs/performance.md).
+ * `resourceWeight` and `triggerWeight` stay off: measured, they did not help.
+ */
+import { flatStrings, Int32List, PackedPostings, packPostings, sortedVocabulary, vocabularyOf, type Vocabulary } from '../base/compact.js';
+
+/** How a body is read and weighed; BODY_DEFAULTS are the measured choice. */
+export interface BodyTuning {
+  /** Terms of running text read per body (stopwords do not count), and headings up to there. */
+  words: number;
+  /** Terms kept per skill between `add` and `build`. */
+  candidates: number;
+  /** Terms kept per skill in the built index. */
+  terms: number;
+  /** A heading word counts this many running-text words. */
+  headingWeight: number;
+  /** Whether fenced code blocks are read as text. */
+  code: boolean;
+  /** A resource file name's word counts this many running-text words (0: names are not read). */
+  resourceWeight: number;
+  /** BM25 length normalisation over the body's counted words. */
+  b: number;
+  /** Text under a heading that says when to use the skill ("When to use", "Triggers", "Examples") counts this many times. */
+  triggerWeight: number;
+}
+
+export const BODY_DEFAULTS: Readonly<BodyTuning> = Object.freeze({
+  words: 1000,
+  candidates: 96,
+  terms: 24,
+  headingWeight: 3,
+  code: false,
+  resourceWeight: 0,
+  b: 0.5,
+  triggerWeight: 1,
+});
+
+const TRIGGER_HEADING = /\b(?:when|trigger|triggers|use cases?|examples?|scenarios?)\b/i;
+
+const DIGITS = /^\d+$/;
+
+/** Characters of one line of a body that are read. */
+const LINE_CHARS = 2000;
+
+/** Skills per step of `buildSteps`. */
+const BUILD_STEP = 256;
+
+/** BM25 saturation, as in src/catalog/rank.ts. */
+const K1 = 1.2;
+
+/** The built body index: one posting per (kept term, skill), weight saturated, and each term's IDF over bodies. */
+export interface BodyIndex {
+  /** The kept terms, sorted by code unit: term id = position. */
+  readonly terms: readonly string[];
+  readonly vocabulary: Vocabulary;
+  readonly postings: PackedPostings;
+  readonly idf: Float64Array;
+  /** Number of skills (docs) it was built for, read or not. */
+  readonly size: number;
+  /** Skills whose body it holds. */
+  readonly read: number;
+  /** The IDF of a term only one body holds: what the ranker's evidence floor counts for a body. */
+  readonly rareIdf: number;
+}
+
+/** A body index from its parts (a prebuilt index stores them; check them with `rankerDataProblem` and `bodyIndexProblem` first). */
+export function bodyIndexOf(parts: Omit<BodyIndex, 'vocabulary'>): BodyIndex {
+  return { ...parts, vocabulary: vocabularyOf(parts.terms) };
+}
+
+/**
+ * The part of `index` over some of its skills: `docOf[d]` is skill d's
+ * position among the `size` kept, or -1 when it is left out. Terms and IDFs
+ * stay the whole library's, so a skill ranks by the same evidence in a part
+ * as in the whole (a visible part reuses the whole index's reading).
+ */
+export function bodyIndexSubset(index: BodyIndex, docOf: Int32Array, size: number): BodyIndex {
+  const { postings } = index;
+  const termCount = index.terms.length;
+  const offsets = new Int32Array(termCount + 1);
+  for (let term = 0; term < termCount; term++) {
+    let kept = 0;
+    for (let p = postings.start(term); p < postings.end(term); p++) if ((docOf[postings.doc(p)] ?? -1) >= 0) kept++;
+    offsets[term + 1] = (offsets[term] ?? 0) + kept;
+  }
+  const total = offsets[termCount] ?? 0;
+  const docs = size <= 0x10000 ? new Uint16Array(total) : new Uint32Array(total);
+  const weights = new Uint16Array(total);
+  const hasBody = new Uint8Array(size);
+  let at = 0;
+  for (let term = 0; term < termCount; term++) {
+    for (let p = postings.start(term); p < postings.end(term); p++) {
+      const doc = docOf[postings.doc(p)] ?? -1;
+      if (doc < 0) continue;
+      docs[at] = doc;
+      weights[at] = postings.weights[p] ?? 0;
+      hasBody[doc] = 1;
+      at++;
+    }
+  }
+  return {
+    terms: index.terms,
+    vocabulary: index.vocabulary,
+    postings: new PackedPostings(offsets, docs, weights),
+    idf: index.idf,
+    size,
+    read: hasBody.reduce((sum, flag) => sum + flag, 0),
+    rareIdf: index.rareIdf,
+  };
+}
+
+/** Why stored IDFs and counts cannot be ranked with, or undefined (postings are `rankerDataProblem`'s). */
+export function bodyIndexProblem(parts: Pick<BodyIndex, 'terms' | 'idf' | 'size' | 'read' | 'rareIdf'>): string | undefined {
+  if (parts.idf.length !== parts.terms.length) return 'there are not as many IDFs as terms';
+  if (!parts.idf.every((value) => Number.isFinite(value) && value >= 0)) return 'an IDF is not a number of 0 or more';
+  if (!Number.isFinite(parts.rareIdf) || parts.rareIdf < 0) return 'the rare-term IDF is not a number of 0 or more';
+  if (!Number.isInteger(parts.read) || parts.read < 0 || parts.read > parts.size)
+    return 'the count of bodies read is not a number of skills';
+  return undefined;
+}
+
+/** One skill's candidates: term ids in the collector's table and their weighted counts, and how many words were counted. */
+interface Candidates {
+  ids: Int32Array;
+  counts: Float32Array;
+  length: number;
+}
+
+const FENCE = /^\s*(```|~~~)/;
+const HEADING = /^\s{0,3}#{1,6}\s+(.*)$/;
+
+/** The ranker's tokenizer (src/catalog/rank.ts TermTable): term ids of a text, and the term of each id. */
+export interface TermSource {
+  append(text: string, out: Int32List): void;
+  readonly vocabulary: ReadonlyMap<string, number>;
+}
+
+/**
+ * Collects bodies for `size` skills (docs 0 to size - 1, in ranker order),
+ * tokenised by the ranker's own term table so bodies and queries agree.
+ */
+export class BodyCollector {
+  private df = new Int32Array(1024);
+  private readonly docs: Array<Candidates | undefined>;
+  private added = 0;
+  private readonly line = new Int32List(256);
+
+  /** Collects bodies for `size` skills (docs 0 to size - 1, in ranker order), tokenised by `terms` as the ranker tokenises queries. */
+  constructor(
+    readonly size: number,
+    private readonly terms: TermSource,
+    readonly tuning: Readonly<BodyTuning> = BODY_DEFAULTS,
+  ) {
+    this.docs = new Array<Candidates | undefined>(size);
+  }
+
+  /** How many skills have a body so far. */
+  get count(): number {
+    return this.added;
+  }
+
+  /** Reads `body` (SKILL.md after its frontmatter) and `resources` (paths inside the skill folder) for skill `doc`. */
+  add(doc: number, body: string, resources: readonly string[] = []): void {
+    if (doc < 0 || doc >= this.size || this.docs[doc] !== undefined) return;
+    const { headingWeight, resourceWeight, code, triggerWeight } = this.tuning;
+    const counts = new Map<number, number>();
+    let length = 0;
+    let budget = this.tuning.words;
+    let inCode = false;
+    let section = 1;
+    const ids = this.line;
+    const count = (text: string, weight: number, limited: boolean): void => {
+      ids.length = 0;
+      this.terms.append(text, ids);
+      const take = limited ? Math.min(ids.length, budget) : ids.length;
+      if (limited) budget -= take;
+      for (let i = 0; i < take; i++) {
+        const id = ids.values[i] ?? 0;
+        counts.set(id, (counts.get(id) ?? 0) + weight);
+      }
+      length += take;
+    };
+    // Line by line up to the word budget (headings past it are not read): a long body costs no more than a short one.
+    let start = 0;
+    while (budget > 0 && start < body.length) {
+      let end = body.indexOf('\n', start);
+      if (end === -1) end = body.length;
+      // A line is read up to LINE_CHARS: a table or minified file on one line costs no more than a paragraph.
+      const line = body.slice(start, Math.min(end, start + LINE_CHARS));
+      start = end + 1;
+      if (FENCE.test(line)) {
+        inCode = !inCode;
+        continue;
+      }
+      if (inCode && !code) continue;
+      const heading = inCode ? null : HEADING.exec(line);
+      if (heading) {
+        section = TRIGGER_HEADING.test(heading[1] ?? '') ? triggerWeight : 1;
+        count(heading[1] ?? '', headingWeight, false);
+      } else count(line, section, true);
+    }
+    if (resourceWeight > 0) for (const path of resources) count(path, resourceWeight, false);
+    // The most frequent terms, ties by id: a numeric sort of packed (count, id) keys, no comparator.
+    const keys = new Float64Array(counts.size);
+    let k = 0;
+    for (const [id, weight] of counts) keys[k++] = -(Math.round(weight * 16) * 0x1000000 + (0xffffff - id));
+    keys.sort();
+    const kept = Math.min(keys.length, this.tuning.candidates);
+    const chosen = new Int32Array(kept);
+    const weights = new Float32Array(kept);
+    if (this.terms.vocabulary.size > this.df.length) {
+      const grown = new Int32Array(Math.max(this.terms.vocabulary.size, this.df.length * 2));
+      grown.set(this.df);
+      this.df = grown;
+    }
+    for (let i = 0; i < kept; i++) {
+      const id = 0xffffff - (-(keys[i] ?? 0) % 0x1000000);
+      chosen[i] = id;
+      weights[i] = counts.get(id) ?? 0;
+      this.df[id] = (this.df[id] ?? 0) + 1;
+    }
+    this.docs[doc] = { ids: chosen, counts: weights, length };
+    this.added++;
+  }
+
+  /** The index over every body added so far; skills without one simply have no postings. */
+  build(): BodyIndex {
+    const steps = this.buildSteps();
+    for (;;) {
+      const step = steps.next();
+      if (step.done) return step.value;
+    }
+  }
+
+  /**
+   * `build` in steps of about BUILD_STEP skills (and one for the
+   * vocabulary): the background indexer lets requests run between them, so
+   * none waits for the whole build (tens of milliseconds at 2,000 skills).
+   */
+  *buildSteps(): Generator<void, BodyIndex, void> {
+    const { terms: keep, b } = this.tuning;
+    const size = this.size;
+    const vocabularySize = this.terms.vocabulary.size;
+    let totalLength = 0;
+    let postingCount = 0;
+    for (const doc of this.docs) {
+      totalLength += doc?.length ?? 0;
+      postingCount += Math.min(doc?.ids.length ?? 0, keep);
+    }
+    const averageLength = Math.max(1, this.added === 0 ? 1 : totalLength / this.added);
+    const idfById = new Float64Array(vocabularySize);
+    for (let id = 0; id < vocabularySize; id++) idfById[id] = idfOf(this.df[id] ?? 0, Math.max(this.added, 1));
+    const term = new Int32Array(postingCount);
+    const docOf = new Int32Array(postingCount);
+    const weight = new Float64Array(postingCount);
+    const usedIds = new Uint8Array(vocabularySize);
+    // Numbers (versions, ports, counts, numbered names) say little about a task, yet would rank as the rarest terms.
+    const numeric = new Uint8Array(vocabularySize);
+    for (const [name, id] of this.terms.vocabulary) if (DIGITS.test(name)) numeric[id] = 1;
+    let p = 0;
+    let scores = new Float64Array(0);
+    let scratch = new Float64Array(0);
+    for (let d = 0; d < size; d++) {
+      if (d % BUILD_STEP === BUILD_STEP - 1) yield;
+      const doc = this.docs[d];
+      if (!doc) continue;
+      const n = doc.ids.length;
+      if (scores.length < n) scores = new Float64Array(n * 2);
+      for (let i = 0; i < n; i++) {
+        const id = doc.ids[i] ?? 0;
+        scores[i] = numeric[id] === 1 ? 0 : (doc.counts[i] ?? 0) * (idfById[id] ?? 0);
+      }
+      // tf x idf of the keep-th best: every term above it, and ties until `keep` (in candidate order).
+      if (scratch.length < n) scratch = new Float64Array(n * 2);
+      scratch.set(scores.subarray(0, n));
+      const cut = n <= keep ? -Infinity : kthLargest(scratch, n, keep);
+      let room = Math.min(n, keep);
+      for (let i = 0; i < n; i++) if ((scores[i] ?? 0) > cut) room--;
+      const norm = 1 - b + (b * doc.length) / averageLength;
+      for (let i = 0; i < n; i++) {
+        const score = scores[i] ?? 0;
+        if (score === 0 || score < cut || (score === cut && room-- <= 0)) continue;
+        const id = doc.ids[i] ?? 0;
+        const tf = (doc.counts[i] ?? 0) / norm;
+        usedIds[id] = 1;
+        term[p] = id;
+        docOf[p] = d;
+        weight[p] = tf / (tf + K1);
+        p++;
+      }
+    }
+    // The vocabulary of the terms kept, numbered in sorted order.
+    const names = new Array<string>(vocabularySize);
+    for (const [name, id] of this.terms.vocabulary) names[id] = name;
+    const used = new Map<string, number>();
+    const local = new Int32Array(vocabularySize);
+    for (let id = 0; id < vocabularySize; id++) {
+      if (usedIds[id] !== 1) continue;
+      local[id] = used.size;
+      used.set(names[id] as string, used.size);
+    }
+    yield;
+    const { terms: sorted, renumbered } = sortedVocabulary(used);
+    // Flat copies: a term sliced from a body's line would keep the whole line alive.
+    const terms = flatStrings(sorted);
+    const vocabulary = vocabularyOf(terms);
+    yield;
+    // Collector id -> position in the sorted vocabulary.
+    const position = new Int32Array(vocabularySize);
+    for (let id = 0; id < vocabularySize; id++) if (usedIds[id] === 1) position[id] = renumbered[local[id] ?? 0] ?? 0;
+    for (let i = 0; i < p; i++) term[i] = position[term[i] ?? 0] ?? 0;
+    const idf = new Float64Array(vocabulary.size);
+    for (let id = 0; id < vocabularySize; id++) if (usedIds[id] === 1) idf[position[id] ?? 0] = idfById[id] ?? 0;
+    yield;
+    const postings = packPostings(vocabulary.size, size, {
+      term: term.subarray(0, p),
+      doc: docOf.subarray(0, p),
+      weight: weight.subarray(0, p),
+    });
+    return { terms, vocabulary, postings, idf, size, read: this.added, rareIdf: idfOf(1, Math.max(this.added, 1)) };
+  }
+}
+
+/** The k-th largest of values[0, n) (1-based k), by quickselect; reorders `values`. */
+function kthLargest(values: Float64Array, n: number, k: number): number {
+  let low = 0;
+  let high = n - 1;
+  const target = k - 1;
+  while (low < high) {
+    const pivot = values[(low + high) >>> 1] ?? 0;
+    let i = low;
+    let j = high;
+    while (i <= j) {
+      while ((values[i] ?? 0) > pivot) i++;
+      while ((values[j] ?? 0) < pivot) j--;
+      if (i <= j) {
+        const t = values[i] ?? 0;
+        values[i] = values[j] ?? 0;
+        values[j] = t;
+        i++;
+        j--;
+      }
+    }
+    if (target <= j) high = j;
+    else if (target >= i) low = i;
+    else break;
+  }
+  return values[target] ?? 0;
+}
+
+/** BM25's IDF, kept positive even for a term in every body. */
+function idfOf(documentFrequency: number, count: number): number {
+  return Math.log(1 + (count - documentFrequency + 0.5) / (documentFrequency + 0.5));
+}

@@ -1,0 +1,501 @@
+/**
+ * The system-prompt section that lists the skills, within a character budget.
+ * Pure: entries and options in, text and a report out, the same text for the
+ * same input (no clocks, no Map order), so provider prompt caches keep hitting.
+ * withCatalog puts that text into a message list exactly once.
+ */
+import { nameLookup } from '../base/compact.js';
+import { createRanker, type BodyAwareRanker, type Ranker } from './rank.js';
+import { FIND_SKILLS_TOOL, USE_SKILL_TOOL } from '../base/tool-names.js';
+import type { HostMessage } from '../base/host.js';
+import type { SkillEntry } from '../base/model.js';
+
+/** Opening and closing tags of the section; used to find it again on a rerun. */
+export const CATALOG_OPEN = '<available_skills>';
+export const CATALOG_CLOSE = '</available_skills>';
+
+/** About 1% of a 200k-token context, as other agent hosts budget their skill lists. */
+export const DEFAULT_CATALOG_BUDGET = 8000;
+/** Descriptions are never cut below this many characters; past that, names only. */
+export const MIN_DESCRIPTION_CHARS = 80;
+/** In ranked mode, how many of the best matches keep a (shortened) description. */
+export const RANKED_WITH_DESCRIPTION = 20;
+/**
+ * In ranked mode, how many of the best matches are listed before other
+ * names (past RANKED_WITH_DESCRIPTION, by name only): a weak match is a
+ * better guess than a name taken in catalog order.
+ */
+export const RANKED_LISTED = 250;
+const ELLIPSIS = '…';
+
+export interface CatalogEntry {
+  readonly name: string;
+  /** As written; the catalog puts it on one line (whitespace collapsed) where it lists it. */
+  readonly description: string;
+  readonly tags?: readonly string[];
+}
+
+/**
+ * The catalog's view of an index, and what every ranker over skills ranks
+ * (rankerForSkills), so a ranked catalog and find_skills agree: each skill's
+ * metadata itself when its tags are absent or all strings (as validated
+ * metadata always is), else a copy with the string tags only. No copies of
+ * descriptions: an index lives for the whole process, and a copy per skill
+ * adds up at 20,000 skills.
+ */
+export function catalogEntries(skills: readonly SkillEntry[]): CatalogEntry[] {
+  return skills.map(({ metadata }) => {
+    const tags: unknown = metadata.tags;
+    if (tags === undefined || (Array.isArray(tags) && tags.every(isString))) return metadata;
+    // Tags help ranking only; anything but a string in a list is ignored.
+    const strings = Array.isArray(tags) ? tags.filter(isString) : [];
+    return strings.length > 0
+      ? { name: metadata.name, description: metadata.description, tags: strings }
+      : { name: metadata.name, description: metadata.description };
+  });
+}
+
+const isString = (value: unknown): value is string => typeof value === 'string';
+
+/**
+ * Any markup character, any control or invisible format character (line
+ * breaks, bidi overrides, zero-width characters), and any whitespace that
+ * is not a single inner space: what catalogText has to rewrite.
+ */
+const NEEDS_REWRITE = /[<>\p{Cc}\p{Cf}]|[^\S ]| {2}|^ | $/u;
+/** Invisible characters, and controls that are not whitespace: dropped. NEL is a line break, so it becomes a space instead. */
+const INVISIBLE = /\p{Cf}|(?![\t\n\v\f\r\u0085])\p{Cc}/gu;
+const SPACES = /[\s\u0085]+/g;
+const MARKUP = /[<>]/g;
+
+/**
+ * A name or description as the catalog lists it: on one line (every run of
+ * whitespace and line breaks, U+2028/2029 and NEL included, is one space),
+ * without invisible or control characters, and with `<` and `>` escaped, so
+ * nothing a skill's frontmatter holds can start a line of its own or open or
+ * close a tag. Returns `text` itself when it needs none of that (the common
+ * case), so listing a clean library copies nothing.
+ */
+export function catalogText(text: string): string {
+  if (!NEEDS_REWRITE.test(text)) return text;
+  const flat = text.replace(INVISIBLE, '').replace(SPACES, ' ').trim();
+  return flat.replace(MARKUP, (c) => (c === '<' ? '&lt;' : '&gt;'));
+}
+
+export type CatalogMode = 'full' | 'shortened' | 'names' | 'ranked' | 'none';
+
+export interface CatalogReport {
+  /**
+   * full: every skill with its whole description. shortened: every skill, the
+   * longest descriptions cut. names: every skill, names only. ranked: the
+   * skills most relevant to the query first, then as many other names as fit
+   * (none at all when even one name does not fit: the section then only says
+   * how many skills there are). none: no skills, or the budget cannot hold
+   * even the smallest section; `text` is ''.
+   */
+  mode: CatalogMode;
+  /** Characters of `text`; never more than `budget`. */
+  length: number;
+  budget: number;
+  /** Names listed, in the order they appear. */
+  included: string[];
+  /** Names whose description was cut (shortened and ranked modes). */
+  shortened: string[];
+  /** In ranked mode, the names listed because they matched the query, best first; they come first in `included`. */
+  ranked: string[];
+  /** Skills not listed at all. */
+  omitted: number;
+}
+
+export interface CatalogResult {
+  text: string;
+  report: CatalogReport;
+}
+
+export interface CatalogOptions {
+  /** Most characters the section may take. Default 8000. */
+  budget?: number;
+  /** The request to rank by in ranked mode (usually the latest user message). */
+  query?: string;
+  /** A ranker built over the same entries; built on the spot when missing (slower). */
+  ranker?: Ranker;
+  /** The tool that activates a skill. Default `use_skill`. */
+  toolName?: string;
+  /**
+   * The search tool, named when the section lists names only or leaves skills
+   * out. Default `find_skills`. `null` when no search tool is registered: the
+   * section then names none and only says how many skills it leaves out.
+   */
+  findToolName?: string | null;
+  /**
+   * In ranked mode, how many of the best matches are listed before other
+   * names (the first 20 with their description). Default 250, about what the
+   * default budget holds: measured by scripts/body-rank-experiment.mjs.
+   */
+  rankedListed?: number;
+}
+
+/** Options with their defaults applied; `findToolName` is undefined when there is no search tool. */
+interface Settings {
+  budget: number;
+  toolName: string;
+  findToolName: string | undefined;
+  rankedListed: number;
+}
+
+function settingsOf(options: Omit<CatalogOptions, 'query' | 'ranker'>): Settings {
+  const { budget, toolName, findToolName, rankedListed } = options;
+  return {
+    budget: budget === undefined || Number.isNaN(budget) ? DEFAULT_CATALOG_BUDGET : Math.max(0, Math.floor(budget)),
+    toolName: toolName ?? USE_SKILL_TOOL,
+    findToolName: findToolName === null ? undefined : (findToolName ?? FIND_SKILLS_TOOL),
+    rankedListed: rankedListed === undefined || Number.isNaN(rankedListed) ? RANKED_LISTED : Math.max(0, Math.floor(rankedListed)),
+  };
+}
+
+const INTRO = 'Skills are folders of instructions for specific tasks.';
+const thereAre = (n: number): string => (n === 1 ? 'There is 1' : `There are ${n}`);
+const skillsAre = (n: number): string => (n === 1 ? '1 skill is' : `${n} skills are`);
+
+function useLine(toolName: string): string {
+  return `When a task matches a skill, call the \`${toolName}\` tool with its \`skill_name\` before you start, then follow the instructions it returns. Call it once per skill; do not guess what a skill says.`;
+}
+
+/** The header of a section listing every skill: whole or shortened descriptions, or names only. */
+function fixedHead(mode: 'full' | 'names', total: number, findToolName: string | undefined): string {
+  if (mode === 'full') return `${INTRO} Each line below is a skill name and when to use it.`;
+  const search =
+    findToolName === undefined ? '' : ` Call \`${findToolName}\` with a few words about the task to see which skills fit and what they do.`;
+  return `${INTRO} ${thereAre(total)}; each line below is a skill name.${search}`;
+}
+
+/** The header of a ranked section, saying exactly what follows it: how many lines, and whether the first ones matched the request. */
+function rankedHead(total: number, listed: number, ranked: number): string {
+  const head = `${INTRO} ${thereAre(total)}; ${listed} ${listed === 1 ? 'is' : 'are'} listed below`;
+  if (ranked === 0) return `${head} by name.`;
+  if (ranked === listed) return `${head}, the most relevant to this request first.`;
+  return `${head}: first the ${ranked === 1 ? 'one' : ranked} most relevant to this request, then others by name.`;
+}
+
+/** The last line of a ranked section that leaves skills out. */
+function trailer(omitted: number, total: number, findToolName: string | undefined): string {
+  const search = findToolName === undefined ? '' : ` Call \`${findToolName}\` with a few words about the task to search all ${total}.`;
+  return `${omitted} more ${omitted === 1 ? 'skill is' : 'skills are'} not listed here.${search}`;
+}
+
+/**
+ * `text` cut to at most `max` characters (ellipsis included), at the last
+ * word boundary when there is one in the second half, else mid-word; never
+ * inside an escaped `&lt;` or `&gt;`.
+ */
+export function shorten(text: string, max: number): string {
+  if (text.length <= max) return text;
+  if (max <= ELLIPSIS.length) return ELLIPSIS.slice(0, Math.max(0, max));
+  const room = max - ELLIPSIS.length;
+  const space = text.lastIndexOf(' ', room);
+  const cut = space >= room / 2 ? space : room;
+  // A partial escape goes, and trailing punctuation too, but not the `;` that ends an escape.
+  return `${text
+    .slice(0, cut)
+    .replace(/&[lg]?t?$/, '')
+    .replace(/(?:[\s,:.\-–—]|(?<!&[lg]t);)+$/u, '')}${ELLIPSIS}`;
+}
+
+const line = (name: string, description: string): string => (description === '' ? `- ${name}` : `- ${name}: ${description}`);
+const nameLine = (name: string): string => `- ${name}`;
+
+/** Total characters of entry lines (each plus its '\n') when descriptions are capped at `cap`. */
+function linesLength(names: readonly string[], descriptions: readonly string[], cap: number): number {
+  let total = 0;
+  for (const [i, name] of names.entries()) total += line(name, shorten(descriptions[i] ?? '', cap)).length + 1;
+  return total;
+}
+
+/** Characters of `lines` joined by '\n'. */
+function joinedLength(lines: readonly string[]): number {
+  return lines.reduce((sum, text) => sum + text.length + 1, 0) - 1;
+}
+
+function result(text: string, budget: number, fields: Omit<CatalogReport, 'length' | 'budget'>): CatalogResult {
+  return { text, report: { ...fields, length: text.length, budget } };
+}
+
+/**
+ * The catalog section within `budget` characters. Tries, in order: every
+ * description whole; the longest descriptions cut (one common cap, as high as
+ * fits, never under MIN_DESCRIPTION_CHARS); names only; the skills ranked
+ * for `query`, then as many other names as fit, then how many are not listed
+ * (and that the search tool searches them all, when there is one); and
+ * finally a section that only says how many skills there are. Every header
+ * line describes the lines that actually follow it.
+ */
+export function buildCatalog(entries: readonly CatalogEntry[], options: CatalogOptions = {}): CatalogResult {
+  const settings = settingsOf(options);
+  return renderFixed(entries, settings) ?? renderRanked(rankedContext(entries, settings), options.query?.trim() ?? '', options.ranker);
+}
+
+/** The section when every skill fits (whole, shortened or by name), or undefined when ranked mode is needed. */
+function renderFixed(entries: readonly CatalogEntry[], settings: Settings): CatalogResult | undefined {
+  const { budget, toolName, findToolName } = settings;
+  const total = entries.length;
+  if (total === 0) return result('', budget, { mode: 'none', included: [], shortened: [], ranked: [], omitted: 0 });
+  // One-line, escaped forms for this build only; nothing keeps them (see catalogEntries).
+  const names = entries.map((entry) => catalogText(entry.name));
+  const included = entries.map((entry) => entry.name);
+  const tail = [useLine(toolName), CATALOG_CLOSE];
+  const wide = [CATALOG_OPEN, fixedHead('full', total, findToolName)];
+  const frame = joinedLength([...wide, ...tail]);
+  const fits = (frameLength: number, body: number): boolean => frameLength + body <= budget;
+  const bare = [CATALOG_OPEN, fixedHead('names', total, findToolName)];
+  const namesLength = names.reduce((sum, name) => sum + nameLine(name).length + 1, 0);
+  const namesFit = fits(joinedLength([...bare, ...tail]), namesLength);
+  // A line with a description is never shorter than the name alone: when the names do not fit
+  // under the full section's head, no description does, and large libraries (ranked mode) skip
+  // rewriting and measuring every description.
+  if (!namesFit && !fits(frame, namesLength)) return undefined;
+  const descriptions = entries.map((entry) => catalogText(entry.description));
+
+  const longest = descriptions.reduce((max, description) => Math.max(max, description.length), 0);
+  if (fits(frame, linesLength(names, descriptions, longest))) {
+    const text = [...wide, ...names.map((name, i) => line(name, descriptions[i] ?? '')), ...tail].join('\n');
+    return result(text, budget, { mode: 'full', included, shortened: [], ranked: [], omitted: 0 });
+  }
+
+  if (longest > MIN_DESCRIPTION_CHARS && fits(frame, linesLength(names, descriptions, MIN_DESCRIPTION_CHARS))) {
+    // The highest common cap that fits: cuts the longest descriptions first and only as far as needed.
+    let low = MIN_DESCRIPTION_CHARS;
+    let high = longest - 1;
+    while (low < high) {
+      const mid = Math.ceil((low + high) / 2);
+      if (fits(frame, linesLength(names, descriptions, mid))) low = mid;
+      else high = mid - 1;
+    }
+    const shortened: string[] = [];
+    const lines = names.map((name, i) => {
+      const whole = descriptions[i] ?? '';
+      const description = shorten(whole, low);
+      if (description !== whole) shortened.push(included[i] ?? name);
+      return line(name, description);
+    });
+    const text = [...wide, ...lines, ...tail].join('\n');
+    return result(text, budget, { mode: 'shortened', included, shortened, ranked: [], omitted: 0 });
+  }
+
+  if (namesFit) {
+    const text = [...bare, ...names.map(nameLine), ...tail].join('\n');
+    return result(text, budget, { mode: 'names', included, shortened: [], ranked: [], omitted: 0 });
+  }
+  return undefined;
+}
+
+/** What ranked mode needs besides the query, worked out once per catalog. */
+interface RankedContext {
+  entries: readonly CatalogEntry[];
+  byName: (name: string) => CatalogEntry | undefined;
+  settings: Settings;
+  /**
+   * Characters of the section before any skill line, with the longest header
+   * and trailer its counts could give: filling against this keeps the final
+   * section, whose header and trailer are written after, within the budget.
+   */
+  reserved: number;
+}
+
+function rankedContext(entries: readonly CatalogEntry[], settings: Settings): RankedContext {
+  const total = entries.length;
+  // Ranked lines are at most RANKED_LISTED, so their count has one to three digits, or reads "one".
+  const head = Math.max(...[0, 1, 10, 100, total].map((ranked) => rankedHead(total, total, Math.min(ranked, total)).length));
+  const reserved = joinedLength([
+    CATALOG_OPEN,
+    'x'.repeat(head),
+    trailer(total, total, settings.findToolName),
+    useLine(settings.toolName),
+    CATALOG_CLOSE,
+  ]);
+  // First wins, like the index; a sorted lookup rather than a Map, which costs ~40 bytes a skill for as long as the index lives.
+  return { entries, byName: nameLookup(entries, (entry) => entry.name), settings, reserved };
+}
+
+/** The lines of a ranked section: the query's matches first, best first, then other names in catalog order. */
+interface RankedLines {
+  lines: string[];
+  included: string[];
+  shortened: string[];
+  ranked: string[];
+}
+
+function renderRanked(context: RankedContext, query: string, ranker: Ranker | undefined): CatalogResult {
+  const { entries, settings } = context;
+  const total = entries.length;
+  if (context.reserved > settings.budget) return compact(total, settings);
+  const { lines, included, shortened, ranked } = fillRanked(context, query, ranker);
+  if (included.length === 0) return compact(total, settings);
+  const omitted = total - included.length;
+  const body = omitted > 0 ? [...lines, trailer(omitted, total, settings.findToolName)] : lines;
+  const text = [CATALOG_OPEN, rankedHead(total, included.length, ranked.length), ...body, useLine(settings.toolName), CATALOG_CLOSE].join(
+    '\n',
+  );
+  return result(text, settings.budget, { mode: 'ranked', included, shortened, ranked, omitted });
+}
+
+/**
+ * As many lines as fit after `context.reserved`. The listed skills are a
+ * prefix of (matches by rank, then the rest in catalog order): a match whose
+ * description does not fit is listed by name, and when even a name does not
+ * fit, listing stops, so nothing less relevant is ever listed above it.
+ */
+function fillRanked(context: RankedContext, query: string, ranker: Ranker | undefined): RankedLines {
+  const { entries, byName, settings } = context;
+  const out: RankedLines = { lines: [], included: [], shortened: [], ranked: [] };
+  const listed = new Set<string>();
+  let used = context.reserved;
+  const add = (text: string, name: string): boolean => {
+    if (used + text.length + 1 > settings.budget) return false;
+    used += text.length + 1;
+    out.lines.push(text);
+    out.included.push(name);
+    listed.add(name);
+    return true;
+  };
+  const matches = query === '' ? [] : (ranker ?? createRanker(entries)).rank(query, settings.rankedListed);
+  for (const match of matches) {
+    const entry = byName(match.name);
+    if (!entry || listed.has(entry.name)) continue;
+    const name = catalogText(entry.name);
+    // Past the first RANKED_WITH_DESCRIPTION, names only: their descriptions are not even rewritten.
+    const whole = out.ranked.length < RANKED_WITH_DESCRIPTION ? catalogText(entry.description) : entry.description;
+    const description = out.ranked.length < RANKED_WITH_DESCRIPTION ? shorten(whole, MIN_DESCRIPTION_CHARS) : '';
+    if (add(line(name, description), entry.name)) {
+      if (description !== whole) out.shortened.push(entry.name);
+    } else if (add(nameLine(name), entry.name)) {
+      if (whole !== '') out.shortened.push(entry.name);
+    } else {
+      return out;
+    }
+    out.ranked.push(entry.name);
+  }
+  // Then other names in catalog order, so this part changes little between requests.
+  for (const entry of entries) {
+    if (listed.has(entry.name)) continue;
+    if (!add(nameLine(catalogText(entry.name)), entry.name)) break;
+  }
+  return out;
+}
+
+/** The smallest sections, largest first: how many skills there are and, when there is one, the tool that searches them. */
+function compact(total: number, settings: Settings): CatalogResult {
+  const { budget, toolName, findToolName } = settings;
+  const search = findToolName === undefined ? '' : ` Call \`${findToolName}\` with a few words about the task to find the ones that fit.`;
+  const candidates = [
+    [CATALOG_OPEN, `${INTRO} ${thereAre(total)}, not listed here for lack of room.${search}`, useLine(toolName), CATALOG_CLOSE],
+    [
+      CATALOG_OPEN,
+      `${skillsAre(total)} not listed here.${findToolName === undefined ? '' : ` Call \`${findToolName}\` to search them.`}`,
+      CATALOG_CLOSE,
+    ],
+    [CATALOG_OPEN, `${skillsAre(total)} not listed here.`, CATALOG_CLOSE],
+  ];
+  const fields = { included: [], shortened: [], ranked: [], omitted: total };
+  const fitting = candidates.find((lines) => joinedLength(lines) <= budget);
+  if (fitting) return result(fitting.join('\n'), budget, { mode: 'ranked', ...fields });
+  return result('', budget, { mode: 'none', ...fields });
+}
+
+export interface Catalog {
+  /** The section for a request; the same object for every request unless the mode is ranked. */
+  render(query?: string): CatalogResult;
+  /**
+   * Whether the section hides something a search would show (descriptions,
+   * or whole skills), for every query alike. The middleware registers
+   * `find_skills` by default exactly when this is true; with `findToolName:
+   * null` the section never names it either way.
+   */
+  readonly needsSearch: boolean;
+}
+
+/** Whether a catalog of `total` skills in `mode` hides descriptions or skills. */
+export function catalogNeedsSearch(mode: CatalogMode, total: number): boolean {
+  return total > 0 && mode !== 'full' && mode !== 'shortened';
+}
+
+export interface CreateCatalogOptions extends Omit<CatalogOptions, 'query' | 'ranker'> {
+  /** A ranker over the same entries, or a function giving one: called only if requests are ranked. */
+  ranker?: Ranker | (() => Ranker);
+}
+
+/**
+ * buildCatalog prepared once per index: the query-independent section is
+ * rendered once and reused, and ranked mode builds its ranker once and keeps
+ * the last query's result (a rerun on the same conversation ranks nothing).
+ */
+export function createCatalog(entries: readonly CatalogEntry[], options: CreateCatalogOptions = {}): Catalog {
+  const { ranker: given, ...rest } = options;
+  const settings = settingsOf(rest);
+  const needsSearch = (mode: CatalogMode): boolean => catalogNeedsSearch(mode, entries.length);
+  const fixed = renderFixed(entries, settings);
+  if (fixed) return { render: () => fixed, needsSearch: needsSearch(fixed.report.mode) };
+  const context = rankedContext(entries, settings);
+  const unranked = renderRanked(context, '', undefined);
+  const mode = unranked.report.mode;
+  if (mode === 'none') return { render: () => unranked, needsSearch: needsSearch(mode) };
+  let ranker = typeof given === 'function' ? undefined : given;
+  let last: { query: string; version: number; result: CatalogResult } | undefined;
+  return {
+    needsSearch: needsSearch(mode),
+    render(query = '') {
+      const trimmed = query.trim();
+      if (trimmed === '') return unranked;
+      ranker ??= typeof given === 'function' ? given() : createRanker(entries);
+      // A ranker that started reading the instructions ranks anew (src/source/body-indexer.ts).
+      const version = (ranker as Partial<BodyAwareRanker>).version ?? 0;
+      if (last && last.query === trimmed && last.version === version) return last.result;
+      const rendered = renderRanked(context, trimmed, ranker);
+      last = { query: trimmed, version, result: rendered };
+      return rendered;
+    },
+  };
+}
+
+/**
+ * Where this package's section is in `content`: from an opening tag that
+ * starts a line to the first closing tag that ends one after it. Names and
+ * descriptions are escaped (catalogText), so neither tag can come from a
+ * skill and the closing tag found is the section's own.
+ */
+function sectionRange(content: string): { start: number; end: number } | undefined {
+  let from = 0;
+  for (;;) {
+    const close = content.indexOf(`\n${CATALOG_CLOSE}`, from);
+    if (close === -1) return undefined;
+    const end = close + 1 + CATALOG_CLOSE.length;
+    if (end === content.length || content[end] === '\n') {
+      // The nearest opening line before it: text of the host's own above the section is kept.
+      let start = content.lastIndexOf(`${CATALOG_OPEN}\n`, close);
+      while (start > 0 && content[start - 1] !== '\n') start = content.lastIndexOf(`${CATALOG_OPEN}\n`, start - 1);
+      if (start !== -1) return { start, end };
+    }
+    from = end;
+  }
+}
+
+/**
+ * Put `section` into the first system message (or a new one at the top),
+ * replacing a section this package added earlier so reruns never duplicate it.
+ * Returns a new message list; the input is not changed.
+ */
+export function withCatalog<M extends HostMessage>(messages: readonly M[], section: string): Array<M | HostMessage> {
+  const index = messages.findIndex((m) => m.role === 'system');
+  if (index === -1) return [{ role: 'system', content: section }, ...messages];
+  const system = messages[index] as M;
+  const content = typeof system.content === 'string' ? system.content : '';
+  const range = sectionRange(content);
+  let updated: string;
+  if (range) {
+    updated = content.slice(0, range.start) + section + content.slice(range.end);
+  } else {
+    updated = content.length > 0 ? `${content}\n\n${section}` : section;
+  }
+  const copy = [...messages] as Array<M | HostMessage>;
+  copy[index] = { ...system, content: updated };
+  return copy;
+}

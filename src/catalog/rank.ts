@@ -1,0 +1,711 @@
+/**
+ * Local ranking of skills against a free-text query: BM25F over a skill's
+ * name, tags and description, dependency-free and deterministic. Built once
+ * per index (an inverted index with per-field weights folded in), so a query
+ * costs only the postings of its terms. Once a skill's instructions are
+ * indexed (src/catalog/body-terms.ts, src/source/body-indexer.ts), their evidence is added
+ * from a second, smaller index at RANK_TUNING.bodyWeight (0.3) a description
+ * term's: added, not folded into the description's term frequencies, which
+ * measured worse.
+ *
+ * Score scale (what `threshold` options compare against): each result's
+ * `score` is in [0, 1), the share of the query's evidence it matched. A
+ * skill earns, per distinct query term, IDF x tf/(tf + k1), where tf is the
+ * term's weighted, length-normalised frequency across fields. The sum is
+ * divided by the query's evidence: the IDFs of its terms that the library
+ * uses, but never less than EVIDENCE_FLOOR rare words' worth (the IDF of a
+ * word only one skill uses). So one matching word out of a short request
+ * ("continue", "I have a question") stays low however rare the word, and
+ * words no skill uses (a file path, a product name) do not pull a good match
+ * down. The floor and the auto-activation threshold were chosen together,
+ * by measurement (scripts/auto-activate-threshold.mjs): requests that fit a
+ * skill mostly score 0.3-0.7, and 79 of 80 everyday requests that fit none
+ * score under 0.28, on a library of 5 skills and on one of 1,088 alike. The
+ * order of one query's results does not depend on this scale.
+ */
+import { BODY_DEFAULTS, BodyCollector, type BodyIndex, type BodyTuning } from './body-terms.js';
+import {
+  Int32List,
+  PackedPostings,
+  packPostings,
+  sortedVocabulary,
+  vocabularyOf,
+  type Postings,
+  type Vocabulary,
+} from '../base/compact.js';
+import { compareNames } from '../base/text.js';
+
+export interface RankEntry {
+  name: string;
+  description: string;
+  tags?: readonly string[];
+}
+
+export interface RankResult {
+  name: string;
+  /** In [0, 1]; see the scale in this module's header. */
+  score: number;
+}
+
+export interface Ranker {
+  /** Best matches first; only entries sharing a term with the query. Ties break by name. */
+  rank(query: string, limit?: number): RankResult[];
+  /** Number of entries indexed. */
+  readonly size: number;
+}
+
+/** A ranker whose instructions' terms can be added once they are read (src/source/body-indexer.ts). */
+export interface BodyAwareRanker extends Ranker {
+  /** Whether ranking reads the instructions yet. */
+  readonly bodyAware: boolean;
+  /** Bumped each time ranking changes (a body index arrived): a cached ranking older than it is stale. */
+  readonly version: number;
+  /** A collector for this ranker's entries, in their order; `useBodies(collector.build())` when it is full. */
+  bodyCollector(): BodyCollector;
+  useBodies(index: BodyIndex): void;
+  /** The instructions' index ranking reads; undefined before they are indexed. */
+  readonly bodies: BodyIndex | undefined;
+  /** Which of `terms` (as `queryTerms` gives them) the indexed instructions of the skill named `name` hold; [] before they are indexed. */
+  instructionsHold(name: string, terms: readonly string[]): string[];
+}
+
+/** Everything ranking weighs, for measurement (scripts/body-rank-experiment.mjs); RANK_TUNING is the measured choice. */
+export interface RankTuning {
+  /** Weights of name, tags, "Use when" clauses and description, in that order. */
+  fields: readonly [number, number, number, number];
+  /** What a body term's evidence counts next to a description term's (keep it under the description's 1). */
+  bodyWeight: number;
+  body: BodyTuning;
+}
+
+export const RANK_TUNING: Readonly<RankTuning> = Object.freeze({
+  fields: [3, 2, 1, 1] as const,
+  bodyWeight: 0.3,
+  body: BODY_DEFAULTS,
+});
+
+/** BM25 saturation and length-normalisation constants (the usual values). */
+const K1 = 1.2;
+const B = 0.75;
+
+/**
+ * Field weights. Names are short and chosen with care, so a word in the name
+ * says most; "Use when ..." clauses state the user's intent, so their words
+ * count a little more than the rest of the description.
+ */
+const FIELDS = [
+  { key: 'name', weight: 3, b: 0.5 },
+  { key: 'tags', weight: 2, b: 0.5 },
+  { key: 'when', weight: 1, b: B },
+  { key: 'description', weight: 1, b: B },
+] as const;
+
+/**
+ * The least a query's evidence counts for, in rare words (see the score scale
+ * above): a request must match about this many rare words to reach a score
+ * of 1 x saturation. Chosen with the auto-activation threshold.
+ */
+const EVIDENCE_FLOOR = 3;
+
+/** Long queries (a pasted stack trace) are cut: the first words carry the request. */
+export const MAX_QUERY_CHARS = 2000;
+
+/** Words that carry no topic in requests or descriptions. Short on purpose. */
+const STOPWORDS = new Set(
+  (
+    'a an the and or but if of to in on at by for from with without into onto as is are was were be been being ' +
+    'it its this that these those there here i me my we our us you your they them their he she his her ' +
+    'do does did done can could would should will shall may might must not no so than then too very ' +
+    'what which who whom how why when where please help want need like just also any some all each ' +
+    'use used uses using about via skill skills'
+  ).split(' '),
+);
+
+const VOWEL = /[aeiouy]/;
+
+/**
+ * Naive suffix stemming, one rule then a final "e": "reviews", "reviewing",
+ * "reviewed" and "review" all become "review"; "release", "releases" and
+ * "releasing" become "releas". Only consistency matters: queries and skills
+ * go through the same function.
+ */
+export function stem(word: string): string {
+  if (word.length <= 3 || /^\d+$/.test(word)) return word;
+  let w = word;
+  if (w.endsWith('ies') && w.length > 4) w = `${w.slice(0, -3)}y`;
+  else if (w.endsWith('ing') && w.length > 5 && VOWEL.test(w.slice(0, -3))) w = undouble(w.slice(0, -3));
+  else if (w.endsWith('ed') && !w.endsWith('eed') && w.length > 4 && VOWEL.test(w.slice(0, -2))) w = undouble(w.slice(0, -2));
+  else if (/(?:ss|x|ch|sh)es$/.test(w)) w = w.slice(0, -2);
+  else if (w.endsWith('s') && !/(?:ss|us|is)$/.test(w)) w = w.slice(0, -1);
+  if (w.length > 3 && w.endsWith('e')) w = w.slice(0, -1);
+  return w;
+}
+
+/** "debugg" -> "debug", so "debugging" meets "debug"; keeps "ll"/"ss"/"zz" words as they are. */
+function undouble(word: string): string {
+  const last = word[word.length - 1];
+  if (word.length > 3 && last === word[word.length - 2] && last !== 'l' && last !== 's' && last !== 'z') return word.slice(0, -1);
+  return word;
+}
+
+const NOT_A_WORD_CHAR = /[^\p{L}\p{N}]+/u;
+const NOT_AN_ASCII_WORD_CHAR = /[^a-z0-9]+/;
+/** Anything but printable ASCII and line whitespace: such text takes the Unicode split (always right, only slower). */
+const NON_ASCII = /[^\t\n\r -~]/;
+
+/** The words of `text`, lowercased: split on anything that is not a letter or a digit (may hold ''). */
+function words(text: string): string[] {
+  return text.toLowerCase().split(NOT_A_WORD_CHAR);
+}
+
+/** The term a lowercased word counts as, or undefined for a stopword. Queries and skills share it. */
+function termOf(word: string): string | undefined {
+  return STOPWORDS.has(word) ? undefined : stem(word);
+}
+
+/** Lowercase, split on anything that is not a letter or digit, drop stopwords, stem. */
+export function tokenize(text: string): string[] {
+  const out: string[] = [];
+  for (const word of words(text)) {
+    const term = word.length === 0 ? undefined : termOf(word);
+    if (term !== undefined) out.push(term);
+  }
+  return out;
+}
+
+const WHEN_CLAUSE =
+  /\b(?:use|used|trigger|triggers|triggered|invoke|activate|apply)\s+(?:this\s+(?:skill\s+)?|it\s+)?(?:when|whenever|for|if|to)\b([^.!?\n]*)/gi;
+
+/** The words of "Use when ..." (and alike) clauses in a description. */
+export function whenClauses(description: string): string {
+  const parts: string[] = [];
+  for (const match of description.matchAll(WHEN_CLAUSE)) parts.push(match[1] ?? '');
+  return parts.join(' ');
+}
+
+/**
+ * tokenize, giving term ids, for building an index: each distinct word is
+ * looked up in the stopwords and stemmed once, not at every occurrence (the
+ * same few thousand words fill most descriptions). Build-time only.
+ */
+class TermTable {
+  /** Stemmed term -> id. */
+  readonly vocabulary = new Map<string, number>();
+  /** Lowercase word as split -> its term's id, or -1 for a stopword. */
+  private readonly idByWord = new Map<string, number>();
+
+  /** Appends the term ids of `text` to `out`. */
+  append(text: string, out: Int32List): void {
+    const lower = text.toLowerCase();
+    // ASCII text (most descriptions) splits the same on a plain character class, which V8 matches faster.
+    for (const raw of NON_ASCII.test(lower) ? lower.split(NOT_A_WORD_CHAR) : lower.split(NOT_AN_ASCII_WORD_CHAR)) {
+      if (raw.length === 0) continue;
+      let id = this.idByWord.get(raw);
+      if (id === undefined) {
+        const term = termOf(raw);
+        id = term === undefined ? -1 : this.idOf(term);
+        this.idByWord.set(raw, id);
+      }
+      if (id >= 0) out.push(id);
+    }
+  }
+
+  private idOf(term: string): number {
+    let id = this.vocabulary.get(term);
+    if (id === undefined) {
+      id = this.vocabulary.size;
+      this.vocabulary.set(term, id);
+    }
+    return id;
+  }
+}
+
+/** The terms the index build finds in `text`: always `tokenize(text)` (tested); for tests. */
+export function indexTerms(text: string): string[] {
+  const table = new TermTable();
+  const ids = new Int32List();
+  table.append(text, ids);
+  const terms = [...table.vocabulary.keys()];
+  return Array.from(ids.values.subarray(0, ids.length), (id) => terms[id] ?? '');
+}
+
+/** The text of each field of an entry, in FIELDS order. */
+function fieldTexts(entry: RankEntry): readonly string[] {
+  return [entry.name, (entry.tags ?? []).join(' '), whenClauses(entry.description), entry.description];
+}
+
+/**
+ * Pass 1's result: every entry's term ids, field by field, in one list:
+ * field f of entry e holds ids[bounds[e * FIELDS.length + f]] up to
+ * ids[bounds[e * FIELDS.length + f + 1]]. Flat typed arrays, not an array per
+ * field of every entry: on a cold start at 2,000 skills those arrays were
+ * most of the build's garbage.
+ */
+interface Tokenized {
+  table: TermTable;
+  ids: Int32List;
+  bounds: Int32Array;
+  averageLength: Float64Array;
+}
+
+/** Pass 2's result: the build-time vocabulary and one posting per (term, doc), weight saturated. */
+interface Weighted {
+  ids: ReadonlyMap<string, number>;
+  postings: { term: Int32Array; doc: Int32Array; weight: Float64Array };
+}
+
+/** What a query is scored against, kept as long as the ranker. */
+interface Bm25Index {
+  names: readonly string[];
+  /** Sorted: term id = position. */
+  terms: readonly string[];
+  vocabulary: Vocabulary;
+  postings: PackedPostings;
+  idf: Float64Array;
+  /** The least a query's evidence counts for (see the score scale in this module's header). */
+  evidenceFloor: number;
+  /** Reused by every query (ranking is synchronous): scores by doc, and which docs were touched. */
+  scores: Float64Array;
+  touched: Int32Array;
+}
+
+/**
+ * A ranker over `entries` (read when the index is built: do not change them
+ * afterwards). The index is built on the first query that needs it. A first
+ * query none of whose words any entry has (a greeting, in a first request)
+ * is answered, with no results, by a plain search instead: a cold start then
+ * does not pay for the index (at 2,000 real-shaped skills, about a tenth of
+ * the first request); the next query builds it.
+ */
+export function createRanker(entries: ReadonlyArray<RankEntry>, instructions?: ReadonlyArray<string | undefined>): BodyAwareRanker {
+  return createTunedRanker(entries, RANK_TUNING, instructions);
+}
+
+/** A body collector for `size` skills tokenising as rankers do (what `BodyAwareRanker.bodyCollector` gives). */
+export function bodyCollectorFor(size: number, tuning: Readonly<BodyTuning> = RANK_TUNING.body): BodyCollector {
+  return new BodyCollector(size, new TermTable(), tuning);
+}
+
+/** createRanker with other weights: for measuring them, not for apps. */
+export function createTunedRanker(
+  entries: ReadonlyArray<RankEntry>,
+  tuning: Readonly<RankTuning>,
+  instructions?: ReadonlyArray<string | undefined>,
+  resources?: ReadonlyArray<readonly string[] | undefined>,
+): BodyAwareRanker {
+  const ranker = new LazyRanker(entries.slice(), tuning);
+  if (instructions) {
+    const collector = ranker.bodyCollector();
+    instructions.forEach((text, doc) => {
+      if (typeof text === 'string') collector.add(doc, text, resources?.[doc]);
+    });
+    ranker.useBodies(collector.build());
+  }
+  return bodyAware(ranker, entries.length);
+}
+
+/** The public face of a LazyRanker. */
+function bodyAware(ranker: LazyRanker, size: number): BodyAwareRanker {
+  return {
+    rank: (query, limit) => ranker.rank(query, limit),
+    size,
+    get bodyAware() {
+      return ranker.body !== undefined;
+    },
+    get version() {
+      return ranker.version;
+    },
+    get bodies() {
+      return ranker.body;
+    },
+    bodyCollector: () => ranker.bodyCollector(),
+    useBodies: (index) => ranker.useBodies(index),
+    instructionsHold: (name, terms) => ranker.instructionsHold(name, terms),
+  };
+}
+
+class LazyRanker {
+  private index: Bm25Index | undefined;
+  /** Only the first query may skip the build: later ones would each pay the search. */
+  private searched = false;
+  body: BodyIndex | undefined;
+  version = 0;
+  private readonly size: number;
+  /** Entry names in order (the entries themselves are dropped once the index is built). */
+  private readonly names: readonly string[];
+
+  /** `prebuilt`: the index over these entries, already built (rankerFromData); `entries` may then be names only. */
+  constructor(
+    private entries: ReadonlyArray<RankEntry>,
+    private readonly tuning: Readonly<RankTuning>,
+    prebuilt?: Bm25Index,
+  ) {
+    this.size = entries.length;
+    this.names = entries.map((entry) => entry.name);
+    if (prebuilt) {
+      this.index = prebuilt;
+      this.entries = [];
+    }
+  }
+
+  instructionsHold(name: string, terms: readonly string[]): string[] {
+    const body = this.body;
+    const doc = this.names.indexOf(name);
+    if (!body || doc === -1) return [];
+    return terms.filter((term) => {
+      const id = body.vocabulary.idOf(term);
+      if (id === undefined) return false;
+      for (let p = body.postings.start(id); p < body.postings.end(id); p++) if (body.postings.doc(p) === doc) return true;
+      return false;
+    });
+  }
+
+  bodyCollector(): BodyCollector {
+    return new BodyCollector(this.size, new TermTable(), this.tuning.body);
+  }
+
+  useBodies(index: BodyIndex): void {
+    if (index.size !== this.size) throw new RangeError(`a body index of ${index.size} skills for a ranker of ${this.size}`);
+    this.body = index;
+    this.version++;
+  }
+
+  rank(query: string, limit: number | undefined): RankResult[] {
+    const terms = queryTermsOf(query);
+    if (terms.length === 0) return [];
+    if (this.index === undefined) {
+      const first = !this.searched;
+      this.searched = true;
+      // With the bodies indexed, a word only an instruction uses is a match: the plain search does not know.
+      if (first && this.body === undefined && !anyEntryMayHave(this.entries, terms)) return [];
+      this.index = buildIndex(this.entries, this.tuning.fields);
+      // Only the packed index stays: the entries belong to the caller.
+      this.entries = [];
+    }
+    return rankTerms(this.index, this.body, this.tuning, terms, limit);
+  }
+}
+
+function buildIndex(entries: ReadonlyArray<RankEntry>, weights: readonly number[]): Bm25Index {
+  // Each pass's result is dropped when the next returns: only the packed index stays with `rank`.
+  return packIndex(
+    entries.map((entry) => entry.name),
+    weighTerms(tokenizeEntries(entries), weights),
+  );
+}
+
+/** A query's distinct terms. */
+function queryTermsOf(query: string): string[] {
+  return [...new Set(tokenize(String(query).slice(0, MAX_QUERY_CHARS)))];
+}
+
+/** The words of a query that rank, each with the term it counts as (first occurrence of each term), for saying what matched. */
+export function queryWords(query: string): Array<{ word: string; term: string }> {
+  const out: Array<{ word: string; term: string }> = [];
+  const seen = new Set<string>();
+  for (const word of words(String(query).slice(0, MAX_QUERY_CHARS))) {
+    const term = word.length === 0 ? undefined : termOf(word);
+    if (term === undefined || seen.has(term)) continue;
+    seen.add(term);
+    out.push({ word, term });
+  }
+  return out;
+}
+
+/**
+ * Whether some entry may have a word whose term is one of `terms`: false
+ * means ranking finds nothing. A term is its word less a suffix, or with
+ * "ies" made "y" (see `stem`), so a word giving term t starts with t, or
+ * with t less its final "y". Looked for with a regular expression over each
+ * field's lowercased text (the fields `fieldTexts` gives), at word starts:
+ * no per-word work.
+ */
+function anyEntryMayHave(entries: ReadonlyArray<RankEntry>, terms: readonly string[]): boolean {
+  // Terms are letters and digits only: nothing to escape.
+  const starts = terms.map((term) => (term.endsWith('y') ? term.slice(0, -1) : term));
+  const atWordStart = new RegExp(`(?<![\\p{L}\\p{N}])(?:${starts.join('|')})`, 'u');
+  const anywhere = new RegExp(starts.join('|'), 'u');
+  // Lowercasing a sigma depends on what is around it, so a piece of a text may lowercase otherwise.
+  const sigma = starts.some((start) => /[σς]/u.test(start));
+  for (const entry of entries) {
+    if (atWordStart.test(entry.name.toLowerCase())) return true;
+    if (entry.tags && atWordStart.test(entry.tags.join(' ').toLowerCase())) return true;
+    const description = entry.description.toLowerCase();
+    if (atWordStart.test(description)) return true;
+    // "Use when" clauses are pieces of the description: what it does not hold at all, they do not.
+    if ((sigma || anywhere.test(description)) && atWordStart.test(whenClauses(entry.description).toLowerCase())) return true;
+  }
+  return false;
+}
+
+/** Pass 1: term ids per field, and the average field lengths BM25 normalises by. */
+function tokenizeEntries(entries: ReadonlyArray<RankEntry>): Tokenized {
+  const table = new TermTable();
+  const ids = new Int32List();
+  const fieldCount = FIELDS.length;
+  const bounds = new Int32Array(entries.length * fieldCount + 1);
+  const totals = new Float64Array(fieldCount);
+  for (let e = 0; e < entries.length; e++) {
+    const texts = fieldTexts(entries[e] as RankEntry);
+    for (let f = 0; f < fieldCount; f++) {
+      const before = ids.length;
+      table.append(texts[f] ?? '', ids);
+      totals[f] = (totals[f] ?? 0) + ids.length - before;
+      bounds[e * fieldCount + f + 1] = ids.length;
+    }
+  }
+  const averageLength = new Float64Array(fieldCount);
+  for (let f = 0; f < fieldCount; f++) averageLength[f] = entries.length === 0 ? 1 : Math.max((totals[f] ?? 0) / entries.length, 1);
+  return { table, ids, bounds, averageLength };
+}
+
+/** Pass 2: (term, doc, saturated weight) triples, doc by doc: the weighted, length-normalised tf as tf/(tf + K1). */
+function weighTerms({ table, ids, bounds, averageLength }: Tokenized, weights: readonly number[]): Weighted {
+  const fieldCount = FIELDS.length;
+  const docs = (bounds.length - 1) / fieldCount;
+  // A doc has at most one posting per id it holds: the id count bounds the posting count.
+  const term = new Int32Array(ids.length);
+  const doc = new Int32Array(ids.length);
+  const weight = new Float64Array(ids.length);
+  let count = 0;
+  // One doc's frequencies by term id and the ids it used, reset after each doc: no Map per doc.
+  const tfById = new Float64Array(table.vocabulary.size);
+  const docTerms = new Int32Array(table.vocabulary.size);
+  const values = ids.values;
+  for (let index = 0; index < docs; index++) {
+    let used = 0;
+    for (let f = 0; f < fieldCount; f++) {
+      const from = bounds[index * fieldCount + f] ?? 0;
+      const to = bounds[index * fieldCount + f + 1] ?? 0;
+      if (from === to) continue;
+      const field = FIELDS[f] as (typeof FIELDS)[number];
+      const norm = (weights[f] ?? field.weight) / (1 - field.b + (field.b * (to - from)) / (averageLength[f] ?? 1));
+      for (let i = from; i < to; i++) {
+        const id = values[i] ?? 0;
+        // norm is positive, so 0 means not yet seen in this doc.
+        if (tfById[id] === 0) docTerms[used++] = id;
+        tfById[id] = (tfById[id] ?? 0) + norm;
+      }
+    }
+    for (let j = 0; j < used; j++) {
+      const id = docTerms[j] ?? 0;
+      const tf = tfById[id] ?? 0;
+      term[count] = id;
+      doc[count] = index;
+      weight[count] = tf / (tf + K1);
+      count++;
+      tfById[id] = 0;
+    }
+  }
+  return {
+    ids: table.vocabulary,
+    postings: { term: term.subarray(0, count), doc: doc.subarray(0, count), weight: weight.subarray(0, count) },
+  };
+}
+
+/** Pass 3: terms numbered in sorted order, postings packed by term (src/base/compact.ts), and each term's IDF. */
+function packIndex(names: readonly string[], { ids, postings }: Weighted): Bm25Index {
+  const { terms, renumbered } = sortedVocabulary(ids);
+  const term = postings.term;
+  for (let i = 0; i < term.length; i++) term[i] = renumbered[term[i] ?? 0] ?? 0;
+  return indexOf(names, terms, packPostings(terms.length, names.length, postings));
+}
+
+/** The index over packed postings: each term's IDF, the evidence floor, and the buffers queries reuse. */
+function indexOf(names: readonly string[], terms: readonly string[], postings: PackedPostings): Bm25Index {
+  const count = names.length;
+  const idf = new Float64Array(terms.length);
+  for (let id = 0; id < terms.length; id++) idf[id] = idfOf(postings.end(id) - postings.start(id), count);
+  return {
+    names,
+    terms,
+    vocabulary: vocabularyOf(terms),
+    postings,
+    idf,
+    evidenceFloor: EVIDENCE_FLOOR * idfOf(1, count),
+    scores: new Float64Array(count),
+    touched: new Int32Array(count),
+  };
+}
+
+function rankTerms(
+  index: Bm25Index,
+  body: BodyIndex | undefined,
+  tuning: Readonly<RankTuning>,
+  queryTerms: readonly string[],
+  limit: number | undefined,
+): RankResult[] {
+  if (queryTerms.length === 0 || index.names.length === 0) return [];
+  const { scores, touched, names } = index;
+  const { hits, evidence } = accumulate(index, body, tuning.bodyWeight, queryTerms);
+  // With the instructions, a rare word can earn more (its body's share too): so can the floor,
+  // or a short request would score higher than it did on the description alone.
+  const floor =
+    body && body.read > 0 && tuning.bodyWeight > 0
+      ? index.evidenceFloor + tuning.bodyWeight * EVIDENCE_FLOOR * body.rareIdf
+      : index.evidenceFloor;
+  const attainable = Math.max(evidence, floor);
+  const results: Scored[] = [];
+  for (let i = 0; i < hits; i++) {
+    const doc = touched[i] ?? 0;
+    results.push({ doc, name: names[doc] ?? '', score: (scores[doc] ?? 0) / attainable });
+    scores[doc] = 0;
+  }
+  const max = limit === undefined || !Number.isFinite(limit) ? results.length : Math.max(0, Math.floor(limit));
+  if (max === 0) return [];
+  return best(results, max).map(({ name, score }) => ({ name, score }));
+}
+
+/**
+ * Adds each query term's postings into `index.scores`, listing the docs
+ * touched in `index.touched`; returns how many, and the query's evidence
+ * (the IDFs of its terms that some skill uses).
+ */
+function accumulate(
+  index: Bm25Index,
+  body: BodyIndex | undefined,
+  bodyWeight: number,
+  queryTerms: readonly string[],
+): { hits: number; evidence: number } {
+  const { scores, touched } = index;
+  let evidence = 0;
+  let hits = 0;
+  const add = (vocabulary: Vocabulary, postings: Postings, idf: Float64Array, term: string, factor: number): void => {
+    const id = vocabulary.idOf(term);
+    // A word no skill uses says nothing about which skill fits: it neither adds nor dilutes.
+    if (id === undefined) return;
+    const termIdf = factor * (idf[id] ?? 0);
+    evidence += termIdf;
+    const end = postings.end(id);
+    for (let p = postings.start(id); p < end; p++) {
+      const doc = postings.doc(p);
+      if (scores[doc] === 0) touched[hits++] = doc;
+      scores[doc] = (scores[doc] ?? 0) + termIdf * postings.weight(p);
+    }
+  };
+  for (const term of queryTerms) {
+    add(index.vocabulary, index.postings, index.idf, term, 1);
+    if (body && bodyWeight > 0) add(body.vocabulary, body.postings, body.idf, term, bodyWeight);
+  }
+  return { hits, evidence };
+}
+
+interface Scored {
+  doc: number;
+  name: string;
+  score: number;
+}
+
+function better(x: Scored, y: Scored): number {
+  return y.score - x.score || compareNames(x.name, y.name) || x.doc - y.doc;
+}
+
+/** The best `k` of `items` in order; a bounded insertion when k is small next to the list. */
+function best(items: Scored[], k: number): Scored[] {
+  if (k >= items.length / 4) return items.sort(better).slice(0, k);
+  const top: Scored[] = [];
+  for (const item of items) {
+    if (top.length === k && better(item, top[k - 1] as Scored) >= 0) continue;
+    let i = top.length < k ? top.length : k - 1;
+    while (i > 0 && better(item, top[i - 1] as Scored) < 0) {
+      top[i] = top[i - 1] as Scored;
+      i--;
+    }
+    top[i] = item;
+  }
+  return top;
+}
+
+/** BM25's IDF, kept positive even for a term in every entry. */
+function idfOf(documentFrequency: number, count: number): number {
+  return Math.log(1 + (count - documentFrequency + 0.5) / (documentFrequency + 0.5));
+}
+
+// ---------------------------------------------------------------------------
+// A built ranker as data, for the prebuilt index: loading it skips tokenising.
+
+/** Bump when tokenize, stem, the stopwords or whenClauses change what terms a text gives. */
+const TOKENIZER_REVISION = 1;
+
+/**
+ * How a ranker's terms and weights were made: the tokenizer's revision, K1,
+ * and each field's weight and b. Data made under another scheme (an index
+ * written by another version) is not used: the ranker is built from the
+ * entries instead, with the same results as a scan.
+ */
+export const RANKER_SCHEME = `bm25f/${TOKENIZER_REVISION} k1=${K1} ${FIELDS.map((f) => `${f.key}:${f.weight}:${f.b}`).join(',')}`;
+
+/** How a body index's terms and weights were made (RANK_TUNING.body and the tokenizer): stored body data of another scheme is not used. */
+export const BODY_SCHEME = `body/${TOKENIZER_REVISION} k1=${K1} ${Object.entries(RANK_TUNING.body)
+  .map(([key, value]) => `${key}:${String(value)}`)
+  .join(',')}`;
+
+/**
+ * A built ranker's index as plain data: what `rankerFromData` ranks with, no
+ * text read again. Field lengths and weights are folded into each posting's
+ * saturated weight when it is built, so they are not kept apart.
+ */
+export interface RankerData {
+  /** RANKER_SCHEME of the version that built it. */
+  scheme: string;
+  /** Entries ranked: doc numbers are positions in the entry list (0 to count - 1). */
+  count: number;
+  /** The vocabulary, distinct and sorted by code unit: term id = position. */
+  terms: readonly string[];
+  /** Term t's postings are positions offsets[t] to offsets[t + 1] - 1; terms.length + 1 of them, from 0 to docs.length. */
+  offsets: Int32Array;
+  /** Doc numbers, ascending within a term; 16 bits up to 65,536 entries. */
+  docs: Uint16Array | Uint32Array;
+  /** The saturated weight x 65,535, at least 1. */
+  weights: Uint16Array;
+  /** The instructions' index over the same entries (BODY_SCHEME), when it was built with them: ranking reads it at once. */
+  body?: BodyIndex;
+}
+
+/** Build the ranker's index over `entries` now, as data (the prebuilt index stores it). */
+export function buildRankerData(entries: ReadonlyArray<RankEntry>): RankerData {
+  const index = buildIndex(entries, RANK_TUNING.fields);
+  const { offsets, docs, weights } = index.postings;
+  return { scheme: RANKER_SCHEME, count: entries.length, terms: index.terms, offsets, docs, weights };
+}
+
+/**
+ * Why `data` cannot be ranked with, or undefined when it can: every posting
+ * is checked (a file is not trusted), so a query never reads out of range
+ * nor counts a doc twice. The scheme is the caller's to compare.
+ */
+export function rankerDataProblem(data: RankerData): string | undefined {
+  const { count, terms, offsets, docs, weights } = data;
+  if (!Number.isInteger(count) || count < 0) return 'the entry count is not a whole number';
+  for (let t = 1; t < terms.length; t++) {
+    if (!((terms[t - 1] as string) < (terms[t] as string))) return `terms are not sorted and distinct (at ${t})`;
+  }
+  if (offsets.length !== terms.length + 1 || offsets[0] !== 0 || offsets[terms.length] !== docs.length) {
+    return 'the term offsets do not span the postings';
+  }
+  if (weights.length !== docs.length) return 'there are not as many weights as postings';
+  for (let t = 0; t < terms.length; t++) if ((offsets[t + 1] ?? 0) < (offsets[t] ?? 0)) return 'the term offsets go backwards';
+  for (let t = 0; t < terms.length; t++) {
+    const end = offsets[t + 1] ?? 0;
+    let previous = -1;
+    for (let p = offsets[t] ?? 0; p < end; p++) {
+      const doc = docs[p] ?? 0;
+      if (doc <= previous || doc >= count || weights[p] === 0) return `a posting of "${terms[t]}" is out of range`;
+      previous = doc;
+    }
+  }
+  return undefined;
+}
+
+/**
+ * A ranker over entries named `names` from `data` built over those entries
+ * (check it with rankerDataProblem first): ranks exactly as `createRanker`
+ * over them does, without tokenising them again.
+ */
+export function rankerFromData(names: readonly string[], data: RankerData): BodyAwareRanker {
+  const index = indexOf(names, data.terms, new PackedPostings(data.offsets, data.docs, data.weights));
+  const entries = names.map((name) => ({ name, description: '' }));
+  const ranker = new LazyRanker(entries, RANK_TUNING, index);
+  if (data.body && data.body.size === names.length) ranker.useBodies(data.body);
+  return bodyAware(ranker, names.length);
+}

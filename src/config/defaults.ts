@@ -1,0 +1,47 @@
+/**
+ * Every default in one place. A leaf module (no imports), so each layer that
+ * needs a default reads it from here instead of keeping its own literal.
+ */
+
+/** Defaults of `skillsMiddleware` / `discoverSkills` options (checked against the options type in options.ts). */
+export const DEFAULTS = {
+  maxFileSize: 100 * 1024,
+  maxSkillSize: 500 * 1024,
+  maxListedResources: 200,
+  maxInstructionChars: 50_000,
+  resourceTool: true,
+  cacheTtl: 5 * 60 * 1000,
+  strict: false,
+  preload: false,
+  /** About 1% of a 200k-token context, as other agent hosts budget their skill lists. */
+  catalogBudget: 8000,
+  /** What `autoActivate: true` means; 0.3 measured by scripts/auto-activate-threshold.mjs (docs/activation.md, Activation strategies). */
+  autoActivate: { threshold: 0.3, maxSkills: 1 },
+  /**
+   * What `keepInView: true` (the default) means. About 5k tokens per skill (at
+   * ~4 characters a token, Claude Code's figure; 96.5% of the 1,129 real
+   * SKILL.md files we test against are smaller) and 50,000 characters in all
+   * (half Claude Code's 25k tokens: SISU's buffer windows are short, and a
+   * put-back skill stays in view for a few turns before it is needed again).
+   */
+  keepInView: { maxChars: 50_000, maxSkillChars: 20_000 },
+  /** Rank by what the instructions say too, once they are indexed after the first request (docs/catalog-and-ranking.md). */
+  rankInstructions: true,
+  /** What `watch: true` means. */
+  watch: { debounceMs: 200 },
+} as const;
+
+/** Defaults of the tools' own arguments, which the model may leave out. */
+export const TOOL_DEFAULTS = {
+  /** Lines `read_skill_resource` returns when the model gives no `limit`. */
+  readLines: 400,
+  /** Skills `find_skills` returns when the model gives no `limit`, and the most it returns. */
+  findLimit: 5,
+  maxFindLimit: 20,
+} as const;
+
+/** Timing of background work, not an option: what README states. */
+export const BACKGROUND_DEFAULTS = {
+  /** Milliseconds after an index's first request before its instructions are read for ranking (`rankInstructions`). */
+  instructionsIndexDelayMs: 1000,
+} as const;

@@ -1,0 +1,169 @@
+/**
+ * The skill index: discovery's result frozen into a name lookup, shared by
+ * every request until it is rebuilt. A request's run (src/run/run.ts) publishes a
+ * view of it that other middleware reads as `ctx.skills` / `ctx.state.skills`.
+ *
+ * The index holds metadata (level 1). A skill's instructions and resource
+ * listing (level 2) are loaded on first activation and kept as long as the
+ * index, so start-up reads only frontmatter and memory stays small.
+ */
+import { sep } from 'node:path';
+import type { AllowedTool } from '../base/allowed-tools.js';
+import type { CatalogReport } from '../catalog/catalog.js';
+import { compactCopies, flatStrings, nameLookup, sharingPrefix } from '../base/compact.js';
+import type { Diagnostic } from '../base/diagnostics.js';
+import { SKILL_FILE } from '../base/skill-file.js';
+import type { Skill, SkillEntry } from '../base/model.js';
+
+/** A skill loaded for activation, with the problems found while loading it (resource warnings). */
+export interface LoadedSkill {
+  skill: Skill;
+  diagnostics: readonly Diagnostic[];
+  /** True for the call that actually loaded it; later calls get the cached copy. */
+  first: boolean;
+}
+
+export interface SkillIndex {
+  /** Loaded skills, in catalog order. Names are unique. */
+  readonly skills: readonly SkillEntry[];
+  get(name: string): SkillEntry | undefined;
+  /** The skill's instructions and resources, read on first use and then cached; undefined for an unknown name. Rejects when the files can no longer be read. */
+  load(name: string): Promise<Skill | undefined>;
+  /** `load`, plus the diagnostics found while loading. */
+  loadDetailed(name: string): Promise<LoadedSkill | undefined>;
+  readonly errors: readonly Diagnostic[];
+  readonly warnings: readonly Diagnostic[];
+  readonly scannedDirectories: readonly string[];
+  /** When discovery finished (epoch milliseconds). */
+  readonly loadedAt: number;
+}
+
+/** What one run (one ctx) sees: the index it was given, and what it activated. */
+export interface SkillsState extends SkillIndex {
+  /**
+   * Names of the skills active in this conversation (earlier turns included,
+   * ended ones not), least recently activated first.
+   */
+  readonly activated: readonly string[];
+  /** Whether the skill's instructions are in the messages the model will be sent (`ctx.messages` as it stands now). */
+  inView(name: string): boolean;
+  /**
+   * End an active skill: it is no longer kept in view (nor recognised again
+   * from the conversation) until something activates it again. False when it
+   * was not active.
+   */
+  end(name: string): boolean;
+  /** What the catalog in this run's system prompt holds, and what the budget cut. */
+  readonly catalog: CatalogReport | undefined;
+  /**
+   * The parsed `allowed-tools` of each active skill that declares the field,
+   * by name, in activation order (a skill without the field is absent: it
+   * pre-approves nothing, it does not forbid anything). Data for a guard
+   * middleware; this package enforces nothing.
+   */
+  readonly allowedTools: ReadonlyMap<string, readonly AllowedTool[]>;
+}
+
+/** What an index is built from: a discovery result, or just a list of skills. */
+export interface SkillIndexInput<S extends SkillEntry = Skill> {
+  skills: readonly S[];
+  errors?: readonly Diagnostic[];
+  warnings?: readonly Diagnostic[];
+  scannedDirectories?: readonly string[];
+}
+
+/** Reads a skill's instructions and resources (level 2) for an index entry. */
+export type SkillLoader = (entry: SkillEntry) => Promise<{ skill: Skill; diagnostics: readonly Diagnostic[] }>;
+
+/**
+ * First wins, as in discovery, so a hand-built list agrees with the catalog
+ * too. A function of its own so its set of names is dropped when it returns:
+ * built inside buildIndex, it would share the scope the index's closures keep.
+ */
+export function firstOfEachName<S extends SkillEntry>(skills: readonly S[]): S[] {
+  const seen = new Set<string>();
+  return skills.filter((entry) => !seen.has(entry.metadata.name) && Boolean(seen.add(entry.metadata.name)));
+}
+
+function buildIndex(input: SkillIndexInput<SkillEntry>, loader: SkillLoader, loadedAt: number): SkillIndex {
+  const skills = firstOfEachName(input.skills);
+  const find = nameLookup(skills, (entry) => entry.metadata.name);
+  const loads = new Map<string, Promise<{ skill: Skill; diagnostics: readonly Diagnostic[] }>>();
+
+  async function loadDetailed(name: string): Promise<LoadedSkill | undefined> {
+    const entry = find(name);
+    if (!entry) return undefined;
+    let pending = loads.get(name);
+    const first = pending === undefined;
+    if (!pending) {
+      pending = loader(entry);
+      loads.set(name, pending);
+      // A failed load is not kept: the next activation tries again.
+      pending.catch(() => loads.delete(name));
+    }
+    const { skill, diagnostics } = await pending;
+    return { skill, diagnostics, first };
+  }
+
+  return Object.freeze({
+    skills: Object.freeze(skills),
+    get: find,
+    load: async (name: string) => (await loadDetailed(name))?.skill,
+    loadDetailed,
+    errors: Object.freeze([...(input.errors ?? [])]),
+    warnings: Object.freeze([...(input.warnings ?? [])]),
+    scannedDirectories: Object.freeze([...(input.scannedDirectories ?? [])]),
+    loadedAt,
+  });
+}
+
+/** An index over skills already loaded in full (discoverSkills' result, or a hand-built list). */
+export function createSkillIndex(input: SkillIndexInput<Skill>, loadedAt = Date.now()): SkillIndex {
+  return buildIndex(input, async (entry) => ({ skill: entry as Skill, diagnostics: [] }), loadedAt);
+}
+
+const SKILL_SUFFIX = `${sep}${SKILL_FILE}`;
+
+/**
+ * An index that keeps metadata only and loads each skill with `loader` on
+ * first activation. It keeps only level-1 fields, copied compactly (see
+ * src/base/compact.ts), so nothing else discovery produced stays reachable.
+ */
+export function createLazySkillIndex(
+  input: SkillIndexInput<SkillEntry>,
+  loader: SkillLoader,
+  loadedAt = Date.now(),
+  /**
+   * True when the metadata is already compact: fresh from JSON.parse (a
+   * prebuilt index), which is what the copy would make. At 20,000 skills the
+   * copy costs about 100 ms of the start-up from an index, for nothing.
+   */
+  metadataCompact = false,
+): SkillIndex {
+  const directories = flatStrings(input.skills.map((entry) => entry.directory));
+  const metadata = metadataCompact
+    ? input.skills.map((entry) => entry.metadata)
+    : compactCopies(input.skills.map((entry) => entry.metadata));
+  const entries = input.skills.map(({ path, directory }, i) => {
+    const folder = directories[i] ?? directory;
+    return { metadata: metadata[i] as SkillEntry['metadata'], path: sharingPrefix(path, folder, SKILL_SUFFIX), directory: folder };
+  });
+  return buildIndex({ ...input, skills: entries }, loader, loadedAt);
+}
+
+/**
+ * The part of `index` whose entries pass `keep`, sharing its loader and cache:
+ * what the model may see and activate when some skills opt out of it.
+ */
+export function narrowIndex(index: SkillIndex, keep: (entry: SkillEntry) => boolean): SkillIndex {
+  const skills = index.skills.filter(keep);
+  if (skills.length === index.skills.length) return index;
+  const names = new Set(skills.map((entry) => entry.metadata.name));
+  return Object.freeze({
+    ...index,
+    skills: Object.freeze(skills),
+    get: (name: string) => (names.has(name) ? index.get(name) : undefined),
+    load: async (name: string) => (names.has(name) ? index.load(name) : undefined),
+    loadDetailed: async (name: string) => (names.has(name) ? index.loadDetailed(name) : undefined),
+  });
+}

@@ -1,0 +1,168 @@
+/**
+ * A request's run: the index it sees, what it activated, what it read and
+ * what its catalog holds, as one object. The tools registered on a ctx close
+ * over its run, because SISU hands a tool handler a `ToolContext`, not the
+ * request's ctx. Other middleware sees the run through its published view
+ * (`ctx.skills` / `ctx.state.skills`), which is branded so `getSkills` can
+ * tell ours from anything else stored under that key, across package copies.
+ */
+import { parseAllowedTools, type AllowedTool } from '../base/allowed-tools.js';
+import type { Verdict } from '../config/approval.js';
+import type { CatalogReport } from '../catalog/catalog.js';
+import { skillsInView } from './conversation.js';
+import type { HostMessage } from '../base/host.js';
+import type { SkillIndex, SkillsState } from '../index/skill-index.js';
+import type { SkillsContext } from '../index/types.js';
+
+/** Read budget: bytes returned so far, per skill name. */
+export type ReadBudget = Map<string, number>;
+
+// Symbol.for, not Symbol(): an app may load both the ESM and the CJS build.
+const RUN = Symbol.for('@sisu-ai/mw-skills/run');
+
+export class SkillsRun {
+  /**
+   * Names active in this conversation (earlier turns included), least
+   * recently activated first; an ended skill leaves the list.
+   */
+  readonly activated: string[] = [];
+  /** Skills other middleware ended: never put back in view, nor recognised again from the messages. */
+  readonly ended = new Set<string>();
+  /** The arguments each active skill was last activated with, so a skill put back in view carries them again. */
+  readonly arguments = new Map<string, string>();
+  /** Bytes read_skill_resource returned, per skill, in this run. */
+  readonly reads: ReadBudget = new Map();
+  /** What the catalog in this run's system prompt holds; undefined before it was rendered. */
+  catalog: CatalogReport | undefined;
+  /**
+   * `approve`'s decision per skill, asked once per conversation (pending ones
+   * included, so two calls in one round ask once).
+   */
+  readonly approvals = new Map<string, Promise<Verdict>>();
+  /** The ctx of the request running now: what `approve` and `onEvent` are given from inside a tool. */
+  ctx: SkillsContext | undefined;
+  /** What other middleware reads; the same object for the whole run. */
+  readonly view: SkillsState;
+
+  /**
+   * @param owner the middleware instance that started the run: a rerun by the
+   *   same instance continues it, another instance starts its own.
+   * @param index the part of the index the run sees (only its visible skills, when
+   *   `visible` is set); each request sets it again, and a rebuild moves it to the new index.
+   */
+  constructor(
+    readonly owner: object,
+    public index: SkillIndex,
+  ) {
+    this.view = viewOf(this);
+  }
+
+  // Read at call time: conversationBuffer replaces ctx.messages with a new array on every request.
+  private conversation: () => readonly HostMessage[] = () => [];
+
+  /** Follow `ctx.messages` of the ctx the run serves (the array as it is whenever asked). */
+  follow(ctx: { readonly messages: readonly HostMessage[] }): void {
+    this.conversation = () => ctx.messages;
+  }
+
+  /** Whether the skill's instructions are in the messages the model will be sent, as they stand now. */
+  inView(name: string): boolean {
+    return skillsInView(this.conversation()).has(name);
+  }
+
+  /**
+   * Record an activation (the latest one counts as the most recent, and
+   * undoes an earlier end); false when the skill was already active.
+   */
+  activate(name: string, args?: string): boolean {
+    this.ended.delete(name);
+    if (args === undefined) this.arguments.delete(name);
+    else this.arguments.set(name, args);
+    const at = this.activated.indexOf(name);
+    if (at >= 0) this.activated.splice(at, 1);
+    this.activated.push(name);
+    return at < 0;
+  }
+
+  /** An activation found in the conversation: remembered unless ended, never reordered. */
+  recall(name: string): void {
+    if (!this.ended.has(name) && !this.activated.includes(name)) this.activated.push(name);
+  }
+
+  /** End a skill: it is no longer active, and never put back in view until activated again. */
+  end(name: string): boolean {
+    const at = this.activated.indexOf(name);
+    if (at < 0) return false;
+    this.activated.splice(at, 1);
+    this.arguments.delete(name);
+    this.ended.add(name);
+    return true;
+  }
+}
+
+function viewOf(run: SkillsRun): SkillsState {
+  const view = {
+    get skills() {
+      return run.index.skills;
+    },
+    get: (name: string) => run.index.get(name),
+    load: (name: string) => run.index.load(name),
+    loadDetailed: (name: string) => run.index.loadDetailed(name),
+    get errors() {
+      return run.index.errors;
+    },
+    get warnings() {
+      return run.index.warnings;
+    },
+    get scannedDirectories() {
+      return run.index.scannedDirectories;
+    },
+    get loadedAt() {
+      return run.index.loadedAt;
+    },
+    get activated(): readonly string[] {
+      // A skill activated on an earlier turn that `visible` now hides is not shown either.
+      const { activated, index } = run;
+      return activated.every((name) => index.get(name) !== undefined)
+        ? activated
+        : activated.filter((name) => index.get(name) !== undefined);
+    },
+    inView: (name: string) => run.inView(name),
+    // A hidden skill cannot be ended, as one never installed cannot.
+    end: (name: string) => run.index.get(name) !== undefined && run.end(name),
+    get catalog() {
+      return run.catalog;
+    },
+    get allowedTools() {
+      return allowedToolsOf(run);
+    },
+  };
+  Object.defineProperty(view, RUN, { value: run, enumerable: false });
+  return Object.freeze(view);
+}
+
+/** Each active skill's parsed `allowed-tools`, for those that declare it, in activation order. */
+function allowedToolsOf(run: SkillsRun): ReadonlyMap<string, readonly AllowedTool[]> {
+  const lists = new Map<string, readonly AllowedTool[]>();
+  for (const name of run.activated) {
+    const declared = run.index.get(name)?.metadata['allowed-tools'];
+    if (declared !== undefined) lists.set(name, Object.freeze(parseAllowedTools(declared).map((tool) => Object.freeze(tool))));
+  }
+  return lists;
+}
+
+/** The run behind a published view, when `value` is one made by this copy of the package. */
+export function runOf(value: unknown): SkillsRun | undefined {
+  const run = brandOf(value);
+  return run instanceof SkillsRun ? run : undefined;
+}
+
+/** Whether `value` is a run view published by this package (either build: no instanceof). */
+export function isSkillsState(value: unknown): value is SkillsState {
+  const run = brandOf(value);
+  return typeof run === 'object' && run !== null && (run as { view?: unknown }).view === value;
+}
+
+function brandOf(value: unknown): unknown {
+  return typeof value === 'object' && value !== null ? (value as { [RUN]?: unknown })[RUN] : undefined;
+}

@@ -1,0 +1,184 @@
+/**
+ * Activations the model did not ask for: `@` mentions, `always` and
+ * auto-activation, each injected once per conversation as if the model had
+ * called use_skill, and the placement of those messages (now, or at the
+ * request's first model call when the user's message does not exist yet).
+ */
+import { findMentions, isUserInvocable, leadingMention, MAX_MENTIONS, selectActivations, type Activation } from '../run/activation.js';
+import { activatedSkills, activationMessages, injectedCallId, modelToolName, toolCallIds } from '../run/conversation.js';
+import type { ActivationGate } from '../run/gate.js';
+import type { HostMessage, HostModel, Next } from '../base/host.js';
+import { suggestionsFor, type Library } from './library.js';
+import type { ResolvedOptions } from '../config/options.js';
+import type { PluginRoots } from '../run/plugin-root.js';
+import type { SkillsRun } from '../run/run.js';
+import type { SkillIndex } from '../index/skill-index.js';
+import { USE_SKILL_TOOL } from '../base/tool-names.js';
+import { renderActivation, type ActivationTextOptions } from '../tools/use-skill.js';
+import type { SkillsContext } from '../index/types.js';
+
+/** Unknown mentions per message that get suggestions in the log. */
+const SUGGESTED_MENTIONS = 3;
+
+export interface PreActivationSettings {
+  autoActivate: ResolvedOptions['autoActivate'];
+  text: ActivationTextOptions;
+  pluginRoots: PluginRoots;
+  /** `approve` and the events, as for use_skill. */
+  gate: ActivationGate;
+}
+
+/** The messages that activate each chosen skill once per conversation; earlier turns count. */
+export async function preActivate(
+  ctx: SkillsContext,
+  library: Library,
+  run: SkillsRun,
+  query: string,
+  settings: PreActivationSettings,
+): Promise<HostMessage[]> {
+  const { index } = library;
+  const toolName = modelToolName(ctx.state.toolAliases, USE_SKILL_TOOL);
+  const earlier = activatedSkills(ctx.messages, (requested) => index.get(requested)?.metadata.name, [
+    ...new Set([USE_SKILL_TOOL, toolName]),
+  ]);
+  // Remembered, not re-activated: an ended skill stays ended, and the order of the run's own activations stands.
+  for (const name of earlier) run.recall(name);
+
+  const messages: HostMessage[] = [];
+  const picks = choose(ctx, library, run, query, settings.autoActivate);
+  if (picks.length === 0) return messages;
+  // Only when something is injected: ids must not repeat any in the conversation.
+  const taken = toolCallIds(ctx.messages);
+  const inject = (pick: Activation, text: string): void => {
+    const id = injectedCallId(pick.route, pick.name, taken);
+    taken.add(id);
+    messages.push(...activationMessages(id, pick.name, text, toolName, pick.arguments));
+  };
+  for (const pick of picks) {
+    const entry = index.get(pick.name);
+    if (!entry) continue;
+    const decision = await settings.gate.check(run, entry, pick.route, ctx.log, pick.arguments);
+    if (!decision.approved) {
+      // The user asked for this one: the model must know it is not available (always/auto were never asked for).
+      if (pick.route === 'mention') inject(pick, decision.message);
+      continue;
+    }
+    const text = await activationText(ctx, index, pick, settings);
+    if (text === undefined) continue;
+    // A mention with arguments goes in even when the skill is active: the model needs the new arguments.
+    if (!run.activate(pick.name, pick.arguments) && pick.arguments === undefined) continue;
+    inject(pick, text);
+    const extra = {
+      ...(pick.score === undefined ? {} : { score: pick.score }),
+      ...(pick.arguments === undefined ? {} : { arguments: pick.arguments }),
+    };
+    ctx.log.info('[skills] activated', { skill: pick.name, route: pick.route, ...extra });
+    settings.gate.emit(
+      run,
+      { type: 'activation', skill: pick.name, route: pick.route, size: text.length, outcome: 'ok', ...extra },
+      ctx.log,
+    );
+  }
+  return messages;
+}
+
+/** Mentions (the user asked), then `always`, then ranked skills; unknown and excess mentions are logged. */
+function choose(ctx: SkillsContext, library: Library, run: SkillsRun, query: string, auto: ResolvedOptions['autoActivate']): Activation[] {
+  // The index's lookup, not a set of names: nothing kept per skill for as long as the index lives.
+  const mentions = findMentions(query, (name) => library.index.get(name) !== undefined);
+  // Suggestions for the first few only: each costs a bounded search, and a flood of unknown names is noise.
+  mentions.unknown.forEach((mention, i) => {
+    ctx.log.warn('[skills] unknown mention', {
+      mention,
+      ...(i < SUGGESTED_MENTIONS ? { suggestions: suggestionsFor(library, mention) } : {}),
+    });
+  });
+  if (mentions.ignored !== undefined && mentions.ignored > 0) {
+    ctx.log.warn('[skills] too many mentions', { examined: MAX_MENTIONS, ignored: mentions.ignored });
+  }
+  const invocable = mentions.known.filter((name) => {
+    if (isUserInvocable(library.index.get(name)?.metadata ?? {})) return true;
+    ctx.log.warn('[skills] mention ignored: the skill is not user-invocable', {
+      mention: name,
+      hint: 'its frontmatter says user-invocable: false; the model may still activate it with use_skill',
+    });
+    return false;
+  });
+  const leading = leadingMention(query);
+  // The same arguments as the skill's last activation: already in the conversation (a rerun, or the user repeating).
+  const repeated = leading !== undefined && run.activated.includes(leading.name) && run.arguments.get(leading.name) === leading.arguments;
+  return selectActivations({
+    mentions: invocable,
+    mentionArguments: repeated ? undefined : leading,
+    always: library.always,
+    // The ranker covers the model-visible skills only, so hidden ones are never auto-activated.
+    auto: auto && { query, ...auto, rank: (text) => library.ranker().rank(text, Math.max(auto.maxSkills, 5)) },
+    alreadyActive: run.activated,
+  });
+}
+
+async function activationText(
+  ctx: SkillsContext,
+  index: SkillIndex,
+  pick: Activation,
+  settings: PreActivationSettings,
+): Promise<string | undefined> {
+  try {
+    const loaded = await index.loadDetailed(pick.name);
+    if (!loaded) return undefined;
+    if (loaded.first) for (const diagnostic of loaded.diagnostics) ctx.log.warn('[skills] warning', diagnostic);
+    const pluginRoot = await settings.pluginRoots.of(loaded.skill, ctx.log);
+    return renderActivation(loaded.skill, settings.text, { arguments: pick.arguments, pluginRoot });
+  } catch (error) {
+    ctx.log.warn('[skills] could not activate', {
+      skill: pick.name,
+      route: pick.route,
+      error: error instanceof Error ? error.message : String(error),
+    });
+    return undefined;
+  }
+}
+
+/**
+ * Put activations in the conversation, then run the rest of the stack.
+ * `now` runs at once; `atModelCall` at the request's first model call on the
+ * conversation, when every middleware in between has run (inputToMessage
+ * has added the user's message, conversationBuffer has trimmed), so it sees
+ * the messages the model will get. Both run at once when there is no model
+ * to wait for. The wrapped call returns the host's own result (a promise or
+ * a stream), so `atModelCall` is synchronous.
+ */
+export async function placeThenNext(
+  ctx: SkillsContext,
+  now: (() => void) | undefined,
+  atModelCall: (() => void) | undefined,
+  next: Next,
+): Promise<void> {
+  const model = ctx.model;
+  if (!atModelCall || !model || typeof model.generate !== 'function') {
+    now?.();
+    atModelCall?.();
+    return next();
+  }
+  now?.();
+  let pending = true;
+  const generate = model.generate as (this: unknown, ...args: unknown[]) => unknown;
+  const wrapped: HostModel = Object.create(model, {
+    generate: {
+      value(messages: unknown, ...rest: unknown[]): unknown {
+        // Only the conversation itself: another middleware may ask the model about something else first.
+        if (pending && messages === ctx.messages) {
+          pending = false;
+          atModelCall();
+        }
+        return generate.call(model, messages, ...rest);
+      },
+    },
+  }) as HostModel;
+  ctx.model = wrapped;
+  try {
+    await next();
+  } finally {
+    if (ctx.model === wrapped) ctx.model = model;
+  }
+}

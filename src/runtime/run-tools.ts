@@ -1,0 +1,95 @@
+/**
+ * The tools of each run, made once per run and bound to it (SISU hands a tool
+ * handler a ToolContext, not the ctx), and registered on the run's ctx
+ * without ever replacing someone else's tool of the same name.
+ */
+import type { ActivationGate } from '../run/gate.js';
+import type { Libraries } from './library.js';
+import type { PluginRoots } from '../run/plugin-root.js';
+import type { ResourceReader } from '../resources/resource-reader.js';
+import type { SkillsRun } from '../run/run.js';
+import { FIND_SKILLS_TOOL } from '../base/tool-names.js';
+import { bindFindSkillsTool } from '../tools/find-skills.js';
+import { bindReadResourceTool } from '../tools/read-resource.js';
+import { bindUseSkillTool, type ActivationTextOptions } from '../tools/use-skill.js';
+import type { SkillEvent } from '../config/events.js';
+import type { HostLogger, HostTool } from '../base/host.js';
+import type { SkillsContext } from '../index/types.js';
+
+interface RunTools {
+  useSkill: HostTool;
+  readResource?: HostTool;
+  findSkills: HostTool;
+}
+
+export class RunToolbox {
+  // Tools made here, for any run: a registry shared between requests may still hold an earlier run's.
+  private readonly own = new WeakSet<HostTool>();
+  private readonly byRun = new WeakMap<SkillsRun, RunTools>();
+
+  constructor(
+    private readonly libraries: Libraries,
+    private readonly reader: ResourceReader | undefined,
+    private readonly text: ActivationTextOptions,
+    private readonly pluginRoots: PluginRoots,
+    private readonly gate: ActivationGate,
+  ) {}
+
+  /** Register the run's tools on `ctx`: use_skill, read_skill_resource when enabled, find_skills when the catalog needs it. */
+  register(ctx: SkillsContext, run: SkillsRun): void {
+    const tools = this.toolsOf(run);
+    this.registerOne(ctx, tools.useSkill);
+    if (tools.readResource) this.registerOne(ctx, tools.readResource);
+    if (this.libraries.of(run.index).search) this.registerOne(ctx, tools.findSkills);
+  }
+
+  private toolsOf(run: SkillsRun): RunTools {
+    let tools = this.byRun.get(run);
+    if (!tools) {
+      tools = this.make(run);
+      for (const tool of Object.values(tools)) this.own.add(tool);
+      this.byRun.set(run, tools);
+    }
+    return tools;
+  }
+
+  private make(run: SkillsRun): RunTools {
+    // Model-facing tools see only the skills the model may activate; reads cover every loaded skill.
+    // run.index is the part of the index this request may see (visible), so hidden skills are never reached.
+    const modelIndex = () => this.libraries.of(run.index).modelIndex;
+    const { gate } = this;
+    const emit = (event: SkillEvent, log: HostLogger | undefined): void => gate.emit(run, event, log);
+    const useSkill = bindUseSkillTool({
+      source: modelIndex,
+      // In view now, not merely activated once: conversationBuffer may have trimmed the instructions since.
+      isActive: (name) => run.inView(name),
+      activate: (name, args) => run.activate(name, args),
+      pluginRoot: (skill, log) => this.pluginRoots.of(skill, log),
+      searchTool: () => (this.libraries.of(run.index).search ? FIND_SKILLS_TOOL : undefined),
+      text: this.text,
+      gate: async (entry, log, args) => {
+        const decision = await gate.check(run, entry, 'model', log, args);
+        return decision.approved ? undefined : decision.message;
+      },
+      emit,
+    });
+    const findSkills = bindFindSkillsTool(modelIndex);
+    if (!this.reader) return { useSkill, findSkills };
+    return {
+      useSkill,
+      findSkills,
+      readResource: bindReadResourceTool({ source: () => run.index, reader: this.reader, budget: run.reads, emit }),
+    };
+  }
+
+  /** Register `tool` unless this ctx has it; replace an earlier run's copy of ours, never someone else's tool. */
+  private registerOne(ctx: SkillsContext, tool: HostTool): void {
+    const registered = ctx.tools.get(tool.name);
+    if (registered === tool) return;
+    if (registered === undefined || this.own.has(registered)) {
+      ctx.tools.register(tool);
+    } else {
+      ctx.log.warn(`[skills] a tool named ${tool.name} is already registered; leaving it in place`, { tool: tool.name });
+    }
+  }
+}

@@ -1,0 +1,198 @@
+/**
+ * Indexes what each skill's instructions say, off the request path: after
+ * an index's first request, its SKILL.md bodies are read a few at a time,
+ * each turned into its bounded terms as it arrives (src/catalog/body-terms.ts), and
+ * when every body is in, the ranker starts reading them (one swap). Until
+ * then ranking reads names, tags and descriptions only, as before.
+ *
+ * Requests keep being answered throughout: between files the event loop is
+ * free, and each file costs one body's tokenising (a fraction of a
+ * millisecond). The work is scheduled on unref'd timers, so a process that
+ * has nothing else to do exits instead of waiting for it.
+ */
+import { MAX_CONCURRENT_FS_CALLS } from '../base/concurrency.js';
+import { errorReason, type SkillsFileSystem } from '../base/fs.js';
+import { splitFrontmatter } from '../frontmatter/split.js';
+import { bodyIndexSubset } from '../catalog/body-terms.js';
+import type { BodyAwareRanker } from '../catalog/rank.js';
+import type { SkillEntry } from '../index/types.js';
+
+/** Bodies read at a time: few, so requests meanwhile wait for at most a handful of file callbacks. */
+const BATCH = Math.min(4, MAX_CONCURRENT_FS_CALLS);
+
+export interface BodyIndexing {
+  /** Resolves when the ranker reads every body it could read (or the indexing was stopped). Never rejects. */
+  readonly done: Promise<void>;
+  /**
+   * Starts now if it was waiting for its delay, and from then on keeps the
+   * process alive until it is done (for a caller that awaits `done`).
+   */
+  start(): void;
+  /** Stops reading (the index was replaced): the ranker stays as it is. */
+  stop(): void;
+  /** What was read, once the ranker reads the bodies; undefined before (or when stopped). */
+  readonly outcome: BodyIndexingOutcome | undefined;
+}
+
+export interface BodyIndexingOutcome {
+  /** Where the instructions' terms came from: the SKILL.md files, or a prebuilt index built with them. */
+  from: 'files' | 'index';
+  /** Skills whose instructions are ranked. */
+  read: number;
+  /** Skills whose SKILL.md could not be read (they are ranked by their metadata only): how many, and the first few. */
+  skipped: number;
+  examples: Array<{ skill: string; path: string; reason: string }>;
+}
+
+/** Skipped skills named in the outcome; the rest are counted. */
+const SKIPPED_EXAMPLES = 5;
+
+export interface BodyIndexingInput {
+  skills: readonly SkillEntry[];
+  ranker: () => BodyAwareRanker;
+  fs: SkillsFileSystem;
+  /** Milliseconds to wait before the first read. */
+  delayMs: number;
+}
+
+/** Indexes the bodies of `skills` (in ranker order) for `ranker`, starting after `delayMs`. */
+export function indexBodies(input: BodyIndexingInput): BodyIndexing {
+  let stopped = false;
+  let started = false;
+  let keepAlive = false;
+  let outcome: BodyIndexingOutcome | undefined;
+  let finish: () => void = () => undefined;
+  const done = new Promise<void>((resolve) => {
+    finish = resolve;
+  });
+  const timer = setTimeout(() => begin(), input.delayMs);
+  timer.unref?.();
+
+  /** Lets waiting requests run, and lets the process exit if nothing else keeps it (unless a caller awaits `done`). */
+  function pause(): Promise<void> {
+    return new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, 0);
+      if (!keepAlive) timer.unref?.();
+    });
+  }
+
+  function begin(): void {
+    if (started || stopped) return;
+    started = true;
+    clearTimeout(timer);
+    void run().finally(finish);
+  }
+
+  async function run(): Promise<void> {
+    const ranker = input.ranker();
+    const collector = ranker.bodyCollector();
+    const { skills } = input;
+    const result: BodyIndexingOutcome = { from: 'files', read: 0, skipped: 0, examples: [] };
+    for (let from = 0; from < skills.length; from += BATCH) {
+      if (stopped) return;
+      const batch = skills.slice(from, from + BATCH);
+      const bodies = await Promise.all(
+        batch.map((entry) =>
+          bodyOf(entry, input.fs).catch((error: unknown) => {
+            result.skipped++;
+            if (result.examples.length < SKIPPED_EXAMPLES)
+              result.examples.push({ skill: entry.metadata.name, path: entry.path, reason: errorReason(error) });
+            return undefined;
+          }),
+        ),
+      );
+      if (stopped) return;
+      // Added in skill order whatever order the reads finished in: the same library always gives the same index.
+      bodies.forEach((body, i) => {
+        if (body === undefined) return;
+        collector.add(from + i, body);
+        result.read++;
+      });
+      await pause();
+    }
+    const steps = collector.buildSteps();
+    for (;;) {
+      if (stopped) return;
+      const step = steps.next();
+      if (step.done) {
+        ranker.useBodies(step.value);
+        break;
+      }
+      await pause();
+    }
+    outcome = result;
+  }
+
+  return {
+    done,
+    start() {
+      keepAlive = true;
+      begin();
+    },
+    stop() {
+      stopped = true;
+      clearTimeout(timer);
+      finish();
+    },
+    get outcome() {
+      return outcome;
+    },
+  };
+}
+
+/** Indexing that is already done: the ranker had the instructions' terms from a prebuilt index (`read` skills). */
+export function indexedAlready(read: number): BodyIndexing {
+  const outcome: BodyIndexingOutcome = { from: 'index', read, skipped: 0, examples: [] };
+  return { done: Promise.resolve(), start: () => undefined, stop: () => undefined, outcome };
+}
+
+/** The instructions of `entry`: already in memory for a fully loaded skill, else read from its SKILL.md. */
+async function bodyOf(entry: SkillEntry, fs: SkillsFileSystem): Promise<string> {
+  const instructions: unknown = (entry as { instructions?: unknown }).instructions;
+  // '' may only mean "not loaded" (a prebuilt index's entries): read the file then.
+  if (typeof instructions === 'string' && instructions !== '') return instructions;
+  return splitFrontmatter(await fs.readFile(entry.path, 'utf8')).body;
+}
+
+/** What a visible part's ranker needs from the whole index's reading. */
+export interface PartBodiesInput {
+  /** The whole index's reading, and its ranker (holding the instructions once read). */
+  whole: BodyIndexing;
+  wholeRanker: () => BodyAwareRanker;
+  /** The whole index's skills' names in its ranker's order. */
+  wholeNames: readonly string[];
+  /** The part's ranker, and its skills' names in ranker order. */
+  ranker: () => BodyAwareRanker;
+  names: readonly string[];
+}
+
+/**
+ * The instructions of a visible part of an index, taken from the whole
+ * index's reading once it is done: nothing is read again, whatever the
+ * number of visible sets. The outcome is the whole's (logged once, per index).
+ */
+export function bodiesOfPart(input: PartBodiesInput): BodyIndexing {
+  let stopped = false;
+  const done = input.whole.done.then(() => {
+    const whole = input.wholeRanker();
+    const bodies = whole.bodies;
+    if (stopped || !bodies) return;
+    const docOf = new Int32Array(bodies.size).fill(-1);
+    const position = new Map(input.names.map((name, i) => [name, i]));
+    input.wholeNames.forEach((name, doc) => {
+      const at = position.get(name);
+      if (at !== undefined) docOf[doc] = at;
+    });
+    input.ranker().useBodies(bodyIndexSubset(bodies, docOf, input.names.length));
+  });
+  return {
+    done,
+    start: () => input.whole.start(),
+    stop() {
+      stopped = true;
+    },
+    get outcome() {
+      return input.whole.outcome;
+    },
+  };
+}

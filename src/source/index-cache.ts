@@ -1,0 +1,100 @@
+/**
+ * One discovery per middleware instance, not per request: the index is kept
+ * for `cacheTtl`, concurrent requests share the scan in flight, and a request
+ * whose signal aborts stops waiting without disturbing the shared scan.
+ */
+import { createSkillIndex, type SkillIndex } from '../index/skill-index.js';
+import type { DiscoveryResult } from '../index/types.js';
+
+export interface CachedIndex {
+  index: SkillIndex;
+  /** True for the one request that ran (or started) this discovery. */
+  fresh: boolean;
+  /** How long discovery took, in milliseconds. */
+  durationMs: number;
+}
+
+export interface IndexCache {
+  /** The current index, discovering first when there is none or it is older than the TTL. */
+  get(signal?: AbortSignal): Promise<CachedIndex>;
+  /** The last index built, without waiting or scanning. */
+  peek(): SkillIndex | undefined;
+  /** Forget the index so the next `get` rescans. */
+  invalidate(): void;
+}
+
+export interface IndexCacheOptions {
+  load: () => Promise<DiscoveryResult>;
+  /** Turns a discovery into an index. Default: an index over fully loaded skills. */
+  toIndex?: (result: DiscoveryResult, loadedAt: number) => SkillIndex;
+  /** Milliseconds an index is reused; 0 rescans on every `get`. A function is asked on every `get` (watch mode shortens it while it cannot watch). */
+  ttl: number | (() => number);
+  now?: () => number;
+}
+
+/** Resolve with `promise`, or reject with the signal's reason once it aborts. */
+export function untilAborted<T>(promise: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+  if (!signal) return promise;
+  if (signal.aborted) return Promise.reject(signal.reason);
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    signal.addEventListener('abort', onAbort, { once: true });
+    promise.then(
+      (value) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(value);
+      },
+      (error: unknown) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(error);
+      },
+    );
+  });
+}
+
+export function createIndexCache({ load, toIndex = createSkillIndex, ttl, now = Date.now }: IndexCacheOptions): IndexCache {
+  let current: { index: SkillIndex; durationMs: number } | undefined;
+  let inFlight: Promise<{ index: SkillIndex; durationMs: number }> | undefined;
+  let generation = 0;
+
+  function startDiscovery(): Promise<{ index: SkillIndex; durationMs: number }> {
+    const startedIn = generation;
+    const started = now();
+    const discovery = load().then((result) => {
+      const finished = now();
+      const entry = { index: toIndex(result, finished), durationMs: finished - started };
+      // An invalidate() during the scan means this result may be stale: serve it, but don't keep it.
+      if (startedIn === generation) current = entry;
+      return entry;
+    });
+    inFlight = discovery;
+    // Clear the in-flight slot either way, so a failed scan is retried by the next request.
+    discovery.then(
+      () => {
+        if (inFlight === discovery) inFlight = undefined;
+      },
+      () => {
+        if (inFlight === discovery) inFlight = undefined;
+      },
+    );
+    return discovery;
+  }
+
+  return {
+    async get(signal) {
+      // `< ttl` also covers Infinity (never rescan) and 0 (always rescan).
+      if (current && now() - current.index.loadedAt < (typeof ttl === 'function' ? ttl() : ttl)) {
+        return { index: current.index, fresh: false, durationMs: current.durationMs };
+      }
+      const owner = inFlight === undefined;
+      const discovery = inFlight ?? startDiscovery();
+      const entry = await untilAborted(discovery, signal);
+      return { index: entry.index, fresh: owner, durationMs: entry.durationMs };
+    },
+    peek: () => current?.index,
+    invalidate() {
+      generation++;
+      current = undefined;
+    },
+  };
+}

@@ -1,0 +1,80 @@
+/**
+ * Where an index comes from: a prebuilt index file (`index` option) or a
+ * scan, and how each skill's level 2 is read on activation. The middleware's
+ * index cache calls `load` and `toIndex`; nothing here is per request.
+ */
+import { SkillUnavailableError } from '../config/errors.js';
+import { discover, loadSkillContent } from '../discover/discover.js';
+import { createLimiter, MAX_CONCURRENT_FS_CALLS } from '../base/concurrency.js';
+import type { ResolvedOptions } from '../config/options.js';
+import { checkSkillFile, readPrebuiltIndex, type SkillStamp } from './prebuilt-index.js';
+import type { RankerData } from '../catalog/rank.js';
+import { createLazySkillIndex, createSkillIndex, type SkillIndex, type SkillLoader } from '../index/skill-index.js';
+import type { DiscoveryResult } from '../index/types.js';
+
+export interface SkillSource {
+  /** The skills as they are now: the prebuilt index while it is usable, else a scan. */
+  load(): Promise<DiscoveryResult>;
+  toIndex(result: DiscoveryResult, loadedAt: number): SkillIndex;
+  /** Scan from now on (the watcher saw a change the prebuilt index cannot know about). */
+  preferScan(): void;
+  /** The ranker a prebuilt index held for `index` (one `toIndex` made), if any. */
+  rankerDataOf(index: SkillIndex): RankerData | undefined;
+}
+
+export function createSkillSource(options: ResolvedOptions): SkillSource {
+  // Activation reads share one bound, like discovery's, so a burst of use_skill calls cannot exhaust file handles.
+  const activationReads = createLimiter(MAX_CONCURRENT_FS_CALLS);
+  // An unusable index is reported once, then scanning takes over for good.
+  let indexFile = options.index;
+  // Keyed by our own index objects: a dropped index takes its ranker data with it.
+  const rankerData = new WeakMap<SkillIndex, RankerData>();
+
+  async function load(): Promise<DiscoveryResult> {
+    if (indexFile !== undefined) {
+      const read = await readPrebuiltIndex(indexFile, options);
+      if (read.ok) return read.result;
+      indexFile = undefined;
+      const scanned = await discover(options, { frontmatterOnly: true });
+      return { ...scanned, warnings: [read.diagnostic, ...scanned.warnings] };
+    }
+    return discover(options, { frontmatterOnly: !options.preload });
+  }
+
+  function toIndex(result: DiscoveryResult, loadedAt: number): SkillIndex {
+    if (options.preload && !('stamps' in result)) return createSkillIndex(result, loadedAt);
+    const stamps = 'stamps' in result ? (result.stamps as ReadonlyMap<string, SkillStamp>) : undefined;
+    const loader: SkillLoader = (entry) =>
+      activationReads(async () => {
+        const stamp = stamps?.get(entry.path);
+        if (stamp) {
+          // Never stale text: a SKILL.md that changed since the build is refused until the index is rebuilt.
+          const check = await checkSkillFile(options.fs, entry, stamp);
+          if (check.status !== 'unchanged') {
+            throw new SkillUnavailableError({
+              skill: check.skill,
+              path: check.path,
+              reason: 'stale',
+              detail: check.detail,
+              message: check.message,
+            });
+          }
+        }
+        return loadSkillContent(entry, options);
+      });
+    // A prebuilt index's metadata comes straight from JSON.parse: already as compact as a copy would make it.
+    const index = createLazySkillIndex(result, loader, loadedAt, stamps !== undefined);
+    const ranker = 'ranker' in result ? (result.ranker as RankerData | undefined) : undefined;
+    if (ranker) rankerData.set(index, ranker);
+    return index;
+  }
+
+  return {
+    load,
+    toIndex,
+    preferScan: () => {
+      indexFile = undefined;
+    },
+    rankerDataOf: (index) => rankerData.get(index),
+  };
+}
