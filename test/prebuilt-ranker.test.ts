@@ -110,6 +110,15 @@ describe('older and foreign rankers', () => {
   let indexFile: string;
   let document: PrebuiltIndexDocument;
   const md = (name: string, description: string) => `---\nname: ${name}\ndescription: ${description}\n---\n# ${name}\n`;
+  /** The index file at `file` read for this library, as start-up reads it. */
+  const readIndexFile = async (file: string) =>
+    parsePrebuiltIndex(await readFile(file, 'utf8'), file, {
+      directories: [skills],
+      packages: [],
+      include: [],
+      exclude: [],
+      strict: false,
+    });
 
   beforeAll(async () => {
     skills = join(temp, 'small', 'skills');
@@ -132,13 +141,7 @@ describe('older and foreign rankers', () => {
     expect(ranker.count).toBe(63);
     const older = join(temp, 'small', 'v1.index.json');
     await writeFile(older, JSON.stringify({ ...rest, version: 1 }));
-    const read = parsePrebuiltIndex(await readFile(older, 'utf8'), older, {
-      directories: [skills],
-      packages: [],
-      include: [],
-      exclude: [],
-      strict: false,
-    });
+    const read = await readIndexFile(older);
     if (!read.ok) throw new Error(read.message);
     expect(read.result.ranker).toBeUndefined();
     expect(read.result.skills).toHaveLength(63);
@@ -155,13 +158,7 @@ describe('older and foreign rankers', () => {
     foreign.ranker.weights = 'not even base64';
     const file = join(temp, 'small', 'foreign.index.json');
     await writeIndex(foreign, file);
-    const read = parsePrebuiltIndex(await readFile(file, 'utf8'), file, {
-      directories: [skills],
-      packages: [],
-      include: [],
-      exclude: [],
-      strict: false,
-    });
+    const read = await readIndexFile(file);
     if (!read.ok) throw new Error(read.message);
     expect(read.result.ranker).toBeUndefined();
     const scan = skillsMiddleware({ directories: [skills], catalogBudget: 600 });

@@ -5,6 +5,7 @@
  * a test can ask what the model saw on each.
  */
 import type { ScriptedReply, ScriptedRequest, ScriptedServer } from '../../demo/scripted-model.mjs';
+import { startAtUserTurn as startAtUserTurnStep } from './start-at-user-turn.mjs';
 import {
   createCtx,
   placedStack,
@@ -17,23 +18,8 @@ import {
   type SisuMiddleware,
 } from './host.js';
 
-/**
- * What an app that talks to Anthropic puts after SISU's conversationBuffer:
- * the buffer keeps the last `window` messages wherever that cut falls, so the
- * window can open with an assistant message or a tool result whose call was
- * cut off, which Anthropic refuses (with or without skills; OpenAI accepts a
- * leading assistant message). This drops the leading messages up to the first
- * user message. Our middleware never relies on it: it only keeps the host's
- * own trimming from failing the run, so the test can look at what we inject.
- */
-export const startAtUserTurn: SisuMiddleware = async (ctx, next) => {
-  const first = ctx.messages.findIndex((m) => m.role !== 'system');
-  let user = first;
-  while (user >= 0 && user < ctx.messages.length && ctx.messages[user]?.role !== 'user') user++;
-  if (first >= 0 && user > first && user < ctx.messages.length)
-    ctx.messages = [...ctx.messages.slice(0, first), ...ctx.messages.slice(user)];
-  await next();
-};
+/** What an app that talks to Anthropic puts after SISU's conversationBuffer (see start-at-user-turn.mjs). */
+export const startAtUserTurn: SisuMiddleware = startAtUserTurnStep;
 
 /** inputToMessage, conversationBuffer and the skills middleware in `placement`'s order, then execute (plus startAtUserTurn for Anthropic). */
 export function conversationStack(

@@ -8,6 +8,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { startAtUserTurn } from './start-at-user-turn.mjs';
 
 const config = JSON.parse(readFileSync(process.argv[2], 'utf8'));
 const sisu = (pkg) => import(pathToFileURL(path.join(config.sisuModules, pkg, 'dist', 'index.js')).href);
@@ -24,16 +25,6 @@ const model =
         baseUrl: config.url,
         maxRetries: 0,
       });
-
-// The same app-side step the in-process tests use for Anthropic (see conversation.ts): the window starts at a user turn.
-const startAtUserTurn = async (ctx, next) => {
-  const first = ctx.messages.findIndex((m) => m.role !== 'system');
-  let user = first;
-  while (user >= 0 && user < ctx.messages.length && ctx.messages[user]?.role !== 'user') user++;
-  if (first >= 0 && user > first && user < ctx.messages.length)
-    ctx.messages = [...ctx.messages.slice(0, first), ...ctx.messages.slice(user)];
-  await next();
-};
 
 const entries = [];
 const log = Object.fromEntries(
