@@ -486,11 +486,11 @@ export function queryWords(query: string): Array<{ word: string; term: string }>
  * against the whole index gives, bit for bit (the same field lengths and
  * averages, the same tf sums in the same order, the same packed weights, the
  * same IDFs), without tokenising every entry. Field lengths are counted by
- * a regular expression (TERMS_ASCII, TERMS_UNICODE: no per-word work), and
- * only the entries that may hold a query term are tokenised: a first request
- * that matches skills then costs about what one that matches none costs.
- * Undefined when more than a quarter of the entries may hold one: building
- * the whole index costs about as much, and later queries need it.
+ * a regular expression (termCount), and of the words only those that start
+ * as a query term does are looked at: a first request that matches skills
+ * then costs about what one that matches none costs. Undefined when more
+ * than a quarter of the entries hold a query term: building the whole index
+ * costs about as much, and later queries need it.
  */
 function queryIndex(entries: ReadonlyArray<RankEntry>, weights: readonly number[], terms: readonly string[]): Bm25Index | undefined {
   const count = entries.length;
@@ -501,44 +501,48 @@ function queryIndex(entries: ReadonlyArray<RankEntry>, weights: readonly number[
   const fieldCount = FIELDS.length;
   const lengths = new Int32Array(count * fieldCount);
   const totals = new Float64Array(fieldCount);
-  const candidates: number[] = [];
+  const slot = new Map(terms.map((term, i) => [term, i]));
+  // Entries holding a query term, and how often each field holds each (field-major: f * terms + i).
+  const holders: Array<{ doc: number; occurrences: Int32Array }> = [];
   for (let e = 0; e < count; e++) {
     const texts = fieldTexts(entries[e] as RankEntry);
-    let candidate = false;
+    let occurrences: Int32Array | undefined;
     for (let f = 0; f < fieldCount; f++) {
       const lower = (texts[f] ?? '').toLowerCase();
       const length = termCount(lower);
       lengths[e * fieldCount + f] = length;
       totals[f] = (totals[f] ?? 0) + length;
-      if (!candidate && e >= first && length > 0 && mayHave.text(lower)) candidate = true;
+      if (e < first || length === 0) continue;
+      for (const word of mayHave.words(lower)) {
+        const i = slot.get(termOf(word) ?? '');
+        if (i === undefined) continue;
+        occurrences ??= new Int32Array(fieldCount * terms.length);
+        occurrences[f * terms.length + i] = (occurrences[f * terms.length + i] ?? 0) + 1;
+      }
     }
-    if (candidate && candidates.push(e) > count / 4) return undefined;
+    if (occurrences && holders.push({ doc: e, occurrences }) > count / 4) return undefined;
   }
   const averageLength = new Float64Array(fieldCount);
   for (let f = 0; f < fieldCount; f++) averageLength[f] = Math.max((totals[f] ?? 0) / count, 1);
 
-  // Postings of the query's terms, doc by doc as weighTerms makes them.
-  const slot = new Map(terms.map((term, i) => [term, i]));
+  // Postings of the query's terms, doc by doc as weighTerms makes them: a field's norm added once per occurrence.
   const tf = new Float64Array(terms.length);
   const list: { term: number[]; doc: number[]; weight: number[] } = { term: [], doc: [], weight: [] };
   const frequency = new Int32Array(terms.length);
-  for (const e of candidates) {
-    const texts = fieldTexts(entries[e] as RankEntry);
+  for (const { doc, occurrences } of holders) {
     for (let f = 0; f < fieldCount; f++) {
-      const length = lengths[e * fieldCount + f] ?? 0;
-      if (length === 0) continue;
       const field = FIELDS[f] as (typeof FIELDS)[number];
-      const norm = (weights[f] ?? field.weight) / (1 - field.b + (field.b * length) / (averageLength[f] ?? 1));
-      for (const term of tokenize(texts[f] ?? '')) {
-        const i = slot.get(term);
-        if (i !== undefined) tf[i] = (tf[i] ?? 0) + norm;
+      const norm =
+        (weights[f] ?? field.weight) / (1 - field.b + (field.b * (lengths[doc * fieldCount + f] ?? 0)) / (averageLength[f] ?? 1));
+      for (let i = 0; i < terms.length; i++) {
+        for (let n = occurrences[f * terms.length + i] ?? 0; n > 0; n--) tf[i] = (tf[i] ?? 0) + norm;
       }
     }
     for (let i = 0; i < terms.length; i++) {
       const value = tf[i] ?? 0;
       if (value === 0) continue;
       list.term.push(i);
-      list.doc.push(e);
+      list.doc.push(doc);
       list.weight.push(value / (value + K1));
       frequency[i] = (frequency[i] ?? 0) + 1;
       tf[i] = 0;
@@ -546,29 +550,32 @@ function queryIndex(entries: ReadonlyArray<RankEntry>, weights: readonly number[
   }
   // The vocabulary: the query's terms some entry holds (a term no entry holds adds no evidence), sorted.
   const held = terms.filter((_, i) => (frequency[i] ?? 0) > 0).sort();
-  const id = new Int32Array(terms.length);
-  terms.forEach((term, i) => (id[i] = held.indexOf(term)));
+  const id = terms.map((term) => held.indexOf(term));
   list.term = list.term.map((i) => id[i] ?? 0);
   return indexOf(names, held, packPostings(held.length, count, list));
 }
 
 /**
- * Tests for whether an entry, or a field's lowercased text, may have a word
- * whose term is one of `terms` (false: it has none). A term is its word less
- * a suffix, or with "ies" made "y" (see `stem`), so a word giving term t
- * starts with t, or with t less its final "y": looked for with a regular
- * expression at word starts, no per-word work.
+ * Where entries and texts may have a word whose term is one of `terms`. A
+ * term is its word less a suffix, or with "ies" made "y" (see `stem`), so a
+ * word giving term t starts with t, or with t less its final "y": looked for
+ * with regular expressions at word starts, no per-word work. `entry` is
+ * false for an entry without such a word; `words` gives the words of a
+ * lowercased text that start so (those to look up), as tokenize splits them.
  */
-function mayHoldTerms(terms: readonly string[]): { entry: (entry: RankEntry) => boolean; text: (lower: string) => boolean } {
+function mayHoldTerms(terms: readonly string[]): { entry: (entry: RankEntry) => boolean; words: (lower: string) => string[] } {
   // Terms are letters and digits only: nothing to escape.
-  const starts = terms.map((term) => (term.endsWith('y') ? term.slice(0, -1) : term));
-  const atWordStart = new RegExp(`(?<![\\p{L}\\p{N}])(?:${starts.join('|')})`, 'u');
-  const anywhere = new RegExp(starts.join('|'), 'u');
+  const starts = terms.map((term) => (term.endsWith('y') ? term.slice(0, -1) : term)).join('|');
+  const atWordStart = new RegExp(`(?<![\\p{L}\\p{N}])(?:${starts})`, 'u');
+  const anywhere = new RegExp(starts, 'u');
+  // Whole words, split as `words` splits them: on ASCII letters and digits where no other letter is.
+  const asciiWords = new RegExp(`(?<![a-z0-9])(?:${starts})[a-z0-9]*`, 'g');
+  const unicodeWordsOf = new RegExp(`(?<![\\p{L}\\p{N}])(?:${starts})[\\p{L}\\p{N}]*`, 'gu');
   // Lowercasing a sigma depends on what is around it, so a piece of a text may lowercase otherwise.
-  const sigma = starts.some((start) => /[σς]/u.test(start));
+  const sigma = /[σς]/u.test(starts);
   const text = (lower: string): boolean => atWordStart.test(lower);
   return {
-    text,
+    words: (lower) => lower.match(unicodeWords(lower) ? unicodeWordsOf : asciiWords) ?? [],
     entry(entry) {
       if (text(entry.name.toLowerCase())) return true;
       if (entry.tags && text(entry.tags.join(' ').toLowerCase())) return true;
