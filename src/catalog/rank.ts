@@ -434,9 +434,14 @@ class LazyRanker {
       const byQuery =
         first && this.body === undefined && this.building === undefined ? queryIndex(this.entries, this.tuning.fields, terms) : undefined;
       if (byQuery) return rankTerms(byQuery, undefined, this.tuning, terms, limit);
-      while (!this.indexStep());
     }
-    return rankTerms(this.index as Bm25Index, this.body, this.tuning, terms, limit);
+    return rankTerms(this.built(), this.body, this.tuning, terms, limit);
+  }
+
+  /** The whole index, its build finished now if it is not yet. */
+  private built(): Bm25Index {
+    while (this.index === undefined) this.indexStep();
+    return this.index;
   }
 
   private useIndex(index: Bm25Index): void {
