@@ -7,7 +7,9 @@
 //                         (their terms read in the background, rankInstructions; issue 23)
 //   what = first-request: what it keeps after one first request that matches skills
 //                         ("convert a pdf to markdown", issue 20); with --index, from that
-//                         prebuilt index
+//                         prebuilt index; with --second, after a second request too (a
+//                         first query ranks by its own words: the second builds the
+//                         ranker's whole index, as the background otherwise does)
 //   what = discover:      the result of the public discoverSkills (eager)
 // --bundle measures another build (bench/ab.mjs's copies), --warm warms up on another library first.
 import { pathToFileURL } from 'node:url';
@@ -23,6 +25,7 @@ const flag = (name) => {
 const warmRoot = flag('warm');
 const bundle = flag('bundle');
 const indexFile = flag('index');
+const second = rest.includes('--second');
 const { discoverSkills, skillsMiddleware } = await import(bundle ? pathToFileURL(resolve(bundle)).href : '../dist/index.js');
 const heap = () => process.memoryUsage().heapUsed;
 const external = () => process.memoryUsage().arrayBuffers;
@@ -45,6 +48,7 @@ async function build(directory, index) {
     ctx.log.warn = (...args) => warnings.push(args);
     await middleware(ctx, async () => {});
     if (index && JSON.stringify(warnings).includes('INDEX_UNUSABLE')) throw new Error('the prebuilt index was not used');
+    if (second) await middleware(userContext('merge two pdf files into one'), async () => {});
     return middleware;
   }
   return discoverSkills({ directories: [directory] });

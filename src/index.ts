@@ -15,7 +15,7 @@ export { SkillMetadataSchema } from './metadata/schema.js';
 export { DiagnosticCodes, formatDiagnostic } from './base/diagnostics.js';
 export type { Diagnostic, DiagnosticCode, Severity } from './base/diagnostics.js';
 export { SkillsError, SkillsConfigError, SkillsUsageError, SkillsWatchError } from './config/errors.js';
-export { createFindSkillsTool, FindSkillsArgsSchema, FIND_SKILLS_TOOL } from './tools/find-skills.js';
+export { createFindSkillsTool, FindSkillsArgsSchema, FIND_SKILLS_TOOL, type FindSkillsToolOptions } from './tools/find-skills.js';
 export type { FindSkillsArgs } from './tools/find-skills.js';
 export { buildCatalog, catalogEntries, DEFAULT_CATALOG_BUDGET } from './catalog/catalog.js';
 export type { CatalogEntry, CatalogMode, CatalogOptions, CatalogReport, CatalogResult } from './catalog/catalog.js';

@@ -8,7 +8,7 @@ import { Buffer } from 'node:buffer';
 import { mkdtemp, mkdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { BODY_DEFAULTS, type BodyCollector } from '../src/catalog/body-terms.js';
 import { indexBodies } from '../src/source/body-indexer.js';
 import { nodeFileSystem, type SkillsFileSystem } from '../src/base/fs.js';
@@ -223,6 +223,8 @@ describe('the middleware ranks by the instructions once they are indexed, answer
     const ranked = middleware.instructionsRanked();
     let settled = false;
     void ranked.then(() => (settled = true));
+    // The ranker's own index is finished first, a step at a time; then the body reads start and hang.
+    await vi.waitFor(() => expect(waiting).toBeGreaterThan(0));
     // Requests while the body reads hang: each is answered, ranked by the metadata.
     for (let i = 0; i < 20; i++) {
       const ctx = await request('watch the canary before we promote');

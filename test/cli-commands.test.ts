@@ -188,6 +188,34 @@ describe.skipIf(!sisuPresent)('prompt prints exactly what the middleware injects
     return system === undefined ? '' : `${String(system.content)}\n`;
   }
 
+  it('with --instructions, as the middleware once it has read the instructions', async () => {
+    const bodies = join(temp.path, 'bodies');
+    for (let i = 0; i < 40; i++)
+      await writeSkill(bodies, `task-${i}`, `name: task-${i}\ndescription: Does numbered task ${i} for a project, step by step.`);
+    await writeSkill(
+      bodies,
+      'release',
+      'name: release\ndescription: Ships a tagged version.',
+      '## Canary stages\n\nWatch the canary, then promote it.',
+    );
+    const query = 'watch the canary before we promote it';
+    const middleware = skillsMiddleware({ directories: [bodies], catalogBudget: 800 });
+    const core = (await import(pathToFileURL(SISU_CORE).href)) as {
+      createCtx(options: { model: unknown; logLevel: string }): SkillsContext;
+    };
+    await middleware(core.createCtx({ model: {}, logLevel: 'error' }), async () => {});
+    await middleware.instructionsRanked();
+    const ctx = core.createCtx({ model: {}, logLevel: 'error' });
+    ctx.messages.push({ role: 'user', content: query });
+    await middleware(ctx, async () => {});
+    const expected = `${String(ctx.messages.find((m) => m.role === 'system')?.content)}\n`;
+    const withInstructions = await cli(['prompt', bodies, '--budget', '800', '--query', query, '--instructions']);
+    expect(withInstructions.stdout).toBe(expected);
+    expect(withInstructions.stdout).toMatch(/most relevant to this request[^\n]*\n- release:/);
+    // Without the flag: as the first request ranks, by the descriptions alone.
+    expect((await cli(['prompt', bodies, '--budget', '800', '--query', query])).stdout).not.toMatch(/\n- release:/);
+  });
+
   it.each([0, 10, 40, 100, 200, 300, 450, 600, 700, 900, 1200, 8000])('at --budget %i, with and without --query', async (budget) => {
     for (const folder of [four, many]) {
       for (const query of [undefined, 'migrate my kubernetes cluster', 'fill this pdf']) {

@@ -67,6 +67,14 @@ export interface BodyAwareRanker extends Ranker {
   readonly bodies: BodyIndex | undefined;
   /** Which of `terms` (as `queryTerms` gives them) the indexed instructions of the skill named `name` hold; [] before they are indexed. */
   instructionsHold(name: string, terms: readonly string[]): string[];
+  /** Whether the index over names, tags and descriptions is built (a first query is answered without it). */
+  readonly indexed: boolean;
+  /**
+   * Builds the next part of that index (about INDEX_STEP skills' words), for
+   * building it off the request path; true once it is built. A query that
+   * needs the index before then finishes it at once.
+   */
+  indexStep(): boolean;
 }
 
 /** Everything ranking weighs, for measurement (scripts/body-rank-experiment.mjs); RANK_TUNING is the measured choice. */
@@ -150,12 +158,39 @@ function undouble(word: string): string {
 
 const NOT_A_WORD_CHAR = /[^\p{L}\p{N}]+/u;
 const NOT_AN_ASCII_WORD_CHAR = /[^a-z0-9]+/;
-/** Anything but printable ASCII and line whitespace: such text takes the Unicode split (always right, only slower). */
+/** Anything but printable ASCII and line whitespace: a quick test before the slower NON_ASCII_WORD_CHAR. */
 const NON_ASCII = /[^\t\n\r -~]/;
+/** A letter or digit outside ASCII: text with one takes the Unicode split (always right, only slower). */
+const NON_ASCII_WORD_CHAR = /(?![\0-\x7f])[\p{L}\p{N}]/u;
+
+/**
+ * Whether lowercased `lower` must be split on Unicode word characters: the
+ * ASCII split gives the same words unless a letter or digit outside ASCII
+ * is in it (dashes, quotes and emoji are not). Most texts with one of those
+ * have none, and the Unicode expressions are several times slower.
+ */
+function unicodeWords(lower: string): boolean {
+  return NON_ASCII.test(lower) && NON_ASCII_WORD_CHAR.test(lower);
+}
 
 /** The words of `text`, lowercased: split on anything that is not a letter or a digit (may hold ''). */
 function words(text: string): string[] {
   return text.toLowerCase().split(NOT_A_WORD_CHAR);
+}
+
+const STOPWORD_ALTERNATION = [...STOPWORDS].join('|');
+/** A word that is not a stopword, in lowercased ASCII text and in any text: what `termCount` counts. */
+const TERMS_ASCII = new RegExp(`(?<![a-z0-9])(?!(?:${STOPWORD_ALTERNATION})(?![a-z0-9]))[a-z0-9]+`, 'g');
+const TERMS_UNICODE = new RegExp(`(?<![\\p{L}\\p{N}])(?!(?:${STOPWORD_ALTERNATION})(?![\\p{L}\\p{N}]))[\\p{L}\\p{N}]+`, 'gu');
+
+/** How many terms `tokenize` gives for a lowercased text (tested on the corpus and random text), without splitting it. */
+export function termCount(lower: string): number {
+  // test() in a loop, not match(): no array of the words is made (a fifth faster on a cold start).
+  const terms = unicodeWords(lower) ? TERMS_UNICODE : TERMS_ASCII;
+  terms.lastIndex = 0;
+  let count = 0;
+  while (terms.test(lower)) count++;
+  return count;
 }
 
 /** The term a lowercased word counts as, or undefined for a stopword. Queries and skills share it. */
@@ -198,7 +233,7 @@ class TermTable {
   append(text: string, out: Int32List): void {
     const lower = text.toLowerCase();
     // ASCII text (most descriptions) splits the same on a plain character class, which V8 matches faster.
-    for (const raw of NON_ASCII.test(lower) ? lower.split(NOT_A_WORD_CHAR) : lower.split(NOT_AN_ASCII_WORD_CHAR)) {
+    for (const raw of unicodeWords(lower) ? lower.split(NOT_A_WORD_CHAR) : lower.split(NOT_AN_ASCII_WORD_CHAR)) {
       if (raw.length === 0) continue;
       let id = this.idByWord.get(raw);
       if (id === undefined) {
@@ -271,11 +306,11 @@ interface Bm25Index {
 
 /**
  * A ranker over `entries` (read when the index is built: do not change them
- * afterwards). The index is built on the first query that needs it. A first
- * query none of whose words any entry has (a greeting, in a first request)
- * is answered, with no results, by a plain search instead: a cold start then
- * does not pay for the index (at 2,000 real-shaped skills, about a tenth of
- * the first request); the next query builds it.
+ * afterwards). The first query is answered without the whole index, by an
+ * index over its own words (queryIndex), with the same results: a cold start
+ * then does not pay for building it (at 2,000 real-shaped skills, about a
+ * tenth of the first request). The index is built by `indexStep`, off the
+ * request path (src/source/body-indexer.ts), or by the next query.
  */
 export function createRanker(entries: ReadonlyArray<RankEntry>, instructions?: ReadonlyArray<string | undefined>): BodyAwareRanker {
   return createTunedRanker(entries, RANK_TUNING, instructions);
@@ -321,11 +356,17 @@ function bodyAware(ranker: LazyRanker, size: number): BodyAwareRanker {
     bodyCollector: () => ranker.bodyCollector(),
     useBodies: (index) => ranker.useBodies(index),
     instructionsHold: (name, terms) => ranker.instructionsHold(name, terms),
+    get indexed() {
+      return ranker.indexed;
+    },
+    indexStep: () => ranker.indexStep(),
   };
 }
 
 class LazyRanker {
   private index: Bm25Index | undefined;
+  /** The index's build under way (indexStep), if any. */
+  private building: Generator<void, Bm25Index, void> | undefined;
   /** Only the first query may skip the build: later ones would each pay the search. */
   private searched = false;
   body: BodyIndex | undefined;
@@ -370,28 +411,66 @@ class LazyRanker {
     this.version++;
   }
 
+  get indexed(): boolean {
+    return this.index !== undefined;
+  }
+
+  indexStep(): boolean {
+    if (this.index !== undefined) return true;
+    this.building ??= indexBuild(this.entries, this.tuning.fields);
+    const step = this.building.next();
+    if (!step.done) return false;
+    this.useIndex(step.value);
+    return true;
+  }
+
   rank(query: string, limit: number | undefined): RankResult[] {
     const terms = queryTermsOf(query);
     if (terms.length === 0) return [];
     if (this.index === undefined) {
       const first = !this.searched;
       this.searched = true;
-      // With the bodies indexed, a word only an instruction uses is a match: the plain search does not know.
-      if (first && this.body === undefined && !anyEntryMayHave(this.entries, terms)) return [];
-      this.index = buildIndex(this.entries, this.tuning.fields);
-      // Only the packed index stays: the entries belong to the caller.
-      this.entries = [];
+      // With the instructions indexed, a word only an instruction uses is a match: the query index does not know them.
+      const byQuery =
+        first && this.body === undefined && this.building === undefined ? queryIndex(this.entries, this.tuning.fields, terms) : undefined;
+      if (byQuery) return rankTerms(byQuery, undefined, this.tuning, terms, limit);
     }
-    return rankTerms(this.index, this.body, this.tuning, terms, limit);
+    return rankTerms(this.built(), this.body, this.tuning, terms, limit);
+  }
+
+  /** The whole index, its build finished now if it is not yet. */
+  private built(): Bm25Index {
+    while (this.index === undefined) this.indexStep();
+    return this.index;
+  }
+
+  private useIndex(index: Bm25Index): void {
+    this.index = index;
+    this.building = undefined;
+    // Only the packed index stays: the entries belong to the caller.
+    this.entries = [];
   }
 }
 
+/** Entries tokenised per step of `indexBuild`: about a millisecond's work, warm. */
+export const INDEX_STEP = 256;
+
 function buildIndex(entries: ReadonlyArray<RankEntry>, weights: readonly number[]): Bm25Index {
+  const steps = indexBuild(entries, weights);
+  for (;;) {
+    const step = steps.next();
+    if (step.done) return step.value;
+  }
+}
+
+/** buildIndex in steps: INDEX_STEP entries' words at a time, then the weighing, then the packing. */
+function* indexBuild(entries: ReadonlyArray<RankEntry>, weights: readonly number[]): Generator<void, Bm25Index, void> {
+  const names = entries.map((entry) => entry.name);
+  const tokenized = yield* tokenizeEntries(entries);
   // Each pass's result is dropped when the next returns: only the packed index stays with `rank`.
-  return packIndex(
-    entries.map((entry) => entry.name),
-    weighTerms(tokenizeEntries(entries), weights),
-  );
+  const weighted = weighTerms(tokenized, weights);
+  yield;
+  return packIndex(names, weighted);
 }
 
 /** A query's distinct terms. */
@@ -413,33 +492,113 @@ export function queryWords(query: string): Array<{ word: string; term: string }>
 }
 
 /**
- * Whether some entry may have a word whose term is one of `terms`: false
- * means ranking finds nothing. A term is its word less a suffix, or with
- * "ies" made "y" (see `stem`), so a word giving term t starts with t, or
- * with t less its final "y". Looked for with a regular expression over each
- * field's lowercased text (the fields `fieldTexts` gives), at word starts:
- * no per-word work.
+ * The first query's index, over its own terms only: what ranking the query
+ * against the whole index gives, bit for bit (the same field lengths and
+ * averages, the same tf sums in the same order, the same packed weights, the
+ * same IDFs), without tokenising every entry. Field lengths are counted by
+ * a regular expression (termCount), and of the words only those that start
+ * as a query term does are looked at: a first request that matches skills
+ * then costs about what one that matches none costs. Undefined when more
+ * than a quarter of the entries hold a query term: building the whole index
+ * costs about as much, and later queries need it.
  */
-function anyEntryMayHave(entries: ReadonlyArray<RankEntry>, terms: readonly string[]): boolean {
-  // Terms are letters and digits only: nothing to escape.
-  const starts = terms.map((term) => (term.endsWith('y') ? term.slice(0, -1) : term));
-  const atWordStart = new RegExp(`(?<![\\p{L}\\p{N}])(?:${starts.join('|')})`, 'u');
-  const anywhere = new RegExp(starts.join('|'), 'u');
-  // Lowercasing a sigma depends on what is around it, so a piece of a text may lowercase otherwise.
-  const sigma = starts.some((start) => /[σς]/u.test(start));
-  for (const entry of entries) {
-    if (atWordStart.test(entry.name.toLowerCase())) return true;
-    if (entry.tags && atWordStart.test(entry.tags.join(' ').toLowerCase())) return true;
-    const description = entry.description.toLowerCase();
-    if (atWordStart.test(description)) return true;
-    // "Use when" clauses are pieces of the description: what it does not hold at all, they do not.
-    if ((sigma || anywhere.test(description)) && atWordStart.test(whenClauses(entry.description).toLowerCase())) return true;
+function queryIndex(entries: ReadonlyArray<RankEntry>, weights: readonly number[], terms: readonly string[]): Bm25Index | undefined {
+  const count = entries.length;
+  const names = entries.map((entry) => entry.name);
+  const mayHave = mayHoldTerms(terms);
+  const first = entries.findIndex(mayHave.entry);
+  if (first === -1) return indexOf(names, [], new PackedPostings(new Int32Array(1), new Uint16Array(0), new Uint16Array(0)));
+  const fieldCount = FIELDS.length;
+  const lengths = new Int32Array(count * fieldCount);
+  const totals = new Float64Array(fieldCount);
+  const slot = new Map(terms.map((term, i) => [term, i]));
+  // Entries holding a query term, and how often each field holds each (field-major: f * terms + i).
+  const holders: Array<{ doc: number; occurrences: Int32Array }> = [];
+  for (let e = 0; e < count; e++) {
+    const texts = fieldTexts(entries[e] as RankEntry);
+    let occurrences: Int32Array | undefined;
+    for (let f = 0; f < fieldCount; f++) {
+      const lower = (texts[f] ?? '').toLowerCase();
+      const length = termCount(lower);
+      lengths[e * fieldCount + f] = length;
+      totals[f] = (totals[f] ?? 0) + length;
+      if (e < first || length === 0) continue;
+      for (const word of mayHave.words(lower)) {
+        const i = slot.get(termOf(word) ?? '');
+        if (i === undefined) continue;
+        occurrences ??= new Int32Array(fieldCount * terms.length);
+        occurrences[f * terms.length + i] = (occurrences[f * terms.length + i] ?? 0) + 1;
+      }
+    }
+    if (occurrences && holders.push({ doc: e, occurrences }) > count / 4) return undefined;
   }
-  return false;
+  const averageLength = new Float64Array(fieldCount);
+  for (let f = 0; f < fieldCount; f++) averageLength[f] = Math.max((totals[f] ?? 0) / count, 1);
+
+  // Postings of the query's terms, doc by doc as weighTerms makes them: a field's norm added once per occurrence.
+  const tf = new Float64Array(terms.length);
+  const list: { term: number[]; doc: number[]; weight: number[] } = { term: [], doc: [], weight: [] };
+  const frequency = new Int32Array(terms.length);
+  for (const { doc, occurrences } of holders) {
+    for (let f = 0; f < fieldCount; f++) {
+      const field = FIELDS[f] as (typeof FIELDS)[number];
+      const norm =
+        (weights[f] ?? field.weight) / (1 - field.b + (field.b * (lengths[doc * fieldCount + f] ?? 0)) / (averageLength[f] ?? 1));
+      for (let i = 0; i < terms.length; i++) {
+        for (let n = occurrences[f * terms.length + i] ?? 0; n > 0; n--) tf[i] = (tf[i] ?? 0) + norm;
+      }
+    }
+    for (let i = 0; i < terms.length; i++) {
+      const value = tf[i] ?? 0;
+      if (value === 0) continue;
+      list.term.push(i);
+      list.doc.push(doc);
+      list.weight.push(value / (value + K1));
+      frequency[i] = (frequency[i] ?? 0) + 1;
+      tf[i] = 0;
+    }
+  }
+  // The vocabulary: the query's terms some entry holds (a term no entry holds adds no evidence), sorted.
+  const held = terms.filter((_, i) => (frequency[i] ?? 0) > 0).sort();
+  const id = terms.map((term) => held.indexOf(term));
+  list.term = list.term.map((i) => id[i] ?? 0);
+  return indexOf(names, held, packPostings(held.length, count, list));
+}
+
+/**
+ * Where entries and texts may have a word whose term is one of `terms`. A
+ * term is its word less a suffix, or with "ies" made "y" (see `stem`), so a
+ * word giving term t starts with t, or with t less its final "y": looked for
+ * with regular expressions at word starts, no per-word work. `entry` is
+ * false for an entry without such a word; `words` gives the words of a
+ * lowercased text that start so (those to look up), as tokenize splits them.
+ */
+function mayHoldTerms(terms: readonly string[]): { entry: (entry: RankEntry) => boolean; words: (lower: string) => string[] } {
+  // Terms are letters and digits only: nothing to escape.
+  const starts = terms.map((term) => (term.endsWith('y') ? term.slice(0, -1) : term)).join('|');
+  const atWordStart = new RegExp(`(?<![\\p{L}\\p{N}])(?:${starts})`, 'u');
+  const anywhere = new RegExp(starts, 'u');
+  // Whole words, split as `words` splits them: on ASCII letters and digits where no other letter is.
+  const asciiWords = new RegExp(`(?<![a-z0-9])(?:${starts})[a-z0-9]*`, 'g');
+  const unicodeWordsOf = new RegExp(`(?<![\\p{L}\\p{N}])(?:${starts})[\\p{L}\\p{N}]*`, 'gu');
+  // Lowercasing a sigma depends on what is around it, so a piece of a text may lowercase otherwise.
+  const sigma = /[σς]/u.test(starts);
+  const text = (lower: string): boolean => atWordStart.test(lower);
+  return {
+    words: (lower) => lower.match(unicodeWords(lower) ? unicodeWordsOf : asciiWords) ?? [],
+    entry(entry) {
+      if (text(entry.name.toLowerCase())) return true;
+      if (entry.tags && text(entry.tags.join(' ').toLowerCase())) return true;
+      const description = entry.description.toLowerCase();
+      if (text(description)) return true;
+      // "Use when" clauses are pieces of the description: what it does not hold at all, they do not.
+      return (sigma || anywhere.test(description)) && text(whenClauses(entry.description).toLowerCase());
+    },
+  };
 }
 
 /** Pass 1: term ids per field, and the average field lengths BM25 normalises by. */
-function tokenizeEntries(entries: ReadonlyArray<RankEntry>): Tokenized {
+function* tokenizeEntries(entries: ReadonlyArray<RankEntry>): Generator<void, Tokenized, void> {
   const table = new TermTable();
   const ids = new Int32List();
   const fieldCount = FIELDS.length;
@@ -453,6 +612,7 @@ function tokenizeEntries(entries: ReadonlyArray<RankEntry>): Tokenized {
       totals[f] = (totals[f] ?? 0) + ids.length - before;
       bounds[e * fieldCount + f + 1] = ids.length;
     }
+    if (e % INDEX_STEP === INDEX_STEP - 1) yield;
   }
   const averageLength = new Float64Array(fieldCount);
   for (let f = 0; f < fieldCount; f++) averageLength[f] = entries.length === 0 ? 1 : Math.max((totals[f] ?? 0) / entries.length, 1);

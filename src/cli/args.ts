@@ -73,7 +73,7 @@ export type Command =
   | { kind: 'help'; command?: CommandName }
   | { kind: 'version' }
   | ({ kind: 'list' | 'validate'; json: boolean } & LoadArgs)
-  | ({ kind: 'prompt'; budget?: number; query?: string; findSkills: boolean } & LoadArgs)
+  | ({ kind: 'prompt'; budget?: number; query?: string; findSkills: boolean; rankInstructions: boolean } & LoadArgs)
   | ({ kind: 'show'; name: string; json: boolean } & LoadArgs)
   | ({ kind: 'index' } & IndexArgs)
   | ({ kind: 'overlap' } & OverlapArgs)
@@ -97,6 +97,7 @@ const OPTIONS: Record<CommandName, OptionSpec> = {
     strict: { type: 'boolean' },
     budget: { type: 'string' },
     query: { type: 'string' },
+    instructions: { type: 'boolean' },
     'no-find-skills': { type: 'boolean' },
   },
   show: { ...HELP, ...FILTERS, json: { type: 'boolean' }, dir: { type: 'string', short: 'd', multiple: true } },
@@ -189,6 +190,7 @@ export function parseCommand(argv: readonly string[]): Command {
       budget: budgetOf(values.budget),
       query,
       findSkills: values['no-find-skills'] !== true,
+      rankInstructions: values.instructions === true,
       ...loading,
     };
   }

@@ -5,7 +5,8 @@
 import { isModelInvocable } from '../run/activation.js';
 import { catalogEntries, createCatalog, DEFAULT_CATALOG_BUDGET, type CatalogResult } from '../catalog/catalog.js';
 import { FIND_SKILLS_TOOL, USE_SKILL_TOOL } from '../base/tool-names.js';
-import type { SkillEntry } from '../index/types.js';
+import { createRanker } from '../catalog/rank.js';
+import type { Skill, SkillEntry } from '../index/types.js';
 
 export interface SectionOptions {
   /** The middleware's `catalogBudget` in characters. Default: the catalog module's default. */
@@ -14,6 +15,12 @@ export interface SectionOptions {
   query?: string;
   /** false as with the middleware's `findSkills: false`: the section never names find_skills. Default true. */
   findSkills?: boolean;
+  /**
+   * Rank `query` by the skills' instructions too, as the middleware does once
+   * it has read them (a second after its first request); the skills must hold
+   * them (discoverSkills'). Default false: as the first request ranks.
+   */
+  rankInstructions?: boolean;
 }
 
 export interface Section extends CatalogResult {
@@ -28,8 +35,11 @@ export interface Section extends CatalogResult {
  */
 export function catalogSection(skills: readonly SkillEntry[], options: SectionOptions = {}): Section {
   const listed = skills.filter((skill) => isModelInvocable(skill.metadata));
-  const catalog = createCatalog(catalogEntries(listed), {
+  const entries = catalogEntries(listed);
+  const instructions = listed.map((skill) => (skill as Partial<Skill>).instructions);
+  const catalog = createCatalog(entries, {
     budget: options.budget ?? DEFAULT_CATALOG_BUDGET,
+    ...(options.rankInstructions === true ? { ranker: () => createRanker(entries, instructions) } : {}),
     toolName: USE_SKILL_TOOL,
     findToolName: options.findSkills === false ? null : FIND_SKILLS_TOOL,
   });

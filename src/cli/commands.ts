@@ -156,7 +156,10 @@ export async function showCommand(args: LoadArgs & { name: string; json: boolean
   return EXIT.ok;
 }
 
-export async function promptCommand(args: LoadArgs & { budget?: number; query?: string; findSkills: boolean }, io: CliIO): Promise<number> {
+export async function promptCommand(
+  args: LoadArgs & { budget?: number; query?: string; findSkills: boolean; rankInstructions?: boolean },
+  io: CliIO,
+): Promise<number> {
   const loaded = await load(args, io.cwd);
   if (reportUnreadable(loaded, io)) return EXIT.problems;
   const section = catalogSection(loaded.skills, args);

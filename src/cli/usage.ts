@@ -10,7 +10,7 @@ const SYNOPSIS: Record<CommandName, string> = {
   validate: 'sisu-skills validate <dir...> [--package <name>] [--json] [--strict] [--include <pattern>] [--exclude <pattern>]',
   show: 'sisu-skills show <name> <dir...> [--package <name>] [--json] [--include <pattern>] [--exclude <pattern>]',
   prompt:
-    'sisu-skills prompt <dir...> [--package <name>] [--budget <chars>] [--query <text>] [--no-find-skills] [--strict] [--include <pattern>] [--exclude <pattern>]',
+    'sisu-skills prompt <dir...> [--package <name>] [--budget <chars>] [--query <text>] [--instructions] [--no-find-skills] [--strict] [--include <pattern>] [--exclude <pattern>]',
   index: 'sisu-skills index <dir...> [--package <name>] -o <file> [--instructions] [--strict] [--include <pattern>] [--exclude <pattern>]',
   init: 'sisu-skills init <name> [--dir <folder>] [--description <text>]',
   overlap:
@@ -56,6 +56,7 @@ const DETAILS: Record<CommandName, string[]> = {
     'Exits 1 when skills were left out by errors (listed on stderr), else 0.',
     "--budget          the catalog budget in characters (default: the middleware's default)",
     '--query           a user message, for the ranked list used when the catalog is over budget',
+    '--instructions    rank --query by the instructions too, as the middleware does once it has read them (a second after its first request)',
     "--no-find-skills  as with the middleware's findSkills: false (the section never names find_skills)",
     "--strict          load with the middleware's strict: true",
     ...FILTER_HELP,

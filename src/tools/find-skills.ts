@@ -131,8 +131,7 @@ export function matchReason(ranker: BodyAwareRanker, entry: SkillEntry, words: R
   return parts.length === 0 ? '' : `matched ${parts.join('; ')}`;
 }
 
-function search(index: SkillIndex, query: string, limit: number): string {
-  const ranker = rankerForSkills(index.skills);
+function search(index: SkillIndex, ranker: BodyAwareRanker, query: string, limit: number): string {
   const matches = ranker.rank(query, limit);
   if (matches.length === 0) {
     return `No skills match "${query}" among ${index.skills.length}. Try other words: what the task is about, or the tool or file type involved.`;
@@ -150,8 +149,15 @@ function search(index: SkillIndex, query: string, limit: number): string {
   ].join('\n');
 }
 
-/** find_skills bound to a source of skills: a run's, in the middleware, or a fixed list (createFindSkillsTool). */
-export function bindFindSkillsTool(source: IndexSource): SkillTool<typeof FindSkillsArgsSchema> {
+/**
+ * find_skills bound to a source of skills: a run's, in the middleware, or a
+ * fixed list (createFindSkillsTool). `rankerOf` gives the ranker over an
+ * index's skills: by default the one shared with ranked catalogs.
+ */
+export function bindFindSkillsTool(
+  source: IndexSource,
+  rankerOf: (index: SkillIndex) => BodyAwareRanker = (index) => rankerForSkills(index.skills),
+): SkillTool<typeof FindSkillsArgsSchema> {
   return skillTool({
     name: FIND_SKILLS_TOOL,
     description:
@@ -163,7 +169,7 @@ export function bindFindSkillsTool(source: IndexSource): SkillTool<typeof FindSk
     usage: () => `${FIND_SKILLS_TOOL} needs a \`query\`: a few words about the task, e.g. {"query": "review a pull request"}.`,
     async run({ query, limit }, index, ctx) {
       if (index.skills.length === 0) return NO_SKILLS;
-      const text = search(index, query, limit);
+      const text = search(index, rankerOf(index), query, limit);
       ctx.log?.debug('[skills] searched', { query, limit });
       return text;
     },
@@ -171,8 +177,30 @@ export function bindFindSkillsTool(source: IndexSource): SkillTool<typeof FindSk
   });
 }
 
+/** Options of createFindSkillsTool. */
+export interface FindSkillsToolOptions {
+  /**
+   * Rank by what each skill's instructions say too (headings and first terms,
+   * at less weight than the description), as the middleware does once it has
+   * read them. The skills given hold their instructions, so nothing is read;
+   * they are tokenised on the first search. false: name, tags and description
+   * only.
+   * @default true
+   */
+  rankInstructions?: boolean;
+}
+
 /** A find_skills tool over a fixed list of skills, for apps that wire tools by hand. */
-export function createFindSkillsTool(skills: readonly Skill[]): SkillTool<typeof FindSkillsArgsSchema> {
+export function createFindSkillsTool(
+  skills: readonly Skill[],
+  options: FindSkillsToolOptions = {},
+): SkillTool<typeof FindSkillsArgsSchema> {
   const index = createSkillIndex({ skills });
-  return bindFindSkillsTool(() => index);
+  if (options.rankInstructions === false) return bindFindSkillsTool(() => index);
+  let ranker: BodyAwareRanker | undefined;
+  const instructions = index.skills.map((skill) => (skill as Partial<Skill>).instructions);
+  return bindFindSkillsTool(
+    () => index,
+    () => (ranker ??= createRanker(catalogEntries(index.skills), instructions)),
+  );
 }

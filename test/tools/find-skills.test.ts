@@ -146,3 +146,22 @@ describe('find_skills in a middleware stack', () => {
     expect(await callTool(ctx, 'use_skill', { skill_name: name })).toContain('<skill name="debug">');
   });
 });
+
+describe('createFindSkillsTool ranks by the instructions the skills hold', () => {
+  const withBody = (name: string, description: string, instructions: string): Skill => ({ ...skill(name, description), instructions });
+  const library = [
+    withBody('release', 'Ships a tagged version to customers.', '## Canary stages\n\nWatch the canary, then promote it to every region.'),
+    withBody('notes', 'Writes meeting notes.', '# Notes\n\nSummarise the meeting.'),
+    ...Array.from({ length: 10 }, (_, i) => skill(`chore-${i}`, `Helps with chore number ${i}.`)),
+  ];
+
+  it('finds a skill by a word only its instructions use, and says so', async () => {
+    const text = await invoke(createFindSkillsTool(library), { query: 'canary promote' }, toolCtx());
+    expect(text).toMatch(/\n- release: Ships a tagged version to customers\. \(matched "canary", "promote" in the instructions\)/);
+  });
+
+  it('with rankInstructions: false, ranks by name, tags and description only', async () => {
+    const text = await invoke(createFindSkillsTool(library, { rankInstructions: false }), { query: 'canary promote' }, toolCtx());
+    expect(text).toMatch(/^No skills match "canary promote"/);
+  });
+});
