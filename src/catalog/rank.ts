@@ -635,10 +635,12 @@ function rankTerms(
  * A word's expansions (queryWords) count at expansionWeight, and only for
  * a doc that lacks the word in both indexes: a skill that has the user's
  * own word is scored by it alone. What a doc earns from one word's
- * expansions is capped at the word's evidence (its own IDFs, or the
- * strongest expansion's when that is more: a word no skill uses), so a
- * skill full of expansions never outranks one with the user's word by that
- * word, and a score stays a share of the query's evidence.
+ * expansions, added up, is capped at the most the word itself earned any
+ * skill (or, when no skill has the word, at its strongest expansion's
+ * evidence), so by that word a skill full of expansions never outranks the
+ * best skill with the user's word. The query's evidence counts the word's
+ * own IDFs, or its strongest expansion's when that is more (a word no skill
+ * uses), so a score stays a share of it.
  */
 function accumulate(
   index: Bm25Index,
@@ -651,6 +653,8 @@ function accumulate(
   const bodies = body && bodyWeight > 0 ? body : undefined;
   let evidence = 0;
   let hits = 0;
+  // The most one word earned a doc that has it (both indexes together): what its expansions may earn one that lacks it.
+  let wordBest = 0;
   const add = (vocabulary: Vocabulary, postings: Postings, idf: Float64Array, term: string, factor: number, marks?: Float32Array): void => {
     const id = vocabulary.idOf(term);
     // A word no skill uses says nothing about which skill fits: it neither adds nor dilutes.
@@ -661,11 +665,17 @@ function accumulate(
     for (let p = postings.start(id); p < end; p++) {
       const doc = postings.doc(p);
       if (scores[doc] === 0) touched[hits++] = doc;
-      scores[doc] = (scores[doc] ?? 0) + termIdf * postings.weight(p);
-      if (marks) marks[doc] = -1;
+      const value = termIdf * postings.weight(p);
+      scores[doc] = (scores[doc] ?? 0) + value;
+      if (marks) {
+        // Negative: the doc has the word, and what it earned from it.
+        const earned = (marks[doc] ?? 0) - value;
+        marks[doc] = earned;
+        if (-earned > wordBest) wordBest = -earned;
+      }
     }
   };
-  /** Adds a term's postings into `best` of the docs that lack the word (not -1); returns its evidence (0: no skill uses it). */
+  /** Adds a term's postings into `best` of the docs that lack the word (not negative); returns its evidence (0: no skill uses it). */
   const offer = (
     vocabulary: Vocabulary,
     postings: Postings,
@@ -701,6 +711,7 @@ function accumulate(
   for (const { term, expansions } of plan) {
     const best = expansionWeight > 0 && expansions.length > 0 ? (index.expanded ??= new Float32Array(index.names.length)) : undefined;
     const before = evidence;
+    wordBest = 0;
     add(index.vocabulary, index.postings, index.idf, term, 1, best);
     if (bodies) add(bodies.vocabulary, bodies.postings, bodies.idf, term, bodyWeight, best);
     if (!best) continue;
@@ -713,15 +724,15 @@ function accumulate(
           offer(bodies.vocabulary, bodies.postings, bodies.idf, expansion.term, expansionWeight * bodyWeight, best),
         );
     }
-    const cap = Math.max(evidence - before, strongest);
+    const cap = wordBest > 0 ? wordBest : strongest;
     for (const expansion of expansions) {
       settle(index.vocabulary, index.postings, expansion.term, best, cap);
       if (bodies) settle(bodies.vocabulary, bodies.postings, expansion.term, best, cap);
     }
-    // The word's own docs were marked -1: clear them.
+    // The word's own docs were marked negative: clear them.
     settle(index.vocabulary, index.postings, term, best, cap);
     if (bodies) settle(bodies.vocabulary, bodies.postings, term, best, cap);
-    evidence = before + cap;
+    evidence = before + Math.max(evidence - before, strongest);
   }
   return { hits, evidence };
 }
