@@ -6,7 +6,9 @@
  * indexed (src/catalog/body-terms.ts, src/source/body-indexer.ts), their evidence is added
  * from a second, smaller index at RANK_TUNING.bodyWeight (0.3) a description
  * term's: added, not folded into the description's term frequencies, which
- * measured worse.
+ * measured worse. A query's everyday words are expanded to the words skills
+ * use for them (src/catalog/lexicon.ts) at RANK_TUNING.expansionWeight, only
+ * for skills lacking the word (see `accumulate`).
  *
  * Score scale (what `threshold` options compare against): each result's
  * `score` is in [0, 1), the share of the query's evidence it matched. A
