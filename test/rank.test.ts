@@ -234,6 +234,17 @@ describe('everyday words expanded (src/catalog/lexicon.ts)', () => {
         ?.expansions.map((e) => e.word),
     ).toEqual(['crash', 'error', 'bug', 'debug']);
     expect(queryWords('crashed again')[0]?.expansions.map((e) => e.word)).toEqual(['error', 'exception', 'bug', 'debug']);
+    // Longer phrases, stopwords inside: on their first word that ranks.
+    expect(
+      queryWords('turn on my out of office reply')
+        .find((w) => w.word === 'out')
+        ?.expansions.map((e) => e.word),
+    ).toEqual(['vacation', 'responder', 'autoreply']);
+    expect(
+      queryWords('let me log in')
+        .find((w) => w.word === 'log')
+        ?.expansions.map((e) => e.word),
+    ).toEqual(['authentication', 'login', 'auth']);
     expect(queryWords('my picture', false)[0]?.expansions).toEqual([]);
   });
 

@@ -2,13 +2,15 @@
  * Everyday words -> the words skills use for the same thing, for query
  * expansion (src/catalog/rank.ts): a user asks about a "picture", a
  * "spreadsheet" or an app that "crashes"; skills say "image", "xlsx",
- * "error". Written by hand from how people talk about tasks, not from any
- * skill library or labelled request, and kept small: a word is here only
- * when its technical words are what a careful reader would search for in
- * its place. Keys are single words or two adjacent words; both sides go
- * through the ranker's tokenizer, so inflections ("pictures", "crashed")
- * expand too. An expansion only counts for a skill that lacks the user's own
- * word, and at RANK_TUNING.expansionWeight of it.
+ * "error". Written by hand from general usage (with the misses of the
+ * train part of test/relevance/body-set in view, never its held-back part),
+ * and kept small: a word is here only when its technical words are what a
+ * careful reader would search for in its place, and not when skills already
+ * use the word itself ("video", "table": measured, those cost matches).
+ * Keys are single words or two adjacent words; both sides go through the
+ * ranker's tokenizer, so inflections ("pictures", "crashed") expand too. An
+ * expansion only counts for a skill that lacks the user's own word, and at
+ * RANK_TUNING.expansionWeight of it (src/catalog/rank.ts `accumulate`).
  */
 export const EVERYDAY_WORDS: Readonly<Record<string, string>> = Object.freeze({
   // Files and documents

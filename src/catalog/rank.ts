@@ -416,19 +416,22 @@ export interface QueryWord {
   expansions: readonly Expansion[];
 }
 
-/** The lexicon by key: a key's words as `lexiconKey` gives them -> its expansions. Built on first use. */
-let lexicon: ReadonlyMap<string, readonly Expansion[]> | undefined;
+/** The lexicon by key (a key's words as `lexiconKey` gives them -> its expansions), and its longest key in words. Built on first use. */
+let lexicon: { map: ReadonlyMap<string, readonly Expansion[]>; longest: number } | undefined;
 
 /** How a lexicon key or a query's word (or two adjacent words) is looked up: each word's term, a stopword as it is. */
 function lexiconKey(keyWords: readonly string[]): string {
   return keyWords.map((word) => termOf(word) ?? word).join(' ');
 }
 
-function lexiconMap(): ReadonlyMap<string, readonly Expansion[]> {
+function lexiconMap(): { map: ReadonlyMap<string, readonly Expansion[]>; longest: number } {
   if (lexicon) return lexicon;
   const map = new Map<string, Expansion[]>();
+  let longest = 1;
   for (const [key, value] of Object.entries(EVERYDAY_WORDS)) {
-    const lookup = lexiconKey(words(key).filter((word) => word !== ''));
+    const keyWords = words(key).filter((word) => word !== '');
+    longest = Math.max(longest, keyWords.length);
+    const lookup = lexiconKey(keyWords);
     const expansions = map.get(lookup) ?? [];
     for (const word of words(value)) {
       const term = word === '' ? undefined : termOf(word);
@@ -436,22 +439,23 @@ function lexiconMap(): ReadonlyMap<string, readonly Expansion[]> {
     }
     map.set(lookup, expansions);
   }
-  lexicon = map;
-  return map;
+  lexicon = { map, longest };
+  return lexicon;
 }
 
 /**
  * The words of a query that rank, each with the term it counts as (first
  * occurrence of each term) and, when `expand`, the lexicon's expansions of
- * it and of the two-word phrase it starts (an expansion is listed once, on
- * the first word that gives it, and never when the query has it itself).
+ * it and of the phrases it starts (a phrase's go to its first word that is
+ * not a stopword; an expansion is listed once, on the first word that gives
+ * it, and never when the query has it itself).
  * What ranking scores, and what find_skills explains.
  */
 export function queryWords(query: string, expand = RANK_TUNING.expansionWeight > 0): QueryWord[] {
   const all = words(String(query).slice(0, MAX_QUERY_CHARS)).filter((word) => word !== '');
   const out: QueryWord[] = [];
   const byTerm = new Map<string, QueryWord & { expansions: Expansion[] }>();
-  // Which word each stopword-free position belongs to, for phrases starting at a stopword ("log in" has none).
+  // The word (first of its term) each position counts as; undefined for a stopword.
   const owners: Array<(QueryWord & { expansions: Expansion[] }) | undefined> = [];
   for (const word of all) {
     const term = termOf(word);
@@ -464,17 +468,23 @@ export function queryWords(query: string, expand = RANK_TUNING.expansionWeight >
     owners.push(owner);
   }
   if (!expand) return out;
-  const map = lexiconMap();
+  const { map, longest } = lexiconMap();
   const given = new Set<string>();
+  // Each position's part of a lookup key (lexiconKey of one word).
+  const parts = all.map((word) => lexiconKey([word]));
   for (let i = 0; i < all.length; i++) {
-    const owner = owners[i] ?? owners[i + 1];
-    if (!owner) continue;
-    const found = [...(map.get(lexiconKey([all[i] as string])) ?? [])];
-    if (i + 1 < all.length) found.push(...(map.get(lexiconKey([all[i] as string, all[i + 1] as string])) ?? []));
-    for (const expansion of found) {
-      if (byTerm.has(expansion.term) || given.has(expansion.term)) continue;
-      given.add(expansion.term);
-      owner.expansions.push(expansion);
+    let key = '';
+    let owner: (QueryWord & { expansions: Expansion[] }) | undefined;
+    for (let j = i; j < i + longest && j < all.length; j++) {
+      key = j === i ? (parts[j] as string) : `${key} ${parts[j] as string}`;
+      owner ??= owners[j];
+      const found = map.get(key);
+      if (!found || !owner) continue;
+      for (const expansion of found) {
+        if (byTerm.has(expansion.term) || given.has(expansion.term)) continue;
+        given.add(expansion.term);
+        owner.expansions.push(expansion);
+      }
     }
   }
   return out;
