@@ -1,4 +1,4 @@
-// Usage: node scripts/body-rank-experiment.mjs [--held-back] [--all [--only=<label part>]] [--misses]
+// Usage: node scripts/body-rank-experiment.mjs [--held-back] [--all [--only=<label part>]] [--misses] [--dump=<file>]
 // Measures the local ranker on the labelled requests of test/relevance/body-set over the
 // shared corpus (1,088 distinct skills), for the description-only ranker and for
 // body-aware candidates (src/catalog/rank.ts and src/catalog/body-terms.ts bundled from source, so every
@@ -10,8 +10,10 @@
 // - relevance: recall@5 of the older labelled queries of test/relevance/queries.mjs.
 // Without --held-back only the train part is printed: tune there. --held-back adds the
 // held-back part, for the final figures. --all prints every candidate, not only the chosen.
+// --dump writes the chosen ranker's top 5 for each train request (held-back too with
+// --held-back) to <file> as JSON, to compare two versions request by request.
 import { build } from 'esbuild';
-import { readFileSync, mkdtempSync, rmSync } from 'node:fs';
+import { readFileSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -87,12 +89,14 @@ function measure(tuning, withBodies, rankedListed) {
   const catalogList = catalogEntries(library.map((s) => ({ metadata: s.entry })));
   const result = {};
   const misses = [];
+  const tops = {};
   for (const [part, list] of Object.entries(parts)) {
     let at1 = 0;
     let at5 = 0;
     let listed = 0;
     for (const { request, accept } of list) {
       const top = ranker.rank(request, 5).map((r) => r.name);
+      if (part === 'train' || showHeld) tops[request] = { found: top.findIndex((name) => accept.includes(name)), top };
       if (accept.includes(top[0])) at1++;
       if (top.some((name) => accept.includes(name))) at5++;
       else misses.push(`  [${part}] "${request}" wants ${accept.join('|')}; top 5: ${top.join(', ')}`);
@@ -108,17 +112,21 @@ function measure(tuning, withBodies, rankedListed) {
   let found = 0;
   for (const { query, want } of QUERIES) if (ranker.rank(query, 5).some((r) => want.includes(r.name))) found++;
   result.relevance = found / QUERIES.length;
-  return { result, misses };
+  return { result, misses, tops };
 }
 
 const body = RANK_TUNING.body;
+const unexpanded = { ...RANK_TUNING, expansionWeight: 0 };
 const candidates = [
-  ['description only, catalog lists 20 matches (before this change)', RANK_TUNING, false, 20],
-  ['description only, catalog lists 250 matches', RANK_TUNING, false],
+  ['description only, catalog lists 20 matches (before issue 23)', unexpanded, false, 20],
+  ['description only, catalog lists 250 matches', unexpanded, false],
+  ['description only, everyday words expanded', RANK_TUNING, false],
+  ['body-aware, no expansion (before the lexicon)', unexpanded, true],
   ['body-aware (chosen: RANK_TUNING), catalog lists 250 matches', RANK_TUNING, true],
 ];
 if (args.includes('--all')) {
   const tuned = (label, change) => candidates.push([label, { ...RANK_TUNING, ...change, body: { ...body, ...(change.body ?? {}) } }, true]);
+  for (const expansionWeight of [0.3, 0.7, 1]) tuned(`expansionWeight ${expansionWeight}`, { expansionWeight });
   for (const bodyWeight of [0.15, 0.5, 0.7, 1]) tuned(`bodyWeight ${bodyWeight}`, { bodyWeight });
   for (const words of [200, 500, 2000, 5000]) tuned(`words ${words}`, { body: { words } });
   for (const terms of [16, 32, 64, 96])
@@ -146,8 +154,10 @@ console.log(heads.join(' | '));
 console.log(heads.map(() => '---').join(' | '));
 const only = args.find((a) => a.startsWith('--only='))?.slice(7);
 for (const [label, tuning, withBodies, rankedListed] of candidates) {
-  if (only && !label.includes(only) && !label.startsWith('description only') && !label.startsWith('body-aware (chosen')) continue;
-  const { result, misses } = measure(tuning, withBodies, rankedListed);
+  if (only && !label.includes(only) && !label.startsWith('description only') && !label.startsWith('body-aware')) continue;
+  const { result, misses, tops } = measure(tuning, withBodies, rankedListed);
+  const dump = args.find((a) => a.startsWith('--dump='))?.slice(7);
+  if (dump && label.startsWith('body-aware (chosen')) writeFileSync(dump, JSON.stringify(tops, null, 1));
   const row = [label, pct(result.train.at1), pct(result.train.at5), pct(result.train.catalog)];
   if (showHeld) row.push(pct(result['held-back'].at1), pct(result['held-back'].at5), pct(result['held-back'].catalog));
   row.push(pct(result.relevance));

@@ -3,6 +3,9 @@ import { describe, expect, it } from 'vitest';
 import {
   buildRankerData,
   createRanker,
+  createTunedRanker,
+  queryWords,
+  RANK_TUNING,
   indexTerms,
   MAX_QUERY_CHARS,
   RANKER_SCHEME,
@@ -206,6 +209,95 @@ describe('createRanker', () => {
       ),
       { numRuns: 200 },
     );
+  });
+});
+
+describe('everyday words expanded (src/catalog/lexicon.ts)', () => {
+  // "picture" expands to "image" and "photo" (among others); each word below is in one skill only, so every IDF is alike.
+  const library = [
+    { name: 'picture-edit', description: 'Crops a picture.' },
+    { name: 'image-edit', description: 'Crops an image.' },
+    { name: 'audio-edit', description: 'Trims audio tracks.' },
+  ];
+  const scoreOf = (results: Array<{ name: string; score: number }>, name: string): number =>
+    results.find((r) => r.name === name)?.score ?? 0;
+
+  it("lists, per word of a query, the technical words it expands to, none of the query's own", () => {
+    const [picture] = queryWords('my picture');
+    expect(picture?.word).toBe('picture');
+    expect(picture?.expansions.map((e) => e.word)).toEqual(['image', 'photo', 'png', 'jpeg']);
+    expect(queryWords('picture or image')[0]?.expansions.map((e) => e.word)).toEqual(['photo', 'png', 'jpeg']);
+    // Two adjacent words: "falls over" expands on "falls", inflected forms too ("fell" is not "fall").
+    expect(
+      queryWords('it falls over')
+        .find((w) => w.word === 'falls')
+        ?.expansions.map((e) => e.word),
+    ).toEqual(['crash', 'error', 'bug', 'debug']);
+    expect(queryWords('crashed again')[0]?.expansions.map((e) => e.word)).toEqual(['error', 'exception', 'bug', 'debug']);
+    // Longer phrases, stopwords inside: on their first word that ranks.
+    expect(
+      queryWords('turn on my out of office reply')
+        .find((w) => w.word === 'out')
+        ?.expansions.map((e) => e.word),
+    ).toEqual(['vacation', 'responder', 'autoreply']);
+    expect(
+      queryWords('let me log in')
+        .find((w) => w.word === 'log')
+        ?.expansions.map((e) => e.word),
+    ).toEqual(['authentication', 'login', 'auth']);
+    expect(queryWords('my picture', false)[0]?.expansions).toEqual([]);
+  });
+
+  it('finds a skill by the technical word of an everyday one, at expansionWeight of the word itself', () => {
+    const results = createRanker(library).rank('picture', 10);
+    const own = scoreOf(results, 'picture-edit');
+    expect(results[0]?.name).toBe('picture-edit');
+    expect(own).toBeGreaterThan(0);
+    // Same IDF, same field length: the expansion earns exactly its weight's share (kept to 32-bit floats).
+    expect(scoreOf(results, 'image-edit') / own).toBeCloseTo(RANK_TUNING.expansionWeight, 5);
+    expect(results.map((r) => r.name)).not.toContain('audio-edit');
+    const off = createTunedRanker(library, { ...RANK_TUNING, expansionWeight: 0 }).rank('picture', 10);
+    expect(off.map((r) => r.name)).toEqual(['picture-edit']);
+  });
+
+  it('adds up several expansions of a word, but never past what the word itself earned the best skill with it', () => {
+    const few = [
+      { name: 'picture-edit', description: 'Crops a picture in place for the web.' },
+      { name: 'image-edit', description: 'Crops an image in place for the web.' },
+      { name: 'image-photo-edit', description: 'Crops an image photo in place.' },
+      { name: 'all-words', description: 'Image photo png jpeg.' },
+      ...Array.from({ length: 8 }, (_, i) => ({ name: `other-${i}`, description: `Handles task ${i}.` })),
+    ];
+    const results = createRanker(few).rank('picture', 20);
+    const own = scoreOf(results, 'picture-edit');
+    expect(scoreOf(results, 'image-photo-edit')).toBeGreaterThan(scoreOf(results, 'image-edit'));
+    expect(scoreOf(results, 'all-words')).toBeGreaterThan(0);
+    expect(scoreOf(results, 'all-words')).toBeLessThanOrEqual(own);
+    // At weight 1 the four expansions together would earn "all-words" more than the word earns "picture-edit": the cap holds it there.
+    const heavy = createTunedRanker(few, { ...RANK_TUNING, expansionWeight: 1 }).rank('picture', 20);
+    expect(scoreOf(heavy, 'all-words')).toBeCloseTo(scoreOf(heavy, 'picture-edit'), 5);
+  });
+
+  it("adds nothing from expansions to a skill that has the user's own word", () => {
+    const both = [
+      { name: 'a-picture-only', description: 'Crops a picture.' },
+      { name: 'b-picture-and-image', description: 'Crops a picture image.' },
+      { name: 'c-other', description: 'Trims an image photo.' },
+    ];
+    const expanded = createRanker(both).rank('picture', 10);
+    const plain = createTunedRanker(both, { ...RANK_TUNING, expansionWeight: 0 }).rank('picture', 10);
+    for (const name of ['a-picture-only', 'b-picture-and-image']) expect(scoreOf(expanded, name)).toBeCloseTo(scoreOf(plain, name), 5);
+  });
+
+  it("a word no skill uses counts as its best expansion in the query's evidence, and scores stay under 1", () => {
+    const results = createRanker([
+      { name: 'image-edit', description: 'Crops an image.' },
+      { name: 'audio-edit', description: 'Trims audio tracks.' },
+      ...Array.from({ length: 20 }, (_, i) => ({ name: `other-${i}`, description: `Handles task ${i}.` })),
+    ]).rank('picture picture picture', 10);
+    expect(results.map((r) => r.name)).toEqual(['image-edit']);
+    expect(results[0]?.score).toBeGreaterThan(0);
+    expect(results[0]?.score).toBeLessThan(1);
   });
 });
 

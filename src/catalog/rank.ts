@@ -6,7 +6,9 @@
  * indexed (src/catalog/body-terms.ts, src/source/body-indexer.ts), their evidence is added
  * from a second, smaller index at RANK_TUNING.bodyWeight (0.3) a description
  * term's: added, not folded into the description's term frequencies, which
- * measured worse.
+ * measured worse. A query's everyday words are expanded to the words skills
+ * use for them (src/catalog/lexicon.ts) at RANK_TUNING.expansionWeight, only
+ * for skills lacking the word (see `accumulate`).
  *
  * Score scale (what `threshold` options compare against): each result's
  * `score` is in [0, 1), the share of the query's evidence it matched. A
@@ -34,6 +36,7 @@ import {
   type Vocabulary,
 } from '../base/compact.js';
 import { compareNames } from '../base/text.js';
+import { EVERYDAY_WORDS } from './lexicon.js';
 
 export interface RankEntry {
   name: string;
@@ -83,12 +86,15 @@ export interface RankTuning {
   fields: readonly [number, number, number, number];
   /** What a body term's evidence counts next to a description term's (keep it under the description's 1). */
   bodyWeight: number;
+  /** What an everyday word's expansion (src/catalog/lexicon.ts) counts next to the word itself (0: no expansion). */
+  expansionWeight: number;
   body: BodyTuning;
 }
 
 export const RANK_TUNING: Readonly<RankTuning> = Object.freeze({
   fields: [3, 2, 1, 1] as const,
   bodyWeight: 0.3,
+  expansionWeight: 0.5,
   body: BODY_DEFAULTS,
 });
 
@@ -302,6 +308,8 @@ interface Bm25Index {
   /** Reused by every query (ranking is synchronous): scores by doc, and which docs were touched. */
   scores: Float64Array;
   touched: Int32Array;
+  /** Reused by queries with expansions: what each doc earns from one word's expansions (-1: the doc has the word). Made on first use. */
+  expanded?: Float32Array;
 }
 
 /**
@@ -425,17 +433,19 @@ class LazyRanker {
   }
 
   rank(query: string, limit: number | undefined): RankResult[] {
-    const terms = queryTermsOf(query);
-    if (terms.length === 0) return [];
+    const plan = queryWords(query, this.tuning.expansionWeight > 0);
+    if (plan.length === 0) return [];
     if (this.index === undefined) {
       const first = !this.searched;
       this.searched = true;
       // With the instructions indexed, a word only an instruction uses is a match: the query index does not know them.
       const byQuery =
-        first && this.body === undefined && this.building === undefined ? queryIndex(this.entries, this.tuning.fields, terms) : undefined;
-      if (byQuery) return rankTerms(byQuery, undefined, this.tuning, terms, limit);
+        first && this.body === undefined && this.building === undefined
+          ? queryIndex(this.entries, this.tuning.fields, planTerms(plan))
+          : undefined;
+      if (byQuery) return rankTerms(byQuery, undefined, this.tuning, plan, limit);
     }
-    return rankTerms(this.built(), this.body, this.tuning, terms, limit);
+    return rankTerms(this.built(), this.body, this.tuning, plan, limit);
   }
 
   /** The whole index, its build finished now if it is not yet. */
@@ -473,22 +483,97 @@ function* indexBuild(entries: ReadonlyArray<RankEntry>, weights: readonly number
   return packIndex(names, weighted);
 }
 
-/** A query's distinct terms. */
-function queryTermsOf(query: string): string[] {
-  return [...new Set(tokenize(String(query).slice(0, MAX_QUERY_CHARS)))];
+/** A word of the lexicon's right-hand side, as the ranker counts it. */
+export interface Expansion {
+  word: string;
+  term: string;
 }
 
-/** The words of a query that rank, each with the term it counts as (first occurrence of each term), for saying what matched. */
-export function queryWords(query: string): Array<{ word: string; term: string }> {
-  const out: Array<{ word: string; term: string }> = [];
-  const seen = new Set<string>();
-  for (const word of words(String(query).slice(0, MAX_QUERY_CHARS))) {
-    const term = word.length === 0 ? undefined : termOf(word);
-    if (term === undefined || seen.has(term)) continue;
-    seen.add(term);
-    out.push({ word, term });
+/** A word of a query that ranks: the term it counts as, and what it expands to (src/catalog/lexicon.ts). */
+export interface QueryWord {
+  word: string;
+  term: string;
+  /** Terms a skill lacking `term` may match instead, at RANK_TUNING.expansionWeight; none of the query's own terms. */
+  expansions: readonly Expansion[];
+}
+
+/** The lexicon by key (a key's words as `lexiconKey` gives them -> its expansions), and its longest key in words. Built on first use. */
+let lexicon: { map: ReadonlyMap<string, readonly Expansion[]>; longest: number } | undefined;
+
+/** How a lexicon key or a query's word (or two adjacent words) is looked up: each word's term, a stopword as it is. */
+function lexiconKey(keyWords: readonly string[]): string {
+  return keyWords.map((word) => termOf(word) ?? word).join(' ');
+}
+
+function lexiconMap(): { map: ReadonlyMap<string, readonly Expansion[]>; longest: number } {
+  if (lexicon) return lexicon;
+  const map = new Map<string, Expansion[]>();
+  let longest = 1;
+  for (const [key, value] of Object.entries(EVERYDAY_WORDS)) {
+    const keyWords = words(key).filter((word) => word !== '');
+    longest = Math.max(longest, keyWords.length);
+    const lookup = lexiconKey(keyWords);
+    const expansions = map.get(lookup) ?? [];
+    for (const word of words(value)) {
+      const term = word === '' ? undefined : termOf(word);
+      if (term !== undefined && !expansions.some((e) => e.term === term)) expansions.push({ word, term });
+    }
+    map.set(lookup, expansions);
+  }
+  lexicon = { map, longest };
+  return lexicon;
+}
+
+/**
+ * The words of a query that rank, each with the term it counts as (first
+ * occurrence of each term) and, when `expand`, the lexicon's expansions of
+ * it and of the phrases it starts (a phrase's go to its first word that is
+ * not a stopword; an expansion is listed once, on the first word that gives
+ * it, and never when the query has it itself).
+ * What ranking scores, and what find_skills explains.
+ */
+export function queryWords(query: string, expand = RANK_TUNING.expansionWeight > 0): QueryWord[] {
+  const all = words(String(query).slice(0, MAX_QUERY_CHARS)).filter((word) => word !== '');
+  const out: QueryWord[] = [];
+  const byTerm = new Map<string, QueryWord & { expansions: Expansion[] }>();
+  // The word (first of its term) each position counts as; undefined for a stopword.
+  const owners: Array<(QueryWord & { expansions: Expansion[] }) | undefined> = [];
+  for (const word of all) {
+    const term = termOf(word);
+    let owner = term === undefined ? undefined : byTerm.get(term);
+    if (term !== undefined && owner === undefined) {
+      owner = { word, term, expansions: [] };
+      byTerm.set(term, owner);
+      out.push(owner);
+    }
+    owners.push(owner);
+  }
+  if (!expand) return out;
+  const { map, longest } = lexiconMap();
+  const given = new Set<string>();
+  // Each position's part of a lookup key (lexiconKey of one word).
+  const parts = all.map((word) => lexiconKey([word]));
+  for (let i = 0; i < all.length; i++) {
+    let key = '';
+    let owner: (QueryWord & { expansions: Expansion[] }) | undefined;
+    for (let j = i; j < i + longest && j < all.length; j++) {
+      key = j === i ? (parts[j] as string) : `${key} ${parts[j] as string}`;
+      owner ??= owners[j];
+      const found = map.get(key);
+      if (!found || !owner) continue;
+      for (const expansion of found) {
+        if (byTerm.has(expansion.term) || given.has(expansion.term)) continue;
+        given.add(expansion.term);
+        owner.expansions.push(expansion);
+      }
+    }
   }
   return out;
+}
+
+/** Every term a plan may match: its words' and their expansions'. */
+function planTerms(plan: readonly QueryWord[]): string[] {
+  return plan.flatMap((item) => [item.term, ...item.expansions.map((e) => e.term)]);
 }
 
 /**
@@ -692,12 +777,12 @@ function rankTerms(
   index: Bm25Index,
   body: BodyIndex | undefined,
   tuning: Readonly<RankTuning>,
-  queryTerms: readonly string[],
+  plan: readonly QueryWord[],
   limit: number | undefined,
 ): RankResult[] {
-  if (queryTerms.length === 0 || index.names.length === 0) return [];
+  if (plan.length === 0 || index.names.length === 0) return [];
   const { scores, touched, names } = index;
-  const { hits, evidence } = accumulate(index, body, tuning.bodyWeight, queryTerms);
+  const { hits, evidence } = accumulate(index, body, tuning, plan);
   // With the instructions, a rare word can earn more (its body's share too): so can the floor,
   // or a short request would score higher than it did on the description alone.
   const floor =
@@ -717,20 +802,34 @@ function rankTerms(
 }
 
 /**
- * Adds each query term's postings into `index.scores`, listing the docs
+ * Adds each query word's postings into `index.scores`, listing the docs
  * touched in `index.touched`; returns how many, and the query's evidence
  * (the IDFs of its terms that some skill uses).
+ *
+ * A word's expansions (queryWords) count at expansionWeight, and only for
+ * a doc that lacks the word in both indexes: a skill that has the user's
+ * own word is scored by it alone. What a doc earns from one word's
+ * expansions, added up, is capped at the most the word itself earned any
+ * skill (or, when no skill has the word, at its strongest expansion's
+ * evidence), so by that word a skill full of expansions never outranks the
+ * best skill with the user's word. The query's evidence counts the word's
+ * own IDFs, or its strongest expansion's when that is more (a word no skill
+ * uses), so a score stays a share of it.
  */
 function accumulate(
   index: Bm25Index,
   body: BodyIndex | undefined,
-  bodyWeight: number,
-  queryTerms: readonly string[],
+  tuning: Readonly<RankTuning>,
+  plan: readonly QueryWord[],
 ): { hits: number; evidence: number } {
   const { scores, touched } = index;
+  const { bodyWeight, expansionWeight } = tuning;
+  const bodies = body && bodyWeight > 0 ? body : undefined;
   let evidence = 0;
   let hits = 0;
-  const add = (vocabulary: Vocabulary, postings: Postings, idf: Float64Array, term: string, factor: number): void => {
+  // The most one word earned a doc that has it (both indexes together): what its expansions may earn one that lacks it.
+  let wordBest = 0;
+  const add = (vocabulary: Vocabulary, postings: Postings, idf: Float64Array, term: string, factor: number, marks?: Float32Array): void => {
     const id = vocabulary.idOf(term);
     // A word no skill uses says nothing about which skill fits: it neither adds nor dilutes.
     if (id === undefined) return;
@@ -740,12 +839,74 @@ function accumulate(
     for (let p = postings.start(id); p < end; p++) {
       const doc = postings.doc(p);
       if (scores[doc] === 0) touched[hits++] = doc;
-      scores[doc] = (scores[doc] ?? 0) + termIdf * postings.weight(p);
+      const value = termIdf * postings.weight(p);
+      scores[doc] = (scores[doc] ?? 0) + value;
+      if (marks) {
+        // Negative: the doc has the word, and what it earned from it.
+        const earned = (marks[doc] ?? 0) - value;
+        marks[doc] = earned;
+        if (-earned > wordBest) wordBest = -earned;
+      }
     }
   };
-  for (const term of queryTerms) {
-    add(index.vocabulary, index.postings, index.idf, term, 1);
-    if (body && bodyWeight > 0) add(body.vocabulary, body.postings, body.idf, term, bodyWeight);
+  /** Adds a term's postings into `best` of the docs that lack the word (not negative); returns its evidence (0: no skill uses it). */
+  const offer = (
+    vocabulary: Vocabulary,
+    postings: Postings,
+    idf: Float64Array,
+    term: string,
+    factor: number,
+    best: Float32Array,
+  ): number => {
+    const id = vocabulary.idOf(term);
+    if (id === undefined) return 0;
+    const termIdf = factor * (idf[id] ?? 0);
+    for (let p = postings.start(id); p < postings.end(id); p++) {
+      const doc = postings.doc(p);
+      const value = termIdf * postings.weight(p);
+      if ((best[doc] ?? 0) >= 0) best[doc] = (best[doc] ?? 0) + value;
+    }
+    return termIdf;
+  };
+  /** Adds each doc's expansion score, capped, to its score, and clears `best` over the term's postings. */
+  const settle = (vocabulary: Vocabulary, postings: Postings, term: string, best: Float32Array, cap: number): void => {
+    const id = vocabulary.idOf(term);
+    if (id === undefined) return;
+    for (let p = postings.start(id); p < postings.end(id); p++) {
+      const doc = postings.doc(p);
+      const value = Math.min(best[doc] ?? 0, cap);
+      if (value > 0) {
+        if (scores[doc] === 0) touched[hits++] = doc;
+        scores[doc] = (scores[doc] ?? 0) + value;
+      }
+      best[doc] = 0;
+    }
+  };
+  for (const { term, expansions } of plan) {
+    const best = expansionWeight > 0 && expansions.length > 0 ? (index.expanded ??= new Float32Array(index.names.length)) : undefined;
+    const before = evidence;
+    wordBest = 0;
+    add(index.vocabulary, index.postings, index.idf, term, 1, best);
+    if (bodies) add(bodies.vocabulary, bodies.postings, bodies.idf, term, bodyWeight, best);
+    if (!best) continue;
+    let strongest = 0;
+    for (const expansion of expansions) {
+      strongest = Math.max(strongest, offer(index.vocabulary, index.postings, index.idf, expansion.term, expansionWeight, best));
+      if (bodies)
+        strongest = Math.max(
+          strongest,
+          offer(bodies.vocabulary, bodies.postings, bodies.idf, expansion.term, expansionWeight * bodyWeight, best),
+        );
+    }
+    const cap = wordBest > 0 ? wordBest : strongest;
+    for (const expansion of expansions) {
+      settle(index.vocabulary, index.postings, expansion.term, best, cap);
+      if (bodies) settle(bodies.vocabulary, bodies.postings, expansion.term, best, cap);
+    }
+    // The word's own docs were marked negative: clear them.
+    settle(index.vocabulary, index.postings, term, best, cap);
+    if (bodies) settle(bodies.vocabulary, bodies.postings, term, best, cap);
+    evidence = before + Math.max(evidence - before, strongest);
   }
   return { hits, evidence };
 }

@@ -14,6 +14,7 @@ import {
   tokenize,
   whenClauses,
   type BodyAwareRanker,
+  type QueryWord,
   type RankerData,
 } from '../catalog/rank.js';
 import { createSkillIndex, type SkillIndex } from '../index/skill-index.js';
@@ -96,13 +97,19 @@ function limitOf(value: unknown): number {
 /** Where a skill's text holds a query's word, in the order a match there weighs. */
 type MatchField = 'name' | 'tags' | 'description' | 'instructions';
 
+/** A query's word as `queryWords` gives it; `expansions` may be left out (then none are looked for). */
+type MatchWord = Pick<QueryWord, 'word' | 'term'> & { expansions?: QueryWord['expansions'] };
+
 /**
  * Why `entry` matched: each of the query's words it holds, with the first
  * field that holds it, e.g. `matched: "merge" in the name; "fill", "form" in
- * the instructions`. The model can then tell a match on the task's own
- * words from one on a passing word.
+ * the instructions`. A word the skill lacks but matched through the
+ * everyday-words lexicon is named with the word it matched as, e.g.
+ * `"picture" (as "image") in the description`, as ranking counted it (only
+ * for a skill without the word itself). The model can then tell a match on
+ * the task's own words from one on a passing or a related word.
  */
-export function matchReason(ranker: BodyAwareRanker, entry: SkillEntry, words: ReadonlyArray<{ word: string; term: string }>): string {
+export function matchReason(ranker: BodyAwareRanker, entry: SkillEntry, words: readonly MatchWord[]): string {
   const { name, description } = entry.metadata;
   const tags: unknown = entry.metadata.tags;
   const fields: Array<[MatchField, Set<string>]> = [
@@ -110,11 +117,15 @@ export function matchReason(ranker: BodyAwareRanker, entry: SkillEntry, words: R
     ['tags', new Set(Array.isArray(tags) ? tokenize(tags.filter((t) => typeof t === 'string').join(' ')) : [])],
     ['description', new Set(tokenize(`${description} ${whenClauses(description)}`))],
   ];
+  // Per field, the words found there, quoted as the answer shows them.
   const found = new Map<MatchField, string[]>();
-  const rest: Array<{ word: string; term: string }> = [];
+  const note = (field: MatchField, shown: string): void => {
+    found.set(field, [...(found.get(field) ?? []), shown]);
+  };
+  const rest: MatchWord[] = [];
   for (const item of words) {
     const field = fields.find(([, terms]) => terms.has(item.term))?.[0];
-    if (field) found.set(field, [...(found.get(field) ?? []), item.word]);
+    if (field) note(field, JSON.stringify(item.word));
     else rest.push(item);
   }
   const inBody = new Set(
@@ -123,12 +134,38 @@ export function matchReason(ranker: BodyAwareRanker, entry: SkillEntry, words: R
       rest.map((item) => item.term),
     ),
   );
-  const bodyWords = rest.filter((item) => inBody.has(item.term)).map((item) => item.word);
-  if (bodyWords.length > 0) found.set('instructions', bodyWords);
+  for (const item of rest) if (inBody.has(item.term)) note('instructions', JSON.stringify(item.word));
+  // Words the skill lacks: what they matched as, in the first field that holds one of their expansions.
+  for (const item of rest) {
+    if (inBody.has(item.term) || !item.expansions || item.expansions.length === 0) continue;
+    const at = expandedMatch(ranker, name, fields, item.expansions);
+    if (at) note(at.field, `${JSON.stringify(item.word)} (as ${at.words.map((word) => JSON.stringify(word)).join(', ')})`);
+  }
   const parts = (['name', 'tags', 'description', 'instructions'] as const)
     .filter((field) => found.has(field))
-    .map((field) => `${(found.get(field) ?? []).map((word) => JSON.stringify(word)).join(', ')} in the ${field}`);
+    .map((field) => `${(found.get(field) ?? []).join(', ')} in the ${field}`);
   return parts.length === 0 ? '' : `matched ${parts.join('; ')}`;
+}
+
+/** The first field (in MatchField order) holding any of `expansions`, with the expansions' words it holds. */
+function expandedMatch(
+  ranker: BodyAwareRanker,
+  name: string,
+  fields: ReadonlyArray<[MatchField, Set<string>]>,
+  expansions: QueryWord['expansions'],
+): { field: MatchField; words: string[] } | undefined {
+  for (const [field, terms] of fields) {
+    const held = expansions.filter((e) => terms.has(e.term)).map((e) => e.word);
+    if (held.length > 0) return { field, words: held };
+  }
+  const inBody = new Set(
+    ranker.instructionsHold(
+      name,
+      expansions.map((e) => e.term),
+    ),
+  );
+  const held = expansions.filter((e) => inBody.has(e.term)).map((e) => e.word);
+  return held.length > 0 ? { field: 'instructions', words: held } : undefined;
 }
 
 function search(index: SkillIndex, ranker: BodyAwareRanker, query: string, limit: number): string {
