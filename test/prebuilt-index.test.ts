@@ -136,6 +136,24 @@ describe('buildPrebuiltIndex + readPrebuiltIndex', () => {
     expect(JSON.parse(serializePrebuiltIndex(empty))).toEqual(empty);
   });
 
+  it('writes ASCII only, and characters past it read back the same', async () => {
+    const root = await makeTempTree({
+      // A curly quote, an accent, a CJK character, an emoji (a surrogate pair) and a control character.
+      'skills/resume/SKILL.md': skillMd('resume', 'Write a résumé’s “summary” 履歴書 📄 with\u0001 care.', 'tags: [café, 📄]\n'),
+    });
+    roots.push(root);
+    const skills = join(root, 'skills');
+    const indexFile = join(root, 'skills.index.json');
+    const text = serializePrebuiltIndex(await buildPrebuiltIndex({ directories: [skills] }, indexFile));
+    expect(text).toMatch(/^[\n\x20-\x7e]*$/);
+    expect(text).toContain('r\\u00e9sum\\u00e9\\u2019s');
+    const read = parsePrebuiltIndex(text, indexFile, { directories: [skills], packages: [], include: [], exclude: [], strict: false });
+    if (!read.ok) throw new Error(read.message);
+    const scanned = await discover(resolveOptions({ directories: [skills] }), { frontmatterOnly: true });
+    expect(read.result.skills.map((s) => s.metadata)).toEqual(scanned.skills.map((s) => s.metadata));
+    expect(read.result.skills[0]?.metadata.description).toBe('Write a résumé’s “summary” 履歴書 📄 with\u0001 care.');
+  });
+
   it('leaves out a SKILL.md that vanished between discovery and the build, with an error', async () => {
     const { fs } = faultyFs({ '/lib/a/SKILL.md': skillMd('a'), '/lib/b/SKILL.md': skillMd('b') }, [
       { method: 'stat', path: '/lib/b/SKILL.md', code: 'ENOENT' },

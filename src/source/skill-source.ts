@@ -7,7 +7,7 @@ import { SkillUnavailableError } from '../config/errors.js';
 import { discover, loadSkillContent } from '../discover/discover.js';
 import { createLimiter, MAX_CONCURRENT_FS_CALLS } from '../base/concurrency.js';
 import type { ResolvedOptions } from '../config/options.js';
-import { checkSkillFile, readPrebuiltIndex, type SkillStamp } from './prebuilt-index.js';
+import { checkSkillFile, readPrebuiltIndex, type SkillStamps } from './prebuilt-index.js';
 import type { RankerData } from '../catalog/rank.js';
 import { createLazySkillIndex, createSkillIndex, type SkillIndex, type SkillLoader } from '../index/skill-index.js';
 import type { DiscoveryResult } from '../index/types.js';
@@ -43,7 +43,7 @@ export function createSkillSource(options: ResolvedOptions): SkillSource {
 
   function toIndex(result: DiscoveryResult, loadedAt: number): SkillIndex {
     if (options.preload && !('stamps' in result)) return createSkillIndex(result, loadedAt);
-    const stamps = 'stamps' in result ? (result.stamps as ReadonlyMap<string, SkillStamp>) : undefined;
+    const stamps = 'stamps' in result ? (result.stamps as SkillStamps) : undefined;
     const loader: SkillLoader = (entry) =>
       activationReads(async () => {
         const stamp = stamps?.get(entry.path);
@@ -62,7 +62,7 @@ export function createSkillSource(options: ResolvedOptions): SkillSource {
         }
         return loadSkillContent(entry, options);
       });
-    // A prebuilt index's metadata comes straight from JSON.parse: already as compact as a copy would make it.
+    // A prebuilt index's entries come straight from JSON.parse and its path decoder: no compact copies (see `compact`).
     const index = createLazySkillIndex(result, loader, loadedAt, stamps !== undefined);
     const ranker = 'ranker' in result ? (result.ranker as RankerData | undefined) : undefined;
     if (ranker) rankerData.set(index, ranker);
