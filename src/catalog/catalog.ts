@@ -239,6 +239,9 @@ function renderFixed(entries: readonly CatalogEntry[], settings: Settings): Cata
   const { budget, toolName, findToolName } = settings;
   const total = entries.length;
   if (total === 0) return result('', budget, { mode: 'none', included: [], shortened: [], ranked: [], omitted: 0 });
+  // Every fixed mode lists every skill, each on a line of at least "- " and its newline: past that, none fits,
+  // and a large library is not rewritten name by name to learn it (7 ms at 20,000 skills).
+  if (total * (nameLine('').length + 1) > budget) return undefined;
   // One-line, escaped forms for this build only; nothing keeps them (see catalogEntries).
   const names = entries.map((entry) => catalogText(entry.name));
   const included = entries.map((entry) => entry.name);

@@ -159,16 +159,22 @@ export function createLazySkillIndex(
 /**
  * The part of `index` whose entries pass `keep`, sharing its loader and cache:
  * what the model may see and activate when some skills opt out of it.
+ * `keep` must give one answer per entry: lookups ask it again.
  */
 export function narrowIndex(index: SkillIndex, keep: (entry: SkillEntry) => boolean): SkillIndex {
   const skills = index.skills.filter(keep);
   if (skills.length === index.skills.length) return index;
-  const names = new Set(skills.map((entry) => entry.metadata.name));
+  // Names are unique in an index, so a name is in the part when the whole's skill of that name passes `keep`:
+  // asked again per lookup instead of a Set of the part's names (some 0.5 MB and 7 ms at 20,000 skills).
+  const inPart = (name: string): boolean => {
+    const entry = index.get(name);
+    return entry !== undefined && keep(entry);
+  };
   return Object.freeze({
     ...index,
     skills: Object.freeze(skills),
-    get: (name: string) => (names.has(name) ? index.get(name) : undefined),
-    load: async (name: string) => (names.has(name) ? index.load(name) : undefined),
-    loadDetailed: async (name: string) => (names.has(name) ? index.loadDetailed(name) : undefined),
+    get: (name: string) => (inPart(name) ? index.get(name) : undefined),
+    load: async (name: string) => (inPart(name) ? index.load(name) : undefined),
+    loadDetailed: async (name: string) => (inPart(name) ? index.loadDetailed(name) : undefined),
   });
 }
