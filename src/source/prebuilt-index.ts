@@ -392,7 +392,9 @@ function pathDecoder(base: string): (path: string) => string {
     if (rest === '' || /(^|\/)\.{0,2}(\/|$)/.test(rest)) return resolve(base, path);
     const folder = upTo(depth);
     const tail = sep === '/' ? rest : rest.split('/').join(sep);
-    return folder.endsWith(sep) ? folder + tail : folder + sep + tail;
+    // join gives one flat string: `+` would give a pair of pieces, which the first look at its
+    // characters (the root check) copies flat anyway, keeping the pair as well.
+    return folder.endsWith(sep) ? [folder, tail].join('') : [folder, tail].join(sep);
   };
 }
 
