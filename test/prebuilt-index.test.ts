@@ -304,6 +304,8 @@ describe('readPrebuiltIndex refuses, never throws', () => {
       ['skill 1: not an object', (d) => (d.skills[0] = 7 as unknown as (typeof d.skills)[0])],
       ['skill 2: metadata has no name', (d) => delete (d.skills[1]!.metadata as Record<string, unknown>).name],
       ['skill 1: metadata has no description', (d) => (d.skills[0]!.metadata.description = ' ')],
+      // Whatever trim() strips counts as blank: line ends, no-break spaces, a byte-order mark.
+      ['skill 1: metadata has no description', (d) => (d.skills[0]!.metadata.description = '\n\u00a0\ufeff\u2028\t')],
       ['skill 1: "size" and "mtimeMs"', (d) => (d.skills[0]!.size = -1)],
       ['skill 3: "directory"', (d) => (d.skills[2]!.directory = '')],
       ['skill 1: "file"', (d) => (d.skills[0]!.file = '')],
