@@ -1,7 +1,15 @@
 import { isDeepStrictEqual } from 'node:util';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { compactCopies, compactCopy, flatStrings, nameLookup, packPostings, sharingPrefix, sortedVocabulary } from '../src/base/compact.js';
+import {
+  compactCopies,
+  compactCopy,
+  flatStrings,
+  nameLookup,
+  packPostings,
+  sharingParents,
+  sortedVocabulary,
+} from '../src/base/compact.js';
 
 // Every trick must give back data equal to what it was given: these tests
 // check values only, never how V8 stores them (the bench measures that).
@@ -66,7 +74,7 @@ describe('compactCopies', () => {
   });
 });
 
-describe('flatStrings and sharingPrefix', () => {
+describe('flatStrings and sharingParents', () => {
   it('flatStrings gives back the same strings in the same order', () => {
     fc.assert(
       fc.property(fc.array(fc.string({ unit: 'binary' })), (strings) => {
@@ -75,13 +83,15 @@ describe('flatStrings and sharingPrefix', () => {
     );
   });
 
-  it('sharingPrefix gives back a string equal to the one it was given', () => {
+  it('sharingParents gives back strings equal to the ones it was given, in order', () => {
+    const segment = fc.stringMatching(/^[a-z./\\-]{0,6}$/);
     fc.assert(
-      fc.property(fc.string({ unit: 'binary' }), fc.string(), fc.string(), (text, prefix, suffix) => {
-        expect(sharingPrefix(text, prefix, suffix)).toBe(text);
-        expect(sharingPrefix(prefix + suffix, prefix, suffix)).toBe(prefix + suffix);
+      fc.property(fc.array(fc.array(segment, { maxLength: 4 })), fc.constantFrom('/', '\\'), (parts, separator) => {
+        const paths = parts.map((segments) => segments.join(separator));
+        expect(sharingParents(paths, separator)).toEqual(paths);
       }),
     );
+    expect(sharingParents(['/lib/a', '/lib/b', 'c', '', '/'], '/')).toEqual(['/lib/a', '/lib/b', 'c', '', '/']);
   });
 });
 

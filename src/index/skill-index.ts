@@ -10,7 +10,7 @@
 import { sep } from 'node:path';
 import type { AllowedTool } from '../base/allowed-tools.js';
 import type { CatalogReport } from '../catalog/catalog.js';
-import { compactCopies, flatStrings, nameLookup, sharingPrefix } from '../base/compact.js';
+import { compactCopies, nameLookup, sharingParents } from '../base/compact.js';
 import type { Diagnostic } from '../base/diagnostics.js';
 import { SKILL_FILE } from '../base/skill-file.js';
 import type { Skill, SkillEntry } from '../base/model.js';
@@ -147,11 +147,16 @@ export function createLazySkillIndex(
     const entries = input.skills.map(({ metadata, path, directory }) => ({ metadata, path, directory }));
     return buildIndex({ ...input, skills: entries }, loader, loadedAt);
   }
-  const directories = flatStrings(input.skills.map((entry) => entry.directory));
+  const directories = sharingParents(
+    input.skills.map((entry) => entry.directory),
+    sep,
+  );
   const metadata = compactCopies(input.skills.map((entry) => entry.metadata));
   const entries = input.skills.map(({ path, directory }, i) => {
     const folder = directories[i] ?? directory;
-    return { metadata: metadata[i] as SkillEntry['metadata'], path: sharingPrefix(path, folder, SKILL_SUFFIX), directory: folder };
+    // Compared with the given folder, not `folder`: reading a pair's characters would copy it flat.
+    const inFolder = path.length === directory.length + SKILL_SUFFIX.length && path.endsWith(SKILL_SUFFIX) && path.startsWith(directory);
+    return { metadata: metadata[i] as SkillEntry['metadata'], path: inFolder ? folder + SKILL_SUFFIX : path, directory: folder };
   });
   return buildIndex({ ...input, skills: entries }, loader, loadedAt);
 }
