@@ -88,8 +88,12 @@ describe('buildPrebuiltIndex + readPrebuiltIndex', () => {
     expect(read.result.createdAt).toBe('2026-01-02T03:04:05.000Z');
     for (const skill of read.result.skills) {
       const stats = await stat(skill.path);
-      expect(read.result.stamps.get(skill.path)).toEqual({ size: stats.size, mtimeMs: stats.mtimeMs });
+      expect(read.result.stamps.of(skill)).toEqual({ size: stats.size, mtimeMs: stats.mtimeMs });
     }
+    // A skill the index does not hold (another path under a held name, or another name) has no stamp.
+    const [first] = read.result.skills;
+    expect(read.result.stamps.of({ ...first!, path: join(skills, 'elsewhere', 'SKILL.md') })).toBeUndefined();
+    expect(read.result.stamps.of({ ...first!, metadata: { name: 'not-there', description: 'x' } })).toBeUndefined();
     // The lazy index builds from it and loads bodies on demand.
     const index = createLazySkillIndex(read.result, async (entry) => ({
       skill: { ...entry, instructions: 'body', resources: [] },
@@ -120,7 +124,7 @@ describe('buildPrebuiltIndex + readPrebuiltIndex', () => {
     expect(read.result.errors.every((d) => d.file.startsWith(skills + sep))).toBe(true);
     // Same timestamps after the copy: every stamp still matches.
     for (const skill of read.result.skills) {
-      const check = await checkSkillFile(nodeFileSystem, skill, read.result.stamps.get(skill.path)!);
+      const check = await checkSkillFile(nodeFileSystem, skill, read.result.stamps.of(skill)!);
       expect(check.status).toBe('unchanged');
     }
   });
@@ -413,7 +417,7 @@ describe('checkSkillFile: SKILL.md since the build', () => {
     const read = await readPrebuiltIndex(indexFile, { ...shape, fs: nodeFileSystem });
     if (!read.ok) throw new Error(read.message);
     const skill = read.result.skills.find((s) => s.metadata.name === 'pdf-tools')!;
-    return { skill, stamp: read.result.stamps.get(skill.path)! };
+    return { skill, stamp: read.result.stamps.of(skill)! };
   }
 
   it('unchanged, then changed in size, then in mtime only', async () => {

@@ -49,44 +49,49 @@ export interface SkillStamp {
   mtimeMs: number;
 }
 
-/** Each SKILL.md's stamp, by its path (`SkillEntry.path`). */
+/** Each stored skill's SKILL.md stamp. */
 export interface SkillStamps {
-  get(path: string): SkillStamp | undefined;
+  /** The stamp of `entry` (an index's skill: the first of its name), or undefined when the index holds no such skill. */
+  of(entry: SkillEntry): SkillStamp | undefined;
 }
 
 /**
- * Stamps kept in the skills' order, two numbers each; the lookup by path is
- * built on the first `get` (an activation), not at start-up, where a Map of
- * 20,000 paths cost about 10 ms. The last of a path wins, as `Map.set` would.
+ * Stamps kept in the skills' order, two numbers each. The lookup is built on
+ * the first call (an activation), not at start-up, and by name, not by path:
+ * names are short and already hashed, while a path as a key is first copied
+ * flat (a Map by path held about 3 MB at 20,000 skills, and took 10 ms to
+ * build). An index serves the first skill of each name, so the first wins.
  */
 class StampTable implements SkillStamps {
-  private byPath: Map<string, number> | undefined;
+  private byName: Map<string, number> | undefined;
+  private readonly names: string[] = [];
+  private readonly paths: string[] = [];
   private readonly sizes: Float64Array;
   private readonly mtimes: Float64Array;
-  private count = 0;
 
-  constructor(
-    private readonly paths: string[],
-    capacity: number,
-  ) {
+  constructor(capacity: number) {
     this.sizes = new Float64Array(capacity);
     this.mtimes = new Float64Array(capacity);
   }
 
-  add(path: string, size: number, mtimeMs: number): void {
+  add(name: string, path: string, size: number, mtimeMs: number): void {
+    this.sizes[this.paths.length] = size;
+    this.mtimes[this.paths.length] = mtimeMs;
+    this.names.push(name);
     this.paths.push(path);
-    this.sizes[this.count] = size;
-    this.mtimes[this.count] = mtimeMs;
-    this.count++;
   }
 
-  get(path: string): SkillStamp | undefined {
-    if (!this.byPath) {
-      this.byPath = new Map();
-      for (let i = 0; i < this.count; i++) this.byPath.set(this.paths[i] as string, i);
+  of(entry: SkillEntry): SkillStamp | undefined {
+    if (!this.byName) {
+      this.byName = new Map();
+      for (let i = 0; i < this.names.length; i++) {
+        const name = this.names[i] as string;
+        if (!this.byName.has(name)) this.byName.set(name, i);
+      }
     }
-    const at = this.byPath.get(path);
-    return at === undefined ? undefined : { size: this.sizes[at] as number, mtimeMs: this.mtimes[at] as number };
+    const at = this.byName.get(entry.metadata.name);
+    if (at === undefined || this.paths[at] !== entry.path) return undefined;
+    return { size: this.sizes[at] as number, mtimeMs: this.mtimes[at] as number };
   }
 }
 
@@ -163,7 +168,7 @@ export interface PrebuiltIndexDocument {
 
 /** What reading an index gave: discovery's result, plus what each SKILL.md looked like at the build. */
 export interface PrebuiltDiscovery extends DiscoveryResult {
-  /** By SKILL.md path (`SkillEntry.path`): the stamp `checkSkillFile` compares with. */
+  /** Each skill's stamp, which `checkSkillFile` compares with. */
   stamps: SkillStamps;
   file: string;
   createdAt: string;
@@ -671,7 +676,7 @@ function decodeBody(
   }
   if (!Array.isArray(skills)) return malformed(path, '"skills" is not a list');
   const decoded: Skill[] = [];
-  const stamps = new StampTable([], skills.length);
+  const stamps = new StampTable(skills.length);
   const inside = new FolderSet(roots);
   for (let i = 0; i < skills.length; i++) {
     const record: unknown = skills[i];
@@ -688,7 +693,7 @@ function decodeBody(
     // `folder + SKILL_SUFFIX` shares the folder's characters (see createLazySkillIndex's `compact`).
     const skillPath = file !== undefined ? decode(file) : folder.endsWith(sep) ? folder + SKILL_FILE : folder + SKILL_SUFFIX;
     decoded.push({ metadata, path: skillPath, directory: folder, instructions: '', resources: [] });
-    stamps.add(skillPath, size, mtimeMs);
+    stamps.add(metadata.name, skillPath, size, mtimeMs);
   }
   const ranker = decodeRanker(document.ranker, decoded.length);
   if (!ranker.ok) return malformed(path, ranker.problem);

@@ -46,7 +46,7 @@ export function createSkillSource(options: ResolvedOptions): SkillSource {
     const stamps = 'stamps' in result ? (result.stamps as SkillStamps) : undefined;
     const loader: SkillLoader = (entry) =>
       activationReads(async () => {
-        const stamp = stamps?.get(entry.path);
+        const stamp = stamps?.of(entry);
         if (stamp) {
           // Never stale text: a SKILL.md that changed since the build is refused until the index is rebuilt.
           const check = await checkSkillFile(options.fs, entry, stamp);
