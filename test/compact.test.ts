@@ -1,7 +1,16 @@
 import { isDeepStrictEqual } from 'node:util';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { compactCopies, compactCopy, flatStrings, nameLookup, packPostings, sharingPrefix, sortedVocabulary } from '../src/base/compact.js';
+import {
+  compactCopies,
+  compactCopy,
+  flatStrings,
+  nameLookup,
+  packPostings,
+  sharingParents,
+  sortedByName,
+  sortedVocabulary,
+} from '../src/base/compact.js';
 
 // Every trick must give back data equal to what it was given: these tests
 // check values only, never how V8 stores them (the bench measures that).
@@ -66,7 +75,7 @@ describe('compactCopies', () => {
   });
 });
 
-describe('flatStrings and sharingPrefix', () => {
+describe('flatStrings and sharingParents', () => {
   it('flatStrings gives back the same strings in the same order', () => {
     fc.assert(
       fc.property(fc.array(fc.string({ unit: 'binary' })), (strings) => {
@@ -75,13 +84,15 @@ describe('flatStrings and sharingPrefix', () => {
     );
   });
 
-  it('sharingPrefix gives back a string equal to the one it was given', () => {
+  it('sharingParents gives back strings equal to the ones it was given, in order', () => {
+    const segment = fc.stringMatching(/^[a-z./\\-]{0,6}$/);
     fc.assert(
-      fc.property(fc.string({ unit: 'binary' }), fc.string(), fc.string(), (text, prefix, suffix) => {
-        expect(sharingPrefix(text, prefix, suffix)).toBe(text);
-        expect(sharingPrefix(prefix + suffix, prefix, suffix)).toBe(prefix + suffix);
+      fc.property(fc.array(fc.array(segment, { maxLength: 4 })), fc.constantFrom('/', '\\'), (parts, separator) => {
+        const paths = parts.map((segments) => segments.join(separator));
+        expect(sharingParents(paths, separator)).toEqual(paths);
       }),
     );
+    expect(sharingParents(['/lib/a', '/lib/b', 'c', '', '/'], '/')).toEqual(['/lib/a', '/lib/b', 'c', '', '/']);
   });
 });
 
@@ -100,6 +111,51 @@ describe('nameLookup', () => {
 
   it('finds nothing in an empty list', () => {
     expect(nameLookup([] as string[], (name) => name)('a')).toBeUndefined();
+  });
+
+  it('uses an order given in advance when it is the sorted one, and finds the same whatever order it is given', () => {
+    const names = fc.array(fc.string({ maxLength: 3 }), { maxLength: 30 });
+    // Any list of numbers as the "stored" order: right, shuffled, too short, out of range, repeated.
+    const orders = (length: number) =>
+      fc.oneof(
+        fc.constant('sorted' as const),
+        fc.array(fc.integer({ min: -1, max: length }), { maxLength: length + 1 }).map((list) => Int32Array.from(list)),
+      );
+    fc.assert(
+      fc.property(
+        names.chain((list) => fc.tuple(fc.constant(list), orders(list.length))),
+        fc.array(fc.string({ maxLength: 3 })),
+        ([list, given], probes) => {
+          const items = list.map((name, position) => ({ name, position }));
+          const map = new Map<string, { name: string; position: number }>();
+          for (const item of items) if (!map.has(item.name)) map.set(item.name, item);
+          const nameAt = (position: number) => (items[position] as { name: string }).name;
+          const order = given === 'sorted' ? sortedByName(items.length, nameAt) : given;
+          const find = nameLookup(items, (item) => item.name, order);
+          for (const name of [...list, ...probes]) expect(find(name)).toBe(map.get(name));
+        },
+      ),
+    );
+  });
+
+  it('checks a given sorted order instead of sorting again', () => {
+    const items = Array.from({ length: 1000 }, (_, i) => `skill-${(i * 7919) % 1000}`);
+    const count = (order?: Int32Array): number => {
+      let reads = 0;
+      const find = nameLookup(items, (name) => (reads++, name), order);
+      expect(find('skill-500')).toBe('skill-500');
+      return reads;
+    };
+    const order = sortedByName(items.length, (position) => items[position] as string);
+    // One comparison of neighbours per item (two names each), then one search; a sort reads about 2 n log n.
+    expect(count(order)).toBeLessThan(2 * items.length + 30);
+    expect(count()).toBeGreaterThan(10 * items.length);
+    expect(count(order.reverse())).toBeGreaterThan(10 * items.length);
+  });
+
+  it('sortedByName orders positions by name, ties by position', () => {
+    const names = ['b', 'a', 'b', '', 'a'];
+    expect([...sortedByName(names.length, (position) => names[position] as string)]).toEqual([3, 1, 4, 0, 2]);
   });
 });
 

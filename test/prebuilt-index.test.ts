@@ -88,8 +88,12 @@ describe('buildPrebuiltIndex + readPrebuiltIndex', () => {
     expect(read.result.createdAt).toBe('2026-01-02T03:04:05.000Z');
     for (const skill of read.result.skills) {
       const stats = await stat(skill.path);
-      expect(read.result.stamps.get(skill.path)).toEqual({ size: stats.size, mtimeMs: stats.mtimeMs });
+      expect(read.result.stamps.of(skill)).toEqual({ size: stats.size, mtimeMs: stats.mtimeMs });
     }
+    // A skill the index does not hold (another path under a held name, or another name) has no stamp.
+    const [first] = read.result.skills;
+    expect(read.result.stamps.of({ ...first!, path: join(skills, 'elsewhere', 'SKILL.md') })).toBeUndefined();
+    expect(read.result.stamps.of({ ...first!, metadata: { name: 'not-there', description: 'x' } })).toBeUndefined();
     // The lazy index builds from it and loads bodies on demand.
     const index = createLazySkillIndex(read.result, async (entry) => ({
       skill: { ...entry, instructions: 'body', resources: [] },
@@ -120,7 +124,7 @@ describe('buildPrebuiltIndex + readPrebuiltIndex', () => {
     expect(read.result.errors.every((d) => d.file.startsWith(skills + sep))).toBe(true);
     // Same timestamps after the copy: every stamp still matches.
     for (const skill of read.result.skills) {
-      const check = await checkSkillFile(nodeFileSystem, skill, read.result.stamps.get(skill.path)!);
+      const check = await checkSkillFile(nodeFileSystem, skill, read.result.stamps.of(skill)!);
       expect(check.status).toBe('unchanged');
     }
   });
@@ -134,6 +138,24 @@ describe('buildPrebuiltIndex + readPrebuiltIndex', () => {
     expect(JSON.parse(serializePrebuiltIndex(document))).toEqual(document);
     const empty = { ...document, skills: [] };
     expect(JSON.parse(serializePrebuiltIndex(empty))).toEqual(empty);
+  });
+
+  it('writes ASCII only, and characters past it read back the same', async () => {
+    const root = await makeTempTree({
+      // A curly quote, an accent, a CJK character, an emoji (a surrogate pair) and a control character.
+      'skills/resume/SKILL.md': skillMd('resume', 'Write a résumé’s “summary” 履歴書 📄 with\u0001 care.', 'tags: [café, 📄]\n'),
+    });
+    roots.push(root);
+    const skills = join(root, 'skills');
+    const indexFile = join(root, 'skills.index.json');
+    const text = serializePrebuiltIndex(await buildPrebuiltIndex({ directories: [skills] }, indexFile));
+    expect(text).toMatch(/^[\n\x20-\x7e]*$/);
+    expect(text).toContain('r\\u00e9sum\\u00e9\\u2019s');
+    const read = parsePrebuiltIndex(text, indexFile, { directories: [skills], packages: [], include: [], exclude: [], strict: false });
+    if (!read.ok) throw new Error(read.message);
+    const scanned = await discover(resolveOptions({ directories: [skills] }), { frontmatterOnly: true });
+    expect(read.result.skills.map((s) => s.metadata)).toEqual(scanned.skills.map((s) => s.metadata));
+    expect(read.result.skills[0]?.metadata.description).toBe('Write a résumé’s “summary” 履歴書 📄 with\u0001 care.');
   });
 
   it('leaves out a SKILL.md that vanished between discovery and the build, with an error', async () => {
@@ -286,6 +308,8 @@ describe('readPrebuiltIndex refuses, never throws', () => {
       ['skill 1: not an object', (d) => (d.skills[0] = 7 as unknown as (typeof d.skills)[0])],
       ['skill 2: metadata has no name', (d) => delete (d.skills[1]!.metadata as Record<string, unknown>).name],
       ['skill 1: metadata has no description', (d) => (d.skills[0]!.metadata.description = ' ')],
+      // Whatever trim() strips counts as blank: line ends, no-break spaces, a byte-order mark.
+      ['skill 1: metadata has no description', (d) => (d.skills[0]!.metadata.description = '\n\u00a0\ufeff\u2028\t')],
       ['skill 1: "size" and "mtimeMs"', (d) => (d.skills[0]!.size = -1)],
       ['skill 3: "directory"', (d) => (d.skills[2]!.directory = '')],
       ['skill 1: "file"', (d) => (d.skills[0]!.file = '')],
@@ -393,7 +417,7 @@ describe('checkSkillFile: SKILL.md since the build', () => {
     const read = await readPrebuiltIndex(indexFile, { ...shape, fs: nodeFileSystem });
     if (!read.ok) throw new Error(read.message);
     const skill = read.result.skills.find((s) => s.metadata.name === 'pdf-tools')!;
-    return { skill, stamp: read.result.stamps.get(skill.path)! };
+    return { skill, stamp: read.result.stamps.of(skill)! };
   }
 
   it('unchanged, then changed in size, then in mtime only', async () => {

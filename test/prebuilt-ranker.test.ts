@@ -152,6 +152,45 @@ describe('older and foreign rankers', () => {
     }
   });
 
+  it('stores the ranked skills sorted by name; an index without that order, or with a wrong one, answers the same', async () => {
+    const stored = Buffer.from(document.ranker.nameOrder ?? '', 'base64');
+    const order = Array.from({ length: stored.length / 4 }, (_, i) => stored.readInt32LE(4 * i));
+    const names = rankedSkills(document.skills.map(({ metadata }) => ({ metadata, path: '', directory: '' }))).map(
+      (entry) => entry.metadata.name,
+    );
+    expect(order.map((doc) => names[doc])).toEqual([...names].sort());
+    const scan = skillsMiddleware({ directories: [skills], catalogBudget: 600 });
+    const reversed = Buffer.alloc(stored.length);
+    order.reverse().forEach((doc, i) => reversed.writeInt32LE(doc, 4 * i));
+    // The order is checked where it is used: a wrong one (reversed) or none is sorted again, with the same answers.
+    for (const [label, nameOrder] of [
+      ['stored', document.ranker.nameOrder],
+      ['reversed', reversed.toString('base64')],
+      ['none', undefined],
+    ] as const) {
+      const file = join(temp, 'small', `order-${label}.index.json`);
+      await writeIndex({ ...document, ranker: { ...document.ranker, nameOrder } }, file);
+      const fromIndex = skillsMiddleware({ directories: [skills], index: file, catalogBudget: 600 });
+      for (const request of ['convert a pdf to markdown', 'review this code', 'topic 3']) {
+        expect(await answers(fromIndex, request), `${label}: ${request}`).toEqual(await answers(scan, request));
+      }
+    }
+  });
+
+  it('a name order that is not one int32 per ranked skill makes the index unusable, with a diagnostic', async () => {
+    for (const nameOrder of ['AAAA', 'not base64 at all!', '']) {
+      const file = join(temp, 'small', 'bad-order.index.json');
+      await writeIndex({ ...document, ranker: { ...document.ranker, nameOrder } }, file);
+      const read = await readIndexFile(file);
+      expect(read.ok).toBe(false);
+      if (!read.ok) {
+        expect(read.reason).toBe('malformed');
+        expect(read.diagnostic.code).toBe('INDEX_UNUSABLE');
+        expect(read.message).toContain('"ranker.nameOrder"');
+      }
+    }
+  });
+
   it('a ranker of another scheme is left out: the index loads, and ranking is built from the skills', async () => {
     const foreign = structuredClone(document);
     foreign.ranker.scheme = 'bm25f/0 something else';

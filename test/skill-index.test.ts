@@ -1,6 +1,6 @@
 import { join, sep } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { createLazySkillIndex, createSkillIndex } from '../src/index/skill-index.js';
+import { createLazySkillIndex, createSkillIndex, narrowIndex } from '../src/index/skill-index.js';
 import type { Skill, SkillEntry } from '../src/index/types.js';
 
 const skill = (name: string): Skill => ({
@@ -23,6 +23,25 @@ describe('skill index', () => {
     expect(index.errors).toEqual([]);
     expect(Object.isFrozen(index)).toBe(true);
     expect(Object.isFrozen(index.skills)).toBe(true);
+  });
+
+  it('a narrowed part finds and loads only its own skills, the first of each name deciding', async () => {
+    const hidden = (name: string): Skill => ({ ...skill(name), metadata: { name, description: 'hidden' } });
+    // The second "b" passes the filter but is not the index's "b": the part must not find it either.
+    const index = createSkillIndex({ skills: [skill('a'), hidden('b'), skill('b'), hidden('c')] });
+    const part = narrowIndex(index, (entry) => entry.metadata.description !== 'hidden');
+    expect(part.skills.map((s) => s.metadata.name)).toEqual(['a']);
+    expect(part.get('a')).toBe(index.get('a'));
+    for (const name of ['b', 'c', 'zzz']) {
+      expect(part.get(name)).toBeUndefined();
+      expect(await part.load(name)).toBeUndefined();
+      expect(await part.loadDetailed(name)).toBeUndefined();
+    }
+    expect((await part.load('a'))?.metadata.name).toBe('a');
+    // The part shares the whole's cache: loaded once.
+    expect((await index.loadDetailed('a'))?.first).toBe(false);
+    // Nothing filtered out: the index itself.
+    expect(narrowIndex(index, () => true)).toBe(index);
   });
 });
 

@@ -64,21 +64,41 @@ export function compactCopies(values: readonly unknown[]): unknown[] {
  * `strings`, each as one flat string, in one JSON pass for all.
  *
  * Bench: folder paths come from joins (pieces, some shared) that cost about
- * twice a flat copy; with `sharingPrefix` for SKILL.md paths, 20,000 skills
- * 25.0 -> 22.7 MB (eb11388).
+ * twice a flat copy; with SKILL.md paths sharing their folder's characters,
+ * 20,000 skills 25.0 -> 22.7 MB (eb11388). Folder paths now: sharingParents.
  */
 export function flatStrings(strings: readonly string[]): string[] {
   return JSON.parse(JSON.stringify(strings)) as string[];
 }
 
 /**
- * `text` rebuilt as `prefix + suffix` when that is exactly what it is, so it
- * is stored as a pair that shares `prefix`'s characters instead of a copy of
- * its own; otherwise `text` itself. Bench: see flatStrings.
+ * `paths`, each stored as two pieces: its parent folder (up to and with the
+ * last `separator`), one copy shared by every path in that folder, and the
+ * last segment, a flat copy of its own. The values are equal to `paths`.
+ * Skill folders sit side by side in a few parent folders, so the parents'
+ * characters are stored once each instead of once a skill. A piece is read
+ * as a whole only when something reads the path's characters (an
+ * activation, say): V8 then copies that one path flat.
+ *
+ * Bench: the index's folder paths at 20,000 real-shaped skills (3,101
+ * parent folders, 84 characters a path on average), flat copies 1.95 MB,
+ * pairs 1.37 MB; bench/memory.mjs first-request at 20,000 skills, heap kept
+ * 17.35-17.43 -> 17.02-17.04 MB (two runs each, builds alternated).
  */
-export function sharingPrefix(text: string, prefix: string, suffix: string): string {
-  const same = text.length === prefix.length + suffix.length && text.endsWith(suffix) && text.startsWith(prefix);
-  return same ? prefix + suffix : text;
+export function sharingParents(paths: readonly string[], separator: string): string[] {
+  const cuts = paths.map((path) => path.lastIndexOf(separator) + 1);
+  // Every piece flat, in one JSON pass: a slice would keep its whole path alive.
+  const pieces = flatStrings(paths.flatMap((path, i) => [path.slice(0, cuts[i]), path.slice(cuts[i])]));
+  const parents = new Map<string, string>();
+  return paths.map((_, i) => {
+    const piece = pieces[2 * i] as string;
+    let parent = parents.get(piece);
+    if (parent === undefined) {
+      parent = piece;
+      parents.set(piece, piece);
+    }
+    return parent + (pieces[2 * i + 1] as string);
+  });
 }
 
 /** Whether a JSON round trip gives back a deep-equal value (no NaN, ±Infinity, -0 or undefined). */
@@ -137,20 +157,19 @@ function flatString(text: string): string {
  * the first lookup, so building an index costs nothing here, and the first
  * of several items with one name wins.
  *
+ * `sorted`, when given, is that order worked out before (a prebuilt index
+ * stores it): it is used when it is one (checked on the first lookup, one
+ * comparison an item), else the order is sorted as without it. Sorting
+ * 20,000 skill names takes 10-20 ms of a first request; checking, about 1 ms.
+ *
  * Bench: instead of a Map in the index and the ranked catalog, 20,000 skills
  * 26.17 -> 25.00 MB (ec92c42); a lookup is ~15 string compares at 20,000.
  */
-export function nameLookup<T>(items: readonly T[], nameOf: (item: T) => string): (name: string) => T | undefined {
+export function nameLookup<T>(items: readonly T[], nameOf: (item: T) => string, sorted?: Int32Array): (name: string) => T | undefined {
   let order: Int32Array | undefined;
   const nameAt = (position: number): string => nameOf(items[position] as T);
   return (name) => {
-    if (!order) {
-      const sorted = new Int32Array(items.length);
-      for (let i = 0; i < sorted.length; i++) sorted[i] = i;
-      // Ties by position, so the search below lands on the first item of a name.
-      sorted.sort((a, b) => compareNames(nameAt(a), nameAt(b)) || a - b);
-      order = sorted;
-    }
+    order ??= sorted && isNameOrder(sorted, items.length, nameAt) ? sorted : sortedByName(items.length, nameAt);
     // Leftmost position whose name is >= `name`.
     let low = 0;
     let high = order.length;
@@ -163,6 +182,31 @@ export function nameLookup<T>(items: readonly T[], nameOf: (item: T) => string):
     const item = items[order[low] as number] as T;
     return nameOf(item) === name ? item : undefined;
   };
+}
+
+/** Positions 0 to count - 1 sorted by `nameAt`, ties by position (so a search lands on the first item of a name). */
+export function sortedByName(count: number, nameAt: (position: number) => string): Int32Array {
+  const order = new Int32Array(count);
+  for (let i = 0; i < count; i++) order[i] = i;
+  order.sort((a, b) => compareNames(nameAt(a), nameAt(b)) || a - b);
+  return order;
+}
+
+/** Whether `order` is exactly what sortedByName(count, nameAt) gives: each position once, names ascending, ties by position. */
+function isNameOrder(order: Int32Array, count: number, nameAt: (position: number) => string): boolean {
+  if (order.length !== count) return false;
+  const seen = new Uint8Array(count);
+  for (let i = 0; i < count; i++) {
+    const position = order[i] as number;
+    if (position < 0 || position >= count || seen[position] === 1) return false;
+    seen[position] = 1;
+    if (i > 0) {
+      const previous = order[i - 1] as number;
+      const comparison = compareNames(nameAt(previous), nameAt(position));
+      if (comparison > 0 || (comparison === 0 && previous > position)) return false;
+    }
+  }
+  return true;
 }
 
 /** A set of terms, each with a number: its position in sorted order (0 to size - 1). */

@@ -239,6 +239,9 @@ function renderFixed(entries: readonly CatalogEntry[], settings: Settings): Cata
   const { budget, toolName, findToolName } = settings;
   const total = entries.length;
   if (total === 0) return result('', budget, { mode: 'none', included: [], shortened: [], ranked: [], omitted: 0 });
+  // Every fixed mode lists every skill, each on a line of at least "- " and its newline: past that, none fits,
+  // and a large library is not rewritten name by name to learn it (7 ms at 20,000 skills).
+  if (total * (nameLine('').length + 1) > budget) return undefined;
   // One-line, escaped forms for this build only; nothing keeps them (see catalogEntries).
   const names = entries.map((entry) => catalogText(entry.name));
   const included = entries.map((entry) => entry.name);
@@ -301,7 +304,7 @@ interface RankedContext {
   reserved: number;
 }
 
-function rankedContext(entries: readonly CatalogEntry[], settings: Settings): RankedContext {
+function rankedContext(entries: readonly CatalogEntry[], settings: Settings, nameOrder?: Int32Array): RankedContext {
   const total = entries.length;
   // Ranked lines are at most RANKED_LISTED, so their count has one to three digits, or reads "one".
   const head = Math.max(...[0, 1, 10, 100, total].map((ranked) => rankedHead(total, total, Math.min(ranked, total)).length));
@@ -313,7 +316,7 @@ function rankedContext(entries: readonly CatalogEntry[], settings: Settings): Ra
     CATALOG_CLOSE,
   ]);
   // First wins, like the index; a sorted lookup rather than a Map, which costs ~40 bytes a skill for as long as the index lives.
-  return { entries, byName: nameLookup(entries, (entry) => entry.name), settings, reserved };
+  return { entries, byName: nameLookup(entries, (entry) => entry.name, nameOrder), settings, reserved };
 }
 
 /** The lines of a ranked section: the query's matches first, best first, then other names in catalog order. */
@@ -421,6 +424,11 @@ export function catalogNeedsSearch(mode: CatalogMode, total: number): boolean {
 export interface CreateCatalogOptions extends Omit<CatalogOptions, 'query' | 'ranker'> {
   /** A ranker over the same entries, or a function giving one: called only if requests are ranked. */
   ranker?: Ranker | (() => Ranker);
+  /**
+   * The entries' positions sorted by name (a prebuilt index stores them), so a
+   * ranked catalog does not sort the names itself; checked, and not used when wrong.
+   */
+  nameOrder?: Int32Array;
 }
 
 /**
@@ -429,12 +437,12 @@ export interface CreateCatalogOptions extends Omit<CatalogOptions, 'query' | 'ra
  * the last query's result (a rerun on the same conversation ranks nothing).
  */
 export function createCatalog(entries: readonly CatalogEntry[], options: CreateCatalogOptions = {}): Catalog {
-  const { ranker: given, ...rest } = options;
+  const { ranker: given, nameOrder, ...rest } = options;
   const settings = settingsOf(rest);
   const needsSearch = (mode: CatalogMode): boolean => catalogNeedsSearch(mode, entries.length);
   const fixed = renderFixed(entries, settings);
   if (fixed) return { render: () => fixed, needsSearch: needsSearch(fixed.report.mode) };
-  const context = rankedContext(entries, settings);
+  const context = rankedContext(entries, settings, nameOrder);
   const unranked = renderRanked(context, '', undefined);
   const mode = unranked.report.mode;
   if (mode === 'none') return { render: () => unranked, needsSearch: needsSearch(mode) };

@@ -389,8 +389,9 @@ class LazyRanker {
     private readonly tuning: Readonly<RankTuning>,
     prebuilt?: Bm25Index,
   ) {
-    this.size = entries.length;
-    this.names = entries.map((entry) => entry.name);
+    // A prebuilt index holds the names already: rankerFromData gives no entries.
+    this.names = prebuilt ? prebuilt.names : entries.map((entry) => entry.name);
+    this.size = this.names.length;
     if (prebuilt) {
       this.index = prebuilt;
       this.entries = [];
@@ -1025,8 +1026,7 @@ export function rankerDataProblem(data: RankerData): string | undefined {
  */
 export function rankerFromData(names: readonly string[], data: RankerData): BodyAwareRanker {
   const index = indexOf(names, data.terms, new PackedPostings(data.offsets, data.docs, data.weights));
-  const entries = names.map((name) => ({ name, description: '' }));
-  const ranker = new LazyRanker(entries, RANK_TUNING, index);
+  const ranker = new LazyRanker([], RANK_TUNING, index);
   if (data.body && data.body.size === names.length) ranker.useBodies(data.body);
   return bodyAware(ranker, names.length);
 }

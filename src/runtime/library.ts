@@ -6,6 +6,7 @@
  */
 import { isModelInvocable } from '../run/activation.js';
 import { bodiesOfPart, indexBodies, indexedAlready, type BodyIndexing } from '../source/body-indexer.js';
+import type { PrebuiltRankerData } from '../source/prebuilt-index.js';
 import { BACKGROUND_DEFAULTS } from '../config/defaults.js';
 import { catalogEntries, createCatalog, type Catalog, type CatalogMode } from '../catalog/catalog.js';
 import type { ResolvedOptions } from '../config/options.js';
@@ -55,7 +56,7 @@ export interface Library {
  * skills, used instead of building one. `whole`: the library of the index
  * `index` is a visible part of, whose reading of the instructions it shares.
  */
-export function libraryOf(index: SkillIndex, options: ResolvedOptions, prebuilt?: RankerData, whole?: Library): Library {
+export function libraryOf(index: SkillIndex, options: ResolvedOptions, prebuilt?: PrebuiltRankerData, whole?: Library): Library {
   const modelIndex = narrowIndex(index, (entry) => isModelInvocable(entry.metadata));
   // With `rankInstructions: false`, instructions' terms an index holds are not used either.
   if (prebuilt) seedRanker(modelIndex.skills, options.rankInstructions ? prebuilt : withoutInstructions(prebuilt));
@@ -66,6 +67,8 @@ export function libraryOf(index: SkillIndex, options: ResolvedOptions, prebuilt?
     toolName: USE_SKILL_TOOL,
     // null: find_skills is never registered, so the catalog must not name it.
     findToolName: options.findSkills === false ? null : FIND_SKILLS_TOOL,
+    // The index's ranked skills are modelIndex.skills, in this order (rankedSkills).
+    nameOrder: prebuilt?.nameOrder,
   });
   // A prebuilt index built with the instructions gave the ranker their terms: nothing to read.
   const fromIndex = prebuilt?.body !== undefined && options.rankInstructions && ranker().bodyAware;
@@ -135,7 +138,7 @@ export class Libraries {
   /** `rankerDataOf`: the ranker a prebuilt index held for an index (SkillSource.rankerDataOf). */
   constructor(
     private readonly options: ResolvedOptions,
-    private readonly rankerDataOf: (index: SkillIndex) => RankerData | undefined = () => undefined,
+    private readonly rankerDataOf: (index: SkillIndex) => PrebuiltRankerData | undefined = () => undefined,
   ) {}
 
   of(index: SkillIndex): Library {

@@ -7,8 +7,7 @@ import { SkillUnavailableError } from '../config/errors.js';
 import { discover, loadSkillContent } from '../discover/discover.js';
 import { createLimiter, MAX_CONCURRENT_FS_CALLS } from '../base/concurrency.js';
 import type { ResolvedOptions } from '../config/options.js';
-import { checkSkillFile, readPrebuiltIndex, type SkillStamp } from './prebuilt-index.js';
-import type { RankerData } from '../catalog/rank.js';
+import { checkSkillFile, readPrebuiltIndex, type PrebuiltRankerData, type SkillStamps } from './prebuilt-index.js';
 import { createLazySkillIndex, createSkillIndex, type SkillIndex, type SkillLoader } from '../index/skill-index.js';
 import type { DiscoveryResult } from '../index/types.js';
 
@@ -19,7 +18,7 @@ export interface SkillSource {
   /** Scan from now on (the watcher saw a change the prebuilt index cannot know about). */
   preferScan(): void;
   /** The ranker a prebuilt index held for `index` (one `toIndex` made), if any. */
-  rankerDataOf(index: SkillIndex): RankerData | undefined;
+  rankerDataOf(index: SkillIndex): PrebuiltRankerData | undefined;
 }
 
 export function createSkillSource(options: ResolvedOptions): SkillSource {
@@ -28,7 +27,7 @@ export function createSkillSource(options: ResolvedOptions): SkillSource {
   // An unusable index is reported once, then scanning takes over for good.
   let indexFile = options.index;
   // Keyed by our own index objects: a dropped index takes its ranker data with it.
-  const rankerData = new WeakMap<SkillIndex, RankerData>();
+  const rankerData = new WeakMap<SkillIndex, PrebuiltRankerData>();
 
   async function load(): Promise<DiscoveryResult> {
     if (indexFile !== undefined) {
@@ -43,10 +42,10 @@ export function createSkillSource(options: ResolvedOptions): SkillSource {
 
   function toIndex(result: DiscoveryResult, loadedAt: number): SkillIndex {
     if (options.preload && !('stamps' in result)) return createSkillIndex(result, loadedAt);
-    const stamps = 'stamps' in result ? (result.stamps as ReadonlyMap<string, SkillStamp>) : undefined;
+    const stamps = 'stamps' in result ? (result.stamps as SkillStamps) : undefined;
     const loader: SkillLoader = (entry) =>
       activationReads(async () => {
-        const stamp = stamps?.get(entry.path);
+        const stamp = stamps?.of(entry);
         if (stamp) {
           // Never stale text: a SKILL.md that changed since the build is refused until the index is rebuilt.
           const check = await checkSkillFile(options.fs, entry, stamp);
@@ -62,9 +61,9 @@ export function createSkillSource(options: ResolvedOptions): SkillSource {
         }
         return loadSkillContent(entry, options);
       });
-    // A prebuilt index's metadata comes straight from JSON.parse: already as compact as a copy would make it.
+    // A prebuilt index's entries come straight from JSON.parse and its path decoder: no compact copies (see `compact`).
     const index = createLazySkillIndex(result, loader, loadedAt, stamps !== undefined);
-    const ranker = 'ranker' in result ? (result.ranker as RankerData | undefined) : undefined;
+    const ranker = 'ranker' in result ? (result.ranker as PrebuiltRankerData | undefined) : undefined;
     if (ranker) rankerData.set(index, ranker);
     return index;
   }
