@@ -13,6 +13,7 @@ import { createRanker, INDEX_STEP, termCount, tokenize, whenClauses, type RankEn
 import { discoverSkills } from '../src/discover/discover.js';
 import { loadRequests } from './relevance/body-set/set.mjs';
 import { QUERIES } from './relevance/queries.mjs';
+import { awkwardCharacter, awkwardText, awkwardWord } from './helpers/awkward-text.js';
 
 const CORPUS = join(import.meta.dirname, '..', '..', 'shared', 'corpus', 'skills');
 const hasCorpus = existsSync(CORPUS);
@@ -31,63 +32,12 @@ function builtAnswer(entries: readonly RankEntry[], query: string, limit?: numbe
   return builtRanker(entries).rank(query, limit);
 }
 
-// Words that stem, fold case, carry accents or sigma, hide inside other words, or are stopwords.
-const word = fc.constantFrom(
-  'policies',
-  'policy',
-  'Review',
-  'reviewing',
-  'debugging',
-  'debug',
-  'release',
-  'shell',
-  'hello',
-  'hell',
-  'éclair',
-  'whenéclair',
-  'ΣΑΣ',
-  'σας',
-  'İstanbul',
-  '2024',
-  'the',
-  'use',
-  'skill',
-  'x',
-  'ies',
-  'PDFs',
-  'pdf',
-  '—',
-  '’',
-  '😀',
-);
-const text = fc
-  .array(fc.oneof(word, fc.constantFrom('Use when', 'trigger for', '.', ',', ' ', '-')), { maxLength: 14 })
-  .map((parts) => parts.join(' '));
+const word = awkwardWord;
+const text = awkwardText(14);
 
 describe('termCount', () => {
   it('counts the terms tokenize gives, on any lowercased text (property)', () => {
-    const tricky = fc.constantFrom(
-      'a',
-      'É',
-      'ß',
-      'İ',
-      'Σ',
-      'ς',
-      ' ',
-      '-',
-      '’',
-      '\uD835',
-      '\uDC00',
-      '😀',
-      '𝐀',
-      '1',
-      '٣',
-      'ǂ',
-      'ı',
-      'the',
-      'an',
-      'and',
-    );
+    const tricky = awkwardCharacter;
     fc.assert(
       fc.property(fc.oneof(fc.string({ unit: 'binary' }), fc.string({ unit: tricky, maxLength: 60 }), text), (raw) => {
         const lower = raw.toLowerCase();

@@ -15,6 +15,7 @@ import {
   tokenize,
   whenClauses,
 } from '../src/catalog/rank.js';
+import { awkwardCharacter, awkwardText, awkwardWord } from './helpers/awkward-text.js';
 
 const entries = [
   { name: 'code-review', description: 'Reviews a change for bugs, security and style. Use when asked to review a pull request.' },
@@ -45,27 +46,7 @@ describe('tokenize and stem', () => {
   });
 
   it('the index build finds the same terms as tokenize, on any text (property)', () => {
-    const tricky = fc.constantFrom(
-      'a',
-      'B',
-      'É',
-      'ß',
-      'İ',
-      'Σ',
-      'ς',
-      ' ',
-      '-',
-      '’',
-      '\uD835',
-      '\uDC00',
-      '😀',
-      '𝐀',
-      '1',
-      '٣',
-      'ǂ',
-      'ı',
-      'the',
-    );
+    const tricky = awkwardCharacter;
     fc.assert(
       fc.property(fc.oneof(fc.string({ unit: 'binary' }), fc.string({ unit: tricky, maxLength: 60 })), (text) => {
         expect(indexTerms(text)).toEqual(tokenize(text));
@@ -302,40 +283,8 @@ describe('everyday words expanded (src/catalog/lexicon.ts)', () => {
 });
 
 describe('createRanker builds its index on the first query that needs it', () => {
-  // Words that stem, fold case, carry accents or sigma, hide inside other words, or are stopwords.
-  const word = fc.constantFrom(
-    'policies',
-    'policy',
-    'Review',
-    'reviewing',
-    'reviewed',
-    'debugging',
-    'debug',
-    'release',
-    'releases',
-    'shell',
-    'hello',
-    'hell',
-    'éclair',
-    'whenéclair',
-    'ΣΑΣ',
-    'σας',
-    'İstanbul',
-    'istanbul',
-    '2024',
-    'the',
-    'use',
-    'skill',
-    'x',
-    'y',
-    'ies',
-    'K',
-    'pdf',
-    'PDFs',
-  );
-  const text = fc
-    .array(fc.oneof(word, fc.constantFrom('Use when', 'trigger for', '.', ',', ' ', '-')), { maxLength: 12 })
-    .map((parts) => parts.join(' '));
+  const word = awkwardWord;
+  const text = awkwardText(12);
   const entry = fc.record({
     name: fc.constantFrom('a', 'b-c', 'pdf-tools', 'policy'),
     description: text,

@@ -1,0 +1,74 @@
+/**
+ * Text that is hard to tokenise the same way twice, for the ranker's property
+ * tests: characters that change under lowercasing, split words or pair as
+ * surrogates, and words that stem, fold case, carry accents or sigma, hide
+ * inside other words, or are stopwords.
+ */
+import fc from 'fast-check';
+
+/** Single characters (or halves of a surrogate pair) and a few stopwords. */
+export const awkwardCharacter = fc.constantFrom(
+  'a',
+  'B',
+  'É',
+  'ß',
+  'İ',
+  'Σ',
+  'ς',
+  ' ',
+  '-',
+  '’',
+  '\uD835',
+  '\uDC00',
+  '😀',
+  '𝐀',
+  '1',
+  '٣',
+  'ǂ',
+  'ı',
+  'the',
+  'an',
+  'and',
+);
+
+/** Whole words. */
+export const awkwardWord = fc.constantFrom(
+  'policies',
+  'policy',
+  'Review',
+  'reviewing',
+  'reviewed',
+  'debugging',
+  'debug',
+  'release',
+  'releases',
+  'shell',
+  'hello',
+  'hell',
+  'éclair',
+  'whenéclair',
+  'ΣΑΣ',
+  'σας',
+  'İstanbul',
+  'istanbul',
+  '2024',
+  'the',
+  'use',
+  'skill',
+  'x',
+  'y',
+  'ies',
+  'K',
+  'pdf',
+  'PDFs',
+  '—',
+  '’',
+  '😀',
+);
+
+/** Up to `maxLength` awkward words and "use when" clause openers, joined by spaces. */
+export function awkwardText(maxLength: number): fc.Arbitrary<string> {
+  return fc
+    .array(fc.oneof(awkwardWord, fc.constantFrom('Use when', 'trigger for', '.', ',', ' ', '-')), { maxLength })
+    .map((parts) => parts.join(' '));
+}
