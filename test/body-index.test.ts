@@ -11,6 +11,10 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { BODY_DEFAULTS, type BodyCollector } from '../src/catalog/body-terms.js';
 import { indexBodies } from '../src/source/body-indexer.js';
+import { Libraries } from '../src/runtime/library.js';
+import { resolveOptions } from '../src/config/options.js';
+import { discoverSkills } from '../src/discover/discover.js';
+import { createSkillIndex } from '../src/index/skill-index.js';
 import { nodeFileSystem, type SkillsFileSystem } from '../src/base/fs.js';
 import { skillsMiddleware } from '../src/middleware.js';
 import {
@@ -413,5 +417,83 @@ describe('visible parts of an index and the instructions', () => {
     expect(b).toMatch(/\n- beta-release: .*\(matched "canary" in the instructions\)/);
     expect(b).not.toContain('alpha-release');
     expect(bodyReads).toBe(names.length);
+  });
+});
+
+describe("the ranker's index, built in the background after the first request", () => {
+  let root: string | undefined;
+  afterEach(async () => {
+    if (root) await rm(root, { recursive: true, force: true });
+    root = undefined;
+  });
+
+  /** A library over `count` skills whose first request ranks (its catalog is over budget). */
+  async function library(count: number): Promise<string> {
+    const folder = await mkdtemp(join(tmpdir(), 'ranker-build-'));
+    for (let i = 0; i < count; i++) {
+      await mkdir(join(folder, `task-${i}`), { recursive: true });
+      await writeFile(
+        join(folder, `task-${i}`, 'SKILL.md'),
+        `---\nname: task-${i}\ndescription: Helps with chore number ${i}.\n---\nDo it.\n`,
+      );
+    }
+    await mkdir(join(folder, 'release'), { recursive: true });
+    await writeFile(join(folder, 'release', 'SKILL.md'), '---\nname: release\ndescription: Ships a tagged version.\n---\nDo it.\n');
+    return folder;
+  }
+
+  it.each([false, true])(
+    'with rankInstructions: false, or for a visible part (part: %s), no second request waits for it',
+    async (visible) => {
+      root = await library(40);
+      // A visible part: the whole index's reading of the instructions runs, but it builds the whole's ranker, not the part's.
+      const options = resolveOptions({ directories: [root], catalogBudget: 700, rankInstructions: visible });
+      const libraries = new Libraries(options);
+      const { skills } = await discoverSkills({ directories: [root] });
+      const whole = createSkillIndex({ skills });
+      const seen = visible ? libraries.visiblePart(whole, [skills.findIndex((s) => s.metadata.name === 'task-0')]) : whole;
+      const own = libraries.of(seen);
+      expect(
+        own
+          .ranker()
+          .rank('ship a tagged version', 5)
+          .map((r) => r.name),
+      ).toEqual(['release']);
+      // The first query ranked without the index; the build runs in the background, then the index is there.
+      expect(own.ranker().indexed).toBe(false);
+      const build = own.rankerBuild();
+      expect(build).toBeDefined();
+      await build?.done;
+      expect(own.ranker().indexed).toBe(true);
+    },
+  );
+
+  it('close() stops a build under way; a later query builds what is left', async () => {
+    root = await library(10);
+    const libraries = new Libraries(resolveOptions({ directories: [root], rankInstructions: false }));
+    const { skills } = await discoverSkills({ directories: [root] });
+    const own = libraries.of(createSkillIndex({ skills }));
+    expect(
+      own
+        .ranker()
+        .rank('ship a tagged version', 5)
+        .map((r) => r.name),
+    ).toEqual(['release']);
+    libraries.close();
+    await own.rankerBuild()?.done;
+    expect(own.ranker().indexed).toBe(false);
+    expect(own.ranker().rank('chore number', 3)).toHaveLength(3);
+    expect(own.ranker().indexed).toBe(true);
+  });
+
+  it('the whole index with rankInstructions: the reading of the instructions builds it, no build of its own', async () => {
+    root = await library(10);
+    const libraries = new Libraries(resolveOptions({ directories: [root] }));
+    const { skills } = await discoverSkills({ directories: [root] });
+    const own = libraries.of(createSkillIndex({ skills }));
+    own.ranker().rank('ship a tagged version', 5);
+    expect(own.rankerBuild()).toBeUndefined();
+    await libraries.instructionsRanked();
+    expect(own.ranker().indexed).toBe(true);
   });
 });
