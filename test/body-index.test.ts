@@ -11,7 +11,9 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { BODY_DEFAULTS, type BodyCollector } from '../src/catalog/body-terms.js';
 import { indexBodies } from '../src/source/body-indexer.js';
-import { Libraries } from '../src/runtime/library.js';
+import { Libraries, type Library } from '../src/runtime/library.js';
+import type { SkillsOptions } from '../src/config/options.js';
+import type { SkillIndex } from '../src/index/skill-index.js';
 import { resolveOptions } from '../src/config/options.js';
 import { discoverSkills } from '../src/discover/discover.js';
 import { createSkillIndex } from '../src/index/skill-index.js';
@@ -442,43 +444,41 @@ describe("the ranker's index, built in the background after the first request", 
     return folder;
   }
 
-  it.each([false, true])(
-    'with rankInstructions: false, or for a visible part (part: %s), no second request waits for it',
-    async (visible) => {
-      root = await library(40);
-      // A visible part: the whole index's reading of the instructions runs, but it builds the whole's ranker, not the part's.
-      const options = resolveOptions({ directories: [root], catalogBudget: 700, rankInstructions: visible });
-      const libraries = new Libraries(options);
-      const { skills } = await discoverSkills({ directories: [root] });
-      const whole = createSkillIndex({ skills });
-      const seen = visible ? libraries.visiblePart(whole, [skills.findIndex((s) => s.metadata.name === 'task-0')]) : whole;
-      const own = libraries.of(seen);
-      expect(
-        own
-          .ranker()
-          .rank('ship a tagged version', 5)
-          .map((r) => r.name),
-      ).toEqual(['release']);
-      // The first query ranked without the index; the build runs in the background, then the index is there.
-      expect(own.ranker().indexed).toBe(false);
-      const build = own.rankerBuild();
-      expect(build).toBeDefined();
-      await build?.done;
-      expect(own.ranker().indexed).toBe(true);
-    },
-  );
+  /** The libraries over `root` with `options`, and the whole index of its skills. */
+  async function librariesOver(folder: string, options: SkillsOptions): Promise<{ libraries: Libraries; whole: SkillIndex }> {
+    const { skills } = await discoverSkills({ directories: [folder] });
+    return { libraries: new Libraries(resolveOptions({ directories: [folder], ...options })), whole: createSkillIndex({ skills }) };
+  }
 
-  it('close() stops a build under way; a later query builds what is left', async () => {
-    root = await library(10);
-    const libraries = new Libraries(resolveOptions({ directories: [root], rankInstructions: false }));
-    const { skills } = await discoverSkills({ directories: [root] });
-    const own = libraries.of(createSkillIndex({ skills }));
+  /** A first query: answered by the query's own index (the ranker's whole index not built). */
+  function firstQuery(own: Library): void {
     expect(
       own
         .ranker()
         .rank('ship a tagged version', 5)
         .map((r) => r.name),
     ).toEqual(['release']);
+    expect(own.ranker().indexed).toBe(false);
+  }
+
+  it.each([false, true])('with rankInstructions: false, or for a visible part (part: %s), no second request waits for it', async (part) => {
+    root = await library(40);
+    // A visible part: the whole index's reading of the instructions runs, but it builds the whole's ranker, not the part's.
+    const { libraries, whole } = await librariesOver(root, { catalogBudget: 700, rankInstructions: part });
+    const hidden = whole.skills.findIndex((s) => s.metadata.name === 'task-0');
+    const own = libraries.of(part ? libraries.visiblePart(whole, [hidden]) : whole);
+    firstQuery(own);
+    const build = own.rankerBuild();
+    expect(build).toBeDefined();
+    await build?.done;
+    expect(own.ranker().indexed).toBe(true);
+  });
+
+  it('close() stops a build under way; a later query builds what is left', async () => {
+    root = await library(10);
+    const { libraries, whole } = await librariesOver(root, { rankInstructions: false });
+    const own = libraries.of(whole);
+    firstQuery(own);
     libraries.close();
     await own.rankerBuild()?.done;
     expect(own.ranker().indexed).toBe(false);
@@ -488,10 +488,9 @@ describe("the ranker's index, built in the background after the first request", 
 
   it('the whole index with rankInstructions: the reading of the instructions builds it, no build of its own', async () => {
     root = await library(10);
-    const libraries = new Libraries(resolveOptions({ directories: [root] }));
-    const { skills } = await discoverSkills({ directories: [root] });
-    const own = libraries.of(createSkillIndex({ skills }));
-    own.ranker().rank('ship a tagged version', 5);
+    const { libraries, whole } = await librariesOver(root, {});
+    const own = libraries.of(whole);
+    firstQuery(own);
     expect(own.rankerBuild()).toBeUndefined();
     await libraries.instructionsRanked();
     expect(own.ranker().indexed).toBe(true);
