@@ -2,13 +2,24 @@
  * Everyday words -> the words skills use for the same thing, for query
  * expansion (src/catalog/rank.ts): a user asks about a "picture", a
  * "spreadsheet" or an app that "crashes"; skills say "image", "xlsx",
- * "error". Written by hand from general usage (with the misses of the
- * train part of test/relevance/body-set in view, never its held-back part),
- * and kept small: a word is here only when its technical words are what a
- * careful reader would search for in its place, and not when skills already
- * use the word itself ("video", "table": measured, those cost matches).
- * Keys are single words or two adjacent words; both sides go through the
- * ranker's tokenizer, so inflections ("pictures", "crashed") expand too. An
+ * "error". Written by hand from general usage, domain by domain over what the
+ * skills of a large library are about (office files, code review and
+ * debugging, operations, marketing and search, money and law, Workspace mail
+ * and calendars, meetings, phones, .NET builds, model training and serving,
+ * sound, content sites, languages and frameworks): for each task, the words
+ * and phrases a non-expert would use for it. The first ~190 entries were
+ * written with the misses of the train part of test/relevance/body-set in
+ * view, a few later ones too; never with its held-back part.
+ * Rules for an entry: its expansions are words skills actually use (in their
+ * descriptions or instructions); its key is not a word skills already use as
+ * their own ("video", "table", "architecture", "metrics": measured, such keys
+ * cost matches), nor an everyday word with a second, common sense ("shares",
+ * "threads", "click", "fire", "worth", "minutes" alone were left out); a
+ * phrase is preferred where the word alone is ambiguous ("meeting minutes",
+ * "show up on google" rather than "on google", which also means Google's
+ * platforms). Keys are single words or short phrases; both
+ * sides go through the ranker's tokenizer, so inflections ("pictures",
+ * "crashed") expand too, and a key made only of stopwords never fires. An
  * expansion only counts for a skill that lacks the user's own word, and at
  * RANK_TUNING.expansionWeight of it (src/catalog/rank.ts `accumulate`).
  */
