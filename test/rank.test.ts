@@ -58,6 +58,23 @@ describe('tokenize and stem', () => {
     expect(indexTerms(many)).toEqual(tokenize(many));
   });
 
+  it('splits as the Unicode split does, whichever split it takes (property)', () => {
+    // The ASCII split is taken when no letter or digit outside ASCII is in the text: it must give the same words.
+    fc.assert(
+      fc.property(
+        fc.oneof(fc.string({ unit: 'binary' }), fc.string({ unit: awkwardCharacter, maxLength: 60 }), awkwardText(12)),
+        (text) => {
+          const unicode = text
+            .toLowerCase()
+            .split(/[^\p{L}\p{N}]+/u)
+            .filter((word) => word !== '');
+          expect(tokenize(text)).toEqual(unicode.flatMap((word) => tokenize(word)));
+        },
+      ),
+      { numRuns: 3000 },
+    );
+  });
+
   it('finds the words of "Use when ..." clauses', () => {
     expect(whenClauses('Does X. Use when asked to review. Trigger for audits; also, use this skill if broken')).toBe(
       ' asked to review  audits; also, use this skill if broken',

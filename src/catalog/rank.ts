@@ -181,7 +181,8 @@ function unicodeWords(lower: string): boolean {
 
 /** The words of `text`, lowercased: split on anything that is not a letter or a digit (may hold ''). */
 function words(text: string): string[] {
-  return text.toLowerCase().split(NOT_A_WORD_CHAR);
+  const lower = text.toLowerCase();
+  return unicodeWords(lower) ? lower.split(NOT_A_WORD_CHAR) : lower.split(NOT_AN_ASCII_WORD_CHAR);
 }
 
 const STOPWORD_ALTERNATION = [...STOPWORDS].join('|');
@@ -498,31 +499,52 @@ export interface QueryWord {
   expansions: readonly Expansion[];
 }
 
-/** The lexicon by key (a key's words as `lexiconKey` gives them -> its expansions), and its longest key in words. Built on first use. */
-let lexicon: { map: ReadonlyMap<string, readonly Expansion[]>; longest: number } | undefined;
+/**
+ * The lexicon by key (a key's words as `lexiconKey` gives them -> the texts
+ * of its expansions), and its longest key in words. Built on first use, keys
+ * only: a key's expansions are tokenised when a query first has it (`expansionsOf`),
+ * which halves the table's cost on a cold start (some 870 entries).
+ */
+interface Lexicon {
+  keys: ReadonlyMap<string, readonly string[]>;
+  longest: number;
+  /** Expansions of the keys queries have had, tokenised. */
+  parsed: Map<string, readonly Expansion[]>;
+}
+let lexicon: Lexicon | undefined;
 
 /** How a lexicon key or a query's word (or two adjacent words) is looked up: each word's term, a stopword as it is. */
 function lexiconKey(keyWords: readonly string[]): string {
   return keyWords.map((word) => termOf(word) ?? word).join(' ');
 }
 
-function lexiconMap(): { map: ReadonlyMap<string, readonly Expansion[]>; longest: number } {
+function lexiconTable(): Lexicon {
   if (lexicon) return lexicon;
-  const map = new Map<string, Expansion[]>();
+  const keys = new Map<string, string[]>();
   let longest = 1;
   for (const [key, value] of Object.entries(EVERYDAY_WORDS)) {
     const keyWords = words(key).filter((word) => word !== '');
     longest = Math.max(longest, keyWords.length);
     const lookup = lexiconKey(keyWords);
-    const expansions = map.get(lookup) ?? [];
-    for (const word of words(value)) {
-      const term = word === '' ? undefined : termOf(word);
-      if (term !== undefined && !expansions.some((e) => e.term === term)) expansions.push({ word, term });
-    }
-    map.set(lookup, expansions);
+    keys.set(lookup, [...(keys.get(lookup) ?? []), value]);
   }
-  lexicon = { map, longest };
+  lexicon = { keys, longest, parsed: new Map() };
   return lexicon;
+}
+
+/** The expansions of the lexicon key `lookup` (each term once, in the order written), or undefined when it is no key. */
+function expansionsOf(table: Lexicon, lookup: string): readonly Expansion[] | undefined {
+  const cached = table.parsed.get(lookup);
+  if (cached) return cached;
+  const texts = table.keys.get(lookup);
+  if (!texts) return undefined;
+  const expansions: Expansion[] = [];
+  for (const word of words(texts.join(' '))) {
+    const term = word === '' ? undefined : termOf(word);
+    if (term !== undefined && !expansions.some((e) => e.term === term)) expansions.push({ word, term });
+  }
+  table.parsed.set(lookup, expansions);
+  return expansions;
 }
 
 /**
@@ -550,7 +572,8 @@ export function queryWords(query: string, expand = RANK_TUNING.expansionWeight >
     owners.push(owner);
   }
   if (!expand) return out;
-  const { map, longest } = lexiconMap();
+  const table = lexiconTable();
+  const { longest } = table;
   const given = new Set<string>();
   // Each position's part of a lookup key (lexiconKey of one word).
   const parts = all.map((word) => lexiconKey([word]));
@@ -560,7 +583,7 @@ export function queryWords(query: string, expand = RANK_TUNING.expansionWeight >
     for (let j = i; j < i + longest && j < all.length; j++) {
       key = j === i ? (parts[j] as string) : `${key} ${parts[j] as string}`;
       owner ??= owners[j];
-      const found = map.get(key);
+      const found = expansionsOf(table, key);
       if (!found || !owner) continue;
       for (const expansion of found) {
         if (byTerm.has(expansion.term) || given.has(expansion.term)) continue;
