@@ -179,8 +179,8 @@ function unicodeWords(lower: string): boolean {
   return NON_ASCII.test(lower) && NON_ASCII_WORD_CHAR.test(lower);
 }
 
-/** The words of `text`, lowercased: split on anything that is not a letter or a digit (may hold ''). */
-function words(text: string): string[] {
+/** The words of `text`, lowercased: split on anything that is not a letter or a digit (may hold ''). Exported for tests. */
+export function words(text: string): string[] {
   const lower = text.toLowerCase();
   return unicodeWords(lower) ? lower.split(NOT_A_WORD_CHAR) : lower.split(NOT_AN_ASCII_WORD_CHAR);
 }
