@@ -41,6 +41,25 @@ function keptTerms(collector: BodyCollector, doc: number, candidates: readonly s
   });
 }
 
+/** Folders made by the test under way: removed after it. */
+const roots: string[] = [];
+afterEach(async () => {
+  await Promise.all(roots.splice(0).map((folder) => rm(folder, { recursive: true, force: true })));
+});
+
+/** A new temporary folder, removed after the test. */
+async function tempRoot(): Promise<string> {
+  const folder = await mkdtemp(join(tmpdir(), 'body-index-'));
+  roots.push(folder);
+  return folder;
+}
+
+/** `<root>/<name>/SKILL.md` with that name, description and body. */
+async function writeSkill(root: string, name: string, description: string, body: string): Promise<void> {
+  await mkdir(join(root, name), { recursive: true });
+  await writeFile(join(root, name, 'SKILL.md'), `---\nname: ${name}\ndescription: ${description}\n---\n${body}\n`);
+}
+
 describe('body terms', () => {
   it('keeps per skill the terms that set it apart: frequent in it, rare in the library', () => {
     const collector = bodyCollectorFor(3, { ...BODY_DEFAULTS, terms: 2 });
@@ -182,17 +201,9 @@ describe('indexBodies', () => {
 });
 
 describe('the middleware ranks by the instructions once they are indexed, answering requests meanwhile', () => {
-  let root: string | undefined;
-  afterEach(async () => {
-    if (root) await rm(root, { recursive: true, force: true });
-  });
-
   it('answers every request while the bodies are read, then finds a skill by its instructions', async () => {
-    root = await mkdtemp(join(tmpdir(), 'body-index-'));
-    const write = async (name: string, description: string, body: string): Promise<void> => {
-      await mkdir(join(root as string, name), { recursive: true });
-      await writeFile(join(root as string, name, 'SKILL.md'), `---\nname: ${name}\ndescription: ${description}\n---\n${body}\n`);
-    };
+    const root = await tempRoot();
+    const write = (name: string, description: string, body: string): Promise<void> => writeSkill(root, name, description, body);
     for (let i = 0; i < 40; i++) await write(`task-${String(i).padStart(2, '0')}`, `Helps with chore number ${i}.`, 'Do the chore.');
     await write('release', 'Ships a tagged version to customers.', '## Canary stages\n\nWatch the canary, then promote it.');
 
@@ -252,9 +263,8 @@ describe('the middleware ranks by the instructions once they are indexed, answer
   });
 
   it('close() stops the reading: no SKILL.md is read for ranking afterwards', async () => {
-    root = await mkdtemp(join(tmpdir(), 'body-index-'));
-    await mkdir(join(root, 'release'), { recursive: true });
-    await writeFile(join(root, 'release', 'SKILL.md'), '---\nname: release\ndescription: Ships versions.\n---\nCanary.\n');
+    const root = await tempRoot();
+    await writeSkill(root, 'release', 'Ships versions.', 'Canary.');
     let reads = 0;
     const fs: SkillsFileSystem = {
       ...nodeFileSystem,
@@ -271,9 +281,8 @@ describe('the middleware ranks by the instructions once they are indexed, answer
   });
 
   it('with rankInstructions: false reads no SKILL.md for ranking', async () => {
-    root = await mkdtemp(join(tmpdir(), 'body-index-'));
-    await mkdir(join(root, 'release'), { recursive: true });
-    await writeFile(join(root, 'release', 'SKILL.md'), '---\nname: release\ndescription: Ships versions.\n---\nCanary.\n');
+    const root = await tempRoot();
+    await writeSkill(root, 'release', 'Ships versions.', 'Canary.');
     let reads = 0;
     const fs: SkillsFileSystem = {
       ...nodeFileSystem,
@@ -290,20 +299,18 @@ describe('the middleware ranks by the instructions once they are indexed, answer
 });
 
 describe('a prebuilt index built with the instructions', () => {
-  let root: string | undefined;
-  afterEach(async () => {
-    if (root) await rm(root, { recursive: true, force: true });
-  });
-
   /** A library of 30 skills, one of which says "canary" only in its instructions, and its index file. */
   async function library(): Promise<{ dir: string; file: string; document: PrebuiltIndexDocument }> {
-    root = await mkdtemp(join(tmpdir(), 'body-index-'));
+    const root = await tempRoot();
     const dir = join(root, 'skills');
     for (let i = 0; i < 30; i++) {
       const name = i === 0 ? 'release' : `task-${String(i).padStart(2, '0')}`;
-      await mkdir(join(dir, name), { recursive: true });
-      const body = i === 0 ? '## Canary stages\n\nWatch the canary, then promote it.' : 'Do the chore.';
-      await writeFile(join(dir, name, 'SKILL.md'), `---\nname: ${name}\ndescription: Helps with ${name}.\n---\n${body}\n`);
+      await writeSkill(
+        dir,
+        name,
+        `Helps with ${name}.`,
+        i === 0 ? '## Canary stages\n\nWatch the canary, then promote it.' : 'Do the chore.',
+      );
     }
     const file = join(root, 'skills.index.json');
     const document = await buildPrebuiltIndex({ directories: [dir] }, file, undefined, { instructions: true });
@@ -373,20 +380,14 @@ describe('a prebuilt index built with the instructions', () => {
 });
 
 describe('visible parts of an index and the instructions', () => {
-  let root: string | undefined;
-  afterEach(async () => {
-    if (root) await rm(root, { recursive: true, force: true });
-  });
-
   it('every tenant ranks by the instructions, read once for the whole index, and sees only its own skills', async () => {
-    root = await mkdtemp(join(tmpdir(), 'body-index-'));
+    const root = await tempRoot();
     // Two skills say "canary" only in their instructions; each tenant sees one of them.
     const tenantOf = (name: string): string => (name.startsWith('alpha-') ? 'a' : name.startsWith('beta-') ? 'b' : 'both');
     const names = ['alpha-release', 'beta-release', ...Array.from({ length: 20 }, (_, i) => `task-${String(i).padStart(2, '0')}`)];
     for (const name of names) {
-      await mkdir(join(root, name), { recursive: true });
       const body = name.endsWith('-release') ? '## Canary stages\n\nWatch the canary, then promote it.' : 'Do the chore.';
-      await writeFile(join(root, name, 'SKILL.md'), `---\nname: ${name}\ndescription: Helps with ${name}.\n---\n${body}\n`);
+      await writeSkill(root, name, `Helps with ${name}.`, body);
     }
     let bodyReads = 0;
     let started = false;
@@ -423,24 +424,11 @@ describe('visible parts of an index and the instructions', () => {
 });
 
 describe("the ranker's index, built in the background after the first request", () => {
-  let root: string | undefined;
-  afterEach(async () => {
-    if (root) await rm(root, { recursive: true, force: true });
-    root = undefined;
-  });
-
   /** A library over `count` skills whose first request ranks (its catalog is over budget). */
   async function library(count: number): Promise<string> {
-    const folder = await mkdtemp(join(tmpdir(), 'ranker-build-'));
-    for (let i = 0; i < count; i++) {
-      await mkdir(join(folder, `task-${i}`), { recursive: true });
-      await writeFile(
-        join(folder, `task-${i}`, 'SKILL.md'),
-        `---\nname: task-${i}\ndescription: Helps with chore number ${i}.\n---\nDo it.\n`,
-      );
-    }
-    await mkdir(join(folder, 'release'), { recursive: true });
-    await writeFile(join(folder, 'release', 'SKILL.md'), '---\nname: release\ndescription: Ships a tagged version.\n---\nDo it.\n');
+    const folder = await tempRoot();
+    for (let i = 0; i < count; i++) await writeSkill(folder, `task-${i}`, `Helps with chore number ${i}.`, 'Do it.');
+    await writeSkill(folder, 'release', 'Ships a tagged version.', 'Do it.');
     return folder;
   }
 
@@ -462,7 +450,7 @@ describe("the ranker's index, built in the background after the first request", 
   }
 
   it.each([false, true])('with rankInstructions: false, or for a visible part (part: %s), no second request waits for it', async (part) => {
-    root = await library(40);
+    const root = await library(40);
     // A visible part: the whole index's reading of the instructions runs, but it builds the whole's ranker, not the part's.
     const { libraries, whole } = await librariesOver(root, { catalogBudget: 700, rankInstructions: part });
     const hidden = whole.skills.findIndex((s) => s.metadata.name === 'task-0');
@@ -475,7 +463,7 @@ describe("the ranker's index, built in the background after the first request", 
   });
 
   it('close() stops a build under way; a later query builds what is left', async () => {
-    root = await library(10);
+    const root = await library(10);
     const { libraries, whole } = await librariesOver(root, { rankInstructions: false });
     const own = libraries.of(whole);
     firstQuery(own);
@@ -487,7 +475,7 @@ describe("the ranker's index, built in the background after the first request", 
   });
 
   it('the whole index with rankInstructions: the reading of the instructions builds it, no build of its own', async () => {
-    root = await library(10);
+    const root = await library(10);
     const { libraries, whole } = await librariesOver(root, {});
     const own = libraries.of(whole);
     firstQuery(own);
