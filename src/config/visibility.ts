@@ -8,7 +8,7 @@
 import { sep } from 'node:path';
 import type { Diagnostic } from '../base/diagnostics.js';
 import type { SkillEntry } from '../base/model.js';
-import type { SkillIndex } from '../index/skill-index.js';
+import { narrowIndex, type SkillIndex } from '../index/skill-index.js';
 import type { SkillsContext } from '../index/types.js';
 
 /**
@@ -91,22 +91,12 @@ export function withoutSkills(index: SkillIndex, hidden: readonly number[]): Ski
   if (hidden.length === 0) return index;
   const hiddenEntries = new Set<SkillEntry>();
   for (const i of hidden) hiddenEntries.add(index.skills[i] as SkillEntry);
-  const skills = index.skills.filter((entry) => !hiddenEntries.has(entry));
-  const isShown = (name: string): boolean => {
-    const entry = index.get(name);
-    return entry !== undefined && !hiddenEntries.has(entry);
-  };
   const folders = [...hiddenEntries].map((entry) => entry.directory + sep);
   const aboutShown = (diagnostic: Diagnostic): boolean =>
     !folders.some((folder) => diagnostic.file.startsWith(folder) || `${diagnostic.file}${sep}` === folder);
-  return Object.freeze({
-    ...index,
-    skills: Object.freeze(skills),
-    get: (name: string) => (isShown(name) ? index.get(name) : undefined),
-    load: async (name: string) => (isShown(name) ? index.load(name) : undefined),
-    loadDetailed: async (name: string) => (isShown(name) ? index.loadDetailed(name) : undefined),
-    warnings: Object.freeze(index.warnings.filter(aboutShown)),
-  });
+  // The skills, lookups and loads of a narrowed index; warnings about hidden skills' folders left out too.
+  const part = narrowIndex(index, (entry) => !hiddenEntries.has(entry));
+  return Object.freeze({ ...part, warnings: Object.freeze(index.warnings.filter(aboutShown)) });
 }
 
 function isThenable(value: unknown): value is PromiseLike<unknown> {
