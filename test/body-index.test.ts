@@ -262,38 +262,38 @@ describe('the middleware ranks by the instructions once they are indexed, answer
     ]);
   });
 
-  it('close() stops the reading: no SKILL.md is read for ranking afterwards', async () => {
+  /** One skill whose "canary" is in its instructions only, and a file system that counts its reads. */
+  async function canaryLibrary(): Promise<{ root: string; fs: SkillsFileSystem; reads: () => number }> {
     const root = await tempRoot();
     await writeSkill(root, 'release', 'Ships versions.', 'Canary.');
-    let reads = 0;
+    let count = 0;
     const fs: SkillsFileSystem = {
       ...nodeFileSystem,
-      readFile: async (path, encoding) => (reads++, nodeFileSystem.readFile(path, encoding)),
+      readFile: async (path, encoding) => (count++, nodeFileSystem.readFile(path, encoding)),
     };
+    return { root, fs, reads: () => count };
+  }
+
+  it('close() stops the reading: no SKILL.md is read for ranking afterwards', async () => {
+    const { root, fs, reads } = await canaryLibrary();
     const middleware = skillsMiddleware({ directories: [root], fs, findSkills: true });
     const ctx = createContext({ messages: conversation('hello') });
     await middleware(ctx as never, async () => {});
-    const before = reads;
+    const before = reads();
     await middleware.close();
     await middleware.instructionsRanked();
-    expect(reads).toBe(before);
+    expect(reads()).toBe(before);
     expect(await callTool(ctx, 'find_skills', { query: 'canary' })).toMatch(/^No skills match/);
   });
 
   it('with rankInstructions: false reads no SKILL.md for ranking', async () => {
-    const root = await tempRoot();
-    await writeSkill(root, 'release', 'Ships versions.', 'Canary.');
-    let reads = 0;
-    const fs: SkillsFileSystem = {
-      ...nodeFileSystem,
-      readFile: async (path, encoding) => (reads++, nodeFileSystem.readFile(path, encoding)),
-    };
+    const { root, fs, reads } = await canaryLibrary();
     const middleware = skillsMiddleware({ directories: [root], fs, findSkills: true, rankInstructions: false });
     const ctx = createContext({ messages: conversation('hello') });
     await middleware(ctx as never, async () => {});
-    const before = reads;
+    const before = reads();
     await middleware.instructionsRanked();
-    expect(reads).toBe(before);
+    expect(reads()).toBe(before);
     expect(await callTool(ctx, 'find_skills', { query: 'canary' })).toMatch(/^No skills match/);
   });
 });
