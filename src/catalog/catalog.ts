@@ -37,7 +37,7 @@ export interface CatalogEntry {
 
 /**
  * The catalog's view of an index, and what every ranker over skills ranks
- * (rankerForSkills), so a ranked catalog and find_skills agree: each skill's
+ * (SkillRanker, one per Library), so a ranked catalog and find_skills agree: each skill's
  * metadata itself when its tags are absent or all strings (as validated
  * metadata always is), else a copy with the string tags only. No copies of
  * descriptions: an index lives for the whole process, and a copy per skill

@@ -15,7 +15,7 @@ import type { BodyAwareRanker, RankerData } from '../catalog/rank.js';
 import { narrowIndex, type SkillIndex } from '../index/skill-index.js';
 import { suggestNames } from '../catalog/suggest.js';
 import { FIND_SKILLS_TOOL, USE_SKILL_TOOL } from '../base/tool-names.js';
-import { rankerForSkills, seedRanker } from '../tools/find-skills.js';
+import { SkillRanker } from '../tools/skill-ranker.js';
 import { visibilityKey, withoutSkills } from '../config/visibility.js';
 
 /**
@@ -31,8 +31,14 @@ export interface Library {
   /** The skills the model may see and activate (no `disable-model-invocation`). */
   modelIndex: SkillIndex;
   catalog: Catalog;
-  /** Built on first use: only ranked catalogs, find_skills, autoActivate and suggestions need it. */
+  /**
+   * The ranker over `modelIndex`'s skills, built on first use: only ranked
+   * catalogs, find_skills, autoActivate and suggestions need it. One per
+   * library, so the catalog and find_skills always rank alike.
+   */
   ranker: () => BodyAwareRanker;
+  /** The ranker over `index`'s skills (read_skill_resource's suggestions): `ranker` when every skill is model-invocable. */
+  indexRanker: () => BodyAwareRanker;
   /** Reading the instructions for the ranker, in the background (undefined with `rankInstructions: false`). */
   bodies: BodyIndexing | undefined;
   /** Building the ranker's index in the background where `bodies` does not (from the ranker's first use). */
@@ -68,13 +74,14 @@ export function libraryOf(
 ): Library {
   const modelIndex = narrowIndex(index, (entry) => isModelInvocable(entry.metadata));
   // With `rankInstructions: false`, instructions' terms an index holds are not used either.
-  if (prebuilt) seedRanker(modelIndex.skills, options.rankInstructions ? prebuilt : withoutInstructions(prebuilt));
+  const ranking = new SkillRanker(modelIndex.skills);
+  if (prebuilt) ranking.seed(options.rankInstructions ? prebuilt : withoutInstructions(prebuilt));
   // The instructions' reading builds the ranker's index before it reads; where none runs, a build of its own
   // starts at the ranker's first use (only what ranks uses it), so the second ranked request does not wait for it.
   let readingBuildsIndex = false;
   let rankerBuild: RankerBuild | undefined;
   const ranker = (): BodyAwareRanker => {
-    const built = rankerForSkills(modelIndex.skills);
+    const built = ranking.get();
     if (!rankerBuild && !readingBuildsIndex && !built.indexed) {
       rankerBuild = buildRankerIndex(built, BACKGROUND_DEFAULTS.instructionsIndexDelayMs);
       track(rankerBuild);
@@ -112,10 +119,12 @@ export function libraryOf(
           })
         : undefined;
   readingBuildsIndex = whole === undefined && !fromIndex && bodies !== undefined;
+  const indexRanking = modelIndex === index ? undefined : new SkillRanker(index.skills);
   return {
     index,
     modelIndex,
     ranker,
+    indexRanker: indexRanking ? () => indexRanking.get() : ranker,
     bodies,
     rankerBuild: () => rankerBuild,
     catalog,

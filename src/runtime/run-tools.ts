@@ -56,16 +56,20 @@ export class RunToolbox {
   private make(run: SkillsRun): RunTools {
     // Model-facing tools see only the skills the model may activate; reads cover every loaded skill.
     // run.index is the part of the index this request may see (visible), so hidden skills are never reached.
-    const modelIndex = () => this.libraries.of(run.index).modelIndex;
+    const library = () => this.libraries.of(run.index);
+    const modelIndex = () => library().modelIndex;
+    // The library's rankers: find_skills ranks as the run's catalog does, with the very same ranker.
+    const ranker = () => library().ranker();
     const { gate } = this;
     const emit = (event: SkillEvent, log: HostLogger | undefined): void => gate.emit(run, event, log);
     const useSkill = bindUseSkillTool({
       source: modelIndex,
+      ranker,
       // In view now, not merely activated once: conversationBuffer may have trimmed the instructions since.
       isActive: (name) => run.inView(name),
       activate: (name, args) => run.activate(name, args),
       pluginRoot: (skill, log) => this.pluginRoots.of(skill, log),
-      searchTool: () => (this.libraries.of(run.index).search ? FIND_SKILLS_TOOL : undefined),
+      searchTool: () => (library().search ? FIND_SKILLS_TOOL : undefined),
       text: this.text,
       gate: async (entry, log, args) => {
         const decision = await gate.check(run, entry, 'model', log, args);
@@ -73,12 +77,18 @@ export class RunToolbox {
       },
       emit,
     });
-    const findSkills = bindFindSkillsTool(modelIndex);
+    const findSkills = bindFindSkillsTool(modelIndex, ranker);
     if (!this.reader) return { useSkill, findSkills };
     return {
       useSkill,
       findSkills,
-      readResource: bindReadResourceTool({ source: () => run.index, reader: this.reader, budget: run.reads, emit }),
+      readResource: bindReadResourceTool({
+        source: () => run.index,
+        ranker: () => library().indexRanker(),
+        reader: this.reader,
+        budget: run.reads,
+        emit,
+      }),
     };
   }
 

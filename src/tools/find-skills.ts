@@ -4,23 +4,13 @@
  * throws: every failure is a message the model can act on.
  */
 import { z } from 'zod';
-import { catalogEntries } from '../catalog/catalog.js';
 import { TOOL_DEFAULTS } from '../config/defaults.js';
-import {
-  createRanker,
-  queryWords,
-  RANKER_SCHEME,
-  rankerFromData,
-  tokenize,
-  whenClauses,
-  type BodyAwareRanker,
-  type QueryWord,
-  type RankerData,
-} from '../catalog/rank.js';
+import { queryWords, tokenize, whenClauses, type BodyAwareRanker, type QueryWord } from '../catalog/rank.js';
 import { createSkillIndex, type SkillIndex } from '../index/skill-index.js';
 import { oneLine } from '../base/text.js';
 import { FIND_SKILLS_TOOL, USE_SKILL_TOOL } from '../base/tool-names.js';
 import type { Skill, SkillEntry } from '../index/types.js';
+import { SkillRanker } from './skill-ranker.js';
 import { skillTool, type IndexSource, type SkillTool } from './skill-tool.js';
 
 export { FIND_SKILLS_TOOL } from '../base/tool-names.js';
@@ -51,42 +41,6 @@ const FindSkillsInput = z.object({
     .refine((query) => query !== ''),
   limit: z.unknown().transform(limitOf),
 });
-
-// Keyed by the index's skill list: run views share it with their index, and a
-// rebuilt index (new list) gets a new ranker while the old one is collected.
-const rankers = new WeakMap<readonly SkillEntry[], BodyAwareRanker>();
-
-/**
- * The ranker over `skills`, built on first use and kept as long as the list.
- * It ranks the catalog's entries (catalogEntries), so find_skills and a
- * ranked catalog over the same skills always agree.
- */
-export function rankerForSkills(skills: readonly SkillEntry[]): BodyAwareRanker {
-  let ranker = rankers.get(skills);
-  if (!ranker) {
-    ranker = createRanker(catalogEntries(skills));
-    rankers.set(skills, ranker);
-  }
-  return ranker;
-}
-
-/**
- * Make `data` (a prebuilt index's ranker, built over these skills' catalog
- * entries) the ranker over `skills`, so nothing is tokenised at start-up.
- * Data of another scheme or over another number of skills is not used (the
- * ranker is then built from the skills as usual); returns whether it was.
- */
-export function seedRanker(skills: readonly SkillEntry[], data: RankerData): boolean {
-  if (data.scheme !== RANKER_SCHEME || data.count !== skills.length || rankers.has(skills)) return false;
-  rankers.set(
-    skills,
-    rankerFromData(
-      skills.map((entry) => entry.metadata.name),
-      data,
-    ),
-  );
-  return true;
-}
 
 function limitOf(value: unknown): number {
   const number = typeof value === 'string' && value.trim() !== '' ? Number(value) : value;
@@ -188,13 +142,11 @@ function search(index: SkillIndex, ranker: BodyAwareRanker, query: string, limit
 
 /**
  * find_skills bound to a source of skills: a run's, in the middleware, or a
- * fixed list (createFindSkillsTool). `rankerOf` gives the ranker over an
- * index's skills: by default the one shared with ranked catalogs.
+ * fixed list (createFindSkillsTool). `ranker` gives the ranker over the
+ * source's skills: in the middleware, the one its Library shares with ranked
+ * catalogs.
  */
-export function bindFindSkillsTool(
-  source: IndexSource,
-  rankerOf: (index: SkillIndex) => BodyAwareRanker = (index) => rankerForSkills(index.skills),
-): SkillTool<typeof FindSkillsArgsSchema> {
+export function bindFindSkillsTool(source: IndexSource, ranker: () => BodyAwareRanker): SkillTool<typeof FindSkillsArgsSchema> {
   return skillTool({
     name: FIND_SKILLS_TOOL,
     description:
@@ -206,7 +158,7 @@ export function bindFindSkillsTool(
     usage: () => `${FIND_SKILLS_TOOL} needs a \`query\`: a few words about the task, e.g. {"query": "review a pull request"}.`,
     async run({ query, limit }, index, ctx) {
       if (index.skills.length === 0) return NO_SKILLS;
-      const text = search(index, rankerOf(index), query, limit);
+      const text = search(index, ranker(), query, limit);
       ctx.log?.debug('[skills] searched', { query, limit });
       return text;
     },
@@ -233,11 +185,10 @@ export function createFindSkillsTool(
   options: FindSkillsToolOptions = {},
 ): SkillTool<typeof FindSkillsArgsSchema> {
   const index = createSkillIndex({ skills });
-  if (options.rankInstructions === false) return bindFindSkillsTool(() => index);
-  let ranker: BodyAwareRanker | undefined;
-  const instructions = index.skills.map((skill) => (skill as Partial<Skill>).instructions);
+  const instructions = options.rankInstructions === false ? undefined : index.skills.map((skill) => (skill as Partial<Skill>).instructions);
+  const ranker = new SkillRanker(index.skills, instructions);
   return bindFindSkillsTool(
     () => index,
-    () => (ranker ??= createRanker(catalogEntries(index.skills), instructions)),
+    () => ranker.get(),
   );
 }

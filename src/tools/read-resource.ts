@@ -22,6 +22,8 @@ import { READ_RESOURCE_TOOL } from '../base/tool-names.js';
 import type { Skill } from '../index/types.js';
 import { skillTool, type IndexSource, type SkillTool } from './skill-tool.js';
 import { unknownSkillMessage } from './unknown-skill.js';
+import { SkillRanker } from './skill-ranker.js';
+import type { Ranker } from '../catalog/rank.js';
 
 export { READ_RESOURCE_TOOL } from '../base/tool-names.js';
 
@@ -67,6 +69,8 @@ function renderRead(skillName: string, result: ReadText): string {
 
 export interface ReadResourceBinding {
   source: IndexSource;
+  /** The ranker over the source's skills, for an unknown name's suggestions (built by its owner on first use). */
+  ranker: () => Ranker;
   /** One reader per middleware: its file cache is shared by every run. */
   reader: ResourceReader;
   /** The run's bytes read per skill; absent for a hand-wired tool (no per-run limit). */
@@ -80,6 +84,7 @@ const spanOnly = (event: SkillEvent, log: HostLogger | undefined): void => emitE
 /** read_skill_resource bound to a source of skills and a reader: a run's, in the middleware, or a fixed list (createReadResourceTool). */
 export function bindReadResourceTool({
   source,
+  ranker,
   reader,
   budget,
   emit = spanOnly,
@@ -99,7 +104,7 @@ export function bindReadResourceTool({
     async run({ skill_name: rawName, path, offset, limit }, index, ctx) {
       const name = rawName.trim();
       const skill = index.get(name) ? await index.load(name) : undefined;
-      if (!skill) return unknownSkillMessage(name, index);
+      if (!skill) return unknownSkillMessage(name, index, ranker);
       const outcome = await reader.read({ skill, path, offset, limit, budget });
       if (!outcome.ok) {
         const log = SECURITY_REASONS.has(outcome.reason) ? ctx.log?.warn : ctx.log?.debug;
@@ -158,5 +163,6 @@ export function createReadResourceTool(
     ...(settings.secretPatterns === undefined ? {} : { secretPatterns: settings.secretPatterns }),
     ...(settings.now === undefined ? {} : { now: settings.now }),
   });
-  return bindReadResourceTool({ source: () => index, reader });
+  const ranker = new SkillRanker(index.skills);
+  return bindReadResourceTool({ source: () => index, ranker: () => ranker.get(), reader });
 }

@@ -6,7 +6,7 @@
  */
 import type { SkillIndex } from '../index/skill-index.js';
 import { suggestNames } from '../catalog/suggest.js';
-import { rankerForSkills } from './find-skills.js';
+import type { Ranker } from '../catalog/rank.js';
 
 /** How many names a "not found" message suggests. */
 const SUGGESTED_NAMES = 10;
@@ -24,14 +24,15 @@ function quoted(name: string): string {
   return JSON.stringify(name.length > QUOTED_NAME ? `${name.slice(0, QUOTED_NAME)}…` : name);
 }
 
-export function unknownSkillMessage(requested: string, index: SkillIndex, hints: UnknownSkillHints = {}): string {
+/** `ranker`: the ranker over `index`'s skills, asked only when the name is unknown (its owner builds it on first use). */
+export function unknownSkillMessage(requested: string, index: SkillIndex, ranker: () => Ranker, hints: UnknownSkillHints = {}): string {
   const names = index.skills.map((s) => s.metadata.name);
   if (names.length === 0) return `Skill ${quoted(requested)} not found: no skills are loaded.`;
   const shown = suggestNames(
     {
       names,
       rank: (query, limit) =>
-        rankerForSkills(index.skills)
+        ranker()
           .rank(query, limit)
           .map((r) => r.name),
     },

@@ -13,6 +13,8 @@ import { USE_SKILL_TOOL } from '../base/tool-names.js';
 import { renderResourceListing, type ListingOptions } from './resource-listing.js';
 import { skillTool, type IndexSource, type SkillTool } from './skill-tool.js';
 import { unknownSkillMessage } from './unknown-skill.js';
+import { SkillRanker } from './skill-ranker.js';
+import type { Ranker } from '../catalog/rank.js';
 import type { Skill } from '../index/types.js';
 
 export { USE_SKILL_TOOL } from '../base/tool-names.js';
@@ -32,8 +34,8 @@ export const UseSkillArgsSchema = z.object({
 
 export type UseSkillArgs = z.infer<typeof UseSkillArgsSchema>;
 
-function notFound(requested: string, index: SkillIndex, searchTool: string | undefined): string {
-  return unknownSkillMessage(requested, index, { retry: `Call ${USE_SKILL_TOOL} again with one of these names.`, searchTool });
+function notFound(requested: string, index: SkillIndex, ranker: () => Ranker, searchTool: string | undefined): string {
+  return unknownSkillMessage(requested, index, ranker, { retry: `Call ${USE_SKILL_TOOL} again with one of these names.`, searchTool });
 }
 
 export interface ActivationTextOptions extends ListingOptions {
@@ -102,6 +104,8 @@ export function renderActivation(skill: Skill, options: ActivationTextOptions = 
 
 export interface UseSkillBinding {
   source: IndexSource;
+  /** The ranker over the source's skills, for an unknown name's suggestions (built by its owner on first use). */
+  ranker: () => Ranker;
   /**
    * The run's record of activations: false when the skill is already active
    * in this conversation. Absent for a hand-wired tool, which has no run and
@@ -130,6 +134,7 @@ const spanOnly = (event: SkillEvent, log: HostLogger | undefined): void => emitE
 /** use_skill bound to a source of skills: a run's, in the middleware, or a fixed list (createUseSkillTool). */
 export function bindUseSkillTool({
   source,
+  ranker,
   activate,
   isActive,
   pluginRoot,
@@ -151,7 +156,7 @@ export function bindUseSkillTool({
     async run(args, index, ctx) {
       const requested = args.skill_name.trim();
       const entry = index.get(requested);
-      if (!entry) return notFound(requested, index, searchTool());
+      if (!entry) return notFound(requested, index, ranker, searchTool());
       const name = entry.metadata.name;
       const given = args.arguments?.trim() ? args.arguments.trim() : undefined;
       // New arguments always get the instructions filled in for them, in view or not.
@@ -161,7 +166,7 @@ export function bindUseSkillTool({
       const denial = await gate?.(entry, ctx.log, given);
       if (denial !== undefined) return denial;
       const loaded = await index.loadDetailed(name);
-      if (!loaded) return notFound(requested, index, searchTool());
+      if (!loaded) return notFound(requested, index, ranker, searchTool());
       if (loaded.first) {
         for (const diagnostic of loaded.diagnostics) ctx.log?.warn('[skills] warning', diagnostic);
       }
@@ -185,5 +190,6 @@ export function bindUseSkillTool({
  */
 export function createUseSkillTool(skills: readonly Skill[], text: ActivationTextOptions = {}): SkillTool<typeof UseSkillArgsSchema> {
   const index = createSkillIndex({ skills });
-  return bindUseSkillTool({ source: () => index, text });
+  const ranker = new SkillRanker(index.skills);
+  return bindUseSkillTool({ source: () => index, ranker: () => ranker.get(), text });
 }

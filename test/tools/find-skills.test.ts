@@ -6,8 +6,9 @@
 import { describe, expect, it } from 'vitest';
 import { catalogEntries } from '../../src/catalog/catalog.js';
 import { createRanker, queryWords } from '../../src/catalog/rank.js';
-import { createSkillIndex, type SkillIndex } from '../../src/index/skill-index.js';
-import { createFindSkillsTool, matchReason, MAX_FIND_LIMIT, rankerForSkills } from '../../src/tools/find-skills.js';
+import { createSkillIndex } from '../../src/index/skill-index.js';
+import { createFindSkillsTool, matchReason, MAX_FIND_LIMIT } from '../../src/tools/find-skills.js';
+import { SkillRanker } from '../../src/tools/skill-ranker.js';
 import { createUseSkillTool } from '../../src/tools/use-skill.js';
 import type { Skill } from '../../src/index/types.js';
 import { callTool, invoke, recordingLogger, runStack, type RecordingLogger, type StackContext } from '../helpers/stack.js';
@@ -67,7 +68,7 @@ describe('find_skills handler', () => {
       instructions: '# Release train\n\n## Rollback\n\nIf the canary fails, roll back the deploy and page the owner.',
     };
     const list = [withBody, ...skills];
-    const ranker = rankerForSkills(list);
+    const ranker = new SkillRanker(list).get();
     const entry = list[0] as Skill;
     const words = queryWords('release train deploy canary rollback');
     expect(matchReason(ranker, entry, words)).toBe('matched "release", "train" in the name; "deploy" in the tags');
@@ -100,7 +101,7 @@ describe('find_skills handler', () => {
       ...skill('tidy-tables', 'Tidies tables.'),
       instructions: '# Workbooks\n\nOpen the xlsx workbook and sort it.',
     };
-    const ranker = rankerForSkills([withBody, ...skills]);
+    const ranker = new SkillRanker([withBody, ...skills]).get();
     const collector = ranker.bodyCollector();
     collector.add(0, withBody.instructions);
     ranker.useBodies(collector.build());
@@ -143,19 +144,17 @@ describe('find_skills handler', () => {
     expect(ctx.log.entries.some((e) => e.level === 'error' && e.args[0] === '[skills] find_skills failed')).toBe(true);
   });
 
-  it('builds one ranker per index, shared by the views of that index', () => {
-    expect(rankerForSkills(index.skills)).toBe(rankerForSkills(index.skills));
-    const view: SkillIndex = { ...index };
-    expect(rankerForSkills(view.skills)).toBe(rankerForSkills(index.skills));
-    const rebuilt = createSkillIndex({ skills });
-    expect(rankerForSkills(rebuilt.skills)).not.toBe(rankerForSkills(index.skills));
+  it('builds its ranker once, on first use, and keeps it', () => {
+    const ranking = new SkillRanker(index.skills);
+    expect(ranking.get()).toBe(ranking.get());
+    expect(new SkillRanker(index.skills).get()).not.toBe(ranking.get());
   });
 
   it('ranks exactly as a ranked catalog over the same skills does, odd tags included', () => {
     const odd = [...skills, skill('pdf-split', 'Splits PDF files.', 'pdf'), skill('pdf-merge', 'Merges PDF files.', [7, 'pdf', null])];
     const catalogRanker = createRanker(catalogEntries(odd));
     for (const query of ['pdf', 'merge pdf files', 'weekly report 7', 'review a pull request for security']) {
-      expect(rankerForSkills(odd).rank(query)).toEqual(catalogRanker.rank(query));
+      expect(new SkillRanker(odd).get().rank(query)).toEqual(catalogRanker.rank(query));
     }
   });
 });

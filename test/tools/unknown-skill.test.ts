@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { skillsMiddleware } from '../../src/index.js';
 import { createSkillIndex } from '../../src/index/skill-index.js';
 import { unknownSkillMessage } from '../../src/tools/unknown-skill.js';
+import { SkillRanker } from '../../src/tools/skill-ranker.js';
 import type { Skill } from '../../src/index/types.js';
 import { callTool, conversation, createContext } from '../helpers/stack.js';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -24,27 +25,29 @@ describe('unknownSkillMessage', () => {
       skill('pdf-tools', 'Fills PDF forms.'),
     ],
   });
+  const ranking = new SkillRanker(index.skills);
+  const ranker = () => ranking.get();
 
   it('suggests by meaning as well as spelling: the ranker finds what the words are about', () => {
-    const message = unknownSkillMessage('kubernetes-migrate', index);
+    const message = unknownSkillMessage('kubernetes-migrate', index, ranker);
     expect(message).toMatch(/^Skill "kubernetes-migrate" not found\. Closest available skills: k8s-upgrade, /);
   });
 
   it('typos come first', () => {
-    const message = unknownSkillMessage('pdf-tols', index, { retry: 'Call use_skill again with one of these names.' });
+    const message = unknownSkillMessage('pdf-tols', index, ranker, { retry: 'Call use_skill again with one of these names.' });
     expect(message).toMatch(
       /^Skill "pdf-tols" not found\. Closest available skills: pdf-tools, [a-z0-9-]+, [a-z0-9-]+\. Call use_skill again with one of these names\.$/,
     );
   });
 
   it('quotes a huge name back cut to 80 characters', () => {
-    const message = unknownSkillMessage('x'.repeat(100_000), index);
+    const message = unknownSkillMessage('x'.repeat(100_000), index, ranker);
     expect(message.length).toBeLessThan(300);
     expect(message).toContain(`"${'x'.repeat(80)}…"`);
   });
 
   it('names the search tool when the run has it', () => {
-    expect(unknownSkillMessage('nothing', index, { searchTool: 'find_skills' })).toMatch(
+    expect(unknownSkillMessage('nothing', index, ranker, { searchTool: 'find_skills' })).toMatch(
       /Or call find_skills with a few words about the task to search all 3 skills\.$/,
     );
   });
