@@ -23,6 +23,7 @@ import { isSkillsState, runOf, SkillsRun } from './run/run.js';
 import { RunToolbox } from './runtime/run-tools.js';
 import type { SkillIndex, SkillsState } from './index/skill-index.js';
 import { createSkillSource } from './source/skill-source.js';
+import { resourceLimits } from './discover/resources.js';
 import { READ_RESOURCE_TOOL, USE_SKILL_TOOL } from './base/tool-names.js';
 import type { Middleware, SkillsContext } from './index/types.js';
 import { askVisible, type SkillVisibility } from './config/visibility.js';
@@ -61,7 +62,9 @@ class SkillsRuntime {
   private readonly liveReload: LiveReload | undefined;
 
   constructor(private readonly options: ResolvedOptions) {
-    const source = createSkillSource(options);
+    // The secret patterns compiled once: every listing (discovery, activation) and every read use this matcher.
+    const limits = resourceLimits(options);
+    const source = createSkillSource(options, limits);
     this.cache = createIndexCache({
       load: source.load,
       toIndex: source.toIndex,
@@ -70,7 +73,7 @@ class SkillsRuntime {
     });
     this.libraries = new Libraries(options, source.rankerDataOf);
     // One reader for every run: its file cache is shared; each run brings its own read budget.
-    const reader = options.resourceTool ? createResourceReader(options) : undefined;
+    const reader = options.resourceTool ? createResourceReader(options, limits.isSecret) : undefined;
     const text = {
       max: options.maxListedResources,
       maxInstructionChars: options.maxInstructionChars,

@@ -1,7 +1,7 @@
 import { appendFile, utimes, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { listResources } from '../src/discover/resources.js';
+import { listResources, resourceLimits } from '../src/discover/resources.js';
 import { nodeFileSystem, type SkillsFileSystem } from '../src/base/fs.js';
 import {
   BINARY_SNIFF_BYTES,
@@ -18,7 +18,7 @@ import { cleanup, faultyFs, makeTempTree, skillMd, writeTree } from './discover/
 const SETTINGS: ResourceReaderSettings = { fs: nodeFileSystem, maxFileSize: 100 * 1024, maxSkillSize: 500 * 1024, cacheTtl: 60_000 };
 
 async function skillAt(directory: string, fs: SkillsFileSystem = nodeFileSystem, maxFileSize = SETTINGS.maxFileSize): Promise<Skill> {
-  const { resources } = await listResources(fs, directory, await fs.realpath(directory), { maxFileSize });
+  const { resources } = await listResources(fs, directory, await fs.realpath(directory), resourceLimits({ maxFileSize }));
   return {
     metadata: { name: 'demo', description: 'Demo.' },
     instructions: 'Do it.',

@@ -6,9 +6,9 @@ import { isError, type Diagnostic } from '../base/diagnostics.js';
 import { SkillUnavailableError } from '../config/errors.js';
 import { errorReason } from '../base/fs.js';
 import { parseFrontmatter } from '../frontmatter/parse.js';
-import type { ResolvedOptions } from '../config/options.js';
+import type { SkillsFileSystem } from '../base/fs.js';
 import type { Skill, SkillEntry } from '../index/types.js';
-import { listResources } from './resources.js';
+import { listResources, type ResourceLimits } from './resources.js';
 
 /** What a diagnostic that stops SKILL.md from parsing says, briefly, for a retry message. */
 function parseProblem(diagnostic: Diagnostic): string {
@@ -29,9 +29,9 @@ function parseProblem(diagnostic: Diagnostic): string {
  */
 export async function loadSkillContent(
   entry: SkillEntry,
-  options: Pick<ResolvedOptions, 'fs' | 'maxFileSize' | 'secretPatterns'>,
+  fs: SkillsFileSystem,
+  limits: ResourceLimits,
 ): Promise<{ skill: Skill; diagnostics: Diagnostic[] }> {
-  const { fs } = options;
   const skill = entry.metadata.name;
   let text: string;
   let realDirectory: string;
@@ -44,7 +44,7 @@ export async function loadSkillContent(
   const parsed = parseFrontmatter(text, { file: entry.path });
   const problem = parsed.diagnostics.find(isError);
   if (problem) throw new SkillUnavailableError({ skill, path: entry.path, reason: 'changed', detail: parseProblem(problem) });
-  const listing = await listResources(fs, entry.directory, realDirectory, options);
+  const listing = await listResources(fs, entry.directory, realDirectory, limits);
   return {
     skill: { ...entry, instructions: parsed.body, instructionsLine: parsed.bodyLine, resources: listing.resources },
     diagnostics: listing.diagnostics,

@@ -19,7 +19,7 @@ import { acceptCandidates, type Accepted } from './accept.js';
 import { readCandidate, startReads } from './candidates.js';
 import { readSkillHead } from './head.js';
 import { resolvePackageRoots } from './package-roots.js';
-import { listResources } from './resources.js';
+import { listResources, resourceLimits, type ResourceLimits } from './resources.js';
 import { scanDirectories, type FoundSkill } from './scan.js';
 import { createSelection, filterWarnings } from './select.js';
 
@@ -40,8 +40,16 @@ export interface DiscoverMode {
   frontmatterOnly?: boolean;
 }
 
-/** Discover skills with already-resolved options (the middleware's cache calls this). */
-export async function discover(options: ResolvedOptions, mode: DiscoverMode = {}): Promise<DiscoveryResult> {
+/**
+ * Discover skills with already-resolved options (the middleware's cache calls
+ * this). `limits`: how resources are listed, made once per options by whoever
+ * discovers repeatedly (the middleware's skill source); else once per call.
+ */
+export async function discover(
+  options: ResolvedOptions,
+  mode: DiscoverMode = {},
+  limits: ResourceLimits = resourceLimits(options),
+): Promise<DiscoveryResult> {
   const frontmatterOnly = mode.frontmatterOnly === true;
   // One limit for every call: single calls, and a head read's open + reads + close as one.
   const run = createLimiter(MAX_CONCURRENT_FS_CALLS);
@@ -72,7 +80,7 @@ export async function discover(options: ResolvedOptions, mode: DiscoverMode = {}
     ),
   );
   const { accepted, perSkill } = acceptCandidates(candidates, selection);
-  const skills = await Promise.all(accepted.map((item) => toSkill(item, frontmatterOnly ? undefined : fs, options)));
+  const skills = await Promise.all(accepted.map((item) => toSkill(item, frontmatterOnly ? undefined : fs, limits)));
   const filters = filterWarnings(
     candidates.map((candidate) => candidate.names),
     options,
@@ -82,13 +90,9 @@ export async function discover(options: ResolvedOptions, mode: DiscoverMode = {}
 }
 
 /** The skill an accepted candidate loads as; its resources are listed through `fs` (none without one). */
-async function toSkill(
-  { candidate, metadata, found }: Accepted,
-  fs: SkillsFileSystem | undefined,
-  options: ResolvedOptions,
-): Promise<Skill> {
+async function toSkill({ candidate, metadata, found }: Accepted, fs: SkillsFileSystem | undefined, limits: ResourceLimits): Promise<Skill> {
   const { location } = candidate;
-  const listing = fs ? await listResources(fs, location.directory, location.realDirectory, options) : { resources: [], diagnostics: [] };
+  const listing = fs ? await listResources(fs, location.directory, location.realDirectory, limits) : { resources: [], diagnostics: [] };
   found.push(...listing.diagnostics);
   const skill: Skill = {
     metadata,

@@ -25,8 +25,13 @@ export const MAX_RESOURCE_DEPTH = 8;
 export interface ResourceLimits {
   /** Files over this many bytes are listed with `tooLarge: true`; the reader refuses them. */
   maxFileSize: number;
-  /** Secret name patterns added to DEFAULT_SECRET_PATTERNS; matching files and folders are never listed. */
-  secretPatterns?: readonly string[];
+  /** Secret names (DEFAULT_SECRET_PATTERNS plus `secretPatterns`): matching files and folders are never listed. */
+  isSecret: SecretMatcher;
+}
+
+/** The limits of every listing under these options, the secret patterns compiled once here: make it once, list many. */
+export function resourceLimits(options: { maxFileSize: number; secretPatterns?: readonly string[] }): ResourceLimits {
+  return { maxFileSize: options.maxFileSize, isSecret: createSecretMatcher(options.secretPatterns) };
 }
 
 export interface ResourceListing {
@@ -85,7 +90,7 @@ export async function listResources(
   } catch (error) {
     return { resources: [], diagnostics: [unreadable(directory, error)] };
   }
-  const scope: ListingScope = { fs, root: realDirectory, isSecret: createSecretMatcher(limits.secretPatterns) };
+  const scope: ListingScope = { fs, root: realDirectory, isSecret: limits.isSecret };
   const found = await listEntries(
     scope,
     entries.filter((entry) => entry.name !== SKILL_FILE),

@@ -125,9 +125,12 @@ function fileProblem(error: unknown, verb: 'read' | 'opened'): Refusal {
 
 const byteLength = (text: string): number => new TextEncoder().encode(text).length;
 
-export function createResourceReader(settings: ResourceReaderSettings): ResourceReader {
+/** `isSecret`: the matcher for `settings.secretPatterns`, when the caller already made one (the middleware shares its own). */
+export function createResourceReader(
+  settings: ResourceReaderSettings,
+  isSecret: SecretMatcher = createSecretMatcher(settings.secretPatterns),
+): ResourceReader {
   const { fs, maxFileSize, maxSkillSize } = settings;
-  const isSecret = createSecretMatcher(settings.secretPatterns);
   const cache = new ReadCache(settings.cacheTtl, settings.now ?? Date.now);
   // Whatever maxFileSize says (it may be Infinity), no single read allocates more than the ceiling.
   const maxBytes = Math.min(maxFileSize, READ_CEILING_BYTES);

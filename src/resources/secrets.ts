@@ -21,27 +21,18 @@ function nameForms(name: string): string[] {
   return normalized === name ? [name] : [name, normalized];
 }
 
-const NO_EXTRA_PATTERNS: readonly string[] = Object.freeze([]);
-
-/** Matchers already made, by the `extra` list they were made for (resolved options keep theirs). */
-const matchers = new WeakMap<readonly string[], SecretMatcher>();
-
 /**
  * A matcher for the default patterns plus `extra`. Both `/` and `\` separate
- * segments. Made once per `extra` list: the resource listing asks for one per
- * skill, and compiling the patterns each time showed in discovery profiles.
+ * segments. Compiles the patterns on every call: make one per set of options
+ * and keep it (the middleware makes one at construction, discovery one per
+ * scan; compiling one per skill listed showed in discovery profiles).
  */
-export function createSecretMatcher(extra: readonly string[] = NO_EXTRA_PATTERNS): SecretMatcher {
-  let matcher = matchers.get(extra);
-  if (!matcher) {
-    // One expression for every pattern: one test per name instead of one per pattern.
-    const secret = globRegExp([...new Set([...DEFAULT_SECRET_PATTERNS, ...extra])], 'iu');
-    matcher = (relativePath) =>
-      relativePath
-        .split(/[\\/]/u)
-        .filter((segment) => segment !== '')
-        .some((segment) => nameForms(segment).some((form) => secret.test(form)));
-    matchers.set(extra, matcher);
-  }
-  return matcher;
+export function createSecretMatcher(extra: readonly string[] = []): SecretMatcher {
+  // One expression for every pattern: one test per name instead of one per pattern.
+  const secret = globRegExp([...new Set([...DEFAULT_SECRET_PATTERNS, ...extra])], 'iu');
+  return (relativePath) =>
+    relativePath
+      .split(/[\\/]/u)
+      .filter((segment) => segment !== '')
+      .some((segment) => nameForms(segment).some((form) => secret.test(form)));
 }

@@ -5,6 +5,7 @@
  */
 import { SkillUnavailableError } from '../config/errors.js';
 import { discover, loadSkillContent } from '../discover/discover.js';
+import { resourceLimits, type ResourceLimits } from '../discover/resources.js';
 import { createLimiter, MAX_CONCURRENT_FS_CALLS } from '../base/concurrency.js';
 import type { ResolvedOptions } from '../config/options.js';
 import { checkSkillFile, readPrebuiltIndex, type PrebuiltRankerData, type SkillStamps } from './prebuilt-index.js';
@@ -21,7 +22,8 @@ export interface SkillSource {
   rankerDataOf(index: SkillIndex): PrebuiltRankerData | undefined;
 }
 
-export function createSkillSource(options: ResolvedOptions): SkillSource {
+/** `limits`: how resources are listed, at discovery and at activation (the middleware makes it once, with its reader's matcher). */
+export function createSkillSource(options: ResolvedOptions, limits: ResourceLimits = resourceLimits(options)): SkillSource {
   // Activation reads share one bound, like discovery's, so a burst of use_skill calls cannot exhaust file handles.
   const activationReads = createLimiter(MAX_CONCURRENT_FS_CALLS);
   // An unusable index is reported once, then scanning takes over for good.
@@ -34,10 +36,10 @@ export function createSkillSource(options: ResolvedOptions): SkillSource {
       const read = await readPrebuiltIndex(indexFile, options);
       if (read.ok) return read.result;
       indexFile = undefined;
-      const scanned = await discover(options, { frontmatterOnly: true });
+      const scanned = await discover(options, { frontmatterOnly: true }, limits);
       return { ...scanned, warnings: [read.diagnostic, ...scanned.warnings] };
     }
-    return discover(options, { frontmatterOnly: !options.preload });
+    return discover(options, { frontmatterOnly: !options.preload }, limits);
   }
 
   function toIndex(result: DiscoveryResult, loadedAt: number): SkillIndex {
@@ -59,7 +61,7 @@ export function createSkillSource(options: ResolvedOptions): SkillSource {
             });
           }
         }
-        return loadSkillContent(entry, options);
+        return loadSkillContent(entry, options.fs, limits);
       });
     // A prebuilt index's entries come straight from JSON.parse and its path decoder: no compact copies (see `compact`).
     const index = createLazySkillIndex(result, loader, loadedAt, stamps !== undefined);

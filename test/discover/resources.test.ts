@@ -1,10 +1,10 @@
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { classifyResource, listResources, MAX_RESOURCE_DEPTH } from '../../src/discover/resources.js';
+import { classifyResource, listResources, MAX_RESOURCE_DEPTH, resourceLimits } from '../../src/discover/resources.js';
 import { nodeFileSystem } from '../../src/base/fs.js';
 import { cleanup, faultyFs, link, makeTempTree, skillMd, writeTree } from './helpers.js';
 
-const LIMITS = { maxFileSize: 100 * 1024 };
+const LIMITS = resourceLimits({ maxFileSize: 100 * 1024 });
 
 describe('classifyResource', () => {
   it.each([
@@ -87,7 +87,7 @@ describe('listResources (real folders)', () => {
 
   it('lists files over maxFileSize flagged tooLarge, with one warning each', async () => {
     await writeTree(root, { 'big.bin': 'x'.repeat(11), 'huge.bin': 'x'.repeat(50), 'small.txt': 'x'.repeat(10) });
-    const { resources, diagnostics } = await listResources(nodeFileSystem, root, root, { maxFileSize: 10 });
+    const { resources, diagnostics } = await listResources(nodeFileSystem, root, root, resourceLimits({ maxFileSize: 10 }));
     expect(resources.map((r) => [r.path, r.size, r.tooLarge])).toEqual([
       ['big.bin', 11, true],
       ['huge.bin', 50, true],
@@ -103,9 +103,12 @@ describe('listResources (real folders)', () => {
 
   it('no longer trims the listing by total size: maxSkillSize caps reading, not listing', async () => {
     await writeTree(root, { 'a.txt': 'x'.repeat(400), 'b.txt': 'x'.repeat(400) });
-    const { resources, diagnostics } = await listResources(nodeFileSystem, root, root, { maxFileSize: 1000, maxSkillSize: 100 } as {
-      maxFileSize: number;
-    });
+    const { resources, diagnostics } = await listResources(
+      nodeFileSystem,
+      root,
+      root,
+      resourceLimits({ maxFileSize: 1000, maxSkillSize: 100 } as { maxFileSize: number }),
+    );
     expect(resources.map((r) => r.path)).toEqual(['a.txt', 'b.txt']);
     expect(diagnostics).toEqual([]);
   });
@@ -125,9 +128,14 @@ describe('listResources (real folders)', () => {
       'keys.md': 'fine',
     });
     const listed = async (secretPatterns?: string[]) =>
-      (await listResources(nodeFileSystem, root, root, { ...LIMITS, ...(secretPatterns ? { secretPatterns } : {}) })).resources.map(
-        (r) => r.path,
-      );
+      (
+        await listResources(
+          nodeFileSystem,
+          root,
+          root,
+          resourceLimits({ maxFileSize: LIMITS.maxFileSize, ...(secretPatterns ? { secretPatterns } : {}) }),
+        )
+      ).resources.map((r) => r.path);
     expect(await listed()).toEqual(['env.example', 'keys.md', 'ok.md', 'vault/token.txt']);
     expect(await listed(['VAULT', '*.example'])).toEqual(['keys.md', 'ok.md']);
   });

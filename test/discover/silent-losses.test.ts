@@ -7,6 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { discover, discoverSkills, loadSkillContent } from '../../src/discover/discover.js';
 import { SkillsError, SkillUnavailableError } from '../../src/config/errors.js';
 import { resolveOptions } from '../../src/config/options.js';
+import { resourceLimits } from '../../src/discover/resources.js';
 import { faultyFs, skillMd } from './helpers.js';
 
 describe('include / exclude patterns that cannot work', () => {
@@ -106,7 +107,7 @@ describe('a SKILL.md caught mid-write at activation', () => {
     const { volume, entry, options } = await lazyEntry();
     // 25 bytes of a rewrite in progress: the frontmatter is not closed yet.
     volume.writeFileSync(FILE, '---\nname: writer\ndescrip');
-    const failure = await loadSkillContent(entry, options).then(
+    const failure = await loadSkillContent(entry, options.fs, resourceLimits(options)).then(
       () => undefined,
       (error: unknown) => error,
     );
@@ -124,7 +125,7 @@ describe('a SKILL.md caught mid-write at activation', () => {
     );
     // Once the write is done, the next activation reads it.
     volume.writeFileSync(FILE, skillMd('writer'));
-    const loaded = await loadSkillContent(entry, options);
+    const loaded = await loadSkillContent(entry, options.fs, resourceLimits(options));
     expect(loaded.skill.instructions).toBe('# writer\n\nSteps for writer.\n');
     expect(loaded.skill.instructionsLine).toBe(5);
     expect(loaded.skill.resources.map((r) => r.path)).toEqual(['notes.md']);
@@ -133,11 +134,11 @@ describe('a SKILL.md caught mid-write at activation', () => {
   it('names a YAML error briefly, and keeps the "cannot be read any more" message for a file that is gone', async () => {
     const { volume, entry, options } = await lazyEntry();
     volume.writeFileSync(FILE, '---\nname: writer\ndescription: "half\n---\n');
-    await expect(loadSkillContent(entry, options)).rejects.toThrow(
+    await expect(loadSkillContent(entry, options.fs, resourceLimits(options))).rejects.toThrow(
       'SKILL.md of writer changed and cannot be read right now (unclosed double quote at line 3); try again in a moment',
     );
     volume.unlinkSync(FILE);
-    await expect(loadSkillContent(entry, options)).rejects.toMatchObject({
+    await expect(loadSkillContent(entry, options.fs, resourceLimits(options))).rejects.toMatchObject({
       code: 'SKILLS_UNAVAILABLE',
       reason: 'unreadable',
       message: `${FILE} cannot be read any more (it does not exist)`,
