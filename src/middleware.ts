@@ -19,6 +19,7 @@ import { resolveOptions, type ResolvedOptions, type SkillsOptions } from './conf
 import { PluginRoots } from './run/plugin-root.js';
 import { placeThenNext, preActivate, type PreActivationSettings } from './runtime/pre-activation.js';
 import { createResourceReader } from './resources/resource-reader.js';
+import { bytesReadIn } from './tools/read-resource.js';
 import { isSkillsState, runOf, SkillsRun } from './run/run.js';
 import { RunToolbox } from './runtime/run-tools.js';
 import type { SkillIndex, SkillsState } from './index/skill-index.js';
@@ -195,6 +196,9 @@ class SkillsRuntime {
   private continueRun(ctx: SkillsContext, index: SkillIndex): SkillsRun {
     const existing = runOf(ctx.state.skills) ?? runOf(ctx.skills);
     const run = existing?.owner === this ? existing : new SkillsRun(this, index);
+    // A new run on messages read before (a resumed conversation): its reads count against the per-run budget.
+    // Its activations are recalled by preActivate, whose index lookups they need.
+    if (run !== existing) for (const [skill, bytes] of bytesReadIn(ctx.messages)) run.reads.set(skill, bytes);
     run.index = index;
     run.ctx = ctx;
     run.follow(ctx);

@@ -2,6 +2,8 @@ import { describe, expect, it } from 'vitest';
 import {
   activatedSkills,
   activationMessages,
+  conversationActivations,
+  injectedIdPrefix,
   injectedCallId,
   insertAfterLatestUser,
   latestUserText,
@@ -55,14 +57,56 @@ describe('activatedSkills', () => {
     expect(activatedSkills(messages)).toEqual([]);
   });
 
-  it('resolves the requested name (trimmed, through the index) and keeps first-activation order', () => {
+  it('resolves the requested name (trimmed, through the index), the latest activation last, as a run records them', () => {
     const messages = [
       ...sisuTurn('c1', { skill_name: ' B ' }, activation('b')),
       ...sisuTurn('c2', { skill_name: 'a' }, activation('a')),
       ...sisuTurn('c3', { skill_name: 'b' }, activation('b')),
     ];
-    expect(activatedSkills(messages, (requested) => requested.toLowerCase())).toEqual(['b', 'a']);
+    expect(activatedSkills(messages, (requested) => requested.toLowerCase())).toEqual(['a', 'b']);
     expect(activatedSkills(messages, () => undefined)).toEqual([]);
+  });
+});
+
+describe('conversationActivations', () => {
+  it("carries each skill's latest arguments (trimmed), from the model's calls, injected ones and OpenAI-style strings", () => {
+    const messages: HostMessage[] = [
+      ...sisuTurn('c1', { skill_name: 'deploy', arguments: ' eu-west ' }, activation('deploy')),
+      ...activationMessages('skills_mention_review', 'review', activation('review'), 'use_skill', 'PR-7'),
+      {
+        role: 'assistant',
+        content: '',
+        tool_calls: [{ id: 'c3', function: { name: 'use_skill', arguments: '{"skill_name":"notes","arguments":"v2"}' } }],
+      } as HostMessage,
+      { role: 'tool', tool_call_id: 'c3', content: activation('notes') } as HostMessage,
+      ...sisuTurn('c4', { skill_name: 'deploy', arguments: 'us-east' }, activation('deploy')),
+      ...sisuTurn('c5', { skill_name: 'review' }, activation('review')),
+      ...sisuTurn('c6', { skill_name: 'notes', arguments: '   ' }, 'Skill "notes" is already active in this conversation.'),
+    ];
+    expect(conversationActivations(messages)).toEqual([
+      { name: 'notes', arguments: 'v2' },
+      { name: 'deploy', arguments: 'us-east' },
+      { name: 'review' },
+    ]);
+  });
+
+  it('a put-back copy recognises a skill whose activation is gone, and never reorders one still there', () => {
+    const putBack = (id: string): boolean => id.startsWith(injectedIdPrefix('kept-in-view'));
+    const copy = (name: string, args?: string): HostMessage[] =>
+      activationMessages(injectedCallId('kept-in-view', name, new Set()), name, activation(name), 'use_skill', args);
+    const messages = [
+      ...sisuTurn('c1', { skill_name: 'a' }, activation('a')),
+      ...sisuTurn('c2', { skill_name: 'b' }, activation('b')),
+      ...copy('a', 'stale'),
+      ...copy('c', 'x'),
+    ];
+    expect(conversationActivations(messages, undefined, undefined, putBack)).toEqual([
+      { name: 'a' },
+      { name: 'b' },
+      { name: 'c', arguments: 'x' },
+    ]);
+    // Without telling copies apart, a put-back would move the skill to the end.
+    expect(conversationActivations(messages).map((activation) => activation.name)).toEqual(['b', 'a', 'c']);
   });
 });
 

@@ -85,6 +85,16 @@ describe('SkillsRun: what is active, and what is in view', () => {
     expect(run.view.activated).toEqual(['a', 'c', 'b']);
   });
 
+  it("recall takes a recalled skill's arguments; a skill the run holds keeps its own place and arguments", () => {
+    const run = new SkillsRun({}, createSkillIndex({ skills: [skill('a'), skill('b')] }));
+    run.activate('a', 'mine');
+    run.recall('b', 'eu-west');
+    run.recall('a', 'from-the-messages');
+    expect(run.view.activated).toEqual(['a', 'b']);
+    expect(run.arguments.get('a')).toBe('mine');
+    expect(run.arguments.get('b')).toBe('eu-west');
+  });
+
   it('inView reads the messages of the ctx it follows as they are when asked, whichever array holds them', () => {
     const run = new SkillsRun({}, createSkillIndex({ skills: [skill('a')] }));
     expect(run.view.inView('a')).toBe(false);

@@ -74,48 +74,84 @@ function callName(call: ToolCallLike): unknown {
 
 /** `skill_name` from a call's arguments: an object, or the JSON string OpenAI-style hosts keep. */
 function skillNameArgument(call: ToolCallLike): string | undefined {
-  let args = call.arguments ?? call.function?.arguments;
-  if (typeof args === 'string') {
-    try {
-      args = JSON.parse(args) as unknown;
-    } catch {
-      return undefined;
-    }
-  }
+  const args = callArguments(call);
   const name = typeof args === 'object' && args !== null ? (args as { skill_name?: unknown }).skill_name : undefined;
   return typeof name === 'string' ? name.trim() : undefined;
 }
 
+/** `arguments` from a call's arguments, trimmed as use_skill trims them; undefined when absent or blank. */
+function argumentsArgument(call: ToolCallLike): string | undefined {
+  const args = callArguments(call);
+  const given = typeof args === 'object' && args !== null ? (args as { arguments?: unknown }).arguments : undefined;
+  return typeof given === 'string' && given.trim() !== '' ? given.trim() : undefined;
+}
+
+/** A call's arguments as an object when they are one, parsed when the host kept the JSON string (OpenAI-style). */
+function callArguments(call: ToolCallLike): unknown {
+  const args = call.arguments ?? call.function?.arguments;
+  if (typeof args !== 'string') return args;
+  try {
+    return JSON.parse(args) as unknown;
+  } catch {
+    return undefined;
+  }
+}
+
+/** An activation the conversation holds: the skill, and the arguments it was last activated with. */
+export interface ConversationActivation {
+  name: string;
+  arguments?: string;
+}
+
 /**
- * Names of the skills whose instructions the conversation holds, in order of
- * first activation. The signal is structural: a `use_skill` call with its
- * `skill_name`, answered by a tool message that opens with that skill's
- * activation (so a failed or unknown-name call does not count). The answer is
- * recognised as plain text or as the host serialised it.
+ * The skills whose activation the conversation holds, least recently
+ * activated first, each with the arguments of its latest activation: what a
+ * run that saw these messages recorded (SkillsRun.activate), so a resumed
+ * conversation recalls the same. The signal is structural: a `use_skill` call
+ * with its `skill_name`, answered by a tool message that opens with that
+ * skill's activation (so a failed or unknown-name call does not count). The
+ * answer is recognised as plain text or as the host serialised it.
+ * `isCopy(callId)`: calls that put an active skill back in view (keep-in-view)
+ * rather than activate it; they count only for a skill with no activation
+ * before them, and never reorder one.
  */
-export function activatedSkills(
+export function conversationActivations(
   messages: readonly HostMessage[],
   resolve: (requested: string) => string | undefined = (name) => name,
   toolNames: readonly string[] = [USE_SKILL_TOOL],
-): string[] {
-  const pending = new Map<string, string>();
-  const found: string[] = [];
+  isCopy: (callId: string) => boolean = () => false,
+): ConversationActivation[] {
+  const pending = new Map<string, { name: string; arguments: string | undefined; copy: boolean }>();
+  const found: ConversationActivation[] = [];
   for (const message of messages as readonly MessageLike[]) {
     if (message.role === 'assistant' && Array.isArray(message.tool_calls)) {
       for (const call of message.tool_calls as ToolCallLike[]) {
         if (!toolNames.includes(callName(call) as string) || typeof call.id !== 'string') continue;
         const requested = skillNameArgument(call);
         const name = requested === undefined ? undefined : resolve(requested);
-        if (name !== undefined) pending.set(call.id, name);
+        if (name !== undefined) pending.set(call.id, { name, arguments: argumentsArgument(call), copy: isCopy(call.id) });
       }
     } else if (message.role === 'tool' && typeof message.tool_call_id === 'string') {
-      const name = pending.get(message.tool_call_id);
-      if (name === undefined) continue;
+      const call = pending.get(message.tool_call_id);
+      if (call === undefined) continue;
       pending.delete(message.tool_call_id);
-      if (!found.includes(name) && toolResultText(message.content)?.startsWith(activationOpening(name))) found.push(name);
+      if (!toolResultText(message.content)?.startsWith(activationOpening(call.name))) continue;
+      const at = found.findIndex((activation) => activation.name === call.name);
+      if (at >= 0 && call.copy) continue;
+      if (at >= 0) found.splice(at, 1);
+      found.push(call.arguments === undefined ? { name: call.name } : { name: call.name, arguments: call.arguments });
     }
   }
   return found;
+}
+
+/** The names conversationActivations finds, least recently activated first. */
+export function activatedSkills(
+  messages: readonly HostMessage[],
+  resolve: (requested: string) => string | undefined = (name) => name,
+  toolNames: readonly string[] = [USE_SKILL_TOOL],
+): string[] {
+  return conversationActivations(messages, resolve, toolNames).map((activation) => activation.name);
 }
 
 /** A short stable hash (FNV-1a, base 36) so long names still give short, distinct ids. */
@@ -128,14 +164,20 @@ function shortHash(text: string): string {
   return (hash >>> 0).toString(36);
 }
 
+const safe = (text: string): string => text.replace(/[^A-Za-z0-9_-]/g, '_');
+
+/** How every id injectedCallId gives for `route` starts. */
+export function injectedIdPrefix(route: string): string {
+  return `${INJECTED_ID_PREFIX}${safe(route)}_`;
+}
+
 /**
  * The id of an injected activation: `skills_<route>_<name>` when that fits,
  * else the name cut and a hash of it; never more than 40 characters of
  * `[A-Za-z0-9_-]`, and never one the conversation already uses.
  */
 export function injectedCallId(route: string, name: string, taken: ReadonlySet<string>): string {
-  const safe = (text: string) => text.replace(/[^A-Za-z0-9_-]/g, '_');
-  const prefix = `${INJECTED_ID_PREFIX}${safe(route)}_`;
+  const prefix = injectedIdPrefix(route);
   let base = prefix + safe(name);
   if (base.length > MAX_TOOL_CALL_ID || base !== prefix + name) {
     const hash = shortHash(name);

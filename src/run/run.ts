@@ -84,9 +84,16 @@ export class SkillsRun {
     return at < 0;
   }
 
-  /** An activation found in the conversation: remembered unless ended, never reordered. */
-  recall(name: string): void {
-    if (!this.ended.has(name) && !this.activated.includes(name)) this.activated.push(name);
+  /**
+   * An activation found in the conversation, with the arguments of its latest
+   * activation there: remembered unless ended. One the run already holds keeps
+   * its place and arguments (the run saw it activated; the messages may have
+   * lost that since).
+   */
+  recall(name: string, args?: string): void {
+    if (this.ended.has(name) || this.activated.includes(name)) return;
+    this.activated.push(name);
+    if (args !== undefined) this.arguments.set(name, args);
   }
 
   /** End a skill: it is no longer active, and never put back in view until activated again. */

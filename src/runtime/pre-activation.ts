@@ -5,7 +5,15 @@
  * request's first model call when the user's message does not exist yet).
  */
 import { findMentions, isUserInvocable, leadingMention, MAX_MENTIONS, selectActivations, type Activation } from '../run/activation.js';
-import { activatedSkills, activationMessages, injectedCallId, modelToolName, toolCallIds } from '../run/conversation.js';
+import {
+  activationMessages,
+  conversationActivations,
+  injectedCallId,
+  injectedIdPrefix,
+  modelToolName,
+  toolCallIds,
+} from '../run/conversation.js';
+import { KEPT_IN_VIEW } from './keep-in-view.js';
 import type { ActivationGate } from '../run/gate.js';
 import type { HostMessage, HostModel, Next } from '../base/host.js';
 import { suggestionsFor, type Library } from './library.js';
@@ -38,11 +46,16 @@ export async function preActivate(
 ): Promise<HostMessage[]> {
   const { index } = library;
   const toolName = modelToolName(ctx.state.toolAliases, USE_SKILL_TOOL);
-  const earlier = activatedSkills(ctx.messages, (requested) => index.get(requested)?.metadata.name, [
-    ...new Set([USE_SKILL_TOOL, toolName]),
-  ]);
+  const keptPrefix = injectedIdPrefix(KEPT_IN_VIEW);
+  const earlier = conversationActivations(
+    ctx.messages,
+    (requested) => index.get(requested)?.metadata.name,
+    [...new Set([USE_SKILL_TOOL, toolName])],
+    (callId) => callId.startsWith(keptPrefix),
+  );
   // Remembered, not re-activated: an ended skill stays ended, and the order of the run's own activations stands.
-  for (const name of earlier) run.recall(name);
+  // A run new to these messages (a resumed conversation) gets the order and arguments the first one recorded.
+  for (const { name, arguments: args } of earlier) run.recall(name, args);
 
   const messages: HostMessage[] = [];
   const picks = choose(ctx, library, run, query, settings.autoActivate);

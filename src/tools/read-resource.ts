@@ -5,7 +5,9 @@
  */
 import { z } from 'zod';
 import { emitEvent, type SkillEvent } from '../config/events.js';
-import type { HostLogger } from '../base/host.js';
+import type { HostLogger, HostMessage } from '../base/host.js';
+import { messageText } from '../run/activation.js';
+import { toolResultText } from '../run/conversation.js';
 import { nodeFileSystem } from '../base/fs.js';
 import { DEFAULTS } from '../config/options.js';
 import {
@@ -66,6 +68,42 @@ function renderRead(skillName: string, result: ReadText): string {
   }
   return out.join('\n');
 }
+
+const READ_OPENING = /^<skill_resource skill="([^"]*)" path="[^"]*" size="[^"]*" lines="([^"]*)">\n/u;
+const READ_CLOSING = '\n</skill_resource>';
+
+function unescapeAttribute(value: string): string {
+  return value
+    .replace(/&quot;/gu, '"')
+    .replace(/&lt;/gu, '<')
+    .replace(/&amp;/gu, '&');
+}
+
+/**
+ * The bytes each skill's reads returned in `messages`, counted as the reader
+ * charges them (the text of each successful read, UTF-8): read back from
+ * renderRead's answers, so a conversation resumed in a new ctx keeps spending
+ * the per-run budget where it left off.
+ */
+export function bytesReadIn(messages: readonly HostMessage[]): ReadBudget {
+  const spent: ReadBudget = new Map();
+  for (const message of messages) {
+    if (message.role !== 'tool') continue;
+    // Cheap test first: other tool results are never decoded.
+    const raw = messageText(message.content);
+    if (raw === undefined || !(raw.startsWith('<skill_resource skill="') || raw.startsWith('"<skill_resource skill=\\"'))) continue;
+    const text = toolResultText(message.content) ?? '';
+    const opening = READ_OPENING.exec(text);
+    const end = text.lastIndexOf(READ_CLOSING);
+    if (!opening || end < 0) continue;
+    const skill = unescapeAttribute(opening[1] ?? '');
+    const bytes = opening[2] === 'empty' ? 0 : byteLength(text.slice(opening[0].length, end));
+    spent.set(skill, (spent.get(skill) ?? 0) + bytes);
+  }
+  return spent;
+}
+
+const byteLength = (text: string): number => new TextEncoder().encode(text).length;
 
 export interface ReadResourceBinding {
   source: IndexSource;

@@ -7,7 +7,11 @@
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { discoverSkills } from '../../src/discover/discover.js';
-import { createReadResourceTool, READ_RESOURCE_TOOL } from '../../src/tools/read-resource.js';
+import { bindReadResourceTool, bytesReadIn, createReadResourceTool, READ_RESOURCE_TOOL } from '../../src/tools/read-resource.js';
+import { SkillRanker } from '../../src/tools/skill-ranker.js';
+import { createSkillIndex } from '../../src/index/skill-index.js';
+import { createResourceReader } from '../../src/resources/resource-reader.js';
+import { nodeFileSystem } from '../../src/base/fs.js';
 import { DEFAULT_MAX_LISTED_RESOURCES, renderResourceListing } from '../../src/tools/resource-listing.js';
 import { createUseSkillTool } from '../../src/tools/use-skill.js';
 import type { Skill, SkillResource } from '../../src/index/types.js';
@@ -46,6 +50,34 @@ describe('read_skill_resource handler', () => {
     expect(result).toBe(
       '<skill_resource skill="pdf" path="references/forms.md" size="27 B" lines="1-3 of 3">\n# Forms\n\nFill every field.\n</skill_resource>',
     );
+  });
+
+  it('bytesReadIn reads back what each read charged to the budget, from the answers as they are stored', async () => {
+    const budget = new Map<string, number>();
+    const index = createSkillIndex({ skills });
+    const ranking = new SkillRanker(index.skills);
+    const reader = createResourceReader({ fs: nodeFileSystem, maxFileSize: 1_000_000, maxSkillSize: 1_000_000, cacheTtl: 0 });
+    const tool = bindReadResourceTool({ source: () => index, ranker: () => ranking.get(), reader, budget });
+    const answers = [
+      await invoke(tool, { skill_name: 'pdf', path: 'references/forms.md' }),
+      // A window, with the line that says how to read on after it.
+      await invoke(tool, { skill_name: 'pdf', path: 'references/long.md' }),
+      await invoke(tool, { skill_name: 'pdf', path: 'references/long.md', offset: 401 }),
+      // A refusal charges nothing.
+      await invoke(tool, { skill_name: 'pdf', path: 'references/missing.md' }),
+    ];
+    expect(budget.get('pdf')).toBeGreaterThan(2000);
+    // SISU stores JSON.stringify(result); our own messages may hold the text as it is.
+    const stored = answers.map((answer, i) => ({
+      role: 'tool',
+      tool_call_id: `c${i}`,
+      content: i % 2 === 0 ? JSON.stringify(answer) : answer,
+    }));
+    expect(bytesReadIn(stored)).toEqual(budget);
+    const empty = '<skill_resource skill="a&amp;&quot;b" path="e.md" size="0 B" lines="empty">\n(empty file)\n</skill_resource>';
+    expect(bytesReadIn([{ role: 'tool', content: empty }])).toEqual(new Map([['a&"b', 0]]));
+    // The same text anywhere but in a tool result is not a read.
+    expect(bytesReadIn([{ role: 'user', content: answers[0] ?? '' }])).toEqual(new Map());
   });
 
   it('for a long file returns a window and says how to read on', async () => {
