@@ -8,7 +8,9 @@
  * model must be sent exactly the same requests both ways: the latest
  * arguments filled in when a skill is put back in view, a repeated mention
  * not injected again, the per-run read budget already spent, and active
- * skills in the order they were last activated.
+ * skills in the order they were last activated. What the messages cannot
+ * hold: a skill other middleware ended (`ctx.skills.end`) is active again
+ * after resuming, until the app ends it again (README, Notes & Gotchas).
  *
  * The skills middleware stands before the buffer here, so the first resumed
  * turn reads the whole saved conversation; placed after it, it reads the
@@ -18,7 +20,18 @@ import { expect, it } from 'vitest';
 import type { NeutralMessage, ScriptedReply, ScriptedRequest } from '../../demo/scripted-model.mjs';
 import { getSkills, skillsMiddleware } from '../../src/index.js';
 import { conversationStack } from './conversation.js';
-import { createCtx, describeSisu, PROVIDERS, realSisu, runAgent, skillsFixture, toolText, type Provider, type SisuCtx } from './host.js';
+import {
+  createCtx,
+  describeSisu,
+  PROVIDERS,
+  realSisu,
+  runAgent,
+  skillsFixture,
+  toolText,
+  type Provider,
+  type SisuCtx,
+  type SisuMiddleware,
+} from './host.js';
 
 const DEPLOY = 'Deploy to $ARGUMENTS.\nCheck the runbook first.\n';
 /** 600 bytes each; the per-run budget (maxSkillSize) below lets one of them be read, not both. */
@@ -68,7 +81,7 @@ describeSisu('a resumed conversation recovers what its activations set', () => {
     { name: 'code-review' },
   ]);
 
-  async function chat(provider: Provider, ctx: SisuCtx, skillsMw: ReturnType<typeof skillsMiddleware>, window: number, inputs: string[]) {
+  async function chat(provider: Provider, ctx: SisuCtx, skillsMw: SisuMiddleware, window: number, inputs: string[]) {
     const stack = conversationStack(sisu, provider, 'before', skillsMw, window);
     for (const input of inputs) {
       ctx.input = input;
@@ -122,6 +135,59 @@ describeSisu('a resumed conversation recovers what its activations set', () => {
           /^Cannot read "references\/checklist\.md" from skill "deploy-staging": lines 1-10 are 599 B, but only 401 B/.test(text),
         ),
       ).toBe(true);
+    });
+  }
+
+  /** The skills middleware, then `end(name)` for each of `ended()` (an app's own middleware right after it). */
+  function endingAfter(skillsMw: SisuMiddleware, ended: () => readonly string[]): SisuMiddleware {
+    return (ctx, next) =>
+      skillsMw(ctx, async () => {
+        for (const name of ended()) getSkills(ctx)?.end(name);
+        await next();
+      });
+  }
+
+  for (const provider of PROVIDERS) {
+    it(`${provider.name}: a skill ended before the save is active again after resuming, unless the app ends it again`, async () => {
+      const { host } = sisu;
+      const options = { directories: [skills.root] };
+      const first = await sisu.start(provider, model('a'));
+      let ended: string[] = [];
+      const originalMw = endingAfter(skillsMiddleware(options), () => ended);
+      const ctx = createCtx(host, provider.model(host, first));
+      await chat(provider, ctx, originalMw, 40, ['@deploy-staging eu-west', 'Review this change.']);
+      ended = ['code-review'];
+      await chat(provider, ctx, originalMw, 40, ['Thanks.']);
+      expect(getSkills(ctx)?.activated).toEqual(['deploy-staging']);
+      const saved = JSON.stringify(ctx.messages);
+
+      const next = ['Anything else?', 'And then?'];
+      const continued = first.requests.length;
+      await chat(provider, ctx, originalMw, 4, next);
+      const original = first.requests.slice(continued).map(seen);
+
+      // Nothing in the messages says the skill was ended: resumed as they are, it is active and put back in view.
+      const plain = await sisu.start(provider, model('b'));
+      const resumedPlain = createCtx(host, provider.model(host, plain));
+      resumedPlain.messages = JSON.parse(saved) as SisuCtx['messages'];
+      await chat(provider, resumedPlain, skillsMiddleware(options), 4, next);
+      expect(getSkills(resumedPlain)?.activated).toEqual(['deploy-staging', 'code-review']);
+      expect(plain.requests.map(seen)).not.toEqual(original);
+
+      // The app that saved which skills it ended ends them again on the resumed ctx: the chat goes on as it would have.
+      const again = await sisu.start(provider, model('c'));
+      const resumed = createCtx(host, provider.model(host, again));
+      resumed.messages = JSON.parse(saved) as SisuCtx['messages'];
+      await chat(
+        provider,
+        resumed,
+        endingAfter(skillsMiddleware(options), () => ['code-review']),
+        4,
+        next,
+      );
+      expect(getSkills(resumed)?.activated).toEqual(['deploy-staging']);
+      expect(again.requests.map(seen)).toEqual(original);
+      expect([first, plain, again].flatMap((server) => server.violations)).toEqual([]);
     });
   }
 });
