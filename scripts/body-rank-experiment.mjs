@@ -31,6 +31,7 @@ await build({
     rank: join(root, 'src/catalog/rank.ts'),
     catalog: join(root, 'src/catalog/catalog.ts'),
     parse: join(root, 'src/frontmatter/parse.ts'),
+    compact: join(root, 'src/base/compact.ts'),
   },
   bundle: true,
   format: 'esm',
@@ -38,7 +39,8 @@ await build({
   outdir: out,
   logLevel: 'error',
 });
-const { createTunedRanker, RANK_TUNING } = await import(join(out, 'rank.js'));
+const { createTunedRanker, RANK_TUNING, buildRankerData } = await import(join(out, 'rank.js'));
+const { PackedPostings } = await import(join(out, 'compact.js'));
 const { buildCatalog, catalogEntries } = await import(join(out, 'catalog.js'));
 const { parseFrontmatter } = await import(join(out, 'parse.js'));
 rmSync(out, { recursive: true, force: true });
@@ -94,8 +96,12 @@ function measure(tuning, withBodies, rankedListed) {
     let at1 = 0;
     let at5 = 0;
     let listed = 0;
+    let reciprocal = 0;
     for (const { request, accept } of list) {
-      const top = ranker.rank(request, 5).map((r) => r.name);
+      const ten = ranker.rank(request, 10).map((r) => r.name);
+      const at = ten.findIndex((name) => accept.includes(name));
+      if (at >= 0) reciprocal += 1 / (at + 1);
+      const top = ten.slice(0, 5);
       if (part === 'train' || showHeld) tops[request] = { found: top.findIndex((name) => accept.includes(name)), top };
       if (accept.includes(top[0])) at1++;
       if (top.some((name) => accept.includes(name))) at5++;
@@ -107,7 +113,13 @@ function measure(tuning, withBodies, rankedListed) {
       });
       if (report.included.some((name) => accepts(accept, name))) listed++;
     }
-    result[part] = { at1: at1 / list.length, at5: at5 / list.length, catalog: listed / list.length, n: list.length };
+    result[part] = {
+      at1: at1 / list.length,
+      at5: at5 / list.length,
+      catalog: listed / list.length,
+      mrr: reciprocal / list.length,
+      n: list.length,
+    };
   }
   let found = 0;
   for (const { query, want } of QUERIES) if (ranker.rank(query, 5).some((r) => want.includes(r.name))) found++;
@@ -143,6 +155,69 @@ if (args.includes('--all')) {
   tuned('description fields -> 2/2/1/1 (name x2)', { fields: [2, 2, 1, 1] });
 }
 
+const assocArg = args.find((a) => a.startsWith('--assoc='))?.slice(8);
+if (assocArg) {
+  // --assoc=weight,perTerm,minShared,maxShare,measure,minConfidence[,chain];...
+  for (const spec of assocArg.split(';')) {
+    const [weight, perTerm, minShared, maxShare, measure, minConfidence, maxTargetShare, chain] = spec.split(',');
+    const associations = {
+      weight: Number(weight),
+      perTerm: Number(perTerm),
+      minShared: Number(minShared),
+      maxShare: Number(maxShare),
+      measure,
+      minConfidence: Number(minConfidence),
+      maxTargetShare: Number(maxTargetShare ?? 1),
+      chain: chain === 'chain',
+    };
+    if (process.env.DOC) {
+      const [docTerms, minVotes, docWeight, queryTerms] = process.env.DOC.split(',');
+      Object.assign(associations, {
+        docTerms: Number(docTerms),
+        minVotes: Number(minVotes),
+        docWeight: Number(docWeight),
+        queryTerms: queryTerms !== 'no',
+      });
+    }
+    if (process.env.ASSOC_TERMS) {
+      const wide = {
+        ...RANK_TUNING,
+        body: { ...body, terms: Number(process.env.ASSOC_TERMS), candidates: Math.max(body.candidates, Number(process.env.ASSOC_TERMS)) },
+      };
+      associations.extra = {
+        [skills.length]: createTunedRanker(
+          skills.map((s) => s.entry),
+          wide,
+          skills.map((s) => s.body),
+        ).bodies,
+        [library.length]: createTunedRanker(
+          library.map((s) => s.entry),
+          wide,
+          library.map((s) => s.body),
+        ).bodies,
+      };
+    }
+    if (process.env.PASSAGES) {
+      // Paragraphs of descriptions and instructions (fences dropped) as the documents co-occurrence is counted over.
+      const paragraphs = [];
+      for (const s of skills) {
+        paragraphs.push(s.entry.description);
+        const text = s.body
+          .replace(/```[\s\S]*?```/g, ' ')
+          .split(/\n\s*\n/)
+          .slice(0, Number(process.env.PASSAGES));
+        for (const p of text) if (p.trim() !== '') paragraphs.push(p.slice(0, 2000));
+      }
+      const data = buildRankerData(paragraphs.map((description, i) => ({ name: `p${i}`, description })));
+      associations.passages = {
+        source: { terms: data.terms, postings: new PackedPostings(data.offsets, data.docs, data.weights) },
+        size: data.count,
+      };
+    }
+    candidates.push([`associations ${spec}`, { ...RANK_TUNING, associations }, true]);
+  }
+}
+
 const pct = (x) => x.toFixed(2);
 const heads = ['candidate', 'train @1', 'train @5', 'train catalog'];
 if (showHeld) heads.push('held-back @1', 'held-back @5', 'held-back catalog');
@@ -161,6 +236,7 @@ for (const [label, tuning, withBodies, rankedListed] of candidates) {
   const row = [label, pct(result.train.at1), pct(result.train.at5), pct(result.train.catalog)];
   if (showHeld) row.push(pct(result['held-back'].at1), pct(result['held-back'].at5), pct(result['held-back'].catalog));
   row.push(pct(result.relevance));
+  if (args.includes('--mrr')) row.push(`train MRR@10 ${result.train.mrr.toFixed(3)}`);
   console.log(row.join(' | '));
   if (args.includes('--misses') && label.startsWith('body-aware (chosen')) {
     console.log(misses.filter((m) => showHeld || m.startsWith('  [train]')).join('\n'));
