@@ -1,4 +1,4 @@
-// Usage: node scripts/body-rank-experiment.mjs [--held-back] [--all [--only=<label part>]] [--misses] [--dump=<file>]
+// Usage: node scripts/body-rank-experiment.mjs [--held-back] [--all [--only=<label part>]] [--misses] [--dump=<file>] [--mrr]
 // Measures the local ranker on the labelled requests of test/relevance/body-set over the
 // shared corpus (1,088 distinct skills), for the description-only ranker and for
 // body-aware candidates (src/catalog/rank.ts and src/catalog/body-terms.ts bundled from source, so every
@@ -11,7 +11,9 @@
 // Without --held-back only the train part is printed: tune there. --held-back adds the
 // held-back part, for the final figures. --all prints every candidate, not only the chosen.
 // --dump writes the chosen ranker's top 5 for each train request (held-back too with
-// --held-back) to <file> as JSON, to compare two versions request by request.
+// --held-back) to <file> as JSON, to compare two versions request by request. --mrr adds the
+// train part's mean reciprocal rank of the first accepted skill in the top 10: it moves when
+// a change only shifts ranks (within the top 5, or just below it), which @1 and @5 do not show.
 import { build } from 'esbuild';
 import { readFileSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -31,7 +33,6 @@ await build({
     rank: join(root, 'src/catalog/rank.ts'),
     catalog: join(root, 'src/catalog/catalog.ts'),
     parse: join(root, 'src/frontmatter/parse.ts'),
-    compact: join(root, 'src/base/compact.ts'),
   },
   bundle: true,
   format: 'esm',
@@ -39,8 +40,7 @@ await build({
   outdir: out,
   logLevel: 'error',
 });
-const { createTunedRanker, RANK_TUNING, buildRankerData } = await import(join(out, 'rank.js'));
-const { PackedPostings } = await import(join(out, 'compact.js'));
+const { createTunedRanker, RANK_TUNING } = await import(join(out, 'rank.js'));
 const { buildCatalog, catalogEntries } = await import(join(out, 'catalog.js'));
 const { parseFrontmatter } = await import(join(out, 'parse.js'));
 rmSync(out, { recursive: true, force: true });
@@ -99,8 +99,8 @@ function measure(tuning, withBodies, rankedListed) {
     let reciprocal = 0;
     for (const { request, accept } of list) {
       const ten = ranker.rank(request, 10).map((r) => r.name);
-      const at = ten.findIndex((name) => accept.includes(name));
-      if (at >= 0) reciprocal += 1 / (at + 1);
+      const found = ten.findIndex((name) => accept.includes(name));
+      if (found >= 0) reciprocal += 1 / (found + 1);
       const top = ten.slice(0, 5);
       if (part === 'train' || showHeld) tops[request] = { found: top.findIndex((name) => accept.includes(name)), top };
       if (accept.includes(top[0])) at1++;
@@ -153,69 +153,6 @@ if (args.includes('--all')) {
   for (const b of [0.25, 0.75, 1]) tuned(`body b ${b}`, { body: { b } });
   tuned('description fields 3/2/1/1 -> 3/2/2/1 (when x2)', { fields: [3, 2, 2, 1] });
   tuned('description fields -> 2/2/1/1 (name x2)', { fields: [2, 2, 1, 1] });
-}
-
-const assocArg = args.find((a) => a.startsWith('--assoc='))?.slice(8);
-if (assocArg) {
-  // --assoc=weight,perTerm,minShared,maxShare,measure,minConfidence[,chain];...
-  for (const spec of assocArg.split(';')) {
-    const [weight, perTerm, minShared, maxShare, measure, minConfidence, maxTargetShare, chain] = spec.split(',');
-    const associations = {
-      weight: Number(weight),
-      perTerm: Number(perTerm),
-      minShared: Number(minShared),
-      maxShare: Number(maxShare),
-      measure,
-      minConfidence: Number(minConfidence),
-      maxTargetShare: Number(maxTargetShare ?? 1),
-      chain: chain === 'chain',
-    };
-    if (process.env.DOC) {
-      const [docTerms, minVotes, docWeight, queryTerms] = process.env.DOC.split(',');
-      Object.assign(associations, {
-        docTerms: Number(docTerms),
-        minVotes: Number(minVotes),
-        docWeight: Number(docWeight),
-        queryTerms: queryTerms !== 'no',
-      });
-    }
-    if (process.env.ASSOC_TERMS) {
-      const wide = {
-        ...RANK_TUNING,
-        body: { ...body, terms: Number(process.env.ASSOC_TERMS), candidates: Math.max(body.candidates, Number(process.env.ASSOC_TERMS)) },
-      };
-      associations.extra = {
-        [skills.length]: createTunedRanker(
-          skills.map((s) => s.entry),
-          wide,
-          skills.map((s) => s.body),
-        ).bodies,
-        [library.length]: createTunedRanker(
-          library.map((s) => s.entry),
-          wide,
-          library.map((s) => s.body),
-        ).bodies,
-      };
-    }
-    if (process.env.PASSAGES) {
-      // Paragraphs of descriptions and instructions (fences dropped) as the documents co-occurrence is counted over.
-      const paragraphs = [];
-      for (const s of skills) {
-        paragraphs.push(s.entry.description);
-        const text = s.body
-          .replace(/```[\s\S]*?```/g, ' ')
-          .split(/\n\s*\n/)
-          .slice(0, Number(process.env.PASSAGES));
-        for (const p of text) if (p.trim() !== '') paragraphs.push(p.slice(0, 2000));
-      }
-      const data = buildRankerData(paragraphs.map((description, i) => ({ name: `p${i}`, description })));
-      associations.passages = {
-        source: { terms: data.terms, postings: new PackedPostings(data.offsets, data.docs, data.weights) },
-        size: data.count,
-      };
-    }
-    candidates.push([`associations ${spec}`, { ...RANK_TUNING, associations }, true]);
-  }
 }
 
 const pct = (x) => x.toFixed(2);

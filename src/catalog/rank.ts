@@ -37,7 +37,6 @@ import {
 } from '../base/compact.js';
 import { compareNames } from '../base/text.js';
 import { EVERYDAY_WORDS } from './lexicon.js';
-import { ASSOCIATION_DEFAULTS, learnAssociations, type AssociationTuning, type Associations } from './associations.js';
 
 export interface RankEntry {
   name: string;
@@ -90,8 +89,6 @@ export interface RankTuning {
   /** What an everyday word's expansion (src/catalog/lexicon.ts) counts next to the word itself (0: no expansion). */
   expansionWeight: number;
   body: BodyTuning;
-  /** Terms associated with a query's words across the library (src/catalog/associations.ts). */
-  associations: AssociationTuning;
 }
 
 export const RANK_TUNING: Readonly<RankTuning> = Object.freeze({
@@ -99,7 +96,6 @@ export const RANK_TUNING: Readonly<RankTuning> = Object.freeze({
   bodyWeight: 0.3,
   expansionWeight: 0.5,
   body: BODY_DEFAULTS,
-  associations: ASSOCIATION_DEFAULTS,
 });
 
 /** BM25 saturation and length-normalisation constants (the usual values). */
@@ -439,8 +435,7 @@ class LazyRanker {
   }
 
   rank(query: string, limit: number | undefined): RankResult[] {
-    const words = queryWords(query, this.tuning.expansionWeight > 0);
-    const plan = this.associated(words);
+    const plan = queryWords(query, this.tuning.expansionWeight > 0);
     if (plan.length === 0) return [];
     if (this.index === undefined) {
       const first = !this.searched;
@@ -453,26 +448,6 @@ class LazyRanker {
       if (byQuery) return rankTerms(byQuery, undefined, this.tuning, plan, limit);
     }
     return rankTerms(this.built(), this.body, this.tuning, plan, limit);
-  }
-
-  private learned: Associations | undefined;
-  private associated(plan: QueryWord[]): QueryWord[] {
-    const tuning = this.tuning.associations;
-    if (tuning.weight <= 0 || !this.body) return plan;
-    const index = this.built();
-    const extra = tuning.extra?.[this.size];
-    const passages = tuning.passages;
-    this.learned ??= passages
-      ? learnAssociations([passages.source], passages.size, tuning)
-      : learnAssociations(extra ? [index, extra] : [index, this.body], this.size, tuning);
-    const associated = tuning.queryTerms === false ? plan : associate(plan, this.learned, tuning, this.tuning.expansionWeight);
-    const docs = this.learned.docs;
-    const docWeight = tuning.docWeight ?? 0;
-    if (!docs || docWeight <= 0) return associated;
-    return associated.map((item) => {
-      const hits = docs.get(item.term);
-      return hits ? { ...item, docHits: hits, docWeight } : item;
-    });
   }
 
   /** The whole index, its build finished now if it is not yet. */
@@ -514,30 +489,6 @@ function* indexBuild(entries: ReadonlyArray<RankEntry>, weights: readonly number
 export interface Expansion {
   word: string;
   term: string;
-  /** What it counts next to the word; RANK_TUNING.expansionWeight when not given. */
-  weight?: number;
-}
-
-/** `plan` with each word's learned associations added to its expansions (none the query or another word already has). */
-function associate(plan: QueryWord[], learned: Associations, tuning: Readonly<AssociationTuning>, expansionWeight: number): QueryWord[] {
-  const given = new Set<string>();
-  for (const item of plan) {
-    given.add(item.term);
-    for (const e of item.expansions) given.add(e.term);
-  }
-  return plan.map((item) => {
-    const added: Expansion[] = [];
-    const sources: Array<{ term: string; factor: number }> = [{ term: item.term, factor: 1 }];
-    if (tuning.chain) for (const e of item.expansions) sources.push({ term: e.term, factor: e.weight ?? expansionWeight });
-    for (const { term, factor } of sources) {
-      for (const { term: associated, strength } of learned.of(term) ?? []) {
-        if (given.has(associated)) continue;
-        given.add(associated);
-        added.push({ word: associated, term: associated, weight: factor * tuning.weight * strength });
-      }
-    }
-    return added.length === 0 ? item : { ...item, expansions: [...item.expansions, ...added] };
-  });
 }
 
 /** A word of a query that ranks: the term it counts as, and what it expands to (src/catalog/lexicon.ts). */
@@ -955,9 +906,8 @@ function accumulate(
       best[doc] = 0;
     }
   };
-  for (const item of plan) {
-    const { term, expansions } = item;
-    const best = expansions.length > 0 || 'docHits' in item ? (index.expanded ??= new Float32Array(index.names.length)) : undefined;
+  for (const { term, expansions } of plan) {
+    const best = expansionWeight > 0 && expansions.length > 0 ? (index.expanded ??= new Float32Array(index.names.length)) : undefined;
     const before = evidence;
     wordBest = 0;
     add(index.vocabulary, index.postings, index.idf, term, 1, best);
@@ -965,28 +915,14 @@ function accumulate(
     if (!best) continue;
     let strongest = 0;
     for (const expansion of expansions) {
-      const factor = expansion.weight ?? expansionWeight;
-      strongest = Math.max(strongest, offer(index.vocabulary, index.postings, index.idf, expansion.term, factor, best));
+      strongest = Math.max(strongest, offer(index.vocabulary, index.postings, index.idf, expansion.term, expansionWeight, best));
       if (bodies)
-        strongest = Math.max(strongest, offer(bodies.vocabulary, bodies.postings, bodies.idf, expansion.term, factor * bodyWeight, best));
+        strongest = Math.max(
+          strongest,
+          offer(bodies.vocabulary, bodies.postings, bodies.idf, expansion.term, expansionWeight * bodyWeight, best),
+        );
     }
     const cap = wordBest > 0 ? wordBest : strongest;
-    const extra = item as { docHits?: Map<number, number>; docWeight?: number };
-    if (extra?.docHits && wordBest > 0) {
-      const termIdf = Math.max(
-        idfAt(index.vocabulary, index.idf, term),
-        bodies ? bodyWeight * idfAt(bodies.vocabulary, bodies.idf, term) : 0,
-      );
-      for (const [doc, w] of extra.docHits) {
-        if ((best[doc] ?? 0) < 0) continue;
-        const value = Math.min(cap, (best[doc] ?? 0) + (extra.docWeight ?? 0) * termIdf * w);
-        best[doc] = 0;
-        if (value > 0) {
-          if (scores[doc] === 0) touched[hits++] = doc;
-          scores[doc] = (scores[doc] ?? 0) + value;
-        }
-      }
-    }
     for (const expansion of expansions) {
       settle(index.vocabulary, index.postings, expansion.term, best, cap);
       if (bodies) settle(bodies.vocabulary, bodies.postings, expansion.term, best, cap);
@@ -997,11 +933,6 @@ function accumulate(
     evidence = before + Math.max(evidence - before, strongest);
   }
   return { hits, evidence };
-}
-
-function idfAt(vocabulary: Vocabulary, idf: Float64Array, term: string): number {
-  const id = vocabulary.idOf(term);
-  return id === undefined ? 0 : (idf[id] ?? 0);
 }
 
 interface Scored {
