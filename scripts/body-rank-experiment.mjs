@@ -1,4 +1,4 @@
-// Usage: node scripts/body-rank-experiment.mjs [--held-back] [--all [--only=<label part>]] [--misses] [--dump=<file>]
+// Usage: node scripts/body-rank-experiment.mjs [--held-back] [--all [--only=<label part>]] [--misses] [--dump=<file>] [--mrr]
 // Measures the local ranker on the labelled requests of test/relevance/body-set over the
 // shared corpus (1,088 distinct skills), for the description-only ranker and for
 // body-aware candidates (src/catalog/rank.ts and src/catalog/body-terms.ts bundled from source, so every
@@ -11,7 +11,9 @@
 // Without --held-back only the train part is printed: tune there. --held-back adds the
 // held-back part, for the final figures. --all prints every candidate, not only the chosen.
 // --dump writes the chosen ranker's top 5 for each train request (held-back too with
-// --held-back) to <file> as JSON, to compare two versions request by request.
+// --held-back) to <file> as JSON, to compare two versions request by request. --mrr adds the
+// train part's mean reciprocal rank of the first accepted skill in the top 10: it moves when
+// a change only shifts ranks (within the top 5, or just below it), which @1 and @5 do not show.
 import { build } from 'esbuild';
 import { readFileSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -94,8 +96,12 @@ function measure(tuning, withBodies, rankedListed) {
     let at1 = 0;
     let at5 = 0;
     let listed = 0;
+    let reciprocal = 0;
     for (const { request, accept } of list) {
-      const top = ranker.rank(request, 5).map((r) => r.name);
+      const ten = ranker.rank(request, 10).map((r) => r.name);
+      const found = ten.findIndex((name) => accept.includes(name));
+      if (found >= 0) reciprocal += 1 / (found + 1);
+      const top = ten.slice(0, 5);
       if (part === 'train' || showHeld) tops[request] = { found: top.findIndex((name) => accept.includes(name)), top };
       if (accept.includes(top[0])) at1++;
       if (top.some((name) => accept.includes(name))) at5++;
@@ -107,7 +113,13 @@ function measure(tuning, withBodies, rankedListed) {
       });
       if (report.included.some((name) => accepts(accept, name))) listed++;
     }
-    result[part] = { at1: at1 / list.length, at5: at5 / list.length, catalog: listed / list.length, n: list.length };
+    result[part] = {
+      at1: at1 / list.length,
+      at5: at5 / list.length,
+      catalog: listed / list.length,
+      mrr: reciprocal / list.length,
+      n: list.length,
+    };
   }
   let found = 0;
   for (const { query, want } of QUERIES) if (ranker.rank(query, 5).some((r) => want.includes(r.name))) found++;
@@ -161,6 +173,7 @@ for (const [label, tuning, withBodies, rankedListed] of candidates) {
   const row = [label, pct(result.train.at1), pct(result.train.at5), pct(result.train.catalog)];
   if (showHeld) row.push(pct(result['held-back'].at1), pct(result['held-back'].at5), pct(result['held-back'].catalog));
   row.push(pct(result.relevance));
+  if (args.includes('--mrr')) row.push(`train MRR@10 ${result.train.mrr.toFixed(3)}`);
   console.log(row.join(' | '));
   if (args.includes('--misses') && label.startsWith('body-aware (chosen')) {
     console.log(misses.filter((m) => showHeld || m.startsWith('  [train]')).join('\n'));

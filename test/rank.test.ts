@@ -16,6 +16,7 @@ import {
   whenClauses,
   words,
 } from '../src/catalog/rank.js';
+import { EVERYDAY_WORDS } from '../src/catalog/lexicon.js';
 import { awkwardCharacter, awkwardText, awkwardWord } from './helpers/awkward-text.js';
 
 const entries = [
@@ -297,6 +298,41 @@ describe('everyday words expanded (src/catalog/lexicon.ts)', () => {
     expect(results.map((r) => r.name)).toEqual(['image-edit']);
     expect(results[0]?.score).toBeGreaterThan(0);
     expect(results[0]?.score).toBeLessThan(1);
+  });
+});
+
+describe('the lexicon: world knowledge by word class (src/catalog/lexicon.ts)', () => {
+  const expansionsOf = (query: string, word: string): string[] =>
+    queryWords(query)
+      .find((w) => w.word === word)
+      ?.expansions.map((e) => e.word) ?? [];
+
+  it('every key expands to some word that is not its own (no key only of stopwords, no entry that only repeats its key)', () => {
+    const dead = Object.keys(EVERYDAY_WORDS).filter((key) => !queryWords(key).some((w) => w.expansions.length > 0));
+    expect(dead).toEqual([]);
+  });
+
+  it('bridges words no skill uses, by what they imply: a weekday, a city, a sound, a product of another kind', () => {
+    const library = [
+      { name: 'calendar-move', description: 'Moves a calendar event to a new time.' },
+      { name: 'comp-bands', description: 'Compensation bands by location.' },
+      { name: 'sound-fx', description: 'Generates sound effects.' },
+      { name: 'notes-vault', description: 'Keeps notes in Obsidian.' },
+    ];
+    const ranker = createRanker(library);
+    expect(ranker.rank('push the thursday sync', 1)[0]?.name).toBe('calendar-move');
+    expect(ranker.rank('what to pay engineers in berlin', 1)[0]?.name).toBe('comp-bands');
+    expect(ranker.rank('a beep and a thud', 1)[0]?.name).toBe('sound-fx');
+    expect(ranker.rank('all my evernote pages', 1)[0]?.name).toBe('notes-vault');
+  });
+
+  it('leaves out words that only say when or are ambiguous alone, and takes their phrases instead', () => {
+    // "tomorrow" dates a task, it does not ask for a calendar: measured, it pulled calendar skills over call preparation.
+    expect(expansionsOf('prep my call tomorrow', 'tomorrow')).toEqual([]);
+    // "boss" alone is also a game's; "my boss" is a person at work.
+    expect(expansionsOf('beat the boss', 'boss')).toEqual([]);
+    expect(expansionsOf('an update for my boss', 'boss')).toEqual(['manager', 'leadership', 'executive']);
+    expect(expansionsOf('the boss fight is too hard', 'boss')).toEqual(['game']);
   });
 });
 
