@@ -1,7 +1,7 @@
 /**
  * A ranker's first query is answered without building its index (src/catalog/rank.ts,
- * queryIndex): field lengths counted by a regular expression, only the entries that may
- * hold a query word tokenised. The answer must be the built index's, bit for bit, on
+ * queryIndex): field lengths in characters, only the entries that may hold a query word
+ * tokenised. The answer must be the built index's, bit for bit, on
  * random libraries and on the shared corpus; the index is then built a step at a time.
  */
 import { existsSync } from 'node:fs';
@@ -9,11 +9,11 @@ import { join } from 'node:path';
 import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { catalogEntries } from '../src/catalog/catalog.js';
-import { createRanker, INDEX_STEP, termCount, tokenize, whenClauses, type RankEntry } from '../src/catalog/rank.js';
+import { createRanker, INDEX_STEP, tokenize, type RankEntry } from '../src/catalog/rank.js';
 import { discoverSkills } from '../src/discover/discover.js';
 import { loadRequests } from './relevance/body-set/set.mjs';
 import { QUERIES } from './relevance/queries.mjs';
-import { awkwardCharacter, awkwardText, awkwardWord } from './helpers/awkward-text.js';
+import { awkwardText, awkwardWord } from './helpers/awkward-text.js';
 
 const CORPUS = join(import.meta.dirname, '..', '..', 'shared', 'corpus', 'skills');
 const hasCorpus = existsSync(CORPUS);
@@ -34,30 +34,6 @@ function builtAnswer(entries: readonly RankEntry[], query: string, limit?: numbe
 
 const word = awkwardWord;
 const text = awkwardText(14);
-
-describe('termCount', () => {
-  it('counts the terms tokenize gives, on any lowercased text (property)', () => {
-    const tricky = awkwardCharacter;
-    fc.assert(
-      fc.property(fc.oneof(fc.string({ unit: 'binary' }), fc.string({ unit: tricky, maxLength: 60 }), text), (raw) => {
-        const lower = raw.toLowerCase();
-        expect(termCount(lower)).toBe(tokenize(lower).length);
-      }),
-      { numRuns: 3000 },
-    );
-  });
-
-  it.skipIf(!hasCorpus)('counts the terms of every name, description and "use when" clause of the corpus', async () => {
-    const { skills } = await discoverSkills({ directories: [CORPUS] });
-    expect(skills.length).toBeGreaterThan(1000);
-    for (const { metadata } of skills) {
-      for (const field of [metadata.name, metadata.description, whenClauses(metadata.description)]) {
-        const lower = field.toLowerCase();
-        expect(termCount(lower), field).toBe(tokenize(lower).length);
-      }
-    }
-  });
-});
 
 describe('the first query', () => {
   // Entries no query word is in: a few random entries among them are then all the first query tokenises.

@@ -213,10 +213,11 @@ describe('createRanker', () => {
 });
 
 describe('everyday words expanded (src/catalog/lexicon.ts)', () => {
-  // "picture" expands to "image" and "photo" (among others); each word below is in one skill only, so every IDF is alike.
+  // "picture" expands to "image" and "photo" (among others); each word below is in one skill only, so every IDF is
+  // alike, and the first two skills' fields are as long (in characters), so their length norms are too.
   const library = [
     { name: 'picture-edit', description: 'Crops a picture.' },
-    { name: 'image-edit', description: 'Crops an image.' },
+    { name: 'image-editor', description: 'Crops the image.' },
     { name: 'audio-edit', description: 'Trims audio tracks.' },
   ];
   const scoreOf = (results: Array<{ name: string; score: number }>, name: string): number =>
@@ -254,7 +255,7 @@ describe('everyday words expanded (src/catalog/lexicon.ts)', () => {
     expect(results[0]?.name).toBe('picture-edit');
     expect(own).toBeGreaterThan(0);
     // Same IDF, same field length: the expansion earns exactly its weight's share (kept to 32-bit floats).
-    expect(scoreOf(results, 'image-edit') / own).toBeCloseTo(RANK_TUNING.expansionWeight, 5);
+    expect(scoreOf(results, 'image-editor') / own).toBeCloseTo(RANK_TUNING.expansionWeight, 5);
     expect(results.map((r) => r.name)).not.toContain('audio-edit');
     const off = createTunedRanker(library, { ...RANK_TUNING, expansionWeight: 0 }).rank('picture', 10);
     expect(off.map((r) => r.name)).toEqual(['picture-edit']);
@@ -384,7 +385,8 @@ describe('createRanker builds its index on the first query that needs it', () =>
 
 describe('createRanker scores as BM25F written out plainly', () => {
   // The module header's formula, term by term, with its constants: name x3 (b 0.5), tags x2 (b 0.5),
-  // "use when" clauses x1 and the description x1 (b 0.75); k1 = 1.2; evidence floor: 3 rare words.
+  // "use when" clauses x1 and the description x1 (b 0.75), each field's length in characters;
+  // k1 = 1.2; evidence floor: 3 rare words.
   const FIELDS = [
     { of: (e: RankEntryLike) => e.name, weight: 3, b: 0.5 },
     { of: (e: RankEntryLike) => (e.tags ?? []).join(' '), weight: 2, b: 0.5 },
@@ -400,7 +402,8 @@ describe('createRanker scores as BM25F written out plainly', () => {
 
   function reference(entries: RankEntryLike[], query: string): Map<string, number> {
     const fields = entries.map((e) => FIELDS.map((f) => tokenize(f.of(e))));
-    const average = FIELDS.map((_, f) => Math.max(fields.reduce((sum, doc) => sum + (doc[f]?.length ?? 0), 0) / entries.length, 1));
+    const lengths = entries.map((e) => FIELDS.map((f) => f.of(e).length));
+    const average = FIELDS.map((_, f) => Math.max(lengths.reduce((sum, doc) => sum + (doc[f] ?? 0), 0) / entries.length, 1));
     const terms = [...new Set(tokenize(query))];
     const df = (t: string): number => fields.filter((doc) => doc.some((tokens) => tokens.includes(t))).length;
     const used = terms.filter((t) => df(t) > 0);
@@ -416,7 +419,7 @@ describe('createRanker scores as BM25F written out plainly', () => {
         FIELDS.forEach((f, i) => {
           const tokens = fields[d]?.[i] ?? [];
           const count = tokens.filter((x) => x === t).length;
-          if (count > 0) tf += (count * f.weight) / (1 - f.b + (f.b * tokens.length) / (average[i] ?? 1));
+          if (count > 0) tf += (count * f.weight) / (1 - f.b + (f.b * (lengths[d]?.[i] ?? 0)) / (average[i] ?? 1));
         });
         if (tf > 0) score += idf(df(t), entries.length) * (tf / (tf + 1.2));
       }

@@ -13,10 +13,10 @@
  * Score scale (what `threshold` options compare against): each result's
  * `score` is in [0, 1), the share of the query's evidence it matched. A
  * skill earns, per distinct query term, IDF x tf/(tf + k1), where tf is the
- * term's weighted, length-normalised frequency across fields. The sum is
- * divided by the query's evidence: the IDFs of its terms that the library
- * uses, but never less than EVIDENCE_FLOOR rare words' worth (the IDF of a
- * word only one skill uses). So one matching word out of a short request
+ * term's weighted frequency across fields, each field's normalised by its
+ * length in characters. The sum is divided by the query's evidence: the
+ * IDFs of its terms that the library uses, but never less than
+ * EVIDENCE_FLOOR rare words' worth (the IDF of a word only one skill uses). So one matching word out of a short request
  * ("continue", "I have a question") stays low however rare the word, and
  * words no skill uses (a file path, a product name) do not pull a good match
  * down. The floor and the auto-activation threshold were chosen together,
@@ -185,21 +185,6 @@ export function words(text: string): string[] {
   return unicodeWords(lower) ? lower.split(NOT_A_WORD_CHAR) : lower.split(NOT_AN_ASCII_WORD_CHAR);
 }
 
-const STOPWORD_ALTERNATION = [...STOPWORDS].join('|');
-/** A word that is not a stopword, in lowercased ASCII text and in any text: what `termCount` counts. */
-const TERMS_ASCII = new RegExp(`(?<![a-z0-9])(?!(?:${STOPWORD_ALTERNATION})(?![a-z0-9]))[a-z0-9]+`, 'g');
-const TERMS_UNICODE = new RegExp(`(?<![\\p{L}\\p{N}])(?!(?:${STOPWORD_ALTERNATION})(?![\\p{L}\\p{N}]))[\\p{L}\\p{N}]+`, 'gu');
-
-/** How many terms `tokenize` gives for a lowercased text (tested on the corpus and random text), without splitting it. */
-export function termCount(lower: string): number {
-  // test() in a loop, not match(): no array of the words is made (a fifth faster on a cold start).
-  const terms = unicodeWords(lower) ? TERMS_UNICODE : TERMS_ASCII;
-  terms.lastIndex = 0;
-  let count = 0;
-  while (terms.test(lower)) count++;
-  return count;
-}
-
 /** The term a lowercased word counts as, or undefined for a stopword. Queries and skills share it. */
 function termOf(word: string): string | undefined {
   return STOPWORDS.has(word) ? undefined : stem(word);
@@ -277,6 +262,38 @@ function fieldTexts(entry: RankEntry): readonly string[] {
 }
 
 /**
+ * Writes the length BM25 normalises each field of `entry` by into
+ * `lengths[at]` onwards, in FIELDS order: characters, not words. Lengths
+ * then cost next to nothing to find: a first query needs no entry's words
+ * but those of entries that may hold one of its terms (at 2,000 skills,
+ * counting every field's words was half of a first ranking's 20 ms). Ranks
+ * as word counts did on the labelled sets (docs/performance.md).
+ */
+function writeFieldLengths(entry: RankEntry, lengths: Float64Array, at: number, when: string): void {
+  let tags = 0;
+  if (entry.tags) for (const tag of entry.tags) tags += tag.length + 1;
+  lengths[at] = entry.name.length;
+  lengths[at + 1] = Math.max(0, tags - 1);
+  lengths[at + 2] = when.length;
+  lengths[at + 3] = entry.description.length;
+}
+
+/** What one occurrence of a term in field `f` of an entry adds to the term's tf there: the field's weight, normalised by its length. */
+function fieldNorm(weights: readonly number[], f: number, length: number, averageLength: Float64Array): number {
+  const field = FIELDS[f] as (typeof FIELDS)[number];
+  return (weights[f] ?? field.weight) / (1 - field.b + (field.b * length) / (averageLength[f] ?? 1));
+}
+
+/** Each field's average length over `count` entries (at least 1), from lengths as writeFieldLengths writes them. */
+function averageLengths(lengths: Float64Array, count: number): Float64Array {
+  const fieldCount = FIELDS.length;
+  const average = new Float64Array(fieldCount);
+  for (let e = 0; e < count; e++) for (let f = 0; f < fieldCount; f++) average[f] = (average[f] ?? 0) + (lengths[e * fieldCount + f] ?? 0);
+  for (let f = 0; f < fieldCount; f++) average[f] = count === 0 ? 1 : Math.max((average[f] ?? 0) / count, 1);
+  return average;
+}
+
+/**
  * Pass 1's result: every entry's term ids, field by field, in one list:
  * field f of entry e holds ids[bounds[e * FIELDS.length + f]] up to
  * ids[bounds[e * FIELDS.length + f + 1]]. Flat typed arrays, not an array per
@@ -287,6 +304,8 @@ interface Tokenized {
   table: TermTable;
   ids: Int32List;
   bounds: Int32Array;
+  /** Field f of entry e is lengths[e * FIELDS.length + f] long (writeFieldLengths). */
+  lengths: Float64Array;
   averageLength: Float64Array;
 }
 
@@ -604,12 +623,12 @@ function planTerms(plan: readonly QueryWord[]): string[] {
  * The first query's index, over its own terms only: what ranking the query
  * against the whole index gives, bit for bit (the same field lengths and
  * averages, the same tf sums in the same order, the same packed weights, the
- * same IDFs), without tokenising every entry. Field lengths are counted by
- * a regular expression (termCount), and of the words only those that start
- * as a query term does are looked at: a first request that matches skills
- * then costs about what one that matches none costs. Undefined when more
- * than a quarter of the entries hold a query term: building the whole index
- * costs about as much, and later queries need it.
+ * same IDFs), without tokenising every entry. Field lengths are characters
+ * (writeFieldLengths), and only entries that may hold a query term are read,
+ * of their words only those that start as a query term does: a first request
+ * that matches skills then costs about what one that matches none costs.
+ * Undefined when more than a quarter of the entries hold a query term:
+ * building the whole index costs about as much, and later queries need it.
  */
 function queryIndex(entries: ReadonlyArray<RankEntry>, weights: readonly number[], terms: readonly string[]): Bm25Index | undefined {
   const count = entries.length;
@@ -618,21 +637,24 @@ function queryIndex(entries: ReadonlyArray<RankEntry>, weights: readonly number[
   const first = entries.findIndex(mayHave.entry);
   if (first === -1) return indexOf(names, [], new PackedPostings(new Int32Array(1), new Uint16Array(0), new Uint16Array(0)));
   const fieldCount = FIELDS.length;
-  const lengths = new Int32Array(count * fieldCount);
-  const totals = new Float64Array(fieldCount);
+  const lengths = new Float64Array(count * fieldCount);
+  for (let e = 0; e < count; e++) {
+    const entry = entries[e] as RankEntry;
+    writeFieldLengths(entry, lengths, e * fieldCount, whenClauses(entry.description));
+  }
+  const averageLength = averageLengths(lengths, count);
   const slot = new Map(terms.map((term, i) => [term, i]));
   // Entries holding a query term, and how often each field holds each (field-major: f * terms + i).
   const holders: Array<{ doc: number; occurrences: Int32Array }> = [];
-  for (let e = 0; e < count; e++) {
-    const texts = fieldTexts(entries[e] as RankEntry);
+  for (let e = first; e < count; e++) {
+    const entry = entries[e] as RankEntry;
+    if (e !== first && !mayHave.entry(entry)) continue;
+    const texts = fieldTexts(entry);
     let occurrences: Int32Array | undefined;
     for (let f = 0; f < fieldCount; f++) {
-      const lower = (texts[f] ?? '').toLowerCase();
-      const length = termCount(lower);
-      lengths[e * fieldCount + f] = length;
-      totals[f] = (totals[f] ?? 0) + length;
-      if (e < first || length === 0) continue;
-      for (const word of mayHave.words(lower)) {
+      const text = texts[f] ?? '';
+      if (text === '') continue;
+      for (const word of mayHave.words(text.toLowerCase())) {
         const i = slot.get(termOf(word) ?? '');
         if (i === undefined) continue;
         occurrences ??= new Int32Array(fieldCount * terms.length);
@@ -641,8 +663,6 @@ function queryIndex(entries: ReadonlyArray<RankEntry>, weights: readonly number[
     }
     if (occurrences && holders.push({ doc: e, occurrences }) > count / 4) return undefined;
   }
-  const averageLength = new Float64Array(fieldCount);
-  for (let f = 0; f < fieldCount; f++) averageLength[f] = Math.max((totals[f] ?? 0) / count, 1);
 
   // Postings of the query's terms, doc by doc as weighTerms makes them: a field's norm added once per occurrence.
   const tf = new Float64Array(terms.length);
@@ -650,9 +670,7 @@ function queryIndex(entries: ReadonlyArray<RankEntry>, weights: readonly number[
   const frequency = new Int32Array(terms.length);
   for (const { doc, occurrences } of holders) {
     for (let f = 0; f < fieldCount; f++) {
-      const field = FIELDS[f] as (typeof FIELDS)[number];
-      const norm =
-        (weights[f] ?? field.weight) / (1 - field.b + (field.b * (lengths[doc * fieldCount + f] ?? 0)) / (averageLength[f] ?? 1));
+      const norm = fieldNorm(weights, f, lengths[doc * fieldCount + f] ?? 0, averageLength);
       for (let i = 0; i < terms.length; i++) {
         for (let n = occurrences[f * terms.length + i] ?? 0; n > 0; n--) tf[i] = (tf[i] ?? 0) + norm;
       }
@@ -686,13 +704,14 @@ function mayHoldTerms(terms: readonly string[]): { entry: (entry: RankEntry) => 
   // Terms are letters and digits only: nothing to escape.
   const starts = terms.map((term) => (term.endsWith('y') ? term.slice(0, -1) : term)).join('|');
   const atWordStart = new RegExp(`(?<![\\p{L}\\p{N}])(?:${starts})`, 'u');
-  const anywhere = new RegExp(starts, 'u');
+  // A plain search first: most texts hold no query term at all, and the word-start test is several times slower.
+  const anywhere = new RegExp(starts);
   // Whole words, split as `words` splits them: on ASCII letters and digits where no other letter is.
   const asciiWords = new RegExp(`(?<![a-z0-9])(?:${starts})[a-z0-9]*`, 'g');
   const unicodeWordsOf = new RegExp(`(?<![\\p{L}\\p{N}])(?:${starts})[\\p{L}\\p{N}]*`, 'gu');
   // Lowercasing a sigma depends on what is around it, so a piece of a text may lowercase otherwise.
   const sigma = /[σς]/u.test(starts);
-  const text = (lower: string): boolean => atWordStart.test(lower);
+  const text = (lower: string): boolean => anywhere.test(lower) && atWordStart.test(lower);
   return {
     words: (lower) => lower.match(unicodeWords(lower) ? unicodeWordsOf : asciiWords) ?? [],
     entry(entry) {
@@ -706,30 +725,28 @@ function mayHoldTerms(terms: readonly string[]): { entry: (entry: RankEntry) => 
   };
 }
 
-/** Pass 1: term ids per field, and the average field lengths BM25 normalises by. */
+/** Pass 1: term ids per field, and the field lengths BM25 normalises by. */
 function* tokenizeEntries(entries: ReadonlyArray<RankEntry>): Generator<void, Tokenized, void> {
   const table = new TermTable();
   const ids = new Int32List();
   const fieldCount = FIELDS.length;
   const bounds = new Int32Array(entries.length * fieldCount + 1);
-  const totals = new Float64Array(fieldCount);
+  const lengths = new Float64Array(entries.length * fieldCount);
   for (let e = 0; e < entries.length; e++) {
-    const texts = fieldTexts(entries[e] as RankEntry);
+    const entry = entries[e] as RankEntry;
+    const texts = fieldTexts(entry);
+    writeFieldLengths(entry, lengths, e * fieldCount, texts[2] ?? '');
     for (let f = 0; f < fieldCount; f++) {
-      const before = ids.length;
       table.append(texts[f] ?? '', ids);
-      totals[f] = (totals[f] ?? 0) + ids.length - before;
       bounds[e * fieldCount + f + 1] = ids.length;
     }
     if (e % INDEX_STEP === INDEX_STEP - 1) yield;
   }
-  const averageLength = new Float64Array(fieldCount);
-  for (let f = 0; f < fieldCount; f++) averageLength[f] = entries.length === 0 ? 1 : Math.max((totals[f] ?? 0) / entries.length, 1);
-  return { table, ids, bounds, averageLength };
+  return { table, ids, bounds, lengths, averageLength: averageLengths(lengths, entries.length) };
 }
 
 /** Pass 2: (term, doc, saturated weight) triples, doc by doc: the weighted, length-normalised tf as tf/(tf + K1). */
-function weighTerms({ table, ids, bounds, averageLength }: Tokenized, weights: readonly number[]): Weighted {
+function weighTerms({ table, ids, bounds, lengths, averageLength }: Tokenized, weights: readonly number[]): Weighted {
   const fieldCount = FIELDS.length;
   const docs = (bounds.length - 1) / fieldCount;
   // A doc has at most one posting per id it holds: the id count bounds the posting count.
@@ -747,8 +764,7 @@ function weighTerms({ table, ids, bounds, averageLength }: Tokenized, weights: r
       const from = bounds[index * fieldCount + f] ?? 0;
       const to = bounds[index * fieldCount + f + 1] ?? 0;
       if (from === to) continue;
-      const field = FIELDS[f] as (typeof FIELDS)[number];
-      const norm = (weights[f] ?? field.weight) / (1 - field.b + (field.b * (to - from)) / (averageLength[f] ?? 1));
+      const norm = fieldNorm(weights, f, lengths[index * fieldCount + f] ?? 0, averageLength);
       for (let i = from; i < to; i++) {
         const id = values[i] ?? 0;
         // norm is positive, so 0 means not yet seen in this doc.
@@ -973,12 +989,12 @@ function idfOf(documentFrequency: number, count: number): number {
 const TOKENIZER_REVISION = 1;
 
 /**
- * How a ranker's terms and weights were made: the tokenizer's revision, K1,
- * and each field's weight and b. Data made under another scheme (an index
- * written by another version) is not used: the ranker is built from the
- * entries instead, with the same results as a scan.
+ * How a ranker's terms and weights were made: the tokenizer's revision, the
+ * unit of field lengths (characters; earlier builds counted words), K1, and each field's weight and b. Data made under another
+ * scheme (an index written by another version) is not used: the ranker is
+ * built from the entries instead, with the same results as a scan.
  */
-export const RANKER_SCHEME = `bm25f/${TOKENIZER_REVISION} k1=${K1} ${FIELDS.map((f) => `${f.key}:${f.weight}:${f.b}`).join(',')}`;
+export const RANKER_SCHEME = `bm25f/${TOKENIZER_REVISION} length=chars k1=${K1} ${FIELDS.map((f) => `${f.key}:${f.weight}:${f.b}`).join(',')}`;
 
 /** How a body index's terms and weights were made (RANK_TUNING.body and the tokenizer): stored body data of another scheme is not used. */
 export const BODY_SCHEME = `body/${TOKENIZER_REVISION} k1=${K1} ${Object.entries(RANK_TUNING.body)
