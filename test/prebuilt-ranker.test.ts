@@ -200,6 +200,12 @@ describe('older and foreign rankers', () => {
     const read = await readIndexFile(file);
     if (!read.ok) throw new Error(read.message);
     expect(read.result.ranker).toBeUndefined();
+    // Said once, with what to do: the index serves, but without its ranking data until it is rebuilt.
+    const outdated = read.result.warnings.filter((d) => d.code === 'INDEX_RANKER_OUTDATED');
+    expect(outdated).toHaveLength(1);
+    expect(outdated[0]).toMatchObject({ severity: 'warning', file: await realpath(file) });
+    expect(outdated[0]?.message).toContain('"bm25f/0 something else"');
+    expect(outdated[0]?.message).toContain('sisu-skills index');
     const scan = skillsMiddleware({ directories: [skills], catalogBudget: 600 });
     const fromForeign = skillsMiddleware({ directories: [skills], index: file, catalogBudget: 600 });
     expect(await answers(fromForeign, 'convert a pdf to markdown')).toEqual(await answers(scan, 'convert a pdf to markdown'));

@@ -53,9 +53,11 @@ export const DiagnosticCodes = {
   // packages.ts: skills installed as npm packages
   PACKAGE_NOT_FOUND: 'PACKAGE_NOT_FOUND',
   PACKAGE_NOT_A_SKILL: 'PACKAGE_NOT_A_SKILL',
-  // prebuilt-index.ts: an index file that cannot be used, a SKILL.md changed since the index was built
+  // prebuilt-index.ts: an index file that cannot be used, a SKILL.md changed since the index was built, ranking
+  // data another version wrote
   INDEX_UNUSABLE: 'INDEX_UNUSABLE',
   INDEX_STALE: 'INDEX_STALE',
+  INDEX_RANKER_OUTDATED: 'INDEX_RANKER_OUTDATED',
   // cli/overlap.ts: `sisu-skills validate` only
   DESCRIPTION_OVERLAP: 'DESCRIPTION_OVERLAP',
 } as const;
@@ -114,6 +116,7 @@ export const DiagnosticSeverity: Readonly<Record<DiagnosticCode, SeverityRule>> 
   PACKAGE_NOT_A_SKILL: 'warning',
   INDEX_UNUSABLE: 'warning',
   INDEX_STALE: 'warning',
+  INDEX_RANKER_OUTDATED: 'warning',
   // Advice about the library as a whole, never a reason to skip a skill.
   DESCRIPTION_OVERLAP: 'warning',
 };

@@ -587,13 +587,16 @@ function postingArrays(value: Record<string, unknown>): {
 
 /**
  * The stored ranker as RankerData: `{ ok: true, data }` (data undefined when
- * the document has none, or one of another scheme: the ranker is then built
- * from the skills), or why it is damaged.
+ * the document has none, or one of another scheme, named by `otherScheme`:
+ * the ranker is then built from the skills), or why it is damaged.
  */
-function decodeRanker(value: unknown, skills: number): { ok: true; data?: PrebuiltRankerData } | { ok: false; problem: string } {
+function decodeRanker(
+  value: unknown,
+  skills: number,
+): { ok: true; data?: PrebuiltRankerData; otherScheme?: string } | { ok: false; problem: string } {
   if (value === undefined) return { ok: true };
   if (!isRecord(value)) return { ok: false, problem: '"ranker" is not an object' };
-  if (value.scheme !== RANKER_SCHEME) return { ok: true };
+  if (value.scheme !== RANKER_SCHEME) return { ok: true, otherScheme: JSON.stringify(value.scheme ?? null) };
   const { count, terms } = value;
   if (!isCount(count) || count > skills) return { ok: false, problem: '"ranker.count" is not a number of skills' };
   if (typeof terms !== 'string') return { ok: false, problem: '"ranker.terms" is not a string' };
@@ -720,7 +723,7 @@ function decodeBody(
       skills: decoded,
       scannedDirectories: scanned,
       errors,
-      warnings,
+      warnings: ranker.otherScheme === undefined ? warnings : [...warnings, rankerOutdated(path, ranker.otherScheme)],
       stamps,
       file: path,
       createdAt,
@@ -728,6 +731,20 @@ function decodeBody(
       ...(ranker.data ? { ranker: ranker.data } : {}),
     },
   };
+}
+
+/**
+ * The warning for an index whose ranking data another version wrote: the
+ * index still serves, but ranking is built from the skills again on every
+ * start (what a prebuilt index is for at a large library), until it is rebuilt.
+ */
+function rankerOutdated(path: string, scheme: string): Diagnostic {
+  return createDiagnostic(
+    'INDEX_RANKER_OUTDATED',
+    path,
+    `The skills index holds ranking data of another version (scheme ${scheme}; this version ${packageVersion} ranks with ${JSON.stringify(RANKER_SCHEME)}): ` +
+      `the index is used, but ranking is built from the skills on every start, as after a scan. ${REBUILD}`,
+  );
 }
 
 /** A character `String.prototype.trim` keeps (it strips exactly what `\s` matches). */
