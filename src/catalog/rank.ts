@@ -16,7 +16,8 @@
  * term's weighted frequency across fields, each field's normalised by its
  * length in characters. The sum is divided by the query's evidence: the
  * IDFs of its terms that the library uses, but never less than
- * EVIDENCE_FLOOR rare words' worth (the IDF of a word only one skill uses). So one matching word out of a short request
+ * EVIDENCE_FLOOR rare words' worth (the IDF of a word only one skill uses).
+ * So one matching word out of a short request
  * ("continue", "I have a question") stays low however rare the word, and
  * words no skill uses (a file path, a product name) do not pull a good match
  * down. The floor and the auto-activation threshold were chosen together,
@@ -272,9 +273,9 @@ function fieldTexts(entry: RankEntry): readonly string[] {
  * then cost next to nothing to find: a first query needs no entry's words
  * but those of entries that may hold one of its terms (at 2,000 skills,
  * counting every field's words was half of a first ranking's 20 ms). Ranks
- * as word counts did on the labelled sets (docs/performance.md).
+ * about as word counts did on the labelled sets (docs/performance.md).
  */
-function writeFieldLengths(entry: RankEntry, lengths: Float64Array, at: number, when: string): void {
+function writeFieldLengths(entry: RankEntry, lengths: Int32Array, at: number, when: string): void {
   let tags = 0;
   if (entry.tags) for (const tag of entry.tags) tags += tag.length + 1;
   lengths[at] = entry.name.length;
@@ -290,7 +291,7 @@ function fieldNorm(weights: readonly number[], f: number, length: number, averag
 }
 
 /** Each field's average length over `count` entries (at least 1), from lengths as writeFieldLengths writes them. */
-function averageLengths(lengths: Float64Array, count: number): Float64Array {
+function averageLengths(lengths: Int32Array, count: number): Float64Array {
   const fieldCount = FIELDS.length;
   const average = new Float64Array(fieldCount);
   for (let e = 0; e < count; e++) for (let f = 0; f < fieldCount; f++) average[f] = (average[f] ?? 0) + (lengths[e * fieldCount + f] ?? 0);
@@ -310,7 +311,7 @@ interface Tokenized {
   ids: Int32List;
   bounds: Int32Array;
   /** Field f of entry e is lengths[e * FIELDS.length + f] long (writeFieldLengths). */
-  lengths: Float64Array;
+  lengths: Int32Array;
   averageLength: Float64Array;
 }
 
@@ -642,7 +643,7 @@ function queryIndex(entries: ReadonlyArray<RankEntry>, weights: readonly number[
   const first = entries.findIndex(mayHave.entry);
   if (first === -1) return indexOf(names, [], new PackedPostings(new Int32Array(1), new Uint16Array(0), new Uint16Array(0)));
   const fieldCount = FIELDS.length;
-  const lengths = new Float64Array(count * fieldCount);
+  const lengths = new Int32Array(count * fieldCount);
   for (let e = 0; e < count; e++) {
     const entry = entries[e] as RankEntry;
     writeFieldLengths(entry, lengths, e * fieldCount, whenClauses(entry.description));
@@ -736,7 +737,7 @@ function* tokenizeEntries(entries: ReadonlyArray<RankEntry>): Generator<void, To
   const ids = new Int32List();
   const fieldCount = FIELDS.length;
   const bounds = new Int32Array(entries.length * fieldCount + 1);
-  const lengths = new Float64Array(entries.length * fieldCount);
+  const lengths = new Int32Array(entries.length * fieldCount);
   for (let e = 0; e < entries.length; e++) {
     const entry = entries[e] as RankEntry;
     const texts = fieldTexts(entry);
