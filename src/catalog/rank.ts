@@ -17,8 +17,8 @@
  * length in characters. The sum is divided by the query's evidence: the
  * IDFs of its terms that the library uses, but never less than
  * EVIDENCE_FLOOR rare words' worth (the IDF of a word only one skill uses).
- * So one matching word out of a short request
- * ("continue", "I have a question") stays low however rare the word, and
+ * So one matching word out of a short request ("continue", "I have a
+ * question") stays low however rare the word, and
  * words no skill uses (a file path, a product name) do not pull a good match
  * down. The floor and the auto-activation threshold were chosen together,
  * by measurement (scripts/auto-activate-threshold.mjs): requests that fit a
@@ -268,20 +268,15 @@ function fieldTexts(entry: RankEntry): readonly string[] {
 }
 
 /**
- * Writes the length BM25 normalises each field of `entry` by into
- * `lengths[at]` onwards, in FIELDS order: characters, not words. Lengths
- * then cost next to nothing to find: a first query needs no entry's words
- * but those of entries that may hold one of its terms (at 2,000 skills,
- * counting every field's words was half of a first ranking's 20 ms). Ranks
- * about as word counts did on the labelled sets (docs/performance.md).
+ * Writes the length BM25 normalises each field by, from the field texts
+ * `fieldTexts` gives, into `lengths[at]` onwards: characters, not words.
+ * Lengths then cost next to nothing to find: a first query needs no entry's
+ * words but those of entries that may hold one of its terms (at 2,000
+ * skills, counting every field's words was half of a first ranking's 20 ms).
+ * Ranks about as word counts did on the labelled sets (docs/performance.md).
  */
-function writeFieldLengths(entry: RankEntry, lengths: Int32Array, at: number, when: string): void {
-  let tags = 0;
-  if (entry.tags) for (const tag of entry.tags) tags += tag.length + 1;
-  lengths[at] = entry.name.length;
-  lengths[at + 1] = Math.max(0, tags - 1);
-  lengths[at + 2] = when.length;
-  lengths[at + 3] = entry.description.length;
+function writeFieldLengths(texts: readonly string[], lengths: Int32Array, at: number): void {
+  for (let f = 0; f < texts.length; f++) lengths[at + f] = (texts[f] as string).length;
 }
 
 /** What one occurrence of a term in field `f` of an entry adds to the term's tf there: the field's weight, normalised by its length. */
@@ -644,18 +639,14 @@ function queryIndex(entries: ReadonlyArray<RankEntry>, weights: readonly number[
   if (first === -1) return indexOf(names, [], new PackedPostings(new Int32Array(1), new Uint16Array(0), new Uint16Array(0)));
   const fieldCount = FIELDS.length;
   const lengths = new Int32Array(count * fieldCount);
-  for (let e = 0; e < count; e++) {
-    const entry = entries[e] as RankEntry;
-    writeFieldLengths(entry, lengths, e * fieldCount, whenClauses(entry.description));
-  }
-  const averageLength = averageLengths(lengths, count);
   const slot = new Map(terms.map((term, i) => [term, i]));
   // Entries holding a query term, and how often each field holds each (field-major: f * terms + i).
   const holders: Array<{ doc: number; occurrences: Int32Array }> = [];
-  for (let e = first; e < count; e++) {
+  for (let e = 0; e < count; e++) {
     const entry = entries[e] as RankEntry;
-    if (e !== first && !mayHave.entry(entry)) continue;
     const texts = fieldTexts(entry);
+    writeFieldLengths(texts, lengths, e * fieldCount);
+    if (e < first || (e > first && !mayHave.entry(entry))) continue;
     let occurrences: Int32Array | undefined;
     for (let f = 0; f < fieldCount; f++) {
       const text = texts[f] ?? '';
@@ -669,6 +660,7 @@ function queryIndex(entries: ReadonlyArray<RankEntry>, weights: readonly number[
     }
     if (occurrences && holders.push({ doc: e, occurrences }) > count / 4) return undefined;
   }
+  const averageLength = averageLengths(lengths, count);
 
   // Postings of the query's terms, doc by doc as weighTerms makes them: a field's norm added once per occurrence.
   const tf = new Float64Array(terms.length);
@@ -739,9 +731,8 @@ function* tokenizeEntries(entries: ReadonlyArray<RankEntry>): Generator<void, To
   const bounds = new Int32Array(entries.length * fieldCount + 1);
   const lengths = new Int32Array(entries.length * fieldCount);
   for (let e = 0; e < entries.length; e++) {
-    const entry = entries[e] as RankEntry;
-    const texts = fieldTexts(entry);
-    writeFieldLengths(entry, lengths, e * fieldCount, texts[2] ?? '');
+    const texts = fieldTexts(entries[e] as RankEntry);
+    writeFieldLengths(texts, lengths, e * fieldCount);
     for (let f = 0; f < fieldCount; f++) {
       table.append(texts[f] ?? '', ids);
       bounds[e * fieldCount + f + 1] = ids.length;
@@ -996,9 +987,10 @@ const TOKENIZER_REVISION = 1;
 
 /**
  * How a ranker's terms and weights were made: the tokenizer's revision, the
- * unit of field lengths (characters; earlier builds counted words), K1, and each field's weight and b. Data made under another
- * scheme (an index written by another version) is not used: the ranker is
- * built from the entries instead, with the same results as a scan.
+ * unit of field lengths (characters; earlier builds counted words), K1, and
+ * each field's weight and b. Data made under another scheme (an index
+ * written by another version) is not used: the ranker is built from the
+ * entries instead, with the same results as a scan.
  */
 export const RANKER_SCHEME = `bm25f/${TOKENIZER_REVISION} length=chars k1=${K1} ${FIELDS.map((f) => `${f.key}:${f.weight}:${f.b}`).join(',')}`;
 
