@@ -7,9 +7,8 @@
 //                         (their terms read in the background, rankInstructions; issue 23)
 //   what = first-request: what it keeps after one first request that matches skills
 //                         ("convert a pdf to markdown", issue 20); with --index, from that
-//                         prebuilt index; with --second, after a second request too (a
-//                         first query ranks by its own words: the second builds the
-//                         ranker's whole index, as the background otherwise does)
+//                         prebuilt index; with --second, after a second request with
+//                         other words too (the ranker keeps the postings it found)
 //   what = discover:      the result of the public discoverSkills (eager)
 // --bundle measures another build (bench/ab.mjs's copies), --warm warms up on another library first.
 import { pathToFileURL } from 'node:url';

@@ -11,12 +11,6 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { BODY_DEFAULTS, type BodyCollector } from '../src/catalog/body-terms.js';
 import { indexBodies } from '../src/source/body-indexer.js';
-import { Libraries, type Library } from '../src/runtime/library.js';
-import type { SkillsOptions } from '../src/config/options.js';
-import type { SkillIndex } from '../src/index/skill-index.js';
-import { resolveOptions } from '../src/config/options.js';
-import { discoverSkills } from '../src/discover/discover.js';
-import { createSkillIndex } from '../src/index/skill-index.js';
 import { nodeFileSystem, type SkillsFileSystem } from '../src/base/fs.js';
 import { skillsMiddleware } from '../src/middleware.js';
 import {
@@ -240,7 +234,7 @@ describe('the middleware ranks by the instructions once they are indexed, answer
     const ranked = middleware.instructionsRanked();
     let settled = false;
     void ranked.then(() => (settled = true));
-    // The ranker's own index is finished first, a step at a time; then the body reads start and hang.
+    // The body reads start and hang.
     await vi.waitFor(() => expect(waiting).toBeGreaterThan(0));
     // Requests while the body reads hang: each is answered, ranked by the metadata.
     for (let i = 0; i < 20; i++) {
@@ -420,67 +414,5 @@ describe('visible parts of an index and the instructions', () => {
     expect(b).toMatch(/\n- beta-release: .*\(matched "canary" in the instructions\)/);
     expect(b).not.toContain('alpha-release');
     expect(bodyReads).toBe(names.length);
-  });
-});
-
-describe("the ranker's index, built in the background after the first request", () => {
-  /** A library over `count` skills whose first request ranks (its catalog is over budget). */
-  async function library(count: number): Promise<string> {
-    const folder = await tempRoot();
-    for (let i = 0; i < count; i++) await writeSkill(folder, `task-${i}`, `Helps with chore number ${i}.`, 'Do it.');
-    await writeSkill(folder, 'release', 'Ships a tagged version.', 'Do it.');
-    return folder;
-  }
-
-  /** The libraries over `root` with `options`, and the whole index of its skills. */
-  async function librariesOver(folder: string, options: SkillsOptions): Promise<{ libraries: Libraries; whole: SkillIndex }> {
-    const { skills } = await discoverSkills({ directories: [folder] });
-    return { libraries: new Libraries(resolveOptions({ directories: [folder], ...options })), whole: createSkillIndex({ skills }) };
-  }
-
-  /** A first query: answered by the query's own index (the ranker's whole index not built). */
-  function firstQuery(own: Library): void {
-    expect(
-      own
-        .ranker()
-        .rank('ship a tagged version', 5)
-        .map((r) => r.name),
-    ).toEqual(['release']);
-    expect(own.ranker().indexed).toBe(false);
-  }
-
-  it.each([false, true])('with rankInstructions: false, or for a visible part (part: %s), no second request waits for it', async (part) => {
-    const root = await library(40);
-    // A visible part: the whole index's reading of the instructions runs, but it builds the whole's ranker, not the part's.
-    const { libraries, whole } = await librariesOver(root, { catalogBudget: 700, rankInstructions: part });
-    const hidden = whole.skills.findIndex((s) => s.metadata.name === 'task-0');
-    const own = libraries.of(part ? libraries.visiblePart(whole, [hidden]) : whole);
-    firstQuery(own);
-    const build = own.rankerBuild();
-    expect(build).toBeDefined();
-    await build?.done;
-    expect(own.ranker().indexed).toBe(true);
-  });
-
-  it('close() stops a build under way; a later query builds what is left', async () => {
-    const root = await library(10);
-    const { libraries, whole } = await librariesOver(root, { rankInstructions: false });
-    const own = libraries.of(whole);
-    firstQuery(own);
-    libraries.close();
-    await own.rankerBuild()?.done;
-    expect(own.ranker().indexed).toBe(false);
-    expect(own.ranker().rank('chore number', 3)).toHaveLength(3);
-    expect(own.ranker().indexed).toBe(true);
-  });
-
-  it('the whole index with rankInstructions: the reading of the instructions builds it, no build of its own', async () => {
-    const root = await library(10);
-    const { libraries, whole } = await librariesOver(root, {});
-    const own = libraries.of(whole);
-    firstQuery(own);
-    expect(own.rankerBuild()).toBeUndefined();
-    await libraries.instructionsRanked();
-    expect(own.ranker().indexed).toBe(true);
   });
 });

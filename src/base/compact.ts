@@ -332,11 +332,109 @@ export function packPostings(terms: number, docs: number, list: PostingList): Pa
     const at = fill[term] ?? 0;
     fill[term] = at + 1;
     packedDocs[at] = list.doc[i] ?? 0;
-    // At least 1: a weight above 0 must stay above 0 (the ranker tells touched docs by a score above 0).
-    weights[at] = Math.max(1, Math.round((list.weight[i] ?? 0) * WEIGHT_SCALE));
+    weights[at] = packedWeight(list.weight[i] ?? 0);
   }
   return new PackedPostings(offsets, packedDocs, weights);
 }
+
+/** A weight in (0, 1) as packed postings keep it: x WEIGHT_SCALE, rounded. */
+function packedWeight(weight: number): number {
+  // At least 1: a weight above 0 must stay above 0 (the ranker tells touched docs by a score above 0).
+  return Math.max(1, Math.round(weight * WEIGHT_SCALE));
+}
+
+/** `array` with room for at least `length` items, its items kept: itself when it has room, else a copy twice as long. */
+function withRoom<T extends Int32Array | Uint16Array | Uint32Array | Float64Array>(array: T, length: number): T {
+  if (length <= array.length) return array;
+  const grown = new (array.constructor as new (length: number) => T)(Math.max(length, array.length * 2));
+  grown.set(array);
+  return grown;
+}
+
+/**
+ * Postings added a term at a time and kept, with each term's IDF: what a
+ * ranker built from a scan holds (src/catalog/rank.ts), which finds a term's
+ * postings when a query first has it instead of tokenising every skill
+ * first. Term ids are in the order terms were added; docs and weights are
+ * packed as packPostings packs them, so a term's postings read the same as
+ * a whole index's. Also remembers terms no doc holds, so a query does not
+ * look for them again; up to ABSENT_LIMIT of them, as users' words are
+ * without bound (file paths, names), then it starts over.
+ */
+export class GrowingPostings implements Postings, Vocabulary {
+  private readonly ids = new Map<string, number>();
+  private absent = new Set<string>();
+  /** Term t's postings are positions offsets[t] to offsets[t + 1] - 1. */
+  private offsets = new Int32Array(65);
+  private docs: Uint16Array | Uint32Array;
+  private weights = new Uint16Array(256);
+  /** Each term's IDF by id (read up to `size`); replaced when it grows, so read it after adding. */
+  idf = new Float64Array(64);
+
+  /** `docCount`: the docs postings may name (0 to docCount - 1). */
+  constructor(
+    docCount: number,
+    private readonly idfOf: (documentFrequency: number) => number,
+  ) {
+    this.docs = docCount <= 0x10000 ? new Uint16Array(256) : new Uint32Array(256);
+  }
+
+  get size(): number {
+    return this.ids.size;
+  }
+
+  idOf(term: string): number | undefined {
+    return this.ids.get(term);
+  }
+
+  /** Whether `term`'s postings are known: added, or known to be none. */
+  knows(term: string): boolean {
+    return this.ids.has(term) || this.absent.has(term);
+  }
+
+  /** Adds `term`'s postings: `docs` ascending, each with its weight in (0, 1); none: no doc holds it. */
+  add(term: string, docs: readonly number[], weights: readonly number[]): void {
+    if (this.knows(term)) return;
+    if (docs.length === 0) {
+      if (this.absent.size >= ABSENT_LIMIT) this.absent = new Set();
+      this.absent.add(term);
+      return;
+    }
+    const id = this.ids.size;
+    const from = this.offsets[id] ?? 0;
+    const to = from + docs.length;
+    this.offsets = withRoom(this.offsets, id + 2);
+    this.docs = withRoom(this.docs, to);
+    this.weights = withRoom(this.weights, to);
+    this.idf = withRoom(this.idf, id + 1);
+    for (let i = 0; i < docs.length; i++) {
+      this.docs[from + i] = docs[i] ?? 0;
+      this.weights[from + i] = packedWeight(weights[i] ?? 0);
+    }
+    this.offsets[id + 1] = to;
+    this.idf[id] = this.idfOf(docs.length);
+    this.ids.set(term, id);
+  }
+
+  start(term: number): number {
+    return this.offsets[term] ?? 0;
+  }
+
+  end(term: number): number {
+    return this.offsets[term + 1] ?? 0;
+  }
+
+  doc(position: number): number {
+    return this.docs[position] ?? 0;
+  }
+
+  weight(position: number): number {
+    return (this.weights[position] ?? 0) / WEIGHT_SCALE;
+  }
+}
+
+/** Terms no doc holds that GrowingPostings remembers at most: some 10,000 words, under 1 MB. */
+export const ABSENT_LIMIT = 10_000;
 
 /**
  * A growable list of int32s (term ids while an index is built): one typed

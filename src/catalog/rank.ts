@@ -28,6 +28,7 @@
  */
 import { BODY_DEFAULTS, BodyCollector, type BodyIndex, type BodyTuning } from './body-terms.js';
 import {
+  GrowingPostings,
   Int32List,
   PackedPostings,
   packPostings,
@@ -71,14 +72,6 @@ export interface BodyAwareRanker extends Ranker {
   readonly bodies: BodyIndex | undefined;
   /** Which of `terms` (as `queryTerms` gives them) the indexed instructions of the skill named `name` hold; [] before they are indexed. */
   instructionsHold(name: string, terms: readonly string[]): string[];
-  /** Whether the index over names, tags and descriptions is built (a first query is answered without it). */
-  readonly indexed: boolean;
-  /**
-   * Builds the next part of that index (about INDEX_STEP skills' words), for
-   * building it off the request path; true once it is built. A query that
-   * needs the index before then finishes it at once.
-   */
-  indexStep(): boolean;
 }
 
 /** Everything ranking weighs, for measurement (scripts/body-rank-experiment.mjs); RANK_TUNING is the measured choice. */
@@ -319,10 +312,9 @@ interface Weighted {
 /** What a query is scored against, kept as long as the ranker. */
 interface Bm25Index {
   names: readonly string[];
-  /** Sorted: term id = position. */
-  terms: readonly string[];
   vocabulary: Vocabulary;
-  postings: PackedPostings;
+  postings: Postings;
+  /** Each term's IDF by id (a scanned index's grows as it learns terms: see TermScan). */
   idf: Float64Array;
   /** The least a query's evidence counts for (see the score scale in this module's header). */
   evidenceFloor: number;
@@ -333,13 +325,19 @@ interface Bm25Index {
   expanded?: Float32Array;
 }
 
+/** A whole index's terms (sorted: term id = position) and postings: what buildIndex makes and a prebuilt index stores. */
+interface BuiltIndex {
+  terms: readonly string[];
+  postings: PackedPostings;
+}
+
 /**
- * A ranker over `entries` (read when the index is built: do not change them
- * afterwards). The first query is answered without the whole index, by an
- * index over its own words (queryIndex), with the same results: a cold start
- * then does not pay for building it (at 2,000 real-shaped skills, about a
- * tenth of the first request). The index is built by `indexStep`, off the
- * request path (src/source/body-indexer.ts), or by the next query.
+ * A ranker over `entries` (read by queries: do not change them afterwards).
+ * Nothing is tokenised up front: the ranker measures each field's length,
+ * and a query finds the postings of its terms it has not met before by
+ * reading only the entries that may hold them (TermScan), which are then
+ * kept. The answers are those of a whole index built at once, bit for bit
+ * (a prebuilt index's: `buildRankerData`).
  */
 export function createRanker(entries: ReadonlyArray<RankEntry>, instructions?: ReadonlyArray<string | undefined>): BodyAwareRanker {
   return createTunedRanker(entries, RANK_TUNING, instructions);
@@ -357,7 +355,8 @@ export function createTunedRanker(
   instructions?: ReadonlyArray<string | undefined>,
   resources?: ReadonlyArray<readonly string[] | undefined>,
 ): BodyAwareRanker {
-  const ranker = new LazyRanker(entries.slice(), tuning);
+  const scan = new TermScan(entries.slice(), tuning.fields);
+  const ranker = new Bm25Ranker(scan.index, tuning, scan);
   if (instructions) {
     const collector = ranker.bodyCollector();
     instructions.forEach((text, doc) => {
@@ -368,8 +367,8 @@ export function createTunedRanker(
   return bodyAware(ranker, entries.length);
 }
 
-/** The public face of a LazyRanker. */
-function bodyAware(ranker: LazyRanker, size: number): BodyAwareRanker {
+/** The public face of a Bm25Ranker. */
+function bodyAware(ranker: Bm25Ranker, size: number): BodyAwareRanker {
   return {
     rank: (query, limit) => ranker.rank(query, limit),
     size,
@@ -385,38 +384,24 @@ function bodyAware(ranker: LazyRanker, size: number): BodyAwareRanker {
     bodyCollector: () => ranker.bodyCollector(),
     useBodies: (index) => ranker.useBodies(index),
     instructionsHold: (name, terms) => ranker.instructionsHold(name, terms),
-    get indexed() {
-      return ranker.indexed;
-    },
-    indexStep: () => ranker.indexStep(),
   };
 }
 
-class LazyRanker {
-  private index: Bm25Index | undefined;
-  /** The index's build under way (indexStep), if any. */
-  private building: Generator<void, Bm25Index, void> | undefined;
-  /** Only the first query may skip the build: later ones would each pay the search. */
-  private searched = false;
+class Bm25Ranker {
   body: BodyIndex | undefined;
   version = 0;
   private readonly size: number;
-  /** Entry names in order (the entries themselves are dropped once the index is built). */
+  /** Entry names in order. */
   private readonly names: readonly string[];
 
-  /** `prebuilt`: the index over these entries, already built (rankerFromData); `entries` may then be names only. */
+  /** `scan`: how a ranker built from a scan finds the postings of terms it has not met (its `index`); none for a prebuilt index, which holds them all. */
   constructor(
-    private entries: ReadonlyArray<RankEntry>,
+    private readonly index: Bm25Index,
     private readonly tuning: Readonly<RankTuning>,
-    prebuilt?: Bm25Index,
+    private readonly scan?: TermScan,
   ) {
-    // A prebuilt index holds the names already: rankerFromData gives no entries.
-    this.names = prebuilt ? prebuilt.names : entries.map((entry) => entry.name);
+    this.names = index.names;
     this.size = this.names.length;
-    if (prebuilt) {
-      this.index = prebuilt;
-      this.entries = [];
-    }
   }
 
   instructionsHold(name: string, terms: readonly string[]): string[] {
@@ -441,68 +426,19 @@ class LazyRanker {
     this.version++;
   }
 
-  get indexed(): boolean {
-    return this.index !== undefined;
-  }
-
-  indexStep(): boolean {
-    if (this.index !== undefined) return true;
-    this.building ??= indexBuild(this.entries, this.tuning.fields);
-    const step = this.building.next();
-    if (!step.done) return false;
-    this.useIndex(step.value);
-    return true;
-  }
-
   rank(query: string, limit: number | undefined): RankResult[] {
     const plan = queryWords(query, this.tuning.expansionWeight > 0);
     if (plan.length === 0) return [];
-    if (this.index === undefined) {
-      const first = !this.searched;
-      this.searched = true;
-      // With the instructions indexed, a word only an instruction uses is a match: the query index does not know them.
-      const byQuery =
-        first && this.body === undefined && this.building === undefined
-          ? queryIndex(this.entries, this.tuning.fields, planTerms(plan))
-          : undefined;
-      if (byQuery) return rankTerms(byQuery, undefined, this.tuning, plan, limit);
-    }
-    return rankTerms(this.built(), this.body, this.tuning, plan, limit);
-  }
-
-  /** The whole index, its build finished now if it is not yet. */
-  private built(): Bm25Index {
-    while (this.index === undefined) this.indexStep();
-    return this.index;
-  }
-
-  private useIndex(index: Bm25Index): void {
-    this.index = index;
-    this.building = undefined;
-    // Only the packed index stays: the entries belong to the caller.
-    this.entries = [];
+    this.scan?.learn(planTerms(plan));
+    return rankTerms(this.index, this.body, this.tuning, plan, limit);
   }
 }
 
-/** Entries tokenised per step of `indexBuild`: about a millisecond's work, warm. */
-export const INDEX_STEP = 256;
-
-function buildIndex(entries: ReadonlyArray<RankEntry>, weights: readonly number[]): Bm25Index {
-  const steps = indexBuild(entries, weights);
-  for (;;) {
-    const step = steps.next();
-    if (step.done) return step.value;
-  }
-}
-
-/** buildIndex in steps: INDEX_STEP entries' words at a time, then the weighing, then the packing. */
-function* indexBuild(entries: ReadonlyArray<RankEntry>, weights: readonly number[]): Generator<void, Bm25Index, void> {
-  const names = entries.map((entry) => entry.name);
-  const tokenized = yield* tokenizeEntries(entries);
-  // Each pass's result is dropped when the next returns: only the packed index stays with `rank`.
-  const weighted = weighTerms(tokenized, weights);
-  yield;
-  return packIndex(names, weighted);
+/** The whole index over `entries` at once, every entry's words tokenised: what a prebuilt index stores (buildRankerData). */
+function buildIndex(entries: ReadonlyArray<RankEntry>, weights: readonly number[]): BuiltIndex {
+  const tokenized = tokenizeEntries(entries);
+  // Each pass's result is dropped when the next returns.
+  return packIndex(entries.length, weighTerms(tokenized, weights));
 }
 
 /** A word of the lexicon's right-hand side, as the ranker counts it. */
@@ -621,73 +557,99 @@ function planTerms(plan: readonly QueryWord[]): string[] {
 }
 
 /**
- * The first query's index, over its own terms only: what ranking the query
- * against the whole index gives, bit for bit (the same field lengths and
- * averages, the same tf sums in the same order, the same packed weights, the
- * same IDFs), without tokenising every entry. Field lengths are characters
- * (writeFieldLengths), and only entries that may hold a query term are read,
- * of their words only those that start as a query term does: a first request
- * that matches skills then costs about what one that matches none costs.
- * Undefined when more than a quarter of the entries hold a query term:
- * building the whole index costs about as much, and later queries need it.
+ * A ranker's index built from a scan. Up front only each field's length
+ * (characters: no entry's words are read) and their averages; a term's
+ * postings are found when a query first has it, reading only the entries
+ * that may hold one of the query's new terms (mayHoldTerms), of their words
+ * only those that start as such a term does, and kept (GrowingPostings).
+ * The postings are the whole index's (tokenizeEntries, weighTerms,
+ * packPostings), bit for bit: the same field lengths and averages, the same
+ * tf sums in the same order, the same packing, the same IDFs (tested). A
+ * whole index built at once cost a fresh process four to five times
+ * what the lengths do at 2,000 skills, and most of its terms are never
+ * asked for (docs/performance.md).
  */
-function queryIndex(entries: ReadonlyArray<RankEntry>, weights: readonly number[], terms: readonly string[]): Bm25Index | undefined {
-  const count = entries.length;
-  const names = entries.map((entry) => entry.name);
-  const mayHave = mayHoldTerms(terms);
-  const first = entries.findIndex(mayHave.entry);
-  if (first === -1) return indexOf(names, [], new PackedPostings(new Int32Array(1), new Uint16Array(0), new Uint16Array(0)));
-  const fieldCount = FIELDS.length;
-  const lengths = new Int32Array(count * fieldCount);
-  const slot = new Map(terms.map((term, i) => [term, i]));
-  // Entries holding a query term, and how often each field holds each (field-major: f * terms + i).
-  const holders: Array<{ doc: number; occurrences: Int32Array }> = [];
-  for (let e = 0; e < count; e++) {
-    const entry = entries[e] as RankEntry;
-    const texts = fieldTexts(entry);
-    writeFieldLengths(texts, lengths, e * fieldCount);
-    if (e < first || (e > first && !mayHave.entry(entry))) continue;
-    let occurrences: Int32Array | undefined;
-    for (let f = 0; f < fieldCount; f++) {
-      const text = texts[f] ?? '';
-      if (text === '') continue;
-      for (const word of mayHave.words(text.toLowerCase())) {
-        const i = slot.get(termOf(word) ?? '');
-        if (i === undefined) continue;
-        occurrences ??= new Int32Array(fieldCount * terms.length);
-        occurrences[f * terms.length + i] = (occurrences[f * terms.length + i] ?? 0) + 1;
-      }
-    }
-    if (occurrences && holders.push({ doc: e, occurrences }) > count / 4) return undefined;
-  }
-  const averageLength = averageLengths(lengths, count);
+class TermScan {
+  readonly index: Bm25Index;
+  private readonly postings: GrowingPostings;
+  /** Field f of entry e is lengths[e * FIELDS.length + f] characters long. */
+  private readonly lengths: Int32Array;
+  private readonly averageLength: Float64Array;
+  /** 1 where an entry's texts can be searched as they are (`caseless`), lowercased when 0. */
+  private readonly caseless: Uint8Array;
 
-  // Postings of the query's terms, doc by doc as weighTerms makes them: a field's norm added once per occurrence.
-  const tf = new Float64Array(terms.length);
-  const list: { term: number[]; doc: number[]; weight: number[] } = { term: [], doc: [], weight: [] };
-  const frequency = new Int32Array(terms.length);
-  for (const { doc, occurrences } of holders) {
-    for (let f = 0; f < fieldCount; f++) {
-      const norm = fieldNorm(weights, f, lengths[doc * fieldCount + f] ?? 0, averageLength);
-      for (let i = 0; i < terms.length; i++) {
-        for (let n = occurrences[f * terms.length + i] ?? 0; n > 0; n--) tf[i] = (tf[i] ?? 0) + norm;
+  constructor(
+    private readonly entries: ReadonlyArray<RankEntry>,
+    private readonly weights: readonly number[],
+  ) {
+    const count = entries.length;
+    const fieldCount = FIELDS.length;
+    this.lengths = new Int32Array(count * fieldCount);
+    this.caseless = new Uint8Array(count);
+    for (let e = 0; e < count; e++) {
+      const entry = entries[e] as RankEntry;
+      writeFieldLengths(fieldTexts(entry), this.lengths, e * fieldCount);
+      this.caseless[e] = caseless(entry) ? 1 : 0;
+    }
+    this.averageLength = averageLengths(this.lengths, count);
+    this.postings = new GrowingPostings(count, (frequency) => idfOf(frequency, count));
+    this.index = indexOf(
+      entries.map((entry) => entry.name),
+      this.postings,
+      this.postings,
+      this.postings.idf,
+    );
+  }
+
+  /** Finds and keeps the postings of those of `terms` whose postings are not known yet. */
+  learn(terms: readonly string[]): void {
+    const unknown = [...new Set(terms.filter((term) => !this.postings.knows(term)))];
+    if (unknown.length === 0) return;
+    const { entries, weights, lengths, averageLength, caseless } = this;
+    const fieldCount = FIELDS.length;
+    const mayHave = mayHoldTerms(unknown);
+    const slot = new Map(unknown.map((term, i) => [term, i]));
+    const docs: number[][] = unknown.map(() => []);
+    const saturated: number[][] = unknown.map(() => []);
+    // One entry's occurrences of each term, field by field (field-major: f * terms + i), and its tf per term.
+    const occurrences = new Int32Array(fieldCount * unknown.length);
+    const tf = new Float64Array(unknown.length);
+    for (let e = 0; e < entries.length; e++) {
+      const entry = entries[e] as RankEntry;
+      if (!mayHave.entry(entry, caseless[e] === 1)) continue;
+      const texts = fieldTexts(entry);
+      let found = false;
+      for (let f = 0; f < fieldCount; f++) {
+        const text = texts[f] ?? '';
+        if (text === '') continue;
+        for (const word of mayHave.words(text.toLowerCase())) {
+          const i = slot.get(termOf(word) ?? '');
+          if (i === undefined) continue;
+          occurrences[f * unknown.length + i] = (occurrences[f * unknown.length + i] ?? 0) + 1;
+          found = true;
+        }
+      }
+      if (!found) continue;
+      // As weighTerms sums a doc's tf: a field's norm added once per occurrence, field by field.
+      for (let f = 0; f < fieldCount; f++) {
+        const norm = fieldNorm(weights, f, lengths[e * fieldCount + f] ?? 0, averageLength);
+        for (let i = 0; i < unknown.length; i++) {
+          for (let n = occurrences[f * unknown.length + i] ?? 0; n > 0; n--) tf[i] = (tf[i] ?? 0) + norm;
+          occurrences[f * unknown.length + i] = 0;
+        }
+      }
+      for (let i = 0; i < unknown.length; i++) {
+        const value = tf[i] ?? 0;
+        if (value === 0) continue;
+        docs[i]?.push(e);
+        saturated[i]?.push(value / (value + K1));
+        tf[i] = 0;
       }
     }
-    for (let i = 0; i < terms.length; i++) {
-      const value = tf[i] ?? 0;
-      if (value === 0) continue;
-      list.term.push(i);
-      list.doc.push(doc);
-      list.weight.push(value / (value + K1));
-      frequency[i] = (frequency[i] ?? 0) + 1;
-      tf[i] = 0;
-    }
+    unknown.forEach((term, i) => this.postings.add(term, docs[i] ?? [], saturated[i] ?? []));
+    // The IDFs' array is replaced as it grows.
+    this.index.idf = this.postings.idf;
   }
-  // The vocabulary: the query's terms some entry holds (a term no entry holds adds no evidence), sorted.
-  const held = terms.filter((_, i) => (frequency[i] ?? 0) > 0).sort();
-  const id = terms.map((term) => held.indexOf(term));
-  list.term = list.term.map((i) => id[i] ?? 0);
-  return indexOf(names, held, packPostings(held.length, count, list));
 }
 
 /**
@@ -695,10 +657,14 @@ function queryIndex(entries: ReadonlyArray<RankEntry>, weights: readonly number[
  * term is its word less a suffix, or with "ies" made "y" (see `stem`), so a
  * word giving term t starts with t, or with t less its final "y": looked for
  * with regular expressions at word starts, no per-word work. `entry` is
- * false for an entry without such a word; `words` gives the words of a
- * lowercased text that start so (those to look up), as tokenize splits them.
+ * false for an entry without such a word (`caseless`: as the function
+ * `caseless` tells of it); `words` gives the words of a lowercased text
+ * that start so (those to look up), as tokenize splits them.
  */
-function mayHoldTerms(terms: readonly string[]): { entry: (entry: RankEntry) => boolean; words: (lower: string) => string[] } {
+function mayHoldTerms(terms: readonly string[]): {
+  entry: (entry: RankEntry, caseless: boolean) => boolean;
+  words: (lower: string) => string[];
+} {
   // Terms are letters and digits only: nothing to escape.
   const starts = terms.map((term) => (term.endsWith('y') ? term.slice(0, -1) : term)).join('|');
   const atWordStart = new RegExp(`(?<![\\p{L}\\p{N}])(?:${starts})`, 'u');
@@ -709,22 +675,53 @@ function mayHoldTerms(terms: readonly string[]): { entry: (entry: RankEntry) => 
   const unicodeWordsOf = new RegExp(`(?<![\\p{L}\\p{N}])(?:${starts})[\\p{L}\\p{N}]*`, 'gu');
   // Lowercasing a sigma depends on what is around it, so a piece of a text may lowercase otherwise.
   const sigma = /[σς]/u.test(starts);
-  const text = (lower: string): boolean => anywhere.test(lower) && atWordStart.test(lower);
+  // Terms of ASCII letters and digits are searched for in a text as it is, any case: no lowercased copy of
+  // every text (at 20,000 skills, most of a scan's time). Exact for a text without LOWERCASES_TO_ASCII.
+  const asciiTerms = /^[a-z0-9|]*$/.test(starts);
+  const anywhereAnyCase = new RegExp(starts, 'i');
+  const atWordStartAnyCase = new RegExp(`(?<![\\p{L}\\p{N}])(?:${starts})`, 'iu');
+  /** Whether `text` holds a term at a word start, once lowercased; `anyCase`: searched as it is (asciiTerms, and no LOWERCASES_TO_ASCII in it). */
+  const holds = (text: string, anyCase: boolean): boolean => {
+    if (anyCase) return anywhereAnyCase.test(text) && atWordStartAnyCase.test(text);
+    const lower = text.toLowerCase();
+    return anywhere.test(lower) && atWordStart.test(lower);
+  };
   return {
     words: (lower) => lower.match(unicodeWords(lower) ? unicodeWordsOf : asciiWords) ?? [],
-    entry(entry) {
-      if (text(entry.name.toLowerCase())) return true;
-      if (entry.tags && text(entry.tags.join(' ').toLowerCase())) return true;
-      const description = entry.description.toLowerCase();
-      if (text(description)) return true;
+    entry(entry, caseless) {
+      const anyCase = asciiTerms && caseless;
+      if (holds(entry.name, anyCase)) return true;
+      if (entry.tags && holds(entry.tags.join(' '), anyCase)) return true;
+      const { description } = entry;
+      const lower = anyCase ? description : description.toLowerCase();
+      // Searched once: most descriptions hold no term at all.
+      const somewhere = anyCase ? anywhereAnyCase.test(description) : anywhere.test(lower);
+      if (somewhere && (anyCase ? atWordStartAnyCase : atWordStart).test(lower)) return true;
       // "Use when" clauses are pieces of the description: what it does not hold at all, they do not.
-      return (sigma || anywhere.test(description)) && text(whenClauses(entry.description).toLowerCase());
+      return (sigma || somewhere) && holds(whenClauses(description), anyCase);
     },
   };
 }
 
+/** Whether the texts of `entry` can be searched in any case, not lowercased (mayHoldTerms): none holds a letter of LOWERCASES_TO_ASCII. */
+function caseless(entry: RankEntry): boolean {
+  return (
+    !LOWERCASES_TO_ASCII.test(entry.name) &&
+    !LOWERCASES_TO_ASCII.test(entry.description) &&
+    !(entry.tags ?? []).some((tag) => LOWERCASES_TO_ASCII.test(tag))
+  );
+}
+
+/**
+ * The letters outside ASCII whose lowercase holds an ASCII letter (İ, the
+ * Kelvin sign): a text with one is lowercased before it is searched. No
+ * other letter's lowercase does, and lowercasing keeps what is a letter or
+ * digit (checked over every code point).
+ */
+const LOWERCASES_TO_ASCII = /[\u0130\u212a]/;
+
 /** Pass 1: term ids per field, and the field lengths BM25 normalises by. */
-function* tokenizeEntries(entries: ReadonlyArray<RankEntry>): Generator<void, Tokenized, void> {
+function tokenizeEntries(entries: ReadonlyArray<RankEntry>): Tokenized {
   const table = new TermTable();
   const ids = new Int32List();
   const fieldCount = FIELDS.length;
@@ -737,7 +734,6 @@ function* tokenizeEntries(entries: ReadonlyArray<RankEntry>): Generator<void, To
       table.append(texts[f] ?? '', ids);
       bounds[e * fieldCount + f + 1] = ids.length;
     }
-    if (e % INDEX_STEP === INDEX_STEP - 1) yield;
   }
   return { table, ids, bounds, lengths, averageLength: averageLengths(lengths, entries.length) };
 }
@@ -785,29 +781,33 @@ function weighTerms({ table, ids, bounds, lengths, averageLength }: Tokenized, w
   };
 }
 
-/** Pass 3: terms numbered in sorted order, postings packed by term (src/base/compact.ts), and each term's IDF. */
-function packIndex(names: readonly string[], { ids, postings }: Weighted): Bm25Index {
+/** Pass 3: terms numbered in sorted order, postings packed by term (src/base/compact.ts). */
+function packIndex(count: number, { ids, postings }: Weighted): BuiltIndex {
   const { terms, renumbered } = sortedVocabulary(ids);
   const term = postings.term;
   for (let i = 0; i < term.length; i++) term[i] = renumbered[term[i] ?? 0] ?? 0;
-  return indexOf(names, terms, packPostings(terms.length, names.length, postings));
+  return { terms, postings: packPostings(terms.length, count, postings) };
 }
 
-/** The index over packed postings: each term's IDF, the evidence floor, and the buffers queries reuse. */
-function indexOf(names: readonly string[], terms: readonly string[], postings: PackedPostings): Bm25Index {
+/** The index queries are scored against over these postings: the evidence floor, and the buffers queries reuse. */
+function indexOf(names: readonly string[], vocabulary: Vocabulary, postings: Postings, idf: Float64Array): Bm25Index {
   const count = names.length;
-  const idf = new Float64Array(terms.length);
-  for (let id = 0; id < terms.length; id++) idf[id] = idfOf(postings.end(id) - postings.start(id), count);
   return {
     names,
-    terms,
-    vocabulary: vocabularyOf(terms),
+    vocabulary,
     postings,
     idf,
     evidenceFloor: EVIDENCE_FLOOR * idfOf(1, count),
     scores: new Float64Array(count),
     touched: new Int32Array(count),
   };
+}
+
+/** Each term's IDF over packed postings of `count` docs. */
+function idfsOf(postings: Postings, terms: number, count: number): Float64Array {
+  const idf = new Float64Array(terms);
+  for (let id = 0; id < terms; id++) idf[id] = idfOf(postings.end(id) - postings.start(id), count);
+  return idf;
 }
 
 function rankTerms(
@@ -1023,9 +1023,9 @@ export interface RankerData {
 
 /** Build the ranker's index over `entries` now, as data (the prebuilt index stores it). */
 export function buildRankerData(entries: ReadonlyArray<RankEntry>): RankerData {
-  const index = buildIndex(entries, RANK_TUNING.fields);
-  const { offsets, docs, weights } = index.postings;
-  return { scheme: RANKER_SCHEME, count: entries.length, terms: index.terms, offsets, docs, weights };
+  const { terms, postings } = buildIndex(entries, RANK_TUNING.fields);
+  const { offsets, docs, weights } = postings;
+  return { scheme: RANKER_SCHEME, count: entries.length, terms, offsets, docs, weights };
 }
 
 /**
@@ -1062,8 +1062,9 @@ export function rankerDataProblem(data: RankerData): string | undefined {
  * over them does, without tokenising them again.
  */
 export function rankerFromData(names: readonly string[], data: RankerData): BodyAwareRanker {
-  const index = indexOf(names, data.terms, new PackedPostings(data.offsets, data.docs, data.weights));
-  const ranker = new LazyRanker([], RANK_TUNING, index);
+  const postings = new PackedPostings(data.offsets, data.docs, data.weights);
+  const index = indexOf(names, vocabularyOf(data.terms), postings, idfsOf(postings, data.terms.length, names.length));
+  const ranker = new Bm25Ranker(index, RANK_TUNING);
   if (data.body && data.body.size === names.length) ranker.useBodies(data.body);
   return bodyAware(ranker, names.length);
 }

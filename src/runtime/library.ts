@@ -6,7 +6,6 @@
  */
 import { isModelInvocable } from '../run/activation.js';
 import { bodiesOfPart, indexBodies, indexedAlready, type BodyIndexing } from '../source/body-indexer.js';
-import { buildRankerIndex, type RankerBuild } from '../source/ranker-build.js';
 import type { PrebuiltRankerData } from '../source/prebuilt-index.js';
 import { BACKGROUND_DEFAULTS } from '../config/defaults.js';
 import { catalogEntries, createCatalog, type Catalog, type CatalogMode } from '../catalog/catalog.js';
@@ -20,9 +19,9 @@ import { visibilityKey, withoutSkills } from '../config/visibility.js';
 
 /**
  * Distinct visible sets kept per index (most recently used first). Each holds
- * its own catalog and, once a request needs it, its own ranker (about 65 ms to
- * build at 2,000 skills): a server whose users fall into a few groups builds
- * each group's once.
+ * its own catalog and, once a request needs it, its own ranker (whose
+ * postings grow with the terms queries ask for): a server whose users fall
+ * into a few groups keeps each group's.
  */
 export const KEPT_VISIBLE_SETS = 16;
 
@@ -41,8 +40,6 @@ export interface Library {
   indexRanker: () => BodyAwareRanker;
   /** Reading the instructions for the ranker, in the background (undefined with `rankInstructions: false`). */
   bodies: BodyIndexing | undefined;
-  /** Building the ranker's index in the background where `bodies` does not (from the ranker's first use). */
-  readonly rankerBuild: () => RankerBuild | undefined;
   /** Whether runs on this index get find_skills: the catalog names it exactly when it needs it (fixed per index, not per query). */
   search: boolean;
   /** The `always` names this index has, and those it has not (warned about once per index). */
@@ -65,29 +62,12 @@ export interface Library {
  * skills, used instead of building one. `whole`: the library of the index
  * `index` is a visible part of, whose reading of the instructions it shares.
  */
-export function libraryOf(
-  index: SkillIndex,
-  options: ResolvedOptions,
-  prebuilt?: PrebuiltRankerData,
-  whole?: Library,
-  track: (build: RankerBuild) => void = () => undefined,
-): Library {
+export function libraryOf(index: SkillIndex, options: ResolvedOptions, prebuilt?: PrebuiltRankerData, whole?: Library): Library {
   const modelIndex = narrowIndex(index, (entry) => isModelInvocable(entry.metadata));
   // With `rankInstructions: false`, instructions' terms an index holds are not used either.
   const ranking = new SkillRanker(modelIndex.skills);
   if (prebuilt) ranking.seed(options.rankInstructions ? prebuilt : withoutInstructions(prebuilt));
-  // The instructions' reading builds the ranker's index before it reads; where none runs, a build of its own
-  // starts at the ranker's first use (only what ranks uses it), so the second ranked request does not wait for it.
-  let readingBuildsIndex = false;
-  let rankerBuild: RankerBuild | undefined;
-  const ranker = (): BodyAwareRanker => {
-    const built = ranking.get();
-    if (!rankerBuild && !readingBuildsIndex && !built.indexed) {
-      rankerBuild = buildRankerIndex(built, BACKGROUND_DEFAULTS.instructionsIndexDelayMs);
-      track(rankerBuild);
-    }
-    return built;
-  };
+  const ranker = (): BodyAwareRanker => ranking.get();
   const catalog = createCatalog(catalogEntries(modelIndex.skills), {
     budget: options.catalogBudget,
     ranker,
@@ -118,7 +98,6 @@ export function libraryOf(
             delayMs: BACKGROUND_DEFAULTS.instructionsIndexDelayMs,
           })
         : undefined;
-  readingBuildsIndex = whole === undefined && !fromIndex && bodies !== undefined;
   const indexRanking = modelIndex === index ? undefined : new SkillRanker(index.skills);
   return {
     index,
@@ -126,7 +105,6 @@ export function libraryOf(
     ranker,
     indexRanker: indexRanking ? () => indexRanking.get() : ranker,
     bodies,
-    rankerBuild: () => rankerBuild,
     catalog,
     search: (options.findSkills ?? catalog.needsSearch) && modelIndex.skills.length > 0,
     always: options.always.filter((name) => index.get(name) !== undefined),
@@ -165,8 +143,6 @@ export class Libraries {
   private latest: Library | undefined;
   /** The whole index of each part `visiblePart` made. */
   private readonly wholeOf = new WeakMap<SkillIndex, SkillIndex>();
-  /** Rankers' index builds under way in the background (libraryOf starts them; done ones leave). */
-  private readonly rankerBuilds = new Set<RankerBuild>();
 
   /** `rankerDataOf`: the ranker a prebuilt index held for an index (SkillSource.rankerDataOf). */
   constructor(
@@ -179,18 +155,12 @@ export class Libraries {
     if (!library) {
       const whole = this.wholeOf.get(index);
       // A visible part shares the whole index's reading of the instructions; only a new whole index replaces it.
-      const track = (build: RankerBuild): void => {
-        this.rankerBuilds.add(build);
-        void build.done.then(() => this.rankerBuilds.delete(build));
-      };
       library = whole
-        ? libraryOf(index, this.options, undefined, this.of(whole), track)
-        : libraryOf(index, this.options, this.rankerDataOf(index), undefined, track);
+        ? libraryOf(index, this.options, undefined, this.of(whole))
+        : libraryOf(index, this.options, this.rankerDataOf(index));
       this.byIndex.set(index, library);
       if (!whole) {
         this.latest?.bodies?.stop();
-        // Rankers of the old index and its visible parts: a new library's have not started yet.
-        this.stopRankerBuilds();
         this.latest = library;
       }
     }
@@ -219,15 +189,9 @@ export class Libraries {
     return part;
   }
 
-  /** Stops reading the instructions and building rankers in the background (the middleware was closed): ranking stays as it is. */
+  /** Stops reading the instructions in the background (the middleware was closed): ranking stays as it is. */
   close(): void {
     this.latest?.bodies?.stop();
-    this.stopRankerBuilds();
-  }
-
-  private stopRankerBuilds(): void {
-    for (const build of this.rankerBuilds) build.stop();
-    this.rankerBuilds.clear();
   }
 
   /** Resolves when the newest index's instructions are ranked, starting their reading now if it waits (nothing to wait for before a first request). */

@@ -1,8 +1,6 @@
 /**
  * Indexes what each skill's instructions say, off the request path: after
- * an index's first request, the ranker's index over names, tags and
- * descriptions is finished a step at a time (a first query is answered
- * without it), then the SKILL.md bodies are read a few at a time,
+ * an index's first request, the SKILL.md bodies are read a few at a time,
  * each turned into its bounded terms as it arrives (src/catalog/body-terms.ts), and
  * when every body is in, the ranker starts reading them (one swap). Until
  * then ranking reads names, tags and descriptions only, as before.
@@ -87,12 +85,6 @@ export function indexBodies(input: BodyIndexingInput): BodyIndexing {
 
   async function run(): Promise<void> {
     const ranker = input.ranker();
-    // First the ranker's own index, which a first query does without (src/catalog/rank.ts): built
-    // here a step at a time, no request after the first pays for it.
-    while (!ranker.indexStep()) {
-      await pause();
-      if (stopped) return;
-    }
     const collector = ranker.bodyCollector();
     const { skills } = input;
     const result: BodyIndexingOutcome = { from: 'files', read: 0, skipped: 0, examples: [] };

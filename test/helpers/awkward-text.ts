@@ -13,6 +13,9 @@ export const awkwardCharacter = fc.constantFrom(
   'É',
   'ß',
   'İ',
+  // The Kelvin sign lowercases to "k"; the long s is an "s" only to case-insensitive matching.
+  '\u212a',
+  'ſ',
   'Σ',
   'ς',
   ' ',

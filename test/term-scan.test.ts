@@ -1,0 +1,187 @@
+/**
+ * A ranker built from a scan tokenises nothing up front (src/catalog/rank.ts,
+ * TermScan): it measures field lengths in characters, and finds a term's
+ * postings when a query first has it, reading only the entries that may hold
+ * it. Every answer must be the whole index's (a prebuilt index's), bit for
+ * bit, whatever queries came before; on random libraries and on the shared
+ * corpus. Reads are counted, not timed: a term is looked for once.
+ */
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import fc from 'fast-check';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { ABSENT_LIMIT, GrowingPostings, packPostings, WEIGHT_SCALE } from '../src/base/compact.js';
+import { catalogEntries } from '../src/catalog/catalog.js';
+import { buildRankerData, createRanker, rankerFromData, type RankEntry } from '../src/catalog/rank.js';
+import { discoverSkills } from '../src/discover/discover.js';
+import { loadRequests } from './relevance/body-set/set.mjs';
+import { QUERIES } from './relevance/queries.mjs';
+import { awkwardText, awkwardWord } from './helpers/awkward-text.js';
+
+const CORPUS = join(import.meta.dirname, '..', '..', 'shared', 'corpus', 'skills');
+const hasCorpus = existsSync(CORPUS);
+if (!hasCorpus) console.warn('term-scan: ../shared/corpus not found; the corpus comparisons are skipped');
+
+/** A ranker over the whole index of `entries`, built at once: what a prebuilt index holds. */
+function wholeIndexRanker(entries: readonly RankEntry[]) {
+  return rankerFromData(
+    entries.map((entry) => entry.name),
+    buildRankerData(entries),
+  );
+}
+
+/** `entries` whose descriptions count their reads in `reads.count`. */
+function counted(entries: readonly RankEntry[]): { entries: RankEntry[]; reads: { count: number } } {
+  const reads = { count: 0 };
+  const wrapped = entries.map((entry) => ({
+    name: entry.name,
+    ...(entry.tags ? { tags: entry.tags } : {}),
+    get description() {
+      reads.count++;
+      return entry.description;
+    },
+  }));
+  return { entries: wrapped, reads };
+}
+
+const word = awkwardWord;
+const text = awkwardText(14);
+
+describe('a ranker built from a scan', () => {
+  // Entries no query word is in: a few random entries among them are then all a query reads words of.
+  const fillers = Array.from({ length: 30 }, (_, i) => ({
+    name: `filler-${i}`,
+    description: `Lorem ipsum dolor ${i} sit amet, consectetur.`,
+  }));
+  const entry = fc.record({
+    name: fc.constantFrom('a', 'b-c', 'pdf-tools', 'policy', '\u212aube', 'İnvoice'),
+    description: text,
+    tags: fc.option(fc.array(word, { maxLength: 3 }), { nil: undefined }),
+  });
+  const query = fc.array(word, { minLength: 1, maxLength: 4 }).map((words) => words.join(' '));
+
+  it('answers every query of a sequence as the whole index does (property)', () => {
+    fc.assert(
+      fc.property(
+        fc.array(entry, { maxLength: 7 }),
+        fc.nat(30),
+        fc.array(query, { minLength: 1, maxLength: 4 }),
+        fc.option(fc.integer({ min: 1, max: 5 }), { nil: undefined }),
+        (random, at, queries, limit) => {
+          const entries = [...fillers.slice(0, at), ...random, ...fillers.slice(at)];
+          const scanned = createRanker(entries);
+          const whole = wholeIndexRanker(entries);
+          // Twice over: the second time every term is known.
+          for (const q of [...queries, ...queries]) expect(scanned.rank(q, limit), q).toEqual(whole.rank(q, limit));
+        },
+      ),
+      { numRuns: 1500 },
+    );
+  });
+
+  it('searches texts with the letters that lowercase to ASCII as the whole index does', () => {
+    const entries = [
+      { name: 'kelvin', description: 'Deploys apps to \u212aUBERNETES clusters.' },
+      { name: 'dotted', description: 'Reads İNVOICES and İnvoice scans.' },
+      { name: 'long-s', description: 'Reviews ſecurity of a PR.' },
+      { name: 'plain', description: 'Merges PDF files.' },
+    ];
+    const scanned = createRanker(entries);
+    const whole = wholeIndexRanker(entries);
+    for (const q of ['deploy to kubernetes', 'read invoices', 'nvoice', 'security review', 'merge pdf']) {
+      expect(scanned.rank(q), q).toEqual(whole.rank(q));
+    }
+    expect(scanned.rank('kubernetes').map((r) => r.name)).toEqual(['kelvin']);
+  });
+
+  it('reads the descriptions for a term once: a query of known terms reads none', () => {
+    const { entries, reads } = counted(fillers);
+    const ranker = createRanker(entries);
+    /** The descriptions `query` reads (and checks it is answered with `answered` skills). */
+    const readsOf = (query: string, answered: number): number => {
+      const before = reads.count;
+      expect(ranker.rank(query, 3), query).toHaveLength(answered);
+      return reads.count - before;
+    };
+    // Up front, the field lengths: every description.
+    expect(reads.count).toBeGreaterThanOrEqual(fillers.length);
+    expect(readsOf('lorem', 3)).toBeGreaterThanOrEqual(fillers.length);
+    expect(readsOf('lorem', 3)).toBe(0);
+    // A term no entry holds is remembered as such.
+    expect(readsOf('hello', 0)).toBeGreaterThanOrEqual(fillers.length);
+    expect(readsOf('hello', 0)).toBe(0);
+    expect(readsOf('hello lorem', 3)).toBe(0);
+    expect(readsOf('dolor ipsum', 3)).toBeGreaterThanOrEqual(fillers.length);
+  });
+
+  describe.skipIf(!hasCorpus)('on the shared corpus', () => {
+    let entries: RankEntry[];
+    beforeAll(async () => {
+      entries = catalogEntries((await discoverSkills({ directories: [CORPUS] })).skills);
+    });
+
+    it('answers every labelled request as the whole index does, one ranker for all of them and a fresh one for each', () => {
+      const requests = [...QUERIES.map((q) => q.query), ...loadRequests().map((r) => r.request), 'convert a pdf to markdown'];
+      const whole = wholeIndexRanker(entries);
+      const shared = createRanker(entries);
+      for (const request of requests) {
+        const expected = whole.rank(request);
+        expect(shared.rank(request), request).toEqual(expected);
+        expect(createRanker(entries).rank(request), request).toEqual(expected);
+      }
+    }, 60_000);
+  });
+});
+
+describe('GrowingPostings', () => {
+  const idf = (frequency: number): number => 1 / frequency;
+
+  it('reads a term as packPostings packs it: the same docs, the same rounded weights', () => {
+    const grown = new GrowingPostings(70_000, idf);
+    const docs = [[0, 3, 69_999], [5], [1, 2]];
+    const weights = [[0.5, 0.25, 1e-9], [0.999_99], [0.1, 0.7]];
+    ['pdf', 'merg', 'chess'].forEach((term, t) => grown.add(term, docs[t] ?? [], weights[t] ?? []));
+    const packed = packPostings(3, 70_000, {
+      term: docs.flatMap((list, t) => list.map(() => t)),
+      doc: docs.flat(),
+      weight: weights.flat(),
+    });
+    expect(grown.size).toBe(3);
+    for (let t = 0; t < 3; t++) {
+      expect(grown.end(t) - grown.start(t)).toBe(packed.end(t) - packed.start(t));
+      for (let i = 0; i < packed.end(t) - packed.start(t); i++) {
+        expect(grown.doc(grown.start(t) + i)).toBe(packed.doc(packed.start(t) + i));
+        expect(grown.weight(grown.start(t) + i)).toBe(packed.weight(packed.start(t) + i));
+      }
+      expect(grown.idf[t]).toBe(idf((docs[t] ?? []).length));
+    }
+    // The least weight stays above 0.
+    expect(grown.weight(2)).toBe(1 / WEIGHT_SCALE);
+    expect(grown.idOf('merg')).toBe(1);
+  });
+
+  it('grows past its first arrays, and a term added twice keeps its first postings', () => {
+    const grown = new GrowingPostings(10, idf);
+    for (let t = 0; t < 500; t++) grown.add(`t${t}`, [t % 10, 9], [0.5, 0.25]);
+    grown.add('t3', [0], [0.9]);
+    expect(grown.size).toBe(500);
+    const id = grown.idOf('t499') ?? -1;
+    expect([grown.doc(grown.start(id)), grown.doc(grown.end(id) - 1)]).toEqual([9, 9]);
+    const three = grown.idOf('t3') ?? -1;
+    expect(grown.end(three) - grown.start(three)).toBe(2);
+    expect(grown.idf[499]).toBe(0.5);
+  });
+
+  it('remembers terms no doc holds, up to ABSENT_LIMIT, then starts over', () => {
+    const grown = new GrowingPostings(10, idf);
+    grown.add('first', [], []);
+    expect(grown.knows('first')).toBe(true);
+    expect(grown.idOf('first')).toBeUndefined();
+    for (let t = 1; t < ABSENT_LIMIT; t++) grown.add(`absent-${t}`, [], []);
+    expect(grown.knows('first')).toBe(true);
+    grown.add('one-more', [], []);
+    expect(grown.knows('one-more')).toBe(true);
+    expect(grown.knows('first')).toBe(false);
+    expect(grown.size).toBe(0);
+  });
+});
