@@ -12,7 +12,7 @@ import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ABSENT_LIMIT, GrowingPostings, packPostings, WEIGHT_SCALE } from '../src/base/compact.js';
 import { catalogEntries } from '../src/catalog/catalog.js';
-import { buildRankerData, createRanker, rankerFromData, type RankEntry } from '../src/catalog/rank.js';
+import { buildRankerData, createRanker, rankerFromData, SCANS_BEFORE_WHOLE_INDEX, type RankEntry } from '../src/catalog/rank.js';
 import { discoverSkills } from '../src/discover/discover.js';
 import { loadRequests } from './relevance/body-set/set.mjs';
 import { QUERIES } from './relevance/queries.mjs';
@@ -65,7 +65,8 @@ describe('a ranker built from a scan', () => {
       fc.property(
         fc.array(entry, { maxLength: 7 }),
         fc.nat(30),
-        fc.array(query, { minLength: 1, maxLength: 4 }),
+        // Up to 12 queries: past SCANS_BEFORE_WHOLE_INDEX, the whole index answers.
+        fc.array(query, { minLength: 1, maxLength: 12 }),
         fc.option(fc.integer({ min: 1, max: 5 }), { nil: undefined }),
         (random, at, queries, limit) => {
           const entries = [...fillers.slice(0, at), ...random, ...fillers.slice(at)];
@@ -112,6 +113,24 @@ describe('a ranker built from a scan', () => {
     expect(readsOf('hello', 0)).toBe(0);
     expect(readsOf('hello lorem', 3)).toBe(0);
     expect(readsOf('dolor ipsum', 3)).toBeGreaterThanOrEqual(fillers.length);
+  });
+
+  it(`builds the whole index after ${SCANS_BEFORE_WHOLE_INDEX} scans; then no word is looked for`, () => {
+    const { entries, reads } = counted(fillers);
+    const ranker = createRanker(entries);
+    const whole = wholeIndexRanker(fillers);
+    const readsOf = (query: string): number => {
+      const before = reads.count;
+      expect(ranker.rank(query, 5), query).toEqual(whole.rank(query, 5));
+      return reads.count - before;
+    };
+    for (let scan = 0; scan < SCANS_BEFORE_WHOLE_INDEX; scan++) expect(readsOf(`word${scan} ${scan}`)).toBeGreaterThan(0);
+    // Known words still read nothing; the next new word builds the whole index: each description read once or twice.
+    expect(readsOf('word0 0')).toBe(0);
+    const build = readsOf('amet');
+    expect(build).toBeGreaterThanOrEqual(fillers.length);
+    expect(build).toBeLessThanOrEqual(2 * fillers.length);
+    for (const query of ['sit', 'never seen', 'lorem ipsum', 'consectetur 29']) expect(readsOf(query)).toBe(0);
   });
 
   describe.skipIf(!hasCorpus)('on the shared corpus', () => {

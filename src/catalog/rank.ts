@@ -355,8 +355,7 @@ export function createTunedRanker(
   instructions?: ReadonlyArray<string | undefined>,
   resources?: ReadonlyArray<readonly string[] | undefined>,
 ): BodyAwareRanker {
-  const scan = new TermScan(entries.slice(), tuning.fields);
-  const ranker = new Bm25Ranker(scan.index, tuning, scan);
+  const ranker = new Bm25Ranker(new TermScan(entries.slice(), tuning.fields), tuning);
   if (instructions) {
     const collector = ranker.bodyCollector();
     instructions.forEach((text, doc) => {
@@ -387,6 +386,14 @@ function bodyAware(ranker: Bm25Ranker, size: number): BodyAwareRanker {
   };
 }
 
+/** Where a ranker's index comes from: whole from the start (a prebuilt index), or found a term at a time (TermScan). */
+interface IndexSource {
+  /** The index as it is now (read it after `learn`). */
+  readonly index: Bm25Index;
+  /** Makes sure the postings of `terms` are in `index`. */
+  learn(terms: readonly string[]): void;
+}
+
 class Bm25Ranker {
   body: BodyIndex | undefined;
   version = 0;
@@ -394,13 +401,11 @@ class Bm25Ranker {
   /** Entry names in order. */
   private readonly names: readonly string[];
 
-  /** `scan`: how a ranker built from a scan finds the postings of terms it has not met (its `index`); none for a prebuilt index, which holds them all. */
   constructor(
-    private readonly index: Bm25Index,
+    private readonly source: IndexSource,
     private readonly tuning: Readonly<RankTuning>,
-    private readonly scan?: TermScan,
   ) {
-    this.names = index.names;
+    this.names = source.index.names;
     this.size = this.names.length;
   }
 
@@ -429,8 +434,8 @@ class Bm25Ranker {
   rank(query: string, limit: number | undefined): RankResult[] {
     const plan = queryWords(query, this.tuning.expansionWeight > 0);
     if (plan.length === 0) return [];
-    this.scan?.learn(planTerms(plan));
-    return rankTerms(this.index, this.body, this.tuning, plan, limit);
+    this.source.learn(planTerms(plan));
+    return rankTerms(this.source.index, this.body, this.tuning, plan, limit);
   }
 }
 
@@ -564,93 +569,129 @@ function planTerms(plan: readonly QueryWord[]): string[] {
  * only those that start as such a term does, and kept (GrowingPostings).
  * The postings are the whole index's (tokenizeEntries, weighTerms,
  * packPostings), bit for bit: the same field lengths and averages, the same
- * tf sums in the same order, the same packing, the same IDFs (tested). A
- * whole index built at once cost a fresh process four to five times
- * what the lengths do at 2,000 skills, and most of its terms are never
- * asked for (docs/performance.md).
+ * tf sums in the same order, the same packing, the same IDFs (tested).
+ * Building the whole index up front cost a fresh process some 60 ms at
+ * 2,000 skills, the lengths 2 ms, and a run of a few requests asks for a
+ * few dozen of its thousands of terms; a ranker that keeps meeting new
+ * words builds it after SCANS_BEFORE_WHOLE_INDEX scans (docs/performance.md).
  */
-class TermScan {
-  readonly index: Bm25Index;
-  private readonly postings: GrowingPostings;
-  /** Field f of entry e is lengths[e * FIELDS.length + f] characters long. */
-  private readonly lengths: Int32Array;
-  private readonly averageLength: Float64Array;
-  /** 1 where an entry's texts can be searched as they are (`caseless`), lowercased when 0. */
-  private readonly caseless: Uint8Array;
+class TermScan implements IndexSource {
+  index: Bm25Index;
+  /** What finding a term's postings needs; dropped once the whole index is built (every term known). */
+  private scanning: Scanning | undefined;
+  /** Scans so far: after SCANS_BEFORE_WHOLE_INDEX, the whole index is built instead. */
+  private scans = 0;
 
-  constructor(
-    private readonly entries: ReadonlyArray<RankEntry>,
-    private readonly weights: readonly number[],
-  ) {
+  constructor(entries: ReadonlyArray<RankEntry>, weights: readonly number[]) {
     const count = entries.length;
     const fieldCount = FIELDS.length;
-    this.lengths = new Int32Array(count * fieldCount);
-    this.caseless = new Uint8Array(count);
+    const lengths = new Int32Array(count * fieldCount);
+    const anyCase = new Uint8Array(count);
     for (let e = 0; e < count; e++) {
       const entry = entries[e] as RankEntry;
-      writeFieldLengths(fieldTexts(entry), this.lengths, e * fieldCount);
-      this.caseless[e] = caseless(entry) ? 1 : 0;
+      writeFieldLengths(fieldTexts(entry), lengths, e * fieldCount);
+      anyCase[e] = caseless(entry) ? 1 : 0;
     }
-    this.averageLength = averageLengths(this.lengths, count);
-    this.postings = new GrowingPostings(count, (frequency) => idfOf(frequency, count));
+    const postings = new GrowingPostings(count, (frequency) => idfOf(frequency, count));
+    this.scanning = { entries, weights, lengths, averageLength: averageLengths(lengths, count), caseless: anyCase, postings };
     this.index = indexOf(
       entries.map((entry) => entry.name),
-      this.postings,
-      this.postings,
-      this.postings.idf,
+      postings,
+      postings,
+      postings.idf,
     );
   }
 
-  /** Finds and keeps the postings of those of `terms` whose postings are not known yet. */
+  /**
+   * Finds and keeps the postings of those of `terms` whose postings are not
+   * known yet; once it has scanned SCANS_BEFORE_WHOLE_INDEX times, builds
+   * the whole index instead, after which every term is known.
+   */
   learn(terms: readonly string[]): void {
-    const unknown = [...new Set(terms.filter((term) => !this.postings.knows(term)))];
+    const scanning = this.scanning;
+    if (!scanning) return;
+    const unknown = [...new Set(terms.filter((term) => !scanning.postings.knows(term)))];
     if (unknown.length === 0) return;
-    const { entries, weights, lengths, averageLength, caseless } = this;
-    const fieldCount = FIELDS.length;
-    const mayHave = mayHoldTerms(unknown);
-    const slot = new Map(unknown.map((term, i) => [term, i]));
-    const docs: number[][] = unknown.map(() => []);
-    const saturated: number[][] = unknown.map(() => []);
-    // One entry's occurrences of each term, field by field (field-major: f * terms + i), and its tf per term.
-    const occurrences = new Int32Array(fieldCount * unknown.length);
-    const tf = new Float64Array(unknown.length);
-    for (let e = 0; e < entries.length; e++) {
-      const entry = entries[e] as RankEntry;
-      if (!mayHave.entry(entry, caseless[e] === 1)) continue;
-      const texts = fieldTexts(entry);
-      let found = false;
-      for (let f = 0; f < fieldCount; f++) {
-        const text = texts[f] ?? '';
-        if (text === '') continue;
-        for (const word of mayHave.words(text.toLowerCase())) {
-          const i = slot.get(termOf(word) ?? '');
-          if (i === undefined) continue;
-          occurrences[f * unknown.length + i] = (occurrences[f * unknown.length + i] ?? 0) + 1;
-          found = true;
-        }
-      }
-      if (!found) continue;
-      // As weighTerms sums a doc's tf: a field's norm added once per occurrence, field by field.
-      for (let f = 0; f < fieldCount; f++) {
-        const norm = fieldNorm(weights, f, lengths[e * fieldCount + f] ?? 0, averageLength);
-        for (let i = 0; i < unknown.length; i++) {
-          for (let n = occurrences[f * unknown.length + i] ?? 0; n > 0; n--) tf[i] = (tf[i] ?? 0) + norm;
-          occurrences[f * unknown.length + i] = 0;
-        }
-      }
-      for (let i = 0; i < unknown.length; i++) {
-        const value = tf[i] ?? 0;
-        if (value === 0) continue;
-        docs[i]?.push(e);
-        saturated[i]?.push(value / (value + K1));
-        tf[i] = 0;
-      }
+    if (this.scans >= SCANS_BEFORE_WHOLE_INDEX) {
+      this.index = wholeIndex(this.index.names, buildIndex(scanning.entries, scanning.weights));
+      // Only the whole index stays: the entries belong to the caller.
+      this.scanning = undefined;
+      return;
     }
-    unknown.forEach((term, i) => this.postings.add(term, docs[i] ?? [], saturated[i] ?? []));
+    this.scans++;
+    scanTerms(scanning, unknown);
     // The IDFs' array is replaced as it grows.
-    this.index.idf = this.postings.idf;
+    this.index.idf = scanning.postings.idf;
   }
 }
+
+/** What a TermScan reads to find a term's postings, and the postings found. */
+interface Scanning {
+  entries: ReadonlyArray<RankEntry>;
+  /** Field weights (RankTuning.fields). */
+  weights: readonly number[];
+  /** Field f of entry e is lengths[e * FIELDS.length + f] characters long. */
+  lengths: Int32Array;
+  averageLength: Float64Array;
+  /** 1 where an entry's texts can be searched as they are (`caseless`), lowercased when 0. */
+  caseless: Uint8Array;
+  postings: GrowingPostings;
+}
+
+/** Finds the postings of `terms` (none known yet) and adds them to `scanning.postings`. */
+function scanTerms({ entries, weights, lengths, averageLength, caseless, postings }: Scanning, terms: readonly string[]): void {
+  const fieldCount = FIELDS.length;
+  const mayHave = mayHoldTerms(terms);
+  const slot = new Map(terms.map((term, i) => [term, i]));
+  const docs: number[][] = terms.map(() => []);
+  const saturated: number[][] = terms.map(() => []);
+  // One entry's occurrences of each term, field by field (field-major: f * terms + i), and its tf per term.
+  const occurrences = new Int32Array(fieldCount * terms.length);
+  const tf = new Float64Array(terms.length);
+  for (let e = 0; e < entries.length; e++) {
+    const entry = entries[e] as RankEntry;
+    if (!mayHave.entry(entry, caseless[e] === 1)) continue;
+    const texts = fieldTexts(entry);
+    let found = false;
+    for (let f = 0; f < fieldCount; f++) {
+      const text = texts[f] ?? '';
+      if (text === '') continue;
+      for (const word of mayHave.words(text.toLowerCase())) {
+        const i = slot.get(termOf(word) ?? '');
+        if (i === undefined) continue;
+        occurrences[f * terms.length + i] = (occurrences[f * terms.length + i] ?? 0) + 1;
+        found = true;
+      }
+    }
+    if (!found) continue;
+    // As weighTerms sums a doc's tf: a field's norm added once per occurrence, field by field.
+    for (let f = 0; f < fieldCount; f++) {
+      const norm = fieldNorm(weights, f, lengths[e * fieldCount + f] ?? 0, averageLength);
+      for (let i = 0; i < terms.length; i++) {
+        for (let n = occurrences[f * terms.length + i] ?? 0; n > 0; n--) tf[i] = (tf[i] ?? 0) + norm;
+        occurrences[f * terms.length + i] = 0;
+      }
+    }
+    for (let i = 0; i < terms.length; i++) {
+      const value = tf[i] ?? 0;
+      if (value === 0) continue;
+      docs[i]?.push(e);
+      saturated[i]?.push(value / (value + K1));
+      tf[i] = 0;
+    }
+  }
+  terms.forEach((term, i) => postings.add(term, docs[i] ?? [], saturated[i] ?? []));
+}
+
+/**
+ * Scans a ranker makes before it builds the whole index: a ranker that keeps
+ * meeting new words (a server's) then pays for the build once, and each new
+ * word after it costs nothing; one that answers a few requests (an agent
+ * run from the command line) never builds it. At 2,000 real-shaped skills a
+ * scan costs 1-6 ms warm and the whole build about 25 (docs/performance.md):
+ * about what the scans before it cost.
+ */
+export const SCANS_BEFORE_WHOLE_INDEX = 8;
 
 /**
  * Where entries and texts may have a word whose term is one of `terms`. A
@@ -803,11 +844,11 @@ function indexOf(names: readonly string[], vocabulary: Vocabulary, postings: Pos
   };
 }
 
-/** Each term's IDF over packed postings of `count` docs. */
-function idfsOf(postings: Postings, terms: number, count: number): Float64Array {
-  const idf = new Float64Array(terms);
-  for (let id = 0; id < terms; id++) idf[id] = idfOf(postings.end(id) - postings.start(id), count);
-  return idf;
+/** The index over a whole index's terms and postings (built, or as a prebuilt index stores them), for entries named `names`. */
+function wholeIndex(names: readonly string[], { terms, postings }: BuiltIndex): Bm25Index {
+  const idf = new Float64Array(terms.length);
+  for (let id = 0; id < terms.length; id++) idf[id] = idfOf(postings.end(id) - postings.start(id), names.length);
+  return indexOf(names, vocabularyOf(terms), postings, idf);
 }
 
 function rankTerms(
@@ -1062,9 +1103,8 @@ export function rankerDataProblem(data: RankerData): string | undefined {
  * over them does, without tokenising them again.
  */
 export function rankerFromData(names: readonly string[], data: RankerData): BodyAwareRanker {
-  const postings = new PackedPostings(data.offsets, data.docs, data.weights);
-  const index = indexOf(names, vocabularyOf(data.terms), postings, idfsOf(postings, data.terms.length, names.length));
-  const ranker = new Bm25Ranker(index, RANK_TUNING);
+  const index = wholeIndex(names, { terms: data.terms, postings: new PackedPostings(data.offsets, data.docs, data.weights) });
+  const ranker = new Bm25Ranker({ index, learn: () => undefined }, RANK_TUNING);
   if (data.body && data.body.size === names.length) ranker.useBodies(data.body);
   return bodyAware(ranker, names.length);
 }
