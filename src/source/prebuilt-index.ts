@@ -743,7 +743,7 @@ function rankerOutdated(path: string, scheme: string): Diagnostic {
     'INDEX_RANKER_OUTDATED',
     path,
     `The skills index holds ranking data of another version (scheme ${scheme}; this version ${packageVersion} ranks with ${JSON.stringify(RANKER_SCHEME)}): ` +
-      `the index is used, but ranking is built from the skills on every start, as after a scan. ${REBUILD}`,
+      `the index is used, but ranking reads the skills' texts for each new word on every start, as after a scan. ${REBUILD}`,
   );
 }
 
