@@ -283,10 +283,11 @@ export const WEIGHT_SCALE = 0xffff;
  * WEIGHT_SCALE, at least 1). A prebuilt index stores them as they are.
  */
 export class PackedPostings implements Postings {
+  // Not readonly: a GrowingPostings replaces them as it grows.
   constructor(
-    readonly offsets: Int32Array,
-    readonly docs: Uint16Array | Uint32Array,
-    readonly weights: Uint16Array,
+    public offsets: Int32Array,
+    public docs: Uint16Array | Uint32Array,
+    public weights: Uint16Array,
   ) {}
 
   start(term: number): number {
@@ -361,13 +362,9 @@ function withRoom<T extends Int32Array | Uint16Array | Uint32Array | Float64Arra
  * look for them again; up to ABSENT_LIMIT of them, as users' words are
  * without bound (file paths, names), then it starts over.
  */
-export class GrowingPostings implements Postings, Vocabulary {
+export class GrowingPostings extends PackedPostings implements Vocabulary {
   private readonly ids = new Map<string, number>();
   private absent = new Set<string>();
-  /** Term t's postings are positions offsets[t] to offsets[t + 1] - 1. */
-  private offsets = new Int32Array(65);
-  private docs: Uint16Array | Uint32Array;
-  private weights = new Uint16Array(256);
   /** Each term's IDF by id (read up to `size`); replaced when it grows, so read it after adding. */
   idf = new Float64Array(64);
 
@@ -376,7 +373,7 @@ export class GrowingPostings implements Postings, Vocabulary {
     docCount: number,
     private readonly idfOf: (documentFrequency: number) => number,
   ) {
-    this.docs = docCount <= 0x10000 ? new Uint16Array(256) : new Uint32Array(256);
+    super(new Int32Array(65), docCount <= 0x10000 ? new Uint16Array(256) : new Uint32Array(256), new Uint16Array(256));
   }
 
   get size(): number {
@@ -415,22 +412,6 @@ export class GrowingPostings implements Postings, Vocabulary {
     this.idf[id] = this.idfOf(docs.length);
     this.ids.set(term, id);
   }
-
-  start(term: number): number {
-    return this.offsets[term] ?? 0;
-  }
-
-  end(term: number): number {
-    return this.offsets[term + 1] ?? 0;
-  }
-
-  doc(position: number): number {
-    return this.docs[position] ?? 0;
-  }
-
-  weight(position: number): number {
-    return (this.weights[position] ?? 0) / WEIGHT_SCALE;
-  }
 }
 
 /** Terms no doc holds that GrowingPostings remembers at most: some 10,000 words, under 1 MB. */
@@ -450,11 +431,7 @@ export class Int32List {
   }
 
   push(value: number): void {
-    if (this.length === this.values.length) {
-      const grown = new Int32Array(this.values.length * 2);
-      grown.set(this.values);
-      this.values = grown;
-    }
+    if (this.length === this.values.length) this.values = withRoom(this.values, this.length + 1);
     this.values[this.length++] = value;
   }
 }

@@ -1,8 +1,9 @@
 /**
  * Local ranking of skills against a free-text query: BM25F over a skill's
- * name, tags and description, dependency-free and deterministic. Built once
- * per index (an inverted index with per-field weights folded in), so a query
- * costs only the postings of its terms. Once a skill's instructions are
+ * name, tags and description, dependency-free and deterministic. An inverted
+ * index with per-field weights folded in, so a query costs only the postings
+ * of its terms: from a scan, a term's postings are found when a query first
+ * has it (TermScan); a prebuilt index holds them all. Once a skill's instructions are
  * indexed (src/catalog/body-terms.ts, src/source/body-indexer.ts), their evidence is added
  * from a second, smaller index at RANK_TUNING.bodyWeight (0.3) a description
  * term's: added, not folded into the description's term frequencies, which
@@ -263,9 +264,10 @@ function fieldTexts(entry: RankEntry): readonly string[] {
 /**
  * Writes the length BM25 normalises each field by, from the field texts
  * `fieldTexts` gives, into `lengths[at]` onwards: characters, not words.
- * Lengths then cost next to nothing to find: a first query needs no entry's
- * words but those of entries that may hold one of its terms (at 2,000
- * skills, counting every field's words was half of a first ranking's 20 ms).
+ * Lengths then cost next to nothing to find: a ranker built from a scan
+ * reads no entry's words but those of entries that may hold a query's terms
+ * (at 2,000 skills, counting every field's words was half of a first
+ * ranking's 20 ms).
  * Ranks about as word counts did on the labelled sets (docs/performance.md).
  */
 function writeFieldLengths(texts: readonly string[], lengths: Int32Array, at: number): void {

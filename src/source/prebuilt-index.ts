@@ -38,7 +38,7 @@ export const PREBUILT_INDEX_FORMAT = 'sisu-skills-index';
 /**
  * Bump whenever the document's shape or meaning changes. 2 added `ranker`;
  * a reader also takes the versions in READABLE_VERSIONS (1: no ranker, which
- * is then built from the skills on the first query that needs it).
+ * then ranks as after a scan, from the skills' texts).
  */
 export const PREBUILT_INDEX_VERSION = 2;
 const READABLE_VERSIONS: readonly unknown[] = [1, PREBUILT_INDEX_VERSION];
