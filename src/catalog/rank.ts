@@ -736,10 +736,10 @@ function mayHoldTerms(terms: readonly string[]): {
       if (holds(entry.name, anyCase)) return true;
       if (entry.tags && holds(entry.tags.join(' '), anyCase)) return true;
       const { description } = entry;
-      const lower = anyCase ? description : description.toLowerCase();
-      // Searched once: most descriptions hold no term at all.
-      const somewhere = anyCase ? anywhereAnyCase.test(description) : anywhere.test(lower);
-      if (somewhere && (anyCase ? atWordStartAnyCase : atWordStart).test(lower)) return true;
+      // The description as it is searched, once: most descriptions hold no term at all.
+      const searched = anyCase ? description : description.toLowerCase();
+      const somewhere = (anyCase ? anywhereAnyCase : anywhere).test(searched);
+      if (somewhere && (anyCase ? atWordStartAnyCase : atWordStart).test(searched)) return true;
       // "Use when" clauses are pieces of the description: what it does not hold at all, they do not.
       return (sigma || somewhere) && holds(whenClauses(description), anyCase);
     },
