@@ -588,14 +588,14 @@ class TermScan implements IndexSource {
     const count = entries.length;
     const fieldCount = FIELDS.length;
     const lengths = new Int32Array(count * fieldCount);
-    const anyCase = new Uint8Array(count);
+    const asIs = new Uint8Array(count);
     for (let e = 0; e < count; e++) {
       const entry = entries[e] as RankEntry;
       writeFieldLengths(fieldTexts(entry), lengths, e * fieldCount);
-      anyCase[e] = caseless(entry) ? 1 : 0;
+      asIs[e] = caseless(entry) ? 1 : 0;
     }
     const postings = new GrowingPostings(count, (frequency) => idfOf(frequency, count));
-    this.scanning = { entries, weights, lengths, averageLength: averageLengths(lengths, count), caseless: anyCase, postings };
+    this.scanning = { entries, weights, lengths, averageLength: averageLengths(lengths, count), asIs, postings };
     this.index = indexOf(
       entries.map((entry) => entry.name),
       postings,
@@ -636,12 +636,12 @@ interface Scanning {
   lengths: Int32Array;
   averageLength: Float64Array;
   /** 1 where an entry's texts can be searched as they are (`caseless`), lowercased when 0. */
-  caseless: Uint8Array;
+  asIs: Uint8Array;
   postings: GrowingPostings;
 }
 
 /** Finds the postings of `terms` (none known yet) and adds them to `scanning.postings`. */
-function scanTerms({ entries, weights, lengths, averageLength, caseless, postings }: Scanning, terms: readonly string[]): void {
+function scanTerms({ entries, weights, lengths, averageLength, asIs, postings }: Scanning, terms: readonly string[]): void {
   const fieldCount = FIELDS.length;
   const mayHave = mayHoldTerms(terms);
   const slot = new Map(terms.map((term, i) => [term, i]));
@@ -652,7 +652,7 @@ function scanTerms({ entries, weights, lengths, averageLength, caseless, posting
   const tf = new Float64Array(terms.length);
   for (let e = 0; e < entries.length; e++) {
     const entry = entries[e] as RankEntry;
-    if (!mayHave.entry(entry, caseless[e] === 1)) continue;
+    if (!mayHave.entry(entry, asIs[e] === 1)) continue;
     const texts = fieldTexts(entry);
     let found = false;
     for (let f = 0; f < fieldCount; f++) {
@@ -700,12 +700,12 @@ export const SCANS_BEFORE_WHOLE_INDEX = 8;
  * term is its word less a suffix, or with "ies" made "y" (see `stem`), so a
  * word giving term t starts with t, or with t less its final "y": looked for
  * with regular expressions at word starts, no per-word work. `entry` is
- * false for an entry without such a word (`caseless`: as the function
- * `caseless` tells of it); `words` gives the words of a lowercased text
- * that start so (those to look up), as tokenize splits them.
+ * false for an entry without such a word (`asIs`: whether its texts can be
+ * searched as they are, as `caseless` tells); `words` gives the words of a
+ * lowercased text that start so (those to look up), as tokenize splits them.
  */
 function mayHoldTerms(terms: readonly string[]): {
-  entry: (entry: RankEntry, caseless: boolean) => boolean;
+  entry: (entry: RankEntry, asIs: boolean) => boolean;
   words: (lower: string) => string[];
 } {
   // Terms are letters and digits only: nothing to escape.
@@ -731,8 +731,8 @@ function mayHoldTerms(terms: readonly string[]): {
   };
   return {
     words: (lower) => lower.match(unicodeWords(lower) ? unicodeWordsOf : asciiWords) ?? [],
-    entry(entry, caseless) {
-      const anyCase = asciiTerms && caseless;
+    entry(entry, asIs) {
+      const anyCase = asciiTerms && asIs;
       if (holds(entry.name, anyCase)) return true;
       if (entry.tags && holds(entry.tags.join(' '), anyCase)) return true;
       const { description } = entry;
@@ -1032,8 +1032,8 @@ const TOKENIZER_REVISION = 1;
  * How a ranker's terms and weights were made: the tokenizer's revision, the
  * unit of field lengths (characters; earlier builds counted words), K1, and
  * each field's weight and b. Data made under another scheme (an index
- * written by another version) is not used: the ranker is built from the
- * entries instead, with the same results as a scan.
+ * written by another version) is not used: the ranker ranks from the
+ * entries instead, as after a scan (INDEX_RANKER_OUTDATED says so).
  */
 export const RANKER_SCHEME = `bm25f/${TOKENIZER_REVISION} length=chars k1=${K1} ${FIELDS.map((f) => `${f.key}:${f.weight}:${f.b}`).join(',')}`;
 

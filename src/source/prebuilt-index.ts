@@ -588,7 +588,7 @@ function postingArrays(value: Record<string, unknown>): {
 /**
  * The stored ranker as RankerData: `{ ok: true, data }` (data undefined when
  * the document has none, or one of another scheme, named by `otherScheme`:
- * the ranker is then built from the skills), or why it is damaged.
+ * ranking then reads the skills, as after a scan), or why it is damaged.
  */
 function decodeRanker(
   value: unknown,
@@ -735,8 +735,9 @@ function decodeBody(
 
 /**
  * The warning for an index whose ranking data another version wrote: the
- * index still serves, but ranking is built from the skills again on every
- * start (what a prebuilt index is for at a large library), until it is rebuilt.
+ * index still serves, but ranking reads the skills' texts for each new word
+ * on every start, as after a scan (what a prebuilt index spares a large
+ * library), until it is rebuilt.
  */
 function rankerOutdated(path: string, scheme: string): Diagnostic {
   return createDiagnostic(
