@@ -62,7 +62,9 @@ function instructionsWithin(skill: Skill, max: number, readTool: string | undefi
     skill.instructionsLine === undefined
       ? undefined
       : skill.instructionsLine + (skill.instructions.slice(0, leading).match(/\n/g)?.length ?? 0);
-  const cut = `[Instructions cut here: ${keptLines} of ${totalLines} lines shown (${kept.length.toLocaleString('en-US')} of ${text.length.toLocaleString('en-US')} characters, ${cutBy}).`;
+  const cut =
+    `[Instructions cut here: ${keptLines} of ${totalLines} lines shown ` +
+    `(${kept.length.toLocaleString('en-US')} of ${text.length.toLocaleString('en-US')} characters, ${cutBy}).`;
   if (readTool === undefined) return `${kept}\n\n${cut} The rest is in ${skill.path}.]`;
   const next =
     firstLine === undefined
