@@ -65,6 +65,22 @@ describe('lackedTools', () => {
   });
 });
 
+/** A model that records the tool results it is sent, and a middleware that calls it as execute would. */
+function toolResultsModel() {
+  const seen: string[] = [];
+  const model = {
+    generate: async (messages: Array<{ role: string; content: string }>) => {
+      seen.push(...messages.filter((m) => m.role === 'tool').map((m) => m.content));
+      return { message: { role: 'assistant', content: 'done' } };
+    },
+  };
+  return { seen, model };
+}
+
+const callModel = async (c: { messages: unknown; model?: { generate(messages: never): unknown } }): Promise<void> => {
+  await c.model?.generate(c.messages as never);
+};
+
 describe('the middleware: requires read, never blocking', () => {
   let root: string;
   beforeAll(async () => {
@@ -103,19 +119,10 @@ describe('the middleware: requires read, never blocking', () => {
   });
 
   it('an @ activation is told what is missing at the model call, when middleware after this one has registered its tools', async () => {
-    const seen: string[] = [];
-    const model = {
-      generate: async (messages: Array<{ role: string; content: string }>) => {
-        seen.push(...messages.filter((m) => m.role === 'tool').map((m) => m.content));
-        return { message: { role: 'assistant', content: 'done' } };
-      },
-    };
+    const { seen, model } = toolResultsModel();
     const registerLater = async (c: { tools: ReturnType<typeof toolRegistry> }, next: () => Promise<void>) => {
       c.tools.register(tool('grep'));
       await next();
-    };
-    const callModel = async (c: { messages: unknown; model?: typeof model }) => {
-      await c.model?.generate(c.messages as never);
     };
     const ctx = Object.assign(createContext({ messages: conversation('@reviewer look') }), { model });
     ctx.tools.register(tool('read_file'));
@@ -125,16 +132,7 @@ describe('the middleware: requires read, never blocking', () => {
   });
 
   it('a skill put back in view after the buffer trimmed it is told again what is missing', async () => {
-    const seen: string[] = [];
-    const model = {
-      generate: async (messages: Array<{ role: string; content: string }>) => {
-        seen.push(...messages.filter((m) => m.role === 'tool').map((m) => m.content));
-        return { message: { role: 'assistant', content: 'done' } };
-      },
-    };
-    const callModel = async (c: { messages: unknown; model?: typeof model }) => {
-      await c.model?.generate(c.messages as never);
-    };
+    const { seen, model } = toolResultsModel();
     const middleware = skillsMiddleware({ directories: [root] });
     const ctx = Object.assign(createContext({ messages: conversation('@reviewer look') }), { model });
     ctx.tools.register(tool('bash'));
