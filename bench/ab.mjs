@@ -65,6 +65,7 @@ for (const k of kinds) {
   const imported = median(samples[k.name].map((s) => s.importMs));
   const counts = [...new Set(samples[k.name].map((s) => s.count))].join('/');
   console.log(
-    `${k.name.padEnd(12)} wall ${wall.toFixed(0).padStart(6)} ms  ${(wall / floor).toFixed(3)}x  run ${run.toFixed(0).padStart(6)}  import ${imported.toFixed(1).padStart(5)}  found ${counts}`,
+    `${k.name.padEnd(12)} wall ${wall.toFixed(0).padStart(6)} ms  ${(wall / floor).toFixed(3)}x  ` +
+      `run ${run.toFixed(0).padStart(6)}  import ${imported.toFixed(1).padStart(5)}  found ${counts}`,
   );
 }

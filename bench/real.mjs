@@ -119,7 +119,9 @@ export async function benchRealSize(workload, runs, row, results) {
     medianImportMs: Object.fromEntries(kinds.map((k) => [k, m(k, 'importMs')])),
     samples,
   };
-  const found = `found: floor ${counts.floor} SKILL.md, ours ${counts.ours}, ${counts.official ?? '-'} official, ${counts.yaml} yaml, ${counts.prebuilt} prebuilt; ${workload.skillErrors} fail to load`;
+  const found =
+    `found: floor ${counts.floor} SKILL.md, ours ${counts.ours}, ${counts.official ?? '-'} official, ` +
+    `${counts.yaml} yaml, ${counts.prebuilt} prebuilt; ${workload.skillErrors} fail to load`;
   row(
     section,
     `${workload.count} skills, ${workload.resourceFiles} resource files (sparse), ${workload.folders} folders; medians of ${runs} processes each`,
@@ -212,7 +214,9 @@ export async function benchFirstRequestHeap(workload, warmRoot, row, results) {
     figures[mode] = JSON.parse(stdout);
     const mb = figures[mode].heapDelta / 1e6;
     const before = HEAP_BEFORE_ISSUE_20[mode];
-    const label = `heap kept after the first request "convert a pdf to markdown" from ${mode === 'scan' ? 'a scan' : 'the index'} (MB; ranker arrays outside the heap: ${(figures[mode].arrayBuffersDelta / 1e6).toFixed(1)} MB)`;
+    const label =
+      `heap kept after the first request "convert a pdf to markdown" from ${mode === 'scan' ? 'a scan' : 'the index'} ` +
+      `(MB; ranker arrays outside the heap: ${(figures[mode].arrayBuffersDelta / 1e6).toFixed(1)} MB)`;
     if (before === undefined || workload.count !== 20000) row(section, label, mb, 'MB', '(info)');
     else row(section, `${label}; before issue 20: ${before} MB`, mb, 'MB', `<= ${(before * 1.1).toFixed(1)}`, mb <= before * 1.1);
   }
@@ -297,7 +301,8 @@ export async function benchReal({ temp, quick, row, results, log, perRequest }) 
     log(`[bench] writing ${size} real-shaped skills...`);
     const workload = await prepareReal(temp, size, corpus, bundle);
     log(
-      `[bench]   ${workload.resourceFiles} sparse resource files in ${workload.folders} folders, ${(workload.writeMs / 1000).toFixed(1)} s; index ${(workload.indexBytes / 1e6).toFixed(1)} MB`,
+      `[bench]   ${workload.resourceFiles} sparse resource files in ${workload.folders} folders, ` +
+        `${(workload.writeMs / 1000).toFixed(1)} s; index ${(workload.indexBytes / 1e6).toFixed(1)} MB`,
     );
     log(`[bench] real-shaped ${size}: ${runs[i]} runs of each contender, each in its own process...`);
     await benchRealSize(workload, runs[i], row, results);

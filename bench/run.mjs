@@ -570,7 +570,8 @@ async function main() {
   const failed = rows.filter((r) => r.pass === 'FAIL').length;
   const load = (l) => l.map((v) => v.toFixed(1)).join(' ');
   console.log(
-    `\n${rows.filter((r) => r.pass === 'pass').length} targets met, ${failed} missed; ${results.totalSeconds.toFixed(0)} s on ${results.cpus} x ${results.cpu} (${process.version}); load average ${load(results.loadAverageAtStart)} at start, ${load(results.loadAverageAtEnd)} at end`,
+    `\n${rows.filter((r) => r.pass === 'pass').length} targets met, ${failed} missed; ${results.totalSeconds.toFixed(0)} s on ${results.cpus} ` +
+      `x ${results.cpu} (${process.version}); load average ${load(results.loadAverageAtStart)} at start, ${load(results.loadAverageAtEnd)} at end`,
   );
   const outDir = join(here, '..', 'bench-results');
   await mkdir(outDir, { recursive: true });

@@ -103,7 +103,8 @@ export async function benchScaling({ temp, quick, row, results, log }) {
         detail[`${mode}_${count}_${size}`] = { skills, runMs, wallMs: median(samples[mode].map((s) => s.wallMs)) };
       }
       log(
-        `[bench]   ${size} skills, ${count} folders: scan ${perSkill.scan[count][size].toFixed(1)} µs/skill, index ${perSkill.index[count][size].toFixed(1)} µs/skill`,
+        `[bench]   ${size} skills, ${count} folders: scan ${perSkill.scan[count][size].toFixed(1)} ` +
+          `µs/skill, index ${perSkill.index[count][size].toFixed(1)} µs/skill`,
       );
     }
     await rm(root, { recursive: true, force: true });
@@ -117,7 +118,8 @@ export async function benchScaling({ temp, quick, row, results, log }) {
       const growth = perSkill[mode][count][largest] / perSkill[mode][count][smallest];
       row(
         'scaling',
-        `first request "convert a pdf to markdown" from ${mode === 'scan' ? 'a scan' : 'the index'}, ${count} folders: µs per skill ${figures}; ${largest} / ${smallest}`,
+        `first request "convert a pdf to markdown" from ${mode === 'scan' ? 'a scan' : 'the index'}, ` +
+          `${count} folders: µs per skill ${figures}; ${largest} / ${smallest}`,
         growth,
         'x',
         `<= ${MAX_GROWTH}`,

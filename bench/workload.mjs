@@ -87,10 +87,10 @@ const TAGS = [
   'cloud',
   'mobile',
 ];
-const FILLER =
-  'the a step each file check result output input value team change report list section field option rule case error note example command script config version branch build service request response record table chart task plan summary'.split(
-    ' ',
-  );
+const FILLER = (
+  'the a step each file check result output input value team change report list section field option rule case error ' +
+  'note example command script config version branch build service request response record table chart task plan summary'
+).split(' ');
 
 function sentence(random, min, max) {
   const words = [];

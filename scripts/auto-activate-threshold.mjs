@@ -35,7 +35,8 @@ for (let t = 0.1; t <= 0.5001; t += 0.025) thresholds.push(Math.round(t * 1000) 
 
 const pct = (x) => x.toFixed(2);
 console.log(
-  `autoActivate, maxSkills ${maxSkills} (default threshold ${current}); corpus: ${corpus.length} skills, ${QUERIES.length} labeled + ${QUERIES_HELD_OUT.length} held-out; ` +
+  `autoActivate, maxSkills ${maxSkills} (default threshold ${current}); corpus: ` +
+    `${corpus.length} skills, ${QUERIES.length} labeled + ${QUERIES_HELD_OUT.length} held-out; ` +
     `fixtures: ${fixtures.length} skills, ${FIXTURE_QUERIES.length} labeled; negatives: ${NEGATIVES.length} + ${NEGATIVES_HELD_OUT.length} held-out`,
 );
 for (const instructions of withInstructions) {
@@ -43,7 +44,8 @@ for (const instructions of withInstructions) {
   const small = createRanker(fixtures, instructions ? fixtureSkills.map((s) => s.body) : undefined);
   console.log(`\n${instructions ? 'With the instructions' : 'Name, tags and description only'}:`);
   console.log(
-    'threshold | corpus recall | corpus precision | corpus false (negatives) | corpus false (held-out) | wrong | held-out recall | fixtures recall | fixtures precision | fixtures false (all negatives)',
+    'threshold | corpus recall | corpus precision | corpus false (negatives) | corpus false (held-out) ' +
+      '| wrong | held-out recall | fixtures recall | fixtures precision | fixtures false (all negatives)',
   );
   console.log('--- | --- | --- | --- | --- | --- | --- | --- | --- | ---');
   for (const threshold of thresholds) {

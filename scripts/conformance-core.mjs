@@ -91,7 +91,9 @@ export function checkSkill(text, { parseFrontmatter, parseYaml }) {
   const first = ours.diagnostics[0];
   return {
     outcome: 'failed',
-    reason: `yaml throws (${String(yamlError?.message ?? yamlError).split('\n')[0]}); we ${first ? `report ${first.code}: ${first.message}` : 'report nothing'}`,
+    reason:
+      `yaml throws (${String(yamlError?.message ?? yamlError).split('\n')[0]}); ` +
+      `we ${first ? `report ${first.code}: ${first.message}` : 'report nothing'}`,
   };
 }
 

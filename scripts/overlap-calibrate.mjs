@@ -83,7 +83,8 @@ if (process.argv.includes('--sample')) {
     const all = overlap.pairs.filter((p) => p.score >= t).length;
     const missed = scored.filter((l) => l.score < t && l.confusable).length;
     console.log(
-      `threshold ${t.toFixed(2)}: precision ${yes}/${above.length} = ${(yes / above.length).toFixed(3)} on labelled pairs; ${all} pairs in the corpus; ${missed} labelled-confusable pairs below`,
+      `threshold ${t.toFixed(2)}: precision ${yes}/${above.length} = ${(yes / above.length).toFixed(3)} ` +
+        `on labelled pairs; ${all} pairs in the corpus; ${missed} labelled-confusable pairs below`,
     );
   }
 }

@@ -30,6 +30,7 @@ export type { SkillVisibility, VisibilityFailure } from './config/visibility.js'
 export type { SkillActivation, SkillApproval, ApprovalDecision } from './config/approval.js';
 export type { SkillEvent, SkillEventHandler, SkillEventType, SkillEventOutcome, SkillRoute } from './config/events.js';
 export { parseAllowedTools } from './base/allowed-tools.js';
+export { parseRequires } from './base/required-tools.js';
 export type { AllowedTool } from './base/allowed-tools.js';
 export { watchSkillDirectories, WatchProblem } from './watch/watch.js';
 export type { SkillsWatcher, WatchChange, WatchOptions, WatchMode, WatchProblemKind, FolderWatching } from './watch/watch.js';

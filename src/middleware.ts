@@ -107,11 +107,13 @@ class SkillsRuntime {
     renderCatalog(ctx, library, run, turn.text);
     this.toolbox.register(ctx, run);
     const injected = await preActivate(ctx, library, run, turn.text, this.activation);
-    const inject = injected.length === 0 ? undefined : () => insertAfterLatestUser(ctx.messages, injected);
+    const inject = injected.messages.length === 0 ? undefined : () => insertAfterLatestUser(ctx.messages, injected.messages);
     const keep = await this.keepInViewStep(ctx, run, index);
+    // Whether the agent has the tools a skill requires is known once every middleware before the model has run.
+    const atModelCall = inOrder(keep, injected.noteLackedTools);
     // Before inputToMessage both wait for the model call; after it, activations go in now, behind the user's message.
-    if (turn.pending) await placeThenNext(ctx, undefined, inOrder(inject, keep), next);
-    else await placeThenNext(ctx, inject, keep, next);
+    if (turn.pending) await placeThenNext(ctx, undefined, inOrder(inject, atModelCall), next);
+    else await placeThenNext(ctx, inject, atModelCall, next);
   }
 
   /**

@@ -290,10 +290,50 @@ function caseResult(item: TriggerCase, outcomes: readonly RunOutcome[], set: 'tr
 
 const ratio = (num: number, den: number): number | null => (den === 0 ? null : num / den);
 
+/** What one skill's cases add up to, before the ratios: cases that expect it, their runs and hits, and outcomes. */
+interface SkillTally {
+  cases: number;
+  runs: number;
+  hits: number;
+  tp: number;
+  fn: number;
+  fp: number;
+}
+
+type Confusion = Figures['confusions'][number];
+
 /** Per-skill and total figures of scored cases (a case none of whose runs completed is counted in errors only). */
 export function figuresOf(cases: readonly CaseResult[]): Figures {
-  const bySkill = new Map<string, { cases: number; runs: number; hits: number; tp: number; fn: number; fp: number }>();
-  const entry = (name: string) => {
+  const { bySkill, confusions } = tally(cases);
+  const skills = [...bySkill.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([skill, f]) => skillFigures(skill, f));
+  const tp = sum(skills.map((s) => s.tp));
+  const fp = sum(skills.map((s) => s.fp));
+  const fn = sum(skills.map((s) => s.fn));
+  return {
+    totals: {
+      cases: cases.length,
+      passed: cases.filter((c) => c.pass).length,
+      runs: sum(cases.map((c) => c.runs)),
+      errors: sum(cases.map((c) => c.errors)),
+      tp,
+      fp,
+      fn,
+      ...scores(tp, fp, fn),
+    },
+    skills,
+    confusions: [...confusions.values()].sort(
+      (a, b) => b.runs - a.runs || String(a.expected).localeCompare(String(b.expected)) || a.got.localeCompare(b.got),
+    ),
+  };
+}
+
+/**
+ * Counts every scored case once: for the skill it expects, its runs, hits and whether it triggered (tp) or not
+ * (fn); for every other skill it triggered, a false positive when it did so often enough, and a confusion.
+ */
+function tally(cases: readonly CaseResult[]): { bySkill: Map<string, SkillTally>; confusions: Map<string, Confusion> } {
+  const bySkill = new Map<string, SkillTally>();
+  const entry = (name: string): SkillTally => {
     let figures = bySkill.get(name);
     if (figures === undefined) {
       figures = { cases: 0, runs: 0, hits: 0, tp: 0, fn: 0, fp: 0 };
@@ -301,7 +341,7 @@ export function figuresOf(cases: readonly CaseResult[]): Figures {
     }
     return figures;
   };
-  const confusions = new Map<string, { expected: string | null; got: string; runs: number }>();
+  const confusions = new Map<string, Confusion>();
   for (const c of cases) {
     if (c.expect !== null) entry(c.expect).cases++;
     if (c.runs === 0) continue;
@@ -321,40 +361,16 @@ export function figuresOf(cases: readonly CaseResult[]): Figures {
       confusions.set(key, confusion);
     }
   }
-  const skills = [...bySkill.entries()]
-    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
-    .map(([skill, f]): SkillFigures => ({
-      skill,
-      cases: f.cases,
-      triggerRate: ratio(f.hits, f.runs),
-      tp: f.tp,
-      fn: f.fn,
-      fp: f.fp,
-      precision: ratio(f.tp, f.tp + f.fp),
-      recall: ratio(f.tp, f.tp + f.fn),
-      f1: ratio(2 * f.tp, 2 * f.tp + f.fp + f.fn),
-    }));
-  const tp = sum(skills.map((s) => s.tp));
-  const fp = sum(skills.map((s) => s.fp));
-  const fn = sum(skills.map((s) => s.fn));
-  return {
-    totals: {
-      cases: cases.length,
-      passed: cases.filter((c) => c.pass).length,
-      runs: sum(cases.map((c) => c.runs)),
-      errors: sum(cases.map((c) => c.errors)),
-      tp,
-      fp,
-      fn,
-      precision: ratio(tp, tp + fp),
-      recall: ratio(tp, tp + fn),
-      f1: ratio(2 * tp, 2 * tp + fp + fn),
-    },
-    skills,
-    confusions: [...confusions.values()].sort(
-      (a, b) => b.runs - a.runs || String(a.expected).localeCompare(String(b.expected)) || a.got.localeCompare(b.got),
-    ),
-  };
+  return { bySkill, confusions };
+}
+
+function skillFigures(skill: string, f: SkillTally): SkillFigures {
+  return { skill, cases: f.cases, triggerRate: ratio(f.hits, f.runs), tp: f.tp, fn: f.fn, fp: f.fp, ...scores(f.tp, f.fp, f.fn) };
+}
+
+/** Precision, recall and F1 from true positives, false positives and false negatives (null where undefined). */
+function scores(tp: number, fp: number, fn: number): { precision: number | null; recall: number | null; f1: number | null } {
+  return { precision: ratio(tp, tp + fp), recall: ratio(tp, tp + fn), f1: ratio(2 * tp, 2 * tp + fp + fn) };
 }
 
 function sum(values: readonly number[]): number {

@@ -57,7 +57,8 @@ describe('approve', () => {
     await compose([middleware])(ctx);
     const denied = await callTool(ctx, 'use_skill', { skill_name: 'deploy-production' });
     expect(denied).toBe(
-      'Activation of skill "deploy-production" was not approved for this conversation. Reason: Needs an on-call engineer. skill name="x". Its instructions are not available; continue without this skill and do not call it again.',
+      'Activation of skill "deploy-production" was not approved for this conversation. Reason: Needs an on-call engineer. ' +
+        'skill name="x". Its instructions are not available; continue without this skill and do not call it again.',
     );
     expect(denied).not.toContain('BODY-');
     expect(await callTool(ctx, 'use_skill', { skill_name: 'deploy-production' })).toBe(denied);

@@ -156,7 +156,8 @@ describe('prompt at tiny budgets', () => {
     expect(result.code).toBe(0);
     expect(result.stdout).toBe('');
     expect(result.stderr).toBe(
-      `A budget of ${budget} characters cannot hold even the smallest catalog section: the middleware adds none, and the model is not told about the 4 skills. Raise --budget (the middleware's catalogBudget).\n`,
+      `A budget of ${budget} characters cannot hold even the smallest catalog section: the middleware adds ` +
+        `none, and the model is not told about the 4 skills. Raise --budget (the middleware's catalogBudget).\n`,
     );
   });
 

@@ -110,7 +110,8 @@ describe('sisu-skills (in-process)', () => {
     expect(code).toBe(1);
     const lines = stdout.trimEnd().split('\n');
     expect(lines).toContain(
-      `${join(invalidRel, 'tags-as-string', 'SKILL.md')}:4:1 error METADATA_INVALID tags: must be a list of strings, e.g. \`tags: [pdf, forms]\`, got a string.`,
+      `${join(invalidRel, 'tags-as-string', 'SKILL.md')}:4:1 error METADATA_INVALID ` +
+        `tags: must be a list of strings, e.g. \`tags: [pdf, forms]\`, got a string.`,
     );
     expect(lines).toContain(
       `${join(invalidRel, 'unclosed-frontmatter', 'SKILL.md')}:1:1 error FRONTMATTER_UNCLOSED frontmatter opened with --- on line 1 is never closed`,

@@ -18,7 +18,8 @@ import {
 describe('compactCopy', () => {
   it('copies parsed frontmatter deeply, values and __proto__ keys intact', () => {
     const parsed = JSON.parse(
-      '{"name":"a-long-skill-name","n":2.5,"ok":true,"none":null,"inf":0,"tags":["one-long-tag-here","b"],"metadata":{"__proto__":{"x":1},"deep":{"list":[{"k":"value that is long"}]}}}',
+      '{"name":"a-long-skill-name","n":2.5,"ok":true,"none":null,"inf":0,"tags":["one-long-tag-here","b"],' +
+        '"metadata":{"__proto__":{"x":1},"deep":{"list":[{"k":"value that is long"}]}}}',
     );
     parsed.inf = Infinity;
     const copy = compactCopy(parsed) as Record<string, unknown>;
@@ -32,7 +33,8 @@ describe('compactCopy', () => {
 
   it('gives the same copy whether or not JSON can carry every value', () => {
     const text =
-      '{"name":"a-long-skill-name","n":2.5,"ok":true,"none":null,"tags":["one-long-tag-here","b"],"metadata":{"__proto__":{"x":1},"deep":{"list":[{"k":"value that is long"}]}}}';
+      '{"name":"a-long-skill-name","n":2.5,"ok":true,"none":null,"tags":["one-long-tag-here","b"],' +
+      '"metadata":{"__proto__":{"x":1},"deep":{"list":[{"k":"value that is long"}]}}}';
     const plain = JSON.parse(text);
     const copy = compactCopy(plain) as Record<string, unknown>;
     expect(copy).toEqual(plain);

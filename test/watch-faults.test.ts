@@ -176,7 +176,8 @@ describe('watch faults through skillsMiddleware (in process)', () => {
         return warnings.length >= 1;
       }, 'the warning');
       expect(warnings).toEqual([
-        `cannot watch ${join(root, 'locked')}: permission denied. Its skills cannot be loaded until this process may read it; retrying every 1000 ms, and the other folders are still watched.`,
+        `cannot watch ${join(root, 'locked')}: permission denied. Its skills cannot be loaded until ` +
+          `this process may read it; retrying every 1000 ms, and the other folders are still watched.`,
       ]);
       await writeSkill(root, 'alpha', 'Edited.');
       await until(async () => (await request(middleware)).system.includes('alpha: Edited.'), 'an edit elsewhere');

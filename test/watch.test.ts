@@ -731,7 +731,8 @@ describe.each(['iterable', 'callback'] as const)('watchSkillDirectories (scripte
     await watcher.ready;
     expect(problems(r)).toEqual([['unreadable', '/s/a']]);
     expect((r.errors[0] as Error).message).toBe(
-      `cannot watch /s/a: permission denied. Its skills cannot be loaded until this process may read it; retrying every ${RETRY} ms, and the other folders are still watched.`,
+      `cannot watch /s/a: permission denied. Its skills cannot be loaded until this process ` +
+        `may read it; retrying every ${RETRY} ms, and the other folders are still watched.`,
     );
     // Discovery cannot read it either, so nothing is missed: still "watching".
     expect(watcher.mode).toBe('watching');

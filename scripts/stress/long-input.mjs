@@ -22,7 +22,9 @@ async function writeLibrary(root) {
     const name = `${VERBS[i % VERBS.length]}-${OBJECTS[(i * 7) % OBJECTS.length]}-${i}`;
     const dir = join(root, `category-${i % 4}`, name);
     await mkdir(dir, { recursive: true });
-    const description = `${VERBS[i % VERBS.length]}s ${OBJECTS[(i * 7) % OBJECTS.length]} for a project. Use when asked to ${VERBS[i % VERBS.length]} ${OBJECTS[(i * 7) % OBJECTS.length]}.`;
+    const description =
+      `${VERBS[i % VERBS.length]}s ${OBJECTS[(i * 7) % OBJECTS.length]} for a project. ` +
+      `Use when asked to ${VERBS[i % VERBS.length]} ${OBJECTS[(i * 7) % OBJECTS.length]}.`;
     await writeFile(join(dir, 'SKILL.md'), `---\nname: ${name}\ndescription: ${description}\n---\n\n# ${name}\n\nSteps.\n`);
   }
 }

@@ -158,7 +158,10 @@ const thereAre = (n: number): string => (n === 1 ? 'There is 1' : `There are ${n
 const skillsAre = (n: number): string => (n === 1 ? '1 skill is' : `${n} skills are`);
 
 function useLine(toolName: string): string {
-  return `When a task matches a skill, call the \`${toolName}\` tool with its \`skill_name\` before you start, then follow the instructions it returns. Call it once per skill; do not guess what a skill says.`;
+  return (
+    `When a task matches a skill, call the \`${toolName}\` tool with its \`skill_name\` before you start, ` +
+    `then follow the instructions it returns. Call it once per skill; do not guess what a skill says.`
+  );
 }
 
 /** The header of a section listing every skill: whole or shortened descriptions, or names only. */

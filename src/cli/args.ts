@@ -250,7 +250,8 @@ function initArgs(positionals: readonly string[], values: Parsed['values']): Com
   if (name === undefined) throw new SkillsUsageError("init: give the new skill's name: sisu-skills init <name>.");
   if (extra.length > 0) {
     throw new SkillsUsageError(
-      `init: takes one skill name, got ${positionals.length} (${positionals.map((p) => JSON.stringify(p)).join(' ')}). Put a description in quotes after --description.`,
+      `init: takes one skill name, got ${positionals.length} ` +
+        `(${positionals.map((p) => JSON.stringify(p)).join(' ')}). Put a description in quotes after --description.`,
     );
   }
   const nameProblem = initNameProblem(name);

@@ -171,7 +171,8 @@ export async function promptCommand(
     io.err('No skills the model may invoke (all have disable-model-invocation): the middleware adds no catalog section.');
   } else if (section.text === '') {
     io.err(
-      `A budget of ${report.budget} characters cannot hold even the smallest catalog section: the middleware adds none, and the model is not told about the ${count(section.candidates, 'skill')}. Raise --budget (the middleware's catalogBudget).`,
+      `A budget of ${report.budget} characters cannot hold even the smallest catalog section: the middleware adds none, and ` +
+        `the model is not told about the ${count(section.candidates, 'skill')}. Raise --budget (the middleware's catalogBudget).`,
     );
   } else {
     io.out(section.text);

@@ -35,7 +35,8 @@ export async function indexCommand(
   if (found.unreadable.length > 0) {
     for (const d of found.unreadable) io.err(formatForCli(d, io.cwd));
     io.err(
-      `Nothing written to ${shown}: an index without these skills would hide them from the middleware. Fix the folders or packages named above, then run the command again.`,
+      `Nothing written to ${shown}: an index without these skills would hide them from the ` +
+        `middleware. Fix the folders or packages named above, then run the command again.`,
     );
     return EXIT.problems;
   }
@@ -56,7 +57,8 @@ export async function indexCommand(
     io.err(`No skills found in ${[...directories, ...packages.map((name) => `package ${name}`)].join(', ')}: the index lists none.`);
   if (found.errors > 0) {
     io.err(
-      `${count(found.errors, 'error')} left skills out of the index, as a scan would; fix them (\`sisu-skills validate ${shellArgs(args)}\` lists them too) and build the index again.`,
+      `${count(found.errors, 'error')} left skills out of the index, as a scan would; fix them ` +
+        `(\`sisu-skills validate ${shellArgs(args)}\` lists them too) and build the index again.`,
     );
   }
   return EXIT.ok;

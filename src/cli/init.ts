@@ -21,7 +21,8 @@ export async function initCommand(args: InitArgs, io: CliIO): Promise<number> {
     await mkdir(parent, { recursive: true });
   } catch (error) {
     io.err(
-      `sisu-skills: init: cannot create the folder ${displayPath(parent, io.cwd)} (${errorReason(error)}). Pass an existing folder you can write to with --dir.`,
+      `sisu-skills: init: cannot create the folder ${displayPath(parent, io.cwd)} ` +
+        `(${errorReason(error)}). Pass an existing folder you can write to with --dir.`,
     );
     return EXIT.problems;
   }
@@ -48,7 +49,8 @@ export async function initCommand(args: InitArgs, io: CliIO): Promise<number> {
   io.out(`Created ${join(shown, 'SKILL.md')} and an empty ${join(shown, 'references')} folder.`);
   io.out(
     args.description === undefined
-      ? `Next: replace the placeholder description in ${join(shown, 'SKILL.md')} (validate warns until you do), fill in the outline, then run \`sisu-skills validate ${shown}\`.`
+      ? `Next: replace the placeholder description in ${join(shown, 'SKILL.md')} (validate ` +
+          `warns until you do), fill in the outline, then run \`sisu-skills validate ${shown}\`.`
       : `Next: fill in the outline in ${join(shown, 'SKILL.md')}, then run \`sisu-skills validate --strict ${shown}\`.`,
   );
   return EXIT.ok;

@@ -34,7 +34,8 @@ export function overlapDiagnostics(skills: readonly Skill[], pairs: readonly Ove
       createDiagnostic(
         'DESCRIPTION_OVERLAP',
         skill.path,
-        `description: reads like ${others.join('; ')}, so a model may pick the wrong one. Say what this skill does that the others do not, and when to use it instead (sisu-skills overlap lists every pair and its shared words).`,
+        `description: reads like ${others.join('; ')}, so a model may pick the wrong one. Say what this skill does that ` +
+          `the others do not, and when to use it instead (sisu-skills overlap lists every pair and its shared words).`,
       ),
     );
   }

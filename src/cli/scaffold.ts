@@ -18,7 +18,10 @@ export function initNameProblem(name: string): string | undefined {
   if (problem === undefined) return undefined;
   const suggestion = suggestName(name);
   const fix = suggestion !== undefined && suggestion !== name ? ` Try \`sisu-skills init ${suggestion}\`.` : '';
-  return `"${name}" ${problem}. A skill name (which is also its folder's name) is 1-64 lowercase letters, digits and single hyphens, with no hyphen at either end.${fix}`;
+  return (
+    `"${name}" ${problem}. A skill name (which is also its folder's name) is 1-64 ` +
+    `lowercase letters, digits and single hyphens, with no hyphen at either end.${fix}`
+  );
 }
 
 /** Why `description` would fail `validate --strict`; undefined when it passes. */
@@ -27,7 +30,10 @@ export function initDescriptionProblem(description: string): string | undefined 
     return '--description is empty. Say what the skill does and when to use it, or leave --description out to get a placeholder.';
   const length = [...description.trim()].length;
   if (length > MAX_DESCRIPTION_LENGTH) {
-    return `--description is ${length} characters long; the limit is ${MAX_DESCRIPTION_LENGTH}. Keep it to what the skill does and when to use it, and put details in the body of SKILL.md.`;
+    return (
+      `--description is ${length} characters long; the limit is ${MAX_DESCRIPTION_LENGTH}. Keep ` +
+      `it to what the skill does and when to use it, and put details in the body of SKILL.md.`
+    );
   }
   return undefined;
 }

@@ -10,12 +10,15 @@ const SYNOPSIS: Record<CommandName, string> = {
   validate: 'sisu-skills validate <dir...> [--package <name>] [--json] [--strict] [--include <pattern>] [--exclude <pattern>]',
   show: 'sisu-skills show <name> <dir...> [--package <name>] [--json] [--include <pattern>] [--exclude <pattern>]',
   prompt:
-    'sisu-skills prompt <dir...> [--package <name>] [--budget <chars>] [--query <text>] [--instructions] [--no-find-skills] [--strict] [--include <pattern>] [--exclude <pattern>]',
+    'sisu-skills prompt <dir...> [--package <name>] [--budget <chars>] [--query <text>] ' +
+    '[--instructions] [--no-find-skills] [--strict] [--include <pattern>] [--exclude <pattern>]',
   index: 'sisu-skills index <dir...> [--package <name>] -o <file> [--instructions] [--strict] [--include <pattern>] [--exclude <pattern>]',
   init: 'sisu-skills init <name> [--dir <folder>] [--description <text>]',
   overlap:
     'sisu-skills overlap <dir...> [--package <name>] [--json] [--threshold <0-1>] [--strict] [--include <pattern>] [--exclude <pattern>]',
-  eval: 'sisu-skills eval <dir...> --cases <file.jsonl> (--model <module> | --offline) [--runs <n>] [--split <0-1>] [--seed <n>] [--concurrency <n>] [--timeout <s>] [--min-f1 <0-1>] [--json] [--package <name>] [--strict] [--include <pattern>] [--exclude <pattern>]',
+  eval:
+    'sisu-skills eval <dir...> --cases <file.jsonl> (--model <module> | --offline) [--runs <n>] [--split <0-1>] [--seed <n>] ' +
+    '[--concurrency <n>] [--timeout <s>] [--min-f1 <0-1>] [--json] [--package <name>] [--strict] [--include <pattern>] [--exclude <pattern>]',
 };
 
 const FILTER_HELP = [
@@ -134,6 +137,7 @@ export function usage(): string {
     'Folders are read like the middleware reads `directories`; relative paths start at the current directory.',
     'When two skills share a name, the first folder wins; --package skills come after every folder, in the order given.',
     "Run `sisu-skills <command> --help` for a command's options.",
-    'Exit codes: 0 ok; 1 problems found: validate failed, skills left out by errors, a folder unreadable or a package not found, the skill not found, the index could not be written, init could not create the skill, or eval fell below --min-f1; 2 wrong usage.',
+    'Exit codes: 0 ok; 1 problems found: validate failed, skills left out by errors, a folder unreadable or a package not found, the ' +
+      'skill not found, the index could not be written, init could not create the skill, or eval fell below --min-f1; 2 wrong usage.',
   ].join('\n');
 }

@@ -67,7 +67,10 @@ function cleanReason(reason: string): string {
  */
 export function denialMessage(name: string, verdict: Verdict): string {
   const why = verdict.reason ? ` Reason: ${verdict.reason.replace(/[\s.]+$/u, '')}.` : '';
-  return `Activation of skill "${name}" was not approved for this conversation.${why} Its instructions are not available; continue without this skill and do not call it again.`;
+  return (
+    `Activation of skill "${name}" was not approved for this conversation.${why} Its ` +
+    `instructions are not available; continue without this skill and do not call it again.`
+  );
 }
 
 function describe(value: unknown): string {

@@ -19,7 +19,10 @@ export class SkillsError extends Error {
 
 /** What a configuration error is built from. */
 export interface ConfigProblem {
-  /** The option at fault, as written in the options object (`cacheTtl`, `packages[2]`, `autoActivate.threshold`); absent when the problem is what is missing. */
+  /**
+   * The option at fault, as written in the options object (`cacheTtl`, `packages[2]`, `autoActivate.threshold`);
+   * absent when the problem is what is missing.
+   */
   option?: string;
   /** What is wrong, e.g. "must be a whole number of 0 or more (or Infinity), got the string \"5m\"." */
   problem: string;

@@ -287,7 +287,8 @@ function folderUnreadable(found: Found, folder: string, error: unknown): Diagnos
   return warning(
     'DIRECTORY_UNREADABLE',
     folder,
-    `cannot list ${folder} of package ${packageOrigin(found)}: ${errorReason(error)}. Check the folder's permissions (or reinstall the package); its skills were not loaded.`,
+    `cannot list ${folder} of package ${packageOrigin(found)}: ${errorReason(error)}. ` +
+      `Check the folder's permissions (or reinstall the package); its skills were not loaded.`,
   );
 }
 

@@ -53,7 +53,8 @@ function duplicate(name: string, first: SkillLocation, later: SkillLocation): Di
   return createDiagnostic(
     'SKILL_DUPLICATE',
     later.file,
-    `skill name "${name}" is already taken by ${first.file}, so ${later.file} was not loaded. The first directory listed wins; rename one of the skills to load both.`,
+    `skill name "${name}" is already taken by ${first.file}, so ${later.file} was not ` +
+      `loaded. The first directory listed wins; rename one of the skills to load both.`,
   );
 }
 

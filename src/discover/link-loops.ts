@@ -108,12 +108,14 @@ function loopWarning(paths: readonly string[], trace: Trace): Diagnostic {
     return createDiagnostic(
       'SYMLINK_CHAIN_TOO_LONG',
       first,
-      `${subject}: ${they} to ${trace.end} through more symbolic links in a row than the system follows (40 on Linux). Point ${more === 0 ? 'it' : 'them'} straight at ${trace.end}.`,
+      `${subject}: ${they} to ${trace.end} through more symbolic links in a row than the system ` +
+        `follows (40 on Linux). Point ${more === 0 ? 'it' : 'them'} straight at ${trace.end}.`,
     );
   }
   const what =
     trace.kind === 'cycle'
       ? `${they} into a cycle of symbolic links (${[...trace.members, trace.members[0]].join(' -> ')}). Remove or repoint one link of the cycle.`
-      : 'too many levels of symbolic links (a cycle of symbolic links, or a chain longer than the system follows). Point the link straight at a folder, or remove it.';
+      : 'too many levels of symbolic links (a cycle of symbolic links, or a chain longer ' +
+        'than the system follows). Point the link straight at a folder, or remove it.';
   return createDiagnostic('SYMLINK_LOOP', first, `${subject}: ${what}`);
 }

@@ -188,7 +188,8 @@ function tooLargeWarnings(files: readonly FoundFile[], maxFileSize: number): Dia
       createDiagnostic(
         'RESOURCE_TOO_LARGE',
         file.absolutePath,
-        `resource listed as too large to read: it is ${file.size} bytes, over maxFileSize (${maxFileSize} bytes). Shrink or split the file, or raise maxFileSize.`,
+        `resource listed as too large to read: it is ${file.size} bytes, over maxFileSize ` +
+          `(${maxFileSize} bytes). Shrink or split the file, or raise maxFileSize.`,
       ),
     );
 }

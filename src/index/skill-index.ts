@@ -62,6 +62,13 @@ export interface SkillsState extends SkillIndex {
    * middleware; this package enforces nothing.
    */
   readonly allowedTools: ReadonlyMap<string, readonly AllowedTool[]>;
+  /**
+   * The `requires` of each active skill that declares the field (SISU's skill
+   * packages: the tools the skill expects the agent to have), by name, in
+   * activation order, as tool names. Data, like `allowedTools`: a skill whose
+   * tools are missing still activates, and its answer names the missing ones.
+   */
+  readonly requires: ReadonlyMap<string, readonly string[]>;
 }
 
 /** What an index is built from: a discovery result, or just a list of skills. */

@@ -318,7 +318,9 @@ function checkNamingRules(
   if (typeof description === 'string' && description.length > MAX_DESCRIPTION_LENGTH) {
     const length = codePointLength(description);
     if (length > MAX_DESCRIPTION_LENGTH) {
-      const message = `description: is ${length} characters long; the limit is ${MAX_DESCRIPTION_LENGTH}. Keep it to what the skill does and when to use it, and move details into the body.`;
+      const message =
+        `description: is ${length} characters long; the limit is ${MAX_DESCRIPTION_LENGTH}. ` +
+        `Keep it to what the skill does and when to use it, and move details into the body.`;
       report(sink, 'DESCRIPTION_TOO_LONG', context, parsed.fields.description, message);
     }
   }
@@ -329,7 +331,9 @@ function checkNamingRules(
   if (typeof compatibility === 'string' && compatibility.length > MAX_COMPATIBILITY_LENGTH) {
     const length = codePointLength(compatibility);
     if (length > MAX_COMPATIBILITY_LENGTH) {
-      const message = `compatibility: is ${length} characters long; the limit is ${MAX_COMPATIBILITY_LENGTH}. Name only what the skill needs to run (tools, network, platform) and move the rest into the body.`;
+      const message =
+        `compatibility: is ${length} characters long; the limit is ${MAX_COMPATIBILITY_LENGTH}. Name ` +
+        `only what the skill needs to run (tools, network, platform) and move the rest into the body.`;
       report(sink, 'COMPATIBILITY_TOO_LONG', context, parsed.fields.compatibility, message);
     }
   }
@@ -354,7 +358,9 @@ function checkName(name: string, parsed: ParsedFrontmatter, context: ValidationC
   const hidden = NAME_PATTERN.test(name) ? undefined : invisibleOrControl(name);
   if (hidden !== undefined) {
     const fix = nameFormatProblem(context.folderName) === undefined ? context.folderName : (suggestName(name) ?? 'my-skill');
-    const message = `name: ${quoteName(name)} contains ${hidden}; such characters can hide text or break the skill catalog, so the skill is skipped. Retype the name with only a-z, 0-9 and -, e.g. \`name: ${fix}\`.`;
+    const message =
+      `name: ${quoteName(name)} contains ${hidden}; such characters can hide text or break the skill ` +
+      `catalog, so the skill is skipped. Retype the name with only a-z, 0-9 and -, e.g. \`name: ${fix}\`.`;
     report(sink, 'NAME_INVISIBLE_CHARACTER', context, parsed.fields.name, message);
     return;
   }
@@ -362,7 +368,9 @@ function checkName(name: string, parsed: ParsedFrontmatter, context: ValidationC
   if (formatProblem) {
     const suggestion = suggestName(name);
     const fix = suggestion && suggestion !== name ? ` Use \`name: ${suggestion}\`.` : '';
-    const message = `name: ${quoteName(name)} ${formatProblem}. A skill name is 1-${MAX_NAME_LENGTH} lowercase letters, digits and single hyphens, with no hyphen at either end.${fix}`;
+    const message =
+      `name: ${quoteName(name)} ${formatProblem}. A skill name is 1-${MAX_NAME_LENGTH} ` +
+      `lowercase letters, digits and single hyphens, with no hyphen at either end.${fix}`;
     report(sink, 'NAME_FORMAT', context, parsed.fields.name, message);
   }
   const mismatch = nameMismatch(name, context);
@@ -384,12 +392,21 @@ function nameMismatch(name: string, context: ValidationContext): string | undefi
       pkg.expectedName === undefined
         ? `its folder name ${quoteName(context.folderName)}`
         : `package ${pkg.name} (expected ${quoteName(pkg.expectedName)}: the package name without its scope and "skill-")`;
-    return `name: ${quoteName(name)} does not match ${against}. The skill comes from package ${origin}: report it to the package's author, or pin another version.`;
+    return (
+      `name: ${quoteName(name)} does not match ${against}. The skill comes from ` +
+      `package ${origin}: report it to the package's author, or pin another version.`
+    );
   }
   if (/[\\/]node_modules[\\/]/.test(context.file)) {
-    return `name: ${quoteName(name)} does not match its folder name ${quoteName(context.folderName)}. The skill was installed under node_modules: report it to its package's author rather than renaming anything there.`;
+    return (
+      `name: ${quoteName(name)} does not match its folder name ${quoteName(context.folderName)}. The skill was ` +
+      `installed under node_modules: report it to its package's author rather than renaming anything there.`
+    );
   }
-  return `name: ${quoteName(name)} does not match its folder name ${quoteName(context.folderName)}. Rename the folder to ${quoteName(name)}, or set \`name: ${escapeInvisible(context.folderName)}\`.`;
+  return (
+    `name: ${quoteName(name)} does not match its folder name ${quoteName(context.folderName)}. Rename ` +
+    `the folder to ${quoteName(name)}, or set \`name: ${escapeInvisible(context.folderName)}\`.`
+  );
 }
 
 /** Most characters of a name quoted in a message: a name is at most 64, a broken one can be any length. */

@@ -71,7 +71,8 @@ export function checkSpecFields(metadata: Record<string, unknown>, parsed: Parse
     sink.report(
       'FIELD_NOT_IN_SPEC',
       at(parsed.fields[key]),
-      `${shown(key)}: is not a field of the agentskills.io specification, and other hosts may reject the skill. Move it under \`metadata:\` as a string: an indented \`${key}: "..."\` line below \`metadata:\`.`,
+      `${shown(key)}: is not a field of the agentskills.io specification, and other hosts may reject the ` +
+        `skill. Move it under \`metadata:\` as a string: an indented \`${key}: "..."\` line below \`metadata:\`.`,
     );
   }
   const map = metadata.metadata;
@@ -81,7 +82,8 @@ export function checkSpecFields(metadata: Record<string, unknown>, parsed: Parse
       sink.report(
         'METADATA_VALUE_NOT_STRING',
         at(parsed.fields.metadata),
-        `metadata.${key}: is ${kindOf(value)}; the specification maps metadata keys to strings. Quote it (\`${key}: "..."\`), or flatten a nested map into keys such as \`${key}-name: "..."\`.`,
+        `metadata.${key}: is ${kindOf(value)}; the specification maps metadata keys to strings. Quote ` +
+          `it (\`${key}: "..."\`), or flatten a nested map into keys such as \`${key}-name: "..."\`.`,
       );
     }
   }

@@ -7,6 +7,7 @@
  * tell ours from anything else stored under that key, across package copies.
  */
 import { parseAllowedTools, type AllowedTool } from '../base/allowed-tools.js';
+import { parseRequires } from '../base/required-tools.js';
 import type { Verdict } from '../config/approval.js';
 import type { CatalogReport } from '../catalog/catalog.js';
 import { skillsInView } from './conversation.js';
@@ -143,6 +144,9 @@ function viewOf(run: SkillsRun): SkillsState {
     get allowedTools() {
       return allowedToolsOf(run);
     },
+    get requires() {
+      return requiresOf(run);
+    },
   };
   Object.defineProperty(view, RUN, { value: run, enumerable: false });
   return Object.freeze(view);
@@ -154,6 +158,16 @@ function allowedToolsOf(run: SkillsRun): ReadonlyMap<string, readonly AllowedToo
   for (const name of run.activated) {
     const declared = run.index.get(name)?.metadata['allowed-tools'];
     if (declared !== undefined) lists.set(name, Object.freeze(parseAllowedTools(declared).map((tool) => Object.freeze(tool))));
+  }
+  return lists;
+}
+
+/** Each active skill's `requires`, as tool names, for those that declare it, in activation order. */
+function requiresOf(run: SkillsRun): ReadonlyMap<string, readonly string[]> {
+  const lists = new Map<string, readonly string[]>();
+  for (const name of run.activated) {
+    const declared = run.index.get(name)?.metadata.requires;
+    if (declared !== undefined) lists.set(name, Object.freeze(parseRequires(declared)));
   }
   return lists;
 }

@@ -18,6 +18,7 @@ import type { Skill } from '../base/model.js';
 import type { PluginRoots } from '../run/plugin-root.js';
 import type { SkillsRun } from '../run/run.js';
 import type { SkillIndex } from '../index/skill-index.js';
+import { lackedToolsOn } from '../base/required-tools.js';
 import { renderActivation, type ActivationTextOptions, type Invocation } from '../tools/use-skill.js';
 import type { SkillsContext } from '../index/types.js';
 
@@ -108,7 +109,8 @@ export function keepInView(
     const allowance = Math.min(settings.budget.maxSkillChars, room);
     const cutBy = allowance === settings.budget.maxSkillChars ? 'keepInView.maxSkillChars' : 'keepInView.maxChars';
     const args = run.arguments.get(name);
-    const fitted = fit(skill, allowance, { ...settings.text, cutBy }, { arguments: args, pluginRoot });
+    const lacked = lackedToolsOn(ctx, skill.metadata);
+    const fitted = fit(skill, allowance, { ...settings.text, cutBy }, { arguments: args, pluginRoot, lacked });
     if (!fitted) {
       result.left.push({ skill: name, room });
       continue;

@@ -16,13 +16,15 @@ import {
 import { KEPT_IN_VIEW } from './keep-in-view.js';
 import type { ActivationGate } from '../run/gate.js';
 import type { HostMessage, HostModel, Next } from '../base/host.js';
+import type { SkillEntry } from '../base/model.js';
 import { suggestionsFor, type Library } from './library.js';
 import type { ResolvedOptions } from '../config/options.js';
 import type { PluginRoots } from '../run/plugin-root.js';
 import type { SkillsRun } from '../run/run.js';
 import type { SkillIndex } from '../index/skill-index.js';
 import { USE_SKILL_TOOL } from '../base/tool-names.js';
-import { renderActivation, type ActivationTextOptions } from '../tools/use-skill.js';
+import { renderActivation, withLackedTools, type ActivationTextOptions } from '../tools/use-skill.js';
+import { lackedToolsOn } from '../base/required-tools.js';
 import type { SkillsContext } from '../index/types.js';
 
 /** Unknown mentions per message that get suggestions in the log. */
@@ -36,6 +38,17 @@ export interface PreActivationSettings {
   gate: ActivationGate;
 }
 
+/** What pre-activation puts in the conversation, and what it finishes at the request's first model call. */
+export interface PreActivation {
+  messages: HostMessage[];
+  /**
+   * Adds the lacked-tools line to the injected answers of skills whose `requires` names tools the agent lacks.
+   * Run it where every tool of the request is registered (the first model call): registerTools may come after
+   * this middleware. Undefined when no injected skill declares `requires`.
+   */
+  noteLackedTools: (() => void) | undefined;
+}
+
 /** The messages that activate each chosen skill once per conversation; earlier turns count. */
 export async function preActivate(
   ctx: SkillsContext,
@@ -43,7 +56,7 @@ export async function preActivate(
   run: SkillsRun,
   query: string,
   settings: PreActivationSettings,
-): Promise<HostMessage[]> {
+): Promise<PreActivation> {
   const { index } = library;
   const toolName = modelToolName(ctx.state.toolAliases, USE_SKILL_TOOL);
   const keptPrefix = injectedIdPrefix(KEPT_IN_VIEW);
@@ -58,14 +71,17 @@ export async function preActivate(
   for (const { name, arguments: args } of earlier) run.recall(name, args);
 
   const messages: HostMessage[] = [];
+  const expecting: ExpectingTools[] = [];
   const picks = choose(ctx, library, run, query, settings.autoActivate);
-  if (picks.length === 0) return messages;
+  if (picks.length === 0) return { messages, noteLackedTools: undefined };
   // Only when something is injected: ids must not repeat any in the conversation.
   const taken = toolCallIds(ctx.messages);
-  const inject = (pick: Activation, text: string): void => {
+  const inject = (pick: Activation, text: string): HostMessage[] => {
     const id = injectedCallId(pick.route, pick.name, taken);
     taken.add(id);
-    messages.push(...activationMessages(id, pick.name, text, toolName, pick.arguments));
+    const pair = activationMessages(id, pick.name, text, toolName, pick.arguments);
+    messages.push(...pair);
+    return pair;
   };
   for (const pick of picks) {
     const entry = index.get(pick.name);
@@ -80,19 +96,36 @@ export async function preActivate(
     if (text === undefined) continue;
     // A mention with arguments goes in even when the skill is active: the model needs the new arguments.
     if (!run.activate(pick.name, pick.arguments) && pick.arguments === undefined) continue;
-    inject(pick, text);
-    const extra = {
-      ...(pick.score === undefined ? {} : { score: pick.score }),
-      ...(pick.arguments === undefined ? {} : { arguments: pick.arguments }),
-    };
-    ctx.log.info('[skills] activated', { skill: pick.name, route: pick.route, ...extra });
-    settings.gate.emit(
-      run,
-      { type: 'activation', skill: pick.name, route: pick.route, size: text.length, outcome: 'ok', ...extra },
-      ctx.log,
-    );
+    const answer = inject(pick, text)[1] as HostMessage;
+    if (entry.metadata.requires !== undefined) expecting.push({ answer, metadata: entry.metadata });
+    reportActivation(ctx, run, pick, text.length, settings.gate);
   }
-  return messages;
+  return { messages, noteLackedTools: expecting.length === 0 ? undefined : () => noteLackedTools(ctx, expecting) };
+}
+
+/** An injected answer whose skill declares `requires`, and that skill's frontmatter. */
+interface ExpectingTools {
+  answer: HostMessage;
+  metadata: SkillEntry['metadata'];
+}
+
+/** Each injected answer gets the line naming the tools the agent lacks, asked of the ctx's registry now. */
+function noteLackedTools(ctx: SkillsContext, expecting: readonly ExpectingTools[]): void {
+  for (const { answer, metadata } of expecting) {
+    const lacked = lackedToolsOn(ctx, metadata);
+    if (lacked.length === 0) continue;
+    answer.content = withLackedTools(answer.content, lacked);
+    ctx.log.info('[skills] activated skill lacks tools', { skill: metadata.name, lacked });
+  }
+}
+
+function reportActivation(ctx: SkillsContext, run: SkillsRun, pick: Activation, size: number, gate: ActivationGate): void {
+  const extra = {
+    ...(pick.score === undefined ? {} : { score: pick.score }),
+    ...(pick.arguments === undefined ? {} : { arguments: pick.arguments }),
+  };
+  ctx.log.info('[skills] activated', { skill: pick.name, route: pick.route, ...extra });
+  gate.emit(run, { type: 'activation', skill: pick.name, route: pick.route, size, outcome: 'ok', ...extra }, ctx.log);
 }
 
 /** Mentions (the user asked), then `always`, then ranked skills; unknown and excess mentions are logged. */

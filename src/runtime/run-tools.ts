@@ -9,6 +9,7 @@ import type { PluginRoots } from '../run/plugin-root.js';
 import type { ResourceReader } from '../resources/resource-reader.js';
 import type { SkillsRun } from '../run/run.js';
 import { FIND_SKILLS_TOOL } from '../base/tool-names.js';
+import { lackedToolsOn } from '../base/required-tools.js';
 import { bindFindSkillsTool } from '../tools/find-skills.js';
 import { bindReadResourceTool } from '../tools/read-resource.js';
 import { bindUseSkillTool, type ActivationTextOptions } from '../tools/use-skill.js';
@@ -68,6 +69,8 @@ export class RunToolbox {
       // In view now, not merely activated once: conversationBuffer may have trimmed the instructions since.
       isActive: (name) => run.inView(name),
       activate: (name, args) => run.activate(name, args),
+      // The request's registry when the model calls: every middleware before execute has registered its tools.
+      lacking: (entry) => (run.ctx ? lackedToolsOn(run.ctx, entry.metadata) : []),
       pluginRoot: (skill, log) => this.pluginRoots.of(skill, log),
       searchTool: () => (library().search ? FIND_SKILLS_TOOL : undefined),
       text: this.text,

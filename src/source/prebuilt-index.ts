@@ -666,7 +666,8 @@ export function parsePrebuiltIndex(text: string, file: string, options: Discover
     return unusable(
       path,
       'incompatible-version',
-      `was written${by} in index format ${JSON.stringify(document.version)}; this version (${packageVersion}) reads formats ${READABLE_VERSIONS.join(' and ')} only`,
+      `was written${by} in index format ${JSON.stringify(document.version)}; this ` +
+        `version (${packageVersion}) reads formats ${READABLE_VERSIONS.join(' and ')} only`,
       REBUILD,
     );
   }
@@ -905,7 +906,9 @@ function stale(entry: SkillEntry, status: 'changed' | 'vanished' | 'unreadable',
       : status === 'changed'
         ? `changed after the skills index was built (${detail}), so what the catalog says about it may be wrong`
         : `cannot be checked against the skills index (${detail})`;
-  const message = `Skill "${skill}" is not available: its ${SKILL_FILE} ${what}. Continue without it or choose another skill; the operator must rebuild the skills index (sisu-skills index) to use it.`;
+  const message =
+    `Skill "${skill}" is not available: its ${SKILL_FILE} ${what}. Continue without it or choose ` +
+    `another skill; the operator must rebuild the skills index (sisu-skills index) to use it.`;
   return {
     status,
     skill,

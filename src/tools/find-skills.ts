@@ -150,7 +150,8 @@ export function bindFindSkillsTool(source: IndexSource, ranker: () => BodyAwareR
   return skillTool({
     name: FIND_SKILLS_TOOL,
     description:
-      'Search all available skills by what they do. Returns the best matches with their descriptions; then activate one with use_skill. Use it when no skill listed in <available_skills> fits the task.',
+      'Search all available skills by what they do. Returns the best matches with their descriptions; ' +
+      'then activate one with use_skill. Use it when no skill listed in <available_skills> fits the task.',
     schema: FindSkillsArgsSchema,
     accepts: FindSkillsInput,
     source,

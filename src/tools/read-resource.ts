@@ -130,7 +130,8 @@ export function bindReadResourceTool({
   return skillTool({
     name: READ_RESOURCE_TOOL,
     description:
-      "Read one file bundled with a skill (a reference, template or script listed by use_skill), as text. Only the skill's listed files can be read; use offset/limit for long files.",
+      'Read one file bundled with a skill (a reference, template or script listed by use_skill), ' +
+      "as text. Only the skill's listed files can be read; use offset/limit for long files.",
     schema: ReadResourceArgsSchema,
     accepts: ReadResourceArgsSchema,
     source,

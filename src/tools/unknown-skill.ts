@@ -43,5 +43,8 @@ export function unknownSkillMessage(requested: string, index: SkillIndex, ranker
   const search = hints.searchTool
     ? ` Or call ${hints.searchTool} with a few words about the task to search all ${names.length} skills.`
     : '';
-  return `Skill ${quoted(requested)} not found. Closest available skills: ${shown.join(', ')}${more > 0 ? `, and ${more} more` : ''}.${hints.retry ? ` ${hints.retry}` : ''}${search}`;
+  return (
+    `Skill ${quoted(requested)} not found. Closest available skills: ` +
+    `${shown.join(', ')}${more > 0 ? `, and ${more} more` : ''}.${hints.retry ? ` ${hints.retry}` : ''}${search}`
+  );
 }

@@ -5,6 +5,7 @@
  */
 import { z } from 'zod';
 import { argumentHint, substitute } from '../base/arguments.js';
+import { lackedToolsLine } from '../base/required-tools.js';
 import { emitEvent, type SkillEvent } from '../config/events.js';
 import type { HostLogger } from '../base/host.js';
 import type { SkillEntry } from '../base/model.js';
@@ -62,7 +63,9 @@ function instructionsWithin(skill: Skill, max: number, readTool: string | undefi
     skill.instructionsLine === undefined
       ? undefined
       : skill.instructionsLine + (skill.instructions.slice(0, leading).match(/\n/g)?.length ?? 0);
-  const cut = `[Instructions cut here: ${keptLines} of ${totalLines} lines shown (${kept.length.toLocaleString('en-US')} of ${text.length.toLocaleString('en-US')} characters, ${cutBy}).`;
+  const cut =
+    `[Instructions cut here: ${keptLines} of ${totalLines} lines shown ` +
+    `(${kept.length.toLocaleString('en-US')} of ${text.length.toLocaleString('en-US')} characters, ${cutBy}).`;
   if (readTool === undefined) return `${kept}\n\n${cut} The rest is in ${skill.path}.]`;
   const next =
     firstLine === undefined
@@ -77,6 +80,8 @@ export interface Invocation {
   arguments?: string | undefined;
   /** The folder `${CLAUDE_PLUGIN_ROOT}` stands for, when one was found. */
   pluginRoot?: string | undefined;
+  /** Tools the skill's `requires` names that this agent lacks: the answer says so in one line. */
+  lacked?: readonly string[];
 }
 
 /** The text the model gets when it activates `skill`, its placeholders filled in for `invocation`. */
@@ -99,7 +104,19 @@ export function renderActivation(skill: Skill, options: ActivationTextOptions = 
   ];
   lines.push(renderResourceListing(skill.resources, options));
   lines.push('</skill>');
-  return lines.join('\n');
+  return withLackedTools(lines.join('\n'), invocation.lacked ?? []);
+}
+
+/**
+ * An activation's text with the line naming the tools the agent lacks, right
+ * after its opening `<skill>` line; the text as it is when none are lacking.
+ * Also for an activation rendered before the request's tools were all registered.
+ */
+export function withLackedTools(text: string, lacked: readonly string[]): string {
+  if (lacked.length === 0) return text;
+  const lineEnd = text.indexOf('\n');
+  const at = lineEnd < 0 ? text.length : lineEnd;
+  return `${text.slice(0, at)}\n${lackedToolsLine(lacked)}${text.slice(at)}`;
 }
 
 export interface UseSkillBinding {
@@ -116,6 +133,11 @@ export interface UseSkillBinding {
   pluginRoot?: (skill: Skill, log: HostLogger | undefined) => Promise<string | undefined>;
   /** Whether `name` is already active, before anything is read. */
   isActive?: (name: string) => boolean;
+  /**
+   * The tools the skill's `requires` names that the agent lacks, asked when the
+   * model activates it (every tool of the request is registered by then). Absent: nothing is said.
+   */
+  lacking?: (entry: SkillEntry) => readonly string[];
   /** The search tool's name when it is registered for this run: an unknown name's answer points to it. */
   searchTool?: () => string | undefined;
   text?: ActivationTextOptions;
@@ -137,6 +159,7 @@ export function bindUseSkillTool({
   ranker,
   activate,
   isActive,
+  lacking,
   pluginRoot,
   searchTool = () => undefined,
   text = {},
@@ -173,9 +196,10 @@ export function bindUseSkillTool({
       // Two calls in one round may both get here; the second still answers, the run records one.
       activate?.(name, given);
       const root = await pluginRoot?.(loaded.skill, ctx.log);
-      const answer = renderActivation(loaded.skill, text, { arguments: given, pluginRoot: root });
+      const lacked = lacking?.(entry) ?? [];
+      const answer = renderActivation(loaded.skill, text, { arguments: given, pluginRoot: root, lacked });
       const extra = given === undefined ? {} : { arguments: given };
-      ctx.log?.info('[skills] activated', { skill: name, route: 'model', ...extra });
+      ctx.log?.info('[skills] activated', { skill: name, route: 'model', ...extra, ...(lacked.length === 0 ? {} : { lacked }) });
       emit({ type: 'activation', skill: name, route: 'model', size: answer.length, outcome: 'ok', ...extra }, ctx.log);
       return answer;
     },

@@ -49,9 +49,11 @@ export function folderProblem(
   const { folder } = where;
   const message =
     kind === 'unreadable'
-      ? `cannot watch ${folder}: ${errorReason(error)}. Its skills cannot be loaded until this process may read it; ${retry}, and the other folders are still watched.`
+      ? `cannot watch ${folder}: ${errorReason(error)}. Its skills cannot be loaded until ` +
+        `this process may read it; ${retry}, and the other folders are still watched.`
       : kind === 'limit'
-        ? `cannot watch ${folder} and folders not yet watched: the system's limit on watches is reached (${errorCode(error) ?? 'limit'}). Until it is raised (Linux: sysctl fs.inotify.max_user_watches) or fewer folders are configured, ${RESCANS}; ${retry}.`
+        ? `cannot watch ${folder} and folders not yet watched: the system's limit on watches is reached (${errorCode(error) ?? 'limit'}). ` +
+          `Until it is raised (Linux: sysctl fs.inotify.max_user_watches) or fewer folders are configured, ${RESCANS}; ${retry}.`
         : `cannot watch ${folder}: ${errorReason(error)}. Until it can, ${RESCANS}; ${retry}, and the other folders are still watched.`;
   return new WatchProblem(kind, where.directory, folder, message, { cause: error });
 }
@@ -64,6 +66,8 @@ export function directoryProblem(directory: string, kind: WatchProblemKind, erro
 
 /** Nothing at all is watched. */
 export function pollingProblem(directory: string, retryMs: number): WatchProblem {
-  const message = `no skills folder can be watched, so changes are seen only when the index is rescanned (every \`cacheTtl\`); watching is retried every ${retryMs} ms.`;
+  const message =
+    `no skills folder can be watched, so changes are seen only when the index is ` +
+    `rescanned (every \`cacheTtl\`); watching is retried every ${retryMs} ms.`;
   return new WatchProblem('polling', directory, directory, message);
 }

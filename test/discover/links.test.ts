@@ -113,7 +113,8 @@ describe('links the system will not follow (ELOOP)', () => {
     expect(result.warnings.map((w) => [w.code, relative(skills, w.file)])).toEqual([['SYMLINK_LOOP', 'a']]);
     const [a, b, c] = ['a', 'b', 'c'].map((n) => join(skills, n));
     expect(result.warnings[0]?.message).toBe(
-      `4 symbolic links skipped (${a}, ${b}, ${c}, ...): they lead into a cycle of symbolic links (${a} -> ${b} -> ${c} -> ${a}). Remove or repoint one link of the cycle.`,
+      `4 symbolic links skipped (${a}, ${b}, ${c}, ...): they lead into a cycle of symbolic ` +
+        `links (${a} -> ${b} -> ${c} -> ${a}). Remove or repoint one link of the cycle.`,
     );
   });
 

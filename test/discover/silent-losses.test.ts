@@ -24,7 +24,8 @@ describe('include / exclude patterns that cannot work', () => {
     expect(warnings.map((w) => w.message.slice(0, w.message.indexOf('. Patterns match')))).toEqual([
       'include pattern "[pd]*" uses "[...]" (a character class), which is not supported and matches no skill that was found',
       'include pattern "nothing-*" matches no skill that was found',
-      'exclude pattern "**/docx" uses a path separator (patterns match names, not paths; "**/" is not needed), which is not supported and matches no skill that was found',
+      'exclude pattern "**/docx" uses a path separator (patterns match names, not paths; ' +
+        '"**/" is not needed), which is not supported and matches no skill that was found',
       'exclude pattern "{a,b}" uses "{a,b}" (alternatives), which is not supported and matches no skill that was found',
       'exclude pattern "!pdf-tools" uses a leading "!" (negation; use `exclude` instead), which is not supported and matches no skill that was found',
     ]);

@@ -6,7 +6,9 @@
  * can compare the built binary with the in-process run directly.
  */
 import { execFile } from 'node:child_process';
-import { copyFile, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { createHash } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { copyFile, mkdir, mkdtemp, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -87,25 +89,16 @@ export interface BuiltBinary {
 }
 
 /**
- * Registers the hooks that build the package into a folder named `prefix`
- * plus random characters, and remove it. Call it inside the describe that
- * uses it, so that only that block waits for the build.
+ * Registers the hook that gets the package built, as `npm pack` would ship it
+ * (`prefix` names the suite in errors). Call it inside the describe that uses
+ * it, so that only that block waits for the build. Every suite shares one
+ * build: see sharedBuild.
  */
 export function useBuiltBinary(prefix: string): BuiltBinary {
   let built: string | undefined;
   beforeAll(async () => {
-    // Inside node_modules so the bundle still resolves zod, and away from dist/ so parallel builds (other suites', a developer's) don't collide.
-    const cache = join(ROOT, 'node_modules', '.cache');
-    await mkdir(cache, { recursive: true });
-    built = await mkdtemp(join(cache, prefix));
-    // tsup's own API with the project's config, in this process (no npx, no second node to start). Type
-    // declarations are the library build's business, not the binary's: skip them to build in a second.
-    await tsupBuild({ config: join(ROOT, 'tsup.config.ts'), silent: true, dts: false, outDir: join(built, 'dist') });
-    await copyFile(join(ROOT, 'package.json'), join(built, 'package.json'));
+    built = await sharedBuild();
   }, 120_000);
-  afterAll(async () => {
-    if (built !== undefined) await rm(built, { recursive: true, force: true });
-  });
   const binary: BuiltBinary = {
     get pack(): string {
       if (built === undefined) throw new Error(`${prefix}: the binary is built in beforeAll; use it inside a test`);
@@ -125,4 +118,59 @@ export function useBuiltBinary(prefix: string): BuiltBinary {
     },
   };
   return binary;
+}
+
+/** Where builds are kept: inside node_modules, so the bundle still resolves zod, and away from dist/. */
+const BUILDS = join(ROOT, 'node_modules', '.cache', 'mw-skills-built');
+
+let building: Promise<string> | undefined;
+
+/**
+ * The package built with the real tsup config, once for what goes into it:
+ * the folder is named after a hash of src/, tsup.config.ts and package.json,
+ * so suites (in this worker, in the other worker, in a later run) reuse it
+ * while nothing it is built from changed. Five suites each built their own
+ * before (a tsup build costs about a second of CPU). A build is made in a
+ * folder of its own and renamed into place when complete, so a reader never
+ * sees half of one; two workers that build at once keep the first.
+ */
+function sharedBuild(): Promise<string> {
+  building ??= (async () => {
+    const target = join(BUILDS, await buildKey());
+    if (existsSync(join(target, 'package.json'))) return target;
+    await mkdir(BUILDS, { recursive: true });
+    const scratch = await mkdtemp(join(BUILDS, 'building-'));
+    // tsup's own API with the project's config, in this process (no npx, no second node to start). Type
+    // declarations are the library build's business, not the binary's: skip them to build in a second.
+    await tsupBuild({ config: join(ROOT, 'tsup.config.ts'), silent: true, dts: false, outDir: join(scratch, 'dist') });
+    await copyFile(join(ROOT, 'package.json'), join(scratch, 'package.json'));
+    try {
+      await rename(scratch, target);
+    } catch (error) {
+      // Another worker finished the same build first: use its copy.
+      await rm(scratch, { recursive: true, force: true });
+      if (!existsSync(join(target, 'package.json'))) throw error;
+    }
+    // Builds of sources that are gone (an earlier edit) are only taking room.
+    for (const old of await readdir(BUILDS)) {
+      if (join(BUILDS, old) !== target && !old.startsWith('building-')) await rm(join(BUILDS, old), { recursive: true, force: true });
+    }
+    return target;
+  })();
+  return building;
+}
+
+/** A hash of every file a build is made from. */
+async function buildKey(): Promise<string> {
+  const hash = createHash('sha256');
+  const files = [join(ROOT, 'tsup.config.ts'), join(ROOT, 'package.json')];
+  for (const entry of await readdir(join(ROOT, 'src'), { recursive: true, withFileTypes: true })) {
+    if (entry.isFile()) files.push(join(entry.parentPath, entry.name));
+  }
+  for (const file of files.sort())
+    hash
+      .update(`${file}\0`)
+      .update(await readFile(file))
+      .update('\0');
+  return hash.digest('hex').slice(0, 16);
 }

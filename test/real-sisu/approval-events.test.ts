@@ -63,7 +63,8 @@ describeSisu('approve and events in the real SISU', () => {
         expect(host.core.getExecutionResult(ctx)?.text).toBe('done');
         expect(asked).toEqual(['deploy-production:mention', 'code-review:model']);
         const denial =
-          'Activation of skill "deploy-production" was not approved for this conversation. Reason: production needs a human. Its instructions are not available; continue without this skill and do not call it again.';
+          'Activation of skill "deploy-production" was not approved for this conversation. Reason: production ' +
+          'needs a human. Its instructions are not available; continue without this skill and do not call it again.';
         // The mention's denial is in front of the model from its first request on; the model's own call gets the same answer.
         const first = server.requests[0];
         expect(first?.messages.map((m) => m.role)).toEqual(['user', 'assistant', 'tool']);

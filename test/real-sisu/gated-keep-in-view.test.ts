@@ -72,7 +72,8 @@ describeSisu('visible, approve and events on the kept-in-view route', () => {
     });
 
     for (const approved of [true, false]) {
-      it(`${provider.name}: a resumed conversation asks once (route kept-in-view) and ${approved ? 'puts the skill back' : 'never puts a denied skill back'}`, async () => {
+      const outcome = approved ? 'puts the skill back' : 'never puts a denied skill back';
+      it(`${provider.name}: a resumed conversation asks once (route kept-in-view) and ${outcome}`, async () => {
         const asked: SkillActivation[] = [];
         const skillsMw = skillsMiddleware({
           directories: [skills.root],

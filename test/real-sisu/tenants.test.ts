@@ -186,7 +186,8 @@ describeSisu('two tenants on one middleware instance, 1,000 interleaved conversa
       expect(answers.filter((a) => a.text.startsWith('<skill_resource ')).length).toBe(CONVERSATIONS / 2);
       expect(answers.filter((a) => a.text.includes('not found')).length).toBeGreaterThanOrEqual(CONVERSATIONS * 0.6);
       console.info(
-        `[tenants] ${provider.name}: ${CONVERSATIONS} conversations (${server.requests.length} model requests), ${CONCURRENCY} at a time, ${Math.round(wallMs)} ms; ${checked} request bodies and ${answers.length} tool answers checked, 0 cross-tenant appearances`,
+        `[tenants] ${provider.name}: ${CONVERSATIONS} conversations (${server.requests.length} model requests), ${CONCURRENCY} at a ` +
+          `time, ${Math.round(wallMs)} ms; ${checked} request bodies and ${answers.length} tool answers checked, 0 cross-tenant appearances`,
       );
     });
   }

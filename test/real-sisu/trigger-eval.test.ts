@@ -62,8 +62,10 @@ function moduleText(provider: Provider['name'], url: string): string {
   const adapter = (name: string) =>
     JSON.stringify(pathToFileURL(path.join(SISU_ROOT, 'node_modules', '@sisu-ai', name, 'dist', 'index.js')).href);
   return provider === 'openai'
-    ? `const { openAIAdapter } = await import(${adapter('adapter-openai')});\nexport const model = openAIAdapter({ model: 'gpt-scripted', apiKey: 'test-key', baseUrl: ${JSON.stringify(url)} });\n`
-    : `import { anthropicAdapter } from ${adapter('adapter-anthropic')};\nexport default anthropicAdapter({ model: 'claude-scripted', apiKey: 'test-key', baseUrl: ${JSON.stringify(url)}, maxRetries: 0 });\n`;
+    ? `const { openAIAdapter } = await import(${adapter('adapter-openai')});\nexport const model = ` +
+        `openAIAdapter({ model: 'gpt-scripted', apiKey: 'test-key', baseUrl: ${JSON.stringify(url)} });\n`
+    : `import { anthropicAdapter } from ${adapter('adapter-anthropic')};\nexport default anthropicAdapter({ ` +
+        `model: 'claude-scripted', apiKey: 'test-key', baseUrl: ${JSON.stringify(url)}, maxRetries: 0 });\n`;
 }
 
 describeSisu('sisu-skills eval through the real middleware and SISU adapters', () => {

@@ -57,7 +57,8 @@ describe('find_skills handler', () => {
       'Skills matching "please review my PR for security problems", best first, each with the words it matched and where:',
     );
     expect(lines[1]).toBe(
-      '- code-review: Reviews a change for bugs and security. Use when asked to review a pull request. (matched "review" in the name; "security" in the description)',
+      '- code-review: Reviews a change for bugs and security. Use when asked to review ' +
+        'a pull request. (matched "review" in the name; "security" in the description)',
     );
     expect(lines.at(-1)).toMatch(/^Call `use_skill` with the `skill_name`.* A skill that matched only a passing word may not fit\.$/);
   });
@@ -168,9 +169,8 @@ describe('find_skills in a middleware stack', () => {
     };
     const ctx = await runStack(register, [{ role: 'user', content: 'it crashes' }]);
     const found = await callTool(ctx, 'find_skills', { query: 'app crashed with a stack trace', limit: 3 });
-    expect(found).toMatch(
-      /^Skills matching "app crashed with a stack trace", best first, each with the words it matched and where:\n- debug: .*\(matched "crashed", "stack", "trace" in the description\)$/m,
-    );
+    expect(found).toMatch(/^Skills matching "app crashed with a stack trace", best first, each with the words it matched and where:$/m);
+    expect(found).toMatch(/^Skills matching .*\n- debug: .*\(matched "crashed", "stack", "trace" in the description\)$/m);
     const name = /^- ([a-z0-9-]+):/m.exec(found)?.[1];
     expect(await callTool(ctx, 'use_skill', { skill_name: name })).toContain('<skill name="debug">');
   });
