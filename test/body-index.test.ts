@@ -83,13 +83,6 @@ describe('body terms', () => {
     expect(collector.count).toBe(1);
     expect(keptTerms(collector, 0, ['alpha', 'beta', 'gamma', 'delta'])).toEqual(['alpha']);
   });
-
-  it('counts resource names when asked to', () => {
-    const collector = bodyCollectorFor(2, { ...BODY_DEFAULTS, resourceWeight: 1 });
-    collector.add(0, 'text', ['scripts/convert_asm.py']);
-    collector.add(1, 'text');
-    expect(keptTerms(collector, 0, ['convert', 'asm'])).toEqual(['convert', 'asm']);
-  });
 });
 
 describe('a ranker that reads the instructions', () => {
