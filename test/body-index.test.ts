@@ -65,6 +65,20 @@ describe('body terms', () => {
     expect(keptTerms(collector, 0, ['goroutine', 'channel', 'file', 'step', 'run'])).toEqual(['goroutine', 'channel']);
   });
 
+  it('by default keeps every term of a body of 1,000 words (the bounds are for memory, not choice), each at BM25 weight', () => {
+    const collector = bodyCollectorFor(2);
+    const many = Array.from({ length: 300 }, (_, i) => `term${i}x`);
+    collector.add(0, `${many.join('\n')}\ncommon`);
+    collector.add(1, 'common');
+    const index = collector.build();
+    expect(index.postings.end(index.terms.length - 1)).toBe(many.length + 2);
+    // "common" is in both bodies, once each: the longer body's weight is the lower (b > 0), both under 1 (saturated).
+    const common = index.vocabulary.idOf('common') ?? -1;
+    const [long, short] = [index.postings.weight(index.postings.start(common)), index.postings.weight(index.postings.start(common) + 1)];
+    expect(long).toBeLessThan(short);
+    expect(short).toBeLessThan(1);
+  });
+
   it('reads headings at their weight, skips fenced code, and stops at the word budget', () => {
     const collector = bodyCollectorFor(2, { ...BODY_DEFAULTS, words: 5 });
     collector.add(0, '# Rollback plan\n\n```sh\nkubectl rollout undo\n```\none two three four five six seven\n## Canary');

@@ -4,16 +4,16 @@
  * inverted index beside the ranker's own (src/catalog/rank.ts). Pure: text in,
  * typed arrays out; reading the files is src/source/body-indexer.ts's job.
  *
- * A skill's body is read once, term by term, as it arrives (`add`), and only
- * its `candidates` most frequent terms are kept until every skill is in;
- * `build` then keeps, per skill, the `terms` terms that are both frequent in
- * it and rare in the library (tf x idf; numbers never), so a body weighs in
- * by what sets it apart ("goroutine", "reconciliation"), not by the words
- * every instruction uses ("file", "run", "step"). Figures behind each bound
- * (BODY_DEFAULTS): scripts/body-rank-experiment.mjs on
- * test/relevance/body-set; `terms` is 24, not the 48 that ranked a little
- * better, for memory (bench/memory.mjs at 20,000 skills: docs/performance.md).
- * `resourceWeight` and `triggerWeight` stay off: measured, they did not help.
+ * A skill's body is read once, term by term, as it arrives (`add`): its
+ * headings and its first `words` words (fenced code left out), of which its
+ * `candidates` most frequent terms are kept until every skill is in; `build`
+ * then keeps, per skill, up to `terms` of them, those both frequent in it and
+ * rare in the library first (tf x idf; numbers never), each weighted as BM25
+ * weighs a term of a field. The bounds are loose (a body of 1,000 words holds
+ * some 200 distinct terms): they bound memory (at most 2 KB of postings a
+ * skill), not what ranks. Figures behind each choice (BODY_DEFAULTS):
+ * scripts/body-rank-experiment.mjs on both labelled sets' train parts, and
+ * docs/performance.md.
  */
 import { flatStrings, Int32List, PackedPostings, packPostings, sortedVocabulary, vocabularyOf, type Vocabulary } from '../base/compact.js';
 

@@ -3,13 +3,12 @@
  * name, tags and description, dependency-free and deterministic. An inverted
  * index with per-field weights folded in, so a query costs only the postings
  * of its terms: from a scan, a term's postings are found when a query first
- * has it (TermScan); a prebuilt index holds them all. Once a skill's instructions are
- * indexed (src/catalog/body-terms.ts, src/source/body-indexer.ts), their evidence is added
- * from a second, smaller index at RANK_TUNING.bodyWeight (0.3) a description
+ * has it (TermScan); a prebuilt index holds them all. Once a skill's
+ * instructions are indexed (src/catalog/body-terms.ts, src/source/body-indexer.ts),
+ * a second BM25 over them is added at RANK_TUNING.bodyWeight of a description
  * term's: added, not folded into the description's term frequencies, which
- * measured worse. A query's everyday words are expanded to the words skills
- * use for them (src/catalog/lexicon.ts) at RANK_TUNING.expansionWeight, only
- * for skills lacking the word (see `accumulate`).
+ * measured worse. No synonyms are typed in: what a request means beyond its
+ * words is the app's embedder's to find (issue 29 retired the lexicon).
  *
  * Score scale (what `threshold` options compare against): each result's
  * `score` is in [0, 1), the share of the query's evidence it matched. A
