@@ -426,7 +426,14 @@ async function benchMemory(workload, warmup) {
   const grew = total(withInstructions) / total(lazy);
   row(`memory ${count}`, 'with the instructions / without (heap + typed arrays)', grew, 'x', '(info)');
   const perSkill = (total(withInstructions) - total(lazy)) / count;
-  row(`memory ${count}`, 'the instructions, per skill (heap + typed arrays, with - without; issue 29)', perSkill, 'B', '<= 3000', perSkill <= 3000);
+  row(
+    `memory ${count}`,
+    'the instructions, per skill (heap + typed arrays, with - without; issue 29)',
+    perSkill,
+    'B',
+    '<= 3000',
+    perSkill <= 3000,
+  );
   row(
     `memory ${count}`,
     'middleware index / frontmatter',

@@ -149,8 +149,9 @@ const candidates = [
   { label: 'ours, description only', tuning: RANK_TUNING, bodies: false },
   { label: CHOSEN, tuning: RANK_TUNING, bodies: true },
 ];
-if (process.env.GRID) for (const [label, change] of JSON.parse(process.env.GRID)) candidates.push({ label, tuning: tuned(change), bodies: true });
-if (args.includes("--all")) {
+if (process.env.GRID)
+  for (const [label, change] of JSON.parse(process.env.GRID)) candidates.push({ label, tuning: tuned(change), bodies: true });
+if (args.includes('--all')) {
   const body = RANK_TUNING.body;
   const add = (label, change) => candidates.push({ label, tuning: tuned(change), bodies: true });
   for (const bodyWeight of [0.5, 0.7, 1, 1.5, 2]) add(`bodyWeight ${bodyWeight}`, { bodyWeight });

@@ -3,8 +3,10 @@
 // `instructionsWeight` (2 by default). No stemming, no fields, no tuning beyond k1/b.
 // Every relevance figure of scripts/body-rank-experiment.mjs stands beside it.
 const STOPWORDS = new Set(
-  ('a an and are as at be but by for from has have i if in into is it its me my of on or our so that the their ' +
-    'then there these this to us was we were what when which will with you your').split(' '),
+  (
+    'a an and are as at be but by for from has have i if in into is it its me my of on or our so that the their ' +
+    'then there these this to us was we were what when which will with you your'
+  ).split(' '),
 );
 const K1 = 1.2;
 const B = 0.75;
@@ -12,7 +14,10 @@ const INSTRUCTION_WORDS = 1000;
 
 /** Lowercase words of letters and digits, stopwords dropped. */
 export function plainTokens(text) {
-  return text.toLowerCase().split(/[^\p{L}\p{N}]+/u).filter((w) => w !== '' && !STOPWORDS.has(w));
+  return text
+    .toLowerCase()
+    .split(/[^\p{L}\p{N}]+/u)
+    .filter((w) => w !== '' && !STOPWORDS.has(w));
 }
 
 /** A BM25 index over `docs` (arrays of tokens): score(queryTokens) -> Float64Array by doc. */

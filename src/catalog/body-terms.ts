@@ -315,7 +315,13 @@ export class BodyCollector {
   }
 
   /** Adds doc `d`'s best `terms` terms by `scratch.scores` (ties in candidate order) to `chosen`, tf normalised by `norm`. */
-  private keepBest(d: number, doc: Candidates, norm: number, scratch: { scores: Float64Array; sorted: Float64Array }, chosen: ChosenPostings): void {
+  private keepBest(
+    d: number,
+    doc: Candidates,
+    norm: number,
+    scratch: { scores: Float64Array; sorted: Float64Array },
+    chosen: ChosenPostings,
+  ): void {
     const keep = this.tuning.terms;
     const n = doc.ids.length;
     const { scores } = scratch;
