@@ -107,15 +107,18 @@ describe('a ranker that reads the instructions', () => {
   ];
   const bodies = ['## Canary stages\n\nWatch the canary, then promote. Canary metrics decide.', undefined, 'Summaries of calls.'];
 
-  it('finds a skill by a word only its instructions use, and keeps the description strongest', () => {
+  it('finds a skill by a word only its instructions use, and weighs the instructions at bodyWeight', () => {
     const plain = createRanker(entries);
     expect(plain.bodyAware).toBe(false);
     expect(plain.rank('promote the build').map((r) => r.name)).toEqual([]);
     const ranker = createRanker(entries, bodies);
     expect(ranker.bodyAware).toBe(true);
     expect(ranker.rank('promote the build').map((r) => r.name)).toEqual(['release']);
-    // "canary" is in rollback's description and in release's instructions: the description wins.
-    expect(ranker.rank('canary').map((r) => r.name)).toEqual(['rollback', 'release']);
+    // "canary" is once in rollback's description and four times in release's instructions: at 1.5 times a
+    // description term's weight the instructions that dwell on it win; at 0.5 the description does.
+    expect(ranker.rank('canary').map((r) => r.name)).toEqual(['release', 'rollback']);
+    const light = createTunedRanker(entries, { ...RANK_TUNING, bodyWeight: 0.5 }, bodies);
+    expect(light.rank('canary').map((r) => r.name)).toEqual(['rollback', 'release']);
     for (const { score } of ranker.rank('canary promote summaries calls')) {
       expect(score).toBeGreaterThan(0);
       expect(score).toBeLessThan(1);

@@ -39,7 +39,7 @@ export const BODY_DEFAULTS: Readonly<BodyTuning> = Object.freeze({
   terms: 512,
   headingWeight: 3,
   code: false,
-  b: 0.5,
+  b: 0.75,
 });
 
 const DIGITS = /^\d+$/;

@@ -77,14 +77,14 @@ export interface BodyAwareRanker extends Ranker {
 export interface RankTuning {
   /** Weights of name, tags, "Use when" clauses and description, in that order. */
   fields: readonly [number, number, number, number];
-  /** What a body term's evidence counts next to a description term's (keep it under the description's 1). */
+  /** What a body term's evidence counts next to a description term's (BM25 over the instructions, added). */
   bodyWeight: number;
   body: BodyTuning;
 }
 
 export const RANK_TUNING: Readonly<RankTuning> = Object.freeze({
   fields: [3, 2, 1, 1] as const,
-  bodyWeight: 0.7,
+  bodyWeight: 1.5,
   body: BODY_DEFAULTS,
 });
 
