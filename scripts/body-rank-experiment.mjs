@@ -1,4 +1,4 @@
-// Usage: node scripts/body-rank-experiment.mjs [--held-back] [--all] [--misses] [--dump=<file>]
+// Usage: node scripts/body-rank-experiment.mjs [--held-back] [--all] [--try=<json>] [--misses] [--dump=<file>]
 // Measures the ranker on the labelled request sets over the shared corpus (1,088 distinct
 // skills), beside the plain BM25 baseline (scripts/plain-bm25.mjs) every figure must stand by:
 // - test/relevance/body-set: requests written from what skills are for (issue 23);
@@ -11,19 +11,20 @@
 // The last column is recall@5 of the older labelled queries (test/relevance/queries.mjs).
 // src/catalog/rank.ts is bundled from source, so every weight can be tried without a build.
 // Without --held-back only the train parts are measured: tune there. --held-back adds the
-// held-back parts, for the final figures. --all adds the candidates that were tried.
+// held-back parts, for the final figures. --all adds the candidates that were tried; --try adds
+// others, as JSON [[label, change of RANK_TUNING], ...], e.g. --try='[["w1", {"bodyWeight": 1}]]'.
 // --misses lists the chosen ranker's train misses; --dump writes its top 5 per request as JSON.
 import { build } from 'esbuild';
-import { existsSync, readFileSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { loadRequests as loadBodySet } from '../test/relevance/body-set/set.mjs';
 import { QUERIES } from '../test/relevance/queries.mjs';
+import { loadSkills } from '../test/relevance/corpus.mjs';
 import { plainBm25 } from './plain-bm25.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
-const corpusDir = join(root, '..', 'shared', 'corpus');
 const args = process.argv.slice(2);
 const showHeld = args.includes('--held-back');
 
@@ -45,26 +46,8 @@ const { buildCatalog, catalogEntries } = await import(join(out, 'catalog.js'));
 const { parseFrontmatter } = await import(join(out, 'parse.js'));
 rmSync(out, { recursive: true, force: true });
 
-/** The corpus: first of each name wins, as in discovery. */
-function loadCorpus() {
-  const manifest = readFileSync(join(corpusDir, 'manifest.jsonl'), 'utf8')
-    .split('\n')
-    .filter((line) => line.trim() !== '')
-    .map((line) => JSON.parse(line));
-  const list = [];
-  const seen = new Set();
-  for (const item of manifest) {
-    const text = readFileSync(join(corpusDir, item.file), 'utf8');
-    const { metadata, body } = parseFrontmatter(text, { file: item.file });
-    const { name, description, tags } = metadata;
-    if (typeof name !== 'string' || typeof description !== 'string' || seen.has(name)) continue;
-    seen.add(name);
-    const tagList = Array.isArray(tags) ? tags.filter((t) => typeof t === 'string') : undefined;
-    list.push({ entry: { name, description, ...(tagList ? { tags: tagList } : {}) }, body });
-  }
-  return list;
-}
-const skills = loadCorpus();
+// The corpus as the relevance tests read it: first of each name wins, as in discovery.
+const skills = loadSkills(parseFrontmatter);
 
 // The 2,000-skill library: the corpus, then copies of its first skills under new names.
 const LIBRARY = 2000;
@@ -149,17 +132,18 @@ const candidates = [
   { label: 'ours, description only', tuning: RANK_TUNING, bodies: false },
   { label: CHOSEN, tuning: RANK_TUNING, bodies: true },
 ];
-if (process.env.GRID)
-  for (const [label, change] of JSON.parse(process.env.GRID)) candidates.push({ label, tuning: tuned(change), bodies: true });
+const tries = args.find((a) => a.startsWith('--try='))?.slice(6);
+if (tries) for (const [label, change] of JSON.parse(tries)) candidates.push({ label, tuning: tuned(change), bodies: true });
 if (args.includes('--all')) {
-  const body = RANK_TUNING.body;
   const add = (label, change) => candidates.push({ label, tuning: tuned(change), bodies: true });
-  for (const bodyWeight of [0.5, 0.7, 1, 1.5, 2]) add(`bodyWeight ${bodyWeight}`, { bodyWeight });
-  for (const words of [300, 500, 2000]) add(`words ${words}`, { body: { words } });
-  for (const terms of [24, 64, 128, 256]) add(`terms ${terms}`, { body: { terms, candidates: Math.max(terms, body.candidates) } });
-  for (const headingWeight of [1, 2, 5]) add(`headingWeight ${headingWeight}`, { body: { headingWeight } });
-  for (const b of [0.25, 0.75, 1]) add(`body b ${b}`, { body: { b } });
+  for (const bodyWeight of [0.3, 0.5, 0.7, 1, 1.25, 2]) add(`bodyWeight ${bodyWeight}`, { bodyWeight });
+  for (const words of [500, 600, 2000]) add(`words ${words}`, { body: { words } });
+  for (const terms of [24, 128, 256]) add(`terms ${terms} (before issue 29: 24, with candidates 96)`, { body: { terms } });
+  for (const headingWeight of [1, 5]) add(`headingWeight ${headingWeight}`, { body: { headingWeight } });
+  for (const b of [0.5, 0.9]) add(`body b ${b}`, { body: { b } });
   add('code blocks read', { body: { code: true } });
+  add('description fields name x2 (2/2/1/1)', { fields: [2, 2, 1, 1] });
+  add('the body-only weights before issue 29 (24 terms, 0.3, b 0.5)', { bodyWeight: 0.3, body: { terms: 24, candidates: 96, b: 0.5 } });
 }
 
 const pct = (x) => (x === undefined ? '' : x.toFixed(2));
