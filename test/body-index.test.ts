@@ -65,9 +65,9 @@ describe('body terms', () => {
     expect(keptTerms(collector, 0, ['goroutine', 'channel', 'file', 'step', 'run'])).toEqual(['goroutine', 'channel']);
   });
 
-  it('by default keeps every term of a body of 1,000 words (the bounds are for memory, not choice), each at BM25 weight', () => {
+  it('by default keeps up to 256 terms of a body, each at BM25 weight', () => {
     const collector = bodyCollectorFor(2);
-    const many = Array.from({ length: 300 }, (_, i) => `term${i}x`);
+    const many = Array.from({ length: 250 }, (_, i) => `term${i}x`);
     collector.add(0, `${many.join('\n')}\ncommon`);
     collector.add(1, 'common');
     const index = collector.build();
