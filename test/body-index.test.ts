@@ -114,7 +114,7 @@ describe('a ranker that reads the instructions', () => {
     const ranker = createRanker(entries, bodies);
     expect(ranker.bodyAware).toBe(true);
     expect(ranker.rank('promote the build').map((r) => r.name)).toEqual(['release']);
-    // "canary" is once in rollback's description and four times in release's instructions: at 1.5 times a
+    // "canary" is once in rollback's description and four times in release's instructions: at 1.25 times a
     // description term's weight the instructions that dwell on it win; at 0.5 the description does.
     expect(ranker.rank('canary').map((r) => r.name)).toEqual(['release', 'rollback']);
     const light = createTunedRanker(entries, { ...RANK_TUNING, bodyWeight: 0.5 }, bodies);
