@@ -246,7 +246,7 @@ describe('createRanker finds postings as queries ask, and answers as the whole i
         built.rank('qqqqqq');
         expect(createRanker(entries).rank(q)).toEqual(built.rank(q));
       }),
-      { numRuns: 3000 },
+      { numRuns: 1000 },
     );
   });
 

@@ -76,7 +76,7 @@ describe('a ranker built from a scan', () => {
           for (const q of [...queries, ...queries]) expect(scanned.rank(q, limit), q).toEqual(whole.rank(q, limit));
         },
       ),
-      { numRuns: 1500 },
+      { numRuns: 600 },
     );
   });
 

@@ -256,6 +256,7 @@ export class BodyCollector {
     const vocabularySize = this.terms.vocabulary.size;
     const idfById = new Float64Array(vocabularySize);
     for (let id = 0; id < vocabularySize; id++) idfById[id] = idfOf(this.df[id] ?? 0, Math.max(this.added, 1));
+    yield;
     const chosen = yield* this.choosePostings(idfById);
     yield;
     const { terms, vocabulary, position } = keptVocabulary(this.terms.vocabulary, chosen.usedIds);
@@ -298,6 +299,7 @@ export class BodyCollector {
     // Numbers (versions, ports, counts, numbered names) say little about a task, yet would rank as the rarest terms.
     const numeric = new Uint8Array(vocabularySize);
     for (const [name, id] of this.terms.vocabulary) if (DIGITS.test(name)) numeric[id] = 1;
+    yield;
     const scratch = { scores: new Float64Array(0), sorted: new Float64Array(0) };
     for (let d = 0; d < this.size; d++) {
       if (d % BUILD_STEP === BUILD_STEP - 1) yield;
