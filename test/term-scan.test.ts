@@ -81,7 +81,7 @@ describe('a ranker built from a scan', () => {
           }
         },
       ),
-      { numRuns: 1500 },
+      { numRuns: 600 },
     );
   });
 
