@@ -1,0 +1,85 @@
+/**
+ * Meaning over one list of skills (a library's: the skills one request may
+ * see): their vectors' keys, the nearest skills to a query vector, and the
+ * background round that embeds the whole list. Only this list's vectors are
+ * ever compared, so a skill `visible` hides from a request is never reached
+ * by its meaning.
+ */
+import type { SkillEntry } from '../index/types.js';
+import type { EmbeddingOutcome, SkillVectors } from './skill-vectors.js';
+import { contentKey, skillText } from './skill-text.js';
+import { similarity, type UnitVector } from './vectors.js';
+
+export interface NearSkill {
+  name: string;
+  similarity: number;
+}
+
+export class SkillMeaning {
+  private keys: string[] | undefined;
+  /** The vectors by position, as of the store's `resolvedAt` version. */
+  private resolved: Array<UnitVector | undefined> = [];
+  private resolvedAt = -1;
+  private round: Promise<EmbeddingOutcome> | undefined;
+
+  constructor(
+    private readonly skills: readonly SkillEntry[],
+    readonly store: SkillVectors,
+  ) {}
+
+  /** Whether any of these skills has a vector: before that, ranking is by words and no query is embedded. */
+  get searchable(): boolean {
+    return this.store.size > 0 && this.vectors().some((vector) => vector !== undefined);
+  }
+
+  /** The skills nearest to `query` (a unit vector), most similar first, at most `limit`; only skills with a vector. */
+  nearest(query: Float32Array, limit: number): NearSkill[] {
+    const vectors = this.vectors();
+    const found: NearSkill[] = [];
+    for (let i = 0; i < vectors.length; i++) {
+      const vector = vectors[i];
+      if (!vector || query.length !== (vector instanceof Float32Array ? vector.length : vector.values.length)) continue;
+      found.push({ name: (this.skills[i] as SkillEntry).metadata.name, similarity: similarity(query, vector) });
+    }
+    found.sort((a, b) => b.similarity - a.similarity || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    return found.slice(0, limit);
+  }
+
+  /**
+   * Embed every skill of the list the store holds no vector for, once:
+   * later calls get the same round. When the store dropped its vectors
+   * meanwhile (another model's width came back), one more round embeds them all.
+   */
+  embedAll(): Promise<EmbeddingOutcome> {
+    this.round ??= this.embedRound().then(async (outcome) => {
+      const keys = this.keyList();
+      if (outcome.failed > 0 || keys.every((key) => this.store.get(key) !== undefined)) return outcome;
+      return this.embedRound();
+    });
+    return this.round;
+  }
+
+  /** The next embedAll starts a new round (the store dropped its vectors after it ended). */
+  forget(): void {
+    this.round = undefined;
+  }
+
+  private embedRound(): Promise<EmbeddingOutcome> {
+    const keys = this.keyList();
+    return this.store.embed(this.skills.map((entry, i) => ({ key: keys[i] as string, text: skillText(entry) })));
+  }
+
+  private keyList(): string[] {
+    this.keys ??= this.skills.map((entry) => contentKey(skillText(entry)));
+    return this.keys;
+  }
+
+  private vectors(): Array<UnitVector | undefined> {
+    if (this.resolvedAt !== this.store.version) {
+      const keys = this.keyList();
+      this.resolved = keys.map((key) => this.store.get(key));
+      this.resolvedAt = this.store.version;
+    }
+    return this.resolved;
+  }
+}
