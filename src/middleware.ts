@@ -102,10 +102,11 @@ class SkillsRuntime {
 
   async handle(ctx: SkillsContext, next: Next): Promise<void> {
     this.liveReload?.report(ctx.log);
-    this.meaning?.report(ctx.log);
     const whole = await this.currentIndex(ctx);
     if (!whole) return next();
     const wholeLibrary = this.libraries.of(whole);
+    // After the library: a prebuilt index's vectors were just taken, or not (warned once).
+    this.meaning?.report(ctx.log);
     if (!wholeLibrary.logged) logDiscovery(ctx, wholeLibrary);
     if (!wholeLibrary.loggedBodies && wholeLibrary.bodies?.outcome) logBodies(ctx, wholeLibrary, wholeLibrary.bodies.outcome);
     // Everything below reads only the part of the index this request may see.

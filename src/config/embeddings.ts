@@ -31,6 +31,17 @@ export interface EmbeddingsOptions {
    * @default 2
    */
   concurrency?: number;
+  /**
+   * Further tries of a failed batch of skills, after `retryDelayMs`, then twice that, and so on;
+   * a batch that still fails leaves its skills to words until the next index.
+   * @default 3
+   */
+  retries?: number;
+  /**
+   * Wait before the first retry, in milliseconds.
+   * @default 500
+   */
+  retryDelayMs?: number;
 }
 
 export interface ResolvedEmbeddings {
@@ -53,11 +64,11 @@ function isProvider(value: unknown): value is HostEmbeddings {
   return value !== null && typeof value === 'object' && typeof (value as { embed?: unknown }).embed === 'function';
 }
 
-function whole(name: string, value: unknown, fallback: number, max: number): number {
+function whole(name: string, value: unknown, fallback: number, max: number, min = 1): number {
   if (value === undefined) return fallback;
-  if (typeof value !== 'number' || !Number.isInteger(value) || value < 1 || value > max) {
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max) {
     fail(
-      `must be a whole number from 1 to ${max}, got ${JSON.stringify(value) ?? String(value)}.`,
+      `must be a whole number from ${min} to ${max}, got ${JSON.stringify(value) ?? String(value)}.`,
       `Default: ${fallback}.`,
       `embeddings.${name}`,
     );
@@ -85,7 +96,7 @@ export function checkEmbeddings(value: unknown): ResolvedEmbeddings | undefined 
     queryTimeoutMs: whole('queryTimeoutMs', options.queryTimeoutMs, EMBEDDINGS_DEFAULTS.queryTimeoutMs, 60_000),
     batchSize: whole('batchSize', options.batchSize, EMBEDDINGS_DEFAULTS.batchSize, 2048),
     concurrency: whole('concurrency', options.concurrency, EMBEDDINGS_DEFAULTS.concurrency, 64),
-    retries: EMBEDDINGS_DEFAULTS.retries,
-    backoffMs: EMBEDDINGS_DEFAULTS.backoffMs,
+    retries: whole('retries', options.retries, EMBEDDINGS_DEFAULTS.retries, 10, 0),
+    backoffMs: whole('retryDelayMs', options.retryDelayMs, EMBEDDINGS_DEFAULTS.backoffMs, 60_000, 0),
   };
 }
