@@ -22,6 +22,14 @@ export interface EmbeddingsOptions {
    */
   queryTimeoutMs?: number;
   /**
+   * What a skill's place in the meaning order counts next to its place in the words' order, in the
+   * reciprocal-rank fusion (1: as much). The default keeps the words' best matches in front and lets
+   * meaning fill the places words leave empty; raise it when `sisu-skills eval --offline --embeddings`
+   * shows your model finds more (docs/embeddings.md, Fusion).
+   * @default 0.1
+   */
+  meaningWeight?: number;
+  /**
    * Skills per embedding call.
    * @default 64
    */
@@ -48,6 +56,7 @@ export interface ResolvedEmbeddings {
   provider: HostEmbeddings;
   model: string | undefined;
   queryTimeoutMs: number;
+  meaningWeight: number;
   batchSize: number;
   concurrency: number;
   retries: number;
@@ -76,6 +85,18 @@ function whole(name: string, value: unknown, fallback: number, max: number, min 
   return value;
 }
 
+function checkWeight(value: unknown): number {
+  if (value === undefined) return EMBEDDINGS_DEFAULTS.meaningWeight;
+  if (typeof value !== 'number' || !(value > 0 && value <= 10)) {
+    fail(
+      `must be a number above 0 and at most 10, got ${JSON.stringify(value) ?? String(value)}.`,
+      `Default: ${EMBEDDINGS_DEFAULTS.meaningWeight}.`,
+      'embeddings.meaningWeight',
+    );
+  }
+  return value;
+}
+
 /** The option checked, with defaults; undefined when it is left out. */
 export function checkEmbeddings(value: unknown): ResolvedEmbeddings | undefined {
   if (value === undefined) return undefined;
@@ -94,6 +115,7 @@ export function checkEmbeddings(value: unknown): ResolvedEmbeddings | undefined 
     provider: options.provider,
     model: options.model,
     queryTimeoutMs: whole('queryTimeoutMs', options.queryTimeoutMs, EMBEDDINGS_DEFAULTS.queryTimeoutMs, 60_000),
+    meaningWeight: checkWeight(options.meaningWeight),
     batchSize: whole('batchSize', options.batchSize, EMBEDDINGS_DEFAULTS.batchSize, 2048),
     concurrency: whole('concurrency', options.concurrency, EMBEDDINGS_DEFAULTS.concurrency, 64),
     retries: whole('retries', options.retries, EMBEDDINGS_DEFAULTS.retries, 10, 0),

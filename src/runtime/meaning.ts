@@ -15,6 +15,7 @@ import { SkillMeaning } from '../meaning/skill-meaning.js';
 import { SkillVectors, type EmbeddingOutcome } from '../meaning/skill-vectors.js';
 import { decodeVectors } from '../meaning/vector-file.js';
 import type { Ranker } from '../catalog/rank.js';
+import { FUSION, type FusionSettings } from '../meaning/fusion.js';
 
 type Note = { level: 'info' | 'warn'; message: string; fields: Record<string, unknown> };
 
@@ -24,7 +25,10 @@ export class MeaningRuntime {
   private latest: SkillMeaning | undefined;
   private notes: Note[] = [];
 
+  private readonly fusion: FusionSettings;
+
   constructor(settings: ResolvedEmbeddings) {
+    this.fusion = { k: FUSION.k, meaningWeight: settings.meaningWeight };
     this.store = new SkillVectors(settings);
     this.queries = new QueryVectors(settings, settings.queryTimeoutMs, (width) => {
       // A query of another width than the held vectors: they were another model's; embed the skills again.
@@ -48,7 +52,7 @@ export class MeaningRuntime {
 
   /** `ranker` fused with `meaning`'s nearest skills when the query's vector is at hand. */
   hybrid<R extends Ranker>(ranker: R, meaning: SkillMeaning): R {
-    return hybridRanker(ranker, { meaning, queries: this.queries });
+    return hybridRanker(ranker, { meaning, queries: this.queries, fusion: this.fusion });
   }
 
   /** Embed `text` (waiting at most the deadline) when `meaning` has vectors to compare it with; never rejects. */
