@@ -42,6 +42,7 @@ const modules = {
   hybrid: 'src/meaning/hybrid-ranker.ts',
   fusion: 'src/meaning/fusion.ts',
   text: 'src/meaning/skill-text.ts',
+  unit: 'src/meaning/vectors.ts',
 };
 await build({
   entryPoints: Object.fromEntries(Object.entries(modules).map(([name, file]) => [name, join(root, file)])),
@@ -61,6 +62,7 @@ const { SkillMeaning } = await load('meaning');
 const { QueryVectors } = await load('queries');
 const { hybridRanker } = await load('hybrid');
 const { FUSION } = await load('fusion');
+const { quantize } = await load('unit');
 const { skillText } = await load('text');
 rmSync(out, { recursive: true, force: true });
 
@@ -178,6 +180,13 @@ const startedAt = performance.now();
 const outcome = await meaning.embedAll();
 const embedMs = performance.now() - startedAt;
 const queries = new QueryVectors(settings, 60_000);
+const int8Store = new SkillVectors(settings);
+int8Store.seed({
+  model: store.model,
+  dimensions: store.dimensions,
+  vectors: [...store.entries()].map(([key, vector]) => [key, quantize(vector)]),
+});
+const int8Meaning = new SkillMeaning(skillEntries, int8Store);
 const words_ = createRanker(entries, bodies);
 
 // ---------------------------------------------------------------------------
@@ -201,9 +210,13 @@ function figures(requests, rank) {
 const row = (label, f) => `  ${label.padEnd(34)} ${f.top1.toFixed(2)}   ${f.top5.toFixed(2)}   ${f.mrr.toFixed(3)}`;
 
 async function measure(requests, title) {
-  for (const { text } of requests) await queries.get(text);
+  for (const { text } of requests) if (!(await queries.get(text, console))) console.error(`no vector for ${JSON.stringify(text)}`);
   const byWords = (text) => words_.rank(text, 20).map((r) => r.name);
-  const byMeaning = (text) => meaning.nearest(queries.peek(text), 20).map((r) => r.name);
+  const nearest = (of, text) => {
+    const vector = queries.peek(text);
+    return vector ? of.nearest(vector, 20).map((r) => r.name) : [];
+  };
+  const byMeaning = (text) => nearest(meaning, text);
   const hybrid = (fusion) => {
     const ranker = hybridRanker(words_, { meaning, queries, fusion });
     return (text) => ranker.rank(text, 20).map((r) => r.name);
@@ -213,6 +226,16 @@ async function measure(requests, title) {
   console.log(row('meaning only', figures(requests, byMeaning)));
   console.log(row(`hybrid, RRF k=${FUSION.k} w=${FUSION.meaningWeight} (default)`, figures(requests, hybrid(FUSION))));
   console.log(row('hybrid, RRF k=60 w=1 (the usual)', figures(requests, hybrid({ k: 60, meaningWeight: 1 }))));
+  // The same vectors kept as Int8 (as the middleware keeps vectors wider than 768): what quantizing costs.
+  const byInt8 = (text) => nearest(int8Meaning, text);
+  console.log(row('meaning only, vectors as Int8', figures(requests, byInt8)));
+  const int8Hybrid = hybridRanker(words_, { meaning: int8Meaning, queries, fusion: FUSION });
+  console.log(
+    row(
+      'hybrid (default), vectors as Int8',
+      figures(requests, (text) => int8Hybrid.rank(text, 20).map((r) => r.name)),
+    ),
+  );
   if (!grid) return;
   for (const k of [10, 30, 60]) {
     for (const w of [0.25, 0.5, 1, 2]) console.log(row(`hybrid, RRF k=${k} w=${w}`, figures(requests, hybrid({ k, meaningWeight: w }))));
@@ -232,7 +255,7 @@ function convex(alpha) {
   return (text) => {
     const scores = new Map();
     for (const r of words_.rank(text, 30)) scores.set(r.name, alpha * r.score);
-    const near = meaning.nearest(queries.peek(text), 30);
+    const near = queries.peek(text) ? meaning.nearest(queries.peek(text), 30) : [];
     const high = near[0]?.similarity ?? 0;
     const low = near.at(-1)?.similarity ?? 0;
     for (const n of near)

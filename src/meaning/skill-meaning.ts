@@ -35,14 +35,28 @@ export class SkillMeaning {
   /** The skills nearest to `query` (a unit vector), most similar first, at most `limit`; only skills with a vector. */
   nearest(query: Float32Array, limit: number): NearSkill[] {
     const vectors = this.vectors();
-    const found: NearSkill[] = [];
-    for (let i = 0; i < vectors.length; i++) {
-      const vector = vectors[i];
+    // The best `limit` so far, by similarity (then name), kept sorted: no object per skill.
+    const best: Array<{ at: number; similarity: number }> = [];
+    for (let at = 0; at < vectors.length; at++) {
+      const vector = vectors[at];
       if (!vector || query.length !== (vector instanceof Float32Array ? vector.length : vector.values.length)) continue;
-      found.push({ name: (this.skills[i] as SkillEntry).metadata.name, similarity: similarity(query, vector) });
+      const value = similarity(query, vector);
+      if (best.length === limit && !this.before(value, at, best[limit - 1] as { at: number; similarity: number })) continue;
+      let place = best.length;
+      while (place > 0 && this.before(value, at, best[place - 1] as { at: number; similarity: number })) place--;
+      best.splice(place, 0, { at, similarity: value });
+      if (best.length > limit) best.pop();
     }
-    found.sort((a, b) => b.similarity - a.similarity || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-    return found.slice(0, limit);
+    return best.map(({ at, similarity: value }) => ({ name: this.nameAt(at), similarity: value }));
+  }
+
+  private nameAt(at: number): string {
+    return (this.skills[at] as SkillEntry).metadata.name;
+  }
+
+  /** Whether a skill at `at` with `value` ranks before `other`: more similar, or as similar and first by name. */
+  private before(value: number, at: number, other: { at: number; similarity: number }): boolean {
+    return value > other.similarity || (value === other.similarity && this.nameAt(at) < this.nameAt(other.at));
   }
 
   /**
