@@ -211,7 +211,7 @@ describeSisu('embeddings through SISU createEmbeddingsClient', () => {
     expect(await callTool(ctx, 'use_skill', { skill_name: 'salary-tables' })).not.toContain('payroll-tables');
   });
 
-  describeSisu('a prebuilt index with vectors', () => {
+  describeSisu('the CLI with --embeddings: a prebuilt index with vectors, and eval', () => {
     function embedder(server: EmbeddingsServer, model: string): string {
       // One module per server: an imported module is cached by its URL.
       const file = path.join(fixture.root, `embedder-${model}-${new URL(server.url).port}.mjs`);
@@ -255,6 +255,26 @@ describeSisu('embeddings through SISU createEmbeddingsClient', () => {
       expect(warned[0]?.args[1]).toMatchObject({ problem: 'model "concepts-1", not "concepts-2"' });
       expect(await mw.skillsEmbedded()).toMatchObject({ embedded: SKILLS.length });
       expect(server.requests.filter((r) => r.model === 'concepts-2' && r.input.length > 1)).toHaveLength(3);
+    });
+
+    it('eval --offline --embeddings ranks each case by words and by words + meaning, side by side', async () => {
+      const server = await serve();
+      const cases = path.join(fixture.root, '..', `${path.basename(fixture.root)}.cases.jsonl`);
+      writeFileSync(
+        cases,
+        [
+          `{"query": "${REQUEST}", "expect": "fleet-care"}`,
+          '{"query": "fill a pdf form", "expect": "pdf-forms"}',
+          '{"query": "hello", "expect": null}',
+        ].join('\n'),
+      );
+      const run = await cli(['eval', fixture.root, '--cases', cases, '--offline', '--embeddings', embedder(server, MODEL), '--json']);
+      const output = JSON.parse(run.stdout) as {
+        ranking: { cases: number; words: { top1: number }; hybrid: { top1: number }; higher: number; lower: number };
+      };
+      expect(output.ranking).toMatchObject({ cases: 2, words: { top1: 0.5 }, hybrid: { top1: 1 }, higher: 1, lower: 0 });
+      const text = await cli(['eval', fixture.root, '--cases', cases, '--offline', '--embeddings', embedder(server, MODEL)]);
+      expect(text.stdout).toMatch(/\n {2}words +0\.50 +0\.50 +0\.500\n {2}words \+ meaning +1\.00 +1\.00 +1\.000\n/);
     });
   });
 
