@@ -10,7 +10,10 @@ import type { SkillEntry } from '../index/types.js';
 import { contentKey, skillText } from '../meaning/skill-text.js';
 import { SkillVectors, type EmbeddingOutcome } from '../meaning/skill-vectors.js';
 import { encodeVectors, type PrebuiltVectors } from '../meaning/vector-file.js';
-import { encodingFor } from '../meaning/vectors.js';
+import type { VectorEncoding } from '../meaning/vectors.js';
+
+/** How an index stores vectors. */
+export const INDEX_ENCODING: VectorEncoding = 'int8';
 
 export interface IndexVectors {
   /** Undefined when no skill could be embedded. */
@@ -32,5 +35,6 @@ export async function vectorsForIndex(skills: readonly SkillEntry[], embeddings:
     const vector = store.get(key);
     return vector ? [[key, vector] as const] : [];
   });
-  return { block: encodeVectors(store.model, dimensions, encodingFor(dimensions), held), outcome };
+  // Int8 whatever the width: a quarter of Float32's size to read and decode at start-up, at no measured recall (docs/embeddings.md).
+  return { block: encodeVectors(store.model, dimensions, INDEX_ENCODING, held), outcome };
 }

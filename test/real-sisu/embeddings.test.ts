@@ -227,7 +227,7 @@ describeSisu('embeddings through SISU createEmbeddingsClient', () => {
       const output = path.join(fixture.root, '..', `${path.basename(fixture.root)}.index.json`);
       const run = await cli(['index', fixture.root, '-o', output, '--embeddings', embedder(server, MODEL)]);
       expect(run.stderr).toBe('');
-      expect(run.stdout).toContain(`Embedded ${SKILLS.length} skills with model ${MODEL} (8 dimensions, float32, 3 calls)`);
+      expect(run.stdout).toContain(`Embedded ${SKILLS.length} skills with model ${MODEL} (8 dimensions, int8, 3 calls)`);
       return output;
     }
 
