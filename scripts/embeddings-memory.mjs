@@ -51,6 +51,9 @@ let seed = 1;
 const random = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31) * 2 - 1;
 const skills = Array.from({ length: SKILLS }, (_, i) => ({ metadata: { name: `skill-${i}`, description: `Does task ${i} for a team.` } }));
 const keys = skills.map((entry) => contentKey(skillText(entry)));
+/** A store that never embeds: the vectors are seeded. */
+const emptyStore = () =>
+  new SkillVectors({ provider: { embed: async () => [] }, model: 'm', batchSize: 64, concurrency: 1, retries: 0, backoffMs: 0 });
 const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 
 console.log(
@@ -62,14 +65,7 @@ console.log('dims  kept as   held (measured)  Float32 would be  index block  dec
 for (const dimensions of [384, 768, 1536]) {
   const encoding = encodingFor(dimensions);
   const before = heldBytes();
-  const store = new SkillVectors({
-    provider: { embed: async () => [] },
-    model: 'm',
-    batchSize: 64,
-    concurrency: 1,
-    retries: 0,
-    backoffMs: 0,
-  });
+  const store = emptyStore();
   const vectors = keys.map((key) => [key, stored(unitVector(Array.from({ length: dimensions }, random)), encoding)]);
   store.seed({ model: 'm', dimensions, vectors });
   vectors.length = 0;
@@ -79,14 +75,7 @@ for (const dimensions of [384, 768, 1536]) {
   const text = JSON.stringify(block);
   const startDecode = performance.now();
   const decoded = decodeVectors(JSON.parse(text));
-  const seeded = new SkillVectors({
-    provider: { embed: async () => [] },
-    model: 'm',
-    batchSize: 64,
-    concurrency: 1,
-    retries: 0,
-    backoffMs: 0,
-  });
+  const seeded = emptyStore();
   seeded.seed(decoded.seed);
   const decodeMs = performance.now() - startDecode;
   const meaning = new SkillMeaning(skills, store);
