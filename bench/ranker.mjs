@@ -23,7 +23,7 @@ import { median } from './stats.mjs';
 
 const [root, mode] = process.argv.slice(2);
 const TASK = 'convert a pdf to markdown';
-/** Requests after the first, each with words the first has not (and a lexicon expansion or two). */
+/** Requests after the first, each with words the first has not. */
 const LATER = [
   'review my pull request for security issues',
   'deploy the app to kubernetes',

@@ -231,6 +231,23 @@ export async function benchFirstRequestHeap(workload, warmRoot, row, results) {
     '(info)',
   );
   results[`real_${workload.count}`].firstRequestHeap = figures;
+  if (workload.count === 20000) results[`real_${workload.count}`].instructionsHeap = await benchInstructionsHeap(workload, warmRoot, row);
+}
+
+/** Issue 29: what ranking by the instructions keeps per skill at `workload`, heap + typed arrays, with them less without. */
+async function benchInstructionsHeap(workload, warmRoot, row) {
+  const section = `real-shaped ${workload.count}`;
+  const figures = {};
+  for (const what of ['middleware', 'middleware-instructions']) {
+    const args = ['--expose-gc', MEMORY, workload.root, what, ...(warmRoot ? ['--warm', warmRoot] : [])];
+    figures[what] = JSON.parse((await run(process.execPath, args, { maxBuffer: 1 << 20 })).stdout);
+  }
+  const total = (m) => m.heapDelta + (m.arrayBuffersDelta ?? 0);
+  const [without, withThem] = [total(figures.middleware), total(figures['middleware-instructions'])];
+  const perSkill = (withThem - without) / workload.count;
+  const label = `the instructions ranked, per skill (heap + typed arrays: ${(without / 1e6).toFixed(1)} MB without, ${(withThem / 1e6).toFixed(1)} MB with; B)`;
+  row(section, label, perSkill, 'B', '<= 3000', perSkill <= 3000);
+  return figures;
 }
 
 /** Issue 20's aim for building the ranker from a scan, per 2,000 skills. */

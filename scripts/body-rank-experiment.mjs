@@ -1,29 +1,30 @@
-// Usage: node scripts/body-rank-experiment.mjs [--held-back] [--all [--only=<label part>]] [--misses] [--dump=<file>] [--mrr]
-// Measures the local ranker on the labelled requests of test/relevance/body-set over the
-// shared corpus (1,088 distinct skills), for the description-only ranker and for
-// body-aware candidates (src/catalog/rank.ts and src/catalog/body-terms.ts bundled from source, so every
-// weight can be tried without a build):
-// - @1, @5: a request is found when one of the skills it accepts is ranked first / in the top 5;
-// - catalog: at the default budget (8,000 characters) over a 2,000-skill library (the corpus
-//   and renamed copies of its first 912 skills, as the bench's real-shaped library repeats
-//   it), whether the ranked catalog lists an accepted skill (or a copy of one);
-// - relevance: recall@5 of the older labelled queries of test/relevance/queries.mjs.
-// Without --held-back only the train part is printed: tune there. --held-back adds the
-// held-back part, for the final figures. --all prints every candidate, not only the chosen.
-// --dump writes the chosen ranker's top 5 for each train request (held-back too with
-// --held-back) to <file> as JSON, to compare two versions request by request. --mrr adds the
-// train part's mean reciprocal rank of the first accepted skill in the top 10: it moves when
-// a change only shifts ranks (within the top 5, or just below it), which @1 and @5 do not show.
+// Usage: node scripts/body-rank-experiment.mjs [--held-back] [--all] [--try=<json>] [--misses] [--dump=<file>]
+// Measures the ranker on the labelled request sets over the shared corpus (1,088 distinct
+// skills), beside the plain BM25 baseline (scripts/plain-bm25.mjs) every figure must stand by:
+// - test/relevance/body-set: requests written from what skills are for (issue 23);
+// - test/relevance/instructions-set: requests written from the skills' instructions (issue 29),
+//   when it is present.
+// Per set and part: @1, @5 (a request is found when one of the skills it accepts is ranked first /
+// in the top 5), MRR@10 and catalog: at the default budget (8,000 characters) over a 2,000-skill
+// library (the corpus and renamed copies of its first 912 skills, as the bench's real-shaped
+// library repeats it), whether the ranked catalog lists an accepted skill (or a copy of one).
+// The last column is recall@5 of the older labelled queries (test/relevance/queries.mjs).
+// src/catalog/rank.ts is bundled from source, so every weight can be tried without a build.
+// Without --held-back only the train parts are measured: tune there. --held-back adds the
+// held-back parts, for the final figures. --all adds the candidates that were tried; --try adds
+// others, as JSON [[label, change of RANK_TUNING], ...], e.g. --try='[["w1", {"bodyWeight": 1}]]'.
+// --misses lists the chosen ranker's train misses; --dump writes its top 5 per request as JSON.
 import { build } from 'esbuild';
-import { readFileSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { loadRequests } from '../test/relevance/body-set/set.mjs';
+import { loadRequests as loadBodySet } from '../test/relevance/body-set/set.mjs';
 import { QUERIES } from '../test/relevance/queries.mjs';
+import { loadSkills } from '../test/relevance/corpus.mjs';
+import { plainBm25 } from './plain-bm25.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
-const corpusDir = join(root, '..', 'shared', 'corpus');
 const args = process.argv.slice(2);
 const showHeld = args.includes('--held-back');
 
@@ -45,137 +46,125 @@ const { buildCatalog, catalogEntries } = await import(join(out, 'catalog.js'));
 const { parseFrontmatter } = await import(join(out, 'parse.js'));
 rmSync(out, { recursive: true, force: true });
 
-// The corpus: first of each name wins, as in discovery.
-const manifest = readFileSync(join(corpusDir, 'manifest.jsonl'), 'utf8')
-  .split('\n')
-  .filter((line) => line.trim() !== '')
-  .map((line) => JSON.parse(line));
-const skills = [];
-const seen = new Set();
-for (const item of manifest) {
-  const text = readFileSync(join(corpusDir, item.file), 'utf8');
-  const { metadata, body } = parseFrontmatter(text, { file: item.file });
-  const { name, description, tags } = metadata;
-  if (typeof name !== 'string' || typeof description !== 'string' || seen.has(name)) continue;
-  seen.add(name);
-  const tagList = Array.isArray(tags) ? tags.filter((t) => typeof t === 'string') : undefined;
-  skills.push({
-    entry: { name, description, ...(tagList ? { tags: tagList } : {}) },
-    body,
-    resources: item.siblings.map((s) => s.path).filter((p) => p !== 'SKILL.md'),
-  });
-}
+// The corpus as the relevance tests read it: first of each name wins, as in discovery.
+const skills = loadSkills(parseFrontmatter);
 
 // The 2,000-skill library: the corpus, then copies of its first skills under new names.
 const LIBRARY = 2000;
 const copies = skills.slice(0, LIBRARY - skills.length).map((s) => ({ ...s, entry: { ...s.entry, name: `${s.entry.name}-copy` } }));
 const library = [...skills, ...copies];
 const accepts = (accept, name) => accept.includes(name) || (name.endsWith('-copy') && accept.includes(name.slice(0, -5)));
+const catalogList = catalogEntries(library.map((s) => ({ metadata: s.entry })));
 
-const requests = loadRequests();
-const parts = { train: requests.filter((r) => !r.heldBack), 'held-back': requests.filter((r) => r.heldBack) };
+/** The labelled sets present, each split into its parts (held-back only with --held-back). */
+async function loadSets() {
+  const sets = { 'body-set': loadBodySet() };
+  const second = join(root, 'test/relevance/instructions-set/set.mjs');
+  if (existsSync(second)) sets['instructions-set'] = (await import(second)).loadRequests();
+  const parts = [];
+  for (const [set, requests] of Object.entries(sets)) {
+    parts.push({ set, part: 'train', list: requests.filter((r) => !r.heldBack) });
+    if (showHeld) parts.push({ set, part: 'held-back', list: requests.filter((r) => r.heldBack) });
+  }
+  return parts;
+}
+const parts = await loadSets();
 
-function measure(tuning, withBodies, rankedListed) {
+/** What a candidate ranks with: a local ranker (and its 2,000-skill twin for the catalog), or plain BM25. */
+function rankersOf(candidate) {
+  if (candidate.plain !== undefined) {
+    const plain = plainBm25(
+      skills.map((s) => ({ ...s.entry, body: s.body })),
+      candidate.plain,
+    );
+    return { rank: (query, k) => plain.rank(query, k).map((r) => r.name) };
+  }
+  const bodies = (list) => (candidate.bodies ? list.map((s) => s.body) : undefined);
   const ranker = createTunedRanker(
     skills.map((s) => s.entry),
-    tuning,
-    withBodies ? skills.map((s) => s.body) : undefined,
-    withBodies ? skills.map((s) => s.resources) : undefined,
+    candidate.tuning,
+    bodies(skills),
   );
   const big = createTunedRanker(
     library.map((s) => s.entry),
-    tuning,
-    withBodies ? library.map((s) => s.body) : undefined,
-    withBodies ? library.map((s) => s.resources) : undefined,
+    candidate.tuning,
+    bodies(library),
   );
-  const catalogList = catalogEntries(library.map((s) => ({ metadata: s.entry })));
-  const result = {};
+  return { rank: (query, k) => ranker.rank(query, k).map((r) => r.name), big };
+}
+
+/** @1, @5, MRR@10 and catalog of one part, with its misses and top fives. */
+function measurePart({ rank, big }, list) {
+  const sum = { at1: 0, at5: 0, mrr: 0, catalog: 0 };
   const misses = [];
   const tops = {};
-  for (const [part, list] of Object.entries(parts)) {
-    let at1 = 0;
-    let at5 = 0;
-    let listed = 0;
-    let reciprocal = 0;
-    for (const { request, accept } of list) {
-      const ten = ranker.rank(request, 10).map((r) => r.name);
-      const found = ten.findIndex((name) => accept.includes(name));
-      if (found >= 0) reciprocal += 1 / (found + 1);
-      const top = ten.slice(0, 5);
-      if (part === 'train' || showHeld) tops[request] = { found: top.findIndex((name) => accept.includes(name)), top };
-      if (accept.includes(top[0])) at1++;
-      if (top.some((name) => accept.includes(name))) at5++;
-      else misses.push(`  [${part}] "${request}" wants ${accept.join('|')}; top 5: ${top.join(', ')}`);
-      const { report } = buildCatalog(catalogList, {
-        query: request,
-        ranker: big,
-        ...(rankedListed === undefined ? {} : { rankedListed }),
-      });
-      if (report.included.some((name) => accepts(accept, name))) listed++;
+  for (const { request, accept } of list) {
+    const ten = rank(request, 10);
+    const found = ten.findIndex((name) => accept.includes(name));
+    if (found >= 0) sum.mrr += 1 / (found + 1);
+    if (found === 0) sum.at1++;
+    if (found >= 0 && found < 5) sum.at5++;
+    else misses.push(`"${request}" wants ${accept.join('|')}; top 5: ${ten.slice(0, 5).join(', ')}`);
+    tops[request] = { found, top: ten.slice(0, 5) };
+    if (big) {
+      const { report } = buildCatalog(catalogList, { query: request, ranker: big });
+      if (report.included.some((name) => accepts(accept, name))) sum.catalog++;
     }
-    result[part] = {
-      at1: at1 / list.length,
-      at5: at5 / list.length,
-      catalog: listed / list.length,
-      mrr: reciprocal / list.length,
-      n: list.length,
-    };
   }
+  const n = list.length;
+  return { at1: sum.at1 / n, at5: sum.at5 / n, mrr: sum.mrr / n, catalog: big ? sum.catalog / n : undefined, misses, tops };
+}
+
+function measure(candidate) {
+  const rankers = rankersOf(candidate);
+  const results = parts.map(({ list }) => measurePart(rankers, list));
   let found = 0;
-  for (const { query, want } of QUERIES) if (ranker.rank(query, 5).some((r) => want.includes(r.name))) found++;
-  result.relevance = found / QUERIES.length;
-  return { result, misses, tops };
+  for (const { query, want } of QUERIES) if (rankers.rank(query, 5).some((name) => want.includes(name))) found++;
+  return { results, relevance: found / QUERIES.length };
 }
 
-const body = RANK_TUNING.body;
-const unexpanded = { ...RANK_TUNING, expansionWeight: 0 };
+const tuned = (change) => ({ ...RANK_TUNING, ...change, body: { ...RANK_TUNING.body, ...(change.body ?? {}) } });
+const CHOSEN = 'chosen (RANK_TUNING)';
 const candidates = [
-  ['description only, catalog lists 20 matches (before issue 23)', unexpanded, false, 20],
-  ['description only, catalog lists 250 matches', unexpanded, false],
-  ['description only, everyday words expanded', RANK_TUNING, false],
-  ['body-aware, no expansion (before the lexicon)', unexpanded, true],
-  ['body-aware (chosen: RANK_TUNING), catalog lists 250 matches', RANK_TUNING, true],
+  { label: 'plain BM25, name x2 + description', plain: 0 },
+  { label: 'plain BM25 + instructions x1', plain: 1 },
+  { label: 'plain BM25 + instructions x2 (the baseline)', plain: 2 },
+  { label: 'ours, description only', tuning: RANK_TUNING, bodies: false },
+  { label: CHOSEN, tuning: RANK_TUNING, bodies: true },
 ];
+const tries = args.find((a) => a.startsWith('--try='))?.slice(6);
+if (tries) for (const [label, change] of JSON.parse(tries)) candidates.push({ label, tuning: tuned(change), bodies: true });
 if (args.includes('--all')) {
-  const tuned = (label, change) => candidates.push([label, { ...RANK_TUNING, ...change, body: { ...body, ...(change.body ?? {}) } }, true]);
-  for (const expansionWeight of [0.3, 0.7, 1]) tuned(`expansionWeight ${expansionWeight}`, { expansionWeight });
-  for (const bodyWeight of [0.15, 0.5, 0.7, 1]) tuned(`bodyWeight ${bodyWeight}`, { bodyWeight });
-  for (const words of [200, 500, 2000, 5000]) tuned(`words ${words}`, { body: { words } });
-  for (const terms of [16, 32, 64, 96])
-    tuned(`terms ${terms} (candidates ${Math.max(terms, body.candidates)})`, {
-      body: { terms, candidates: Math.max(terms, body.candidates) },
-    });
-  tuned('terms: all (no rare-term cut)', { body: { terms: 100000, candidates: 100000 } });
-  for (const headingWeight of [1, 2, 5]) tuned(`headingWeight ${headingWeight}`, { body: { headingWeight } });
-  for (const triggerWeight of [2, 4]) tuned(`"when to use" sections x${triggerWeight}`, { body: { triggerWeight } });
-  tuned('code blocks read', { body: { code: true } });
-  for (const resourceWeight of [1, 3]) tuned(`resource names, weight ${resourceWeight}`, { body: { resourceWeight } });
-  for (const b of [0.25, 0.75, 1]) tuned(`body b ${b}`, { body: { b } });
-  tuned('description fields 3/2/1/1 -> 3/2/2/1 (when x2)', { fields: [3, 2, 2, 1] });
-  tuned('description fields -> 2/2/1/1 (name x2)', { fields: [2, 2, 1, 1] });
+  const add = (label, change) => candidates.push({ label, tuning: tuned(change), bodies: true });
+  for (const bodyWeight of [0.3, 0.5, 0.7, 1, 1.25, 2]) add(`bodyWeight ${bodyWeight}`, { bodyWeight });
+  for (const words of [500, 600, 2000]) add(`words ${words}`, { body: { words } });
+  for (const terms of [24, 128, 256]) add(`terms ${terms} (before issue 29: 24, with candidates 96)`, { body: { terms } });
+  for (const headingWeight of [1, 5]) add(`headingWeight ${headingWeight}`, { body: { headingWeight } });
+  for (const b of [0.5, 0.9]) add(`body b ${b}`, { body: { b } });
+  add('code blocks read', { body: { code: true } });
+  add('description fields name x2 (2/2/1/1)', { fields: [2, 2, 1, 1] });
+  add('the body-only weights before issue 29 (24 terms, 0.3, b 0.5)', { bodyWeight: 0.3, body: { terms: 24, candidates: 96, b: 0.5 } });
 }
 
-const pct = (x) => x.toFixed(2);
-const heads = ['candidate', 'train @1', 'train @5', 'train catalog'];
-if (showHeld) heads.push('held-back @1', 'held-back @5', 'held-back catalog');
+const pct = (x) => (x === undefined ? '' : x.toFixed(2));
+const heads = ['candidate'];
+for (const { set, part } of parts) heads.push(`${set} ${part} @1`, '@5', 'MRR', 'catalog');
 heads.push('queries.mjs recall@5');
 console.log(
-  `${skills.length} skills (catalog: ${library.length}); ${parts.train.length} train + ${parts['held-back'].length} held-back requests; ${QUERIES.length} older queries`,
+  `${skills.length} skills (catalog: ${library.length}); ${parts.map((p) => `${p.set} ${p.part} ${p.list.length}`).join(', ')}; ` +
+    `${QUERIES.length} older queries`,
 );
 console.log(heads.join(' | '));
 console.log(heads.map(() => '---').join(' | '));
-const only = args.find((a) => a.startsWith('--only='))?.slice(7);
-for (const [label, tuning, withBodies, rankedListed] of candidates) {
-  if (only && !label.includes(only) && !label.startsWith('description only') && !label.startsWith('body-aware')) continue;
-  const { result, misses, tops } = measure(tuning, withBodies, rankedListed);
-  const dump = args.find((a) => a.startsWith('--dump='))?.slice(7);
-  if (dump && label.startsWith('body-aware (chosen')) writeFileSync(dump, JSON.stringify(tops, null, 1));
-  const row = [label, pct(result.train.at1), pct(result.train.at5), pct(result.train.catalog)];
-  if (showHeld) row.push(pct(result['held-back'].at1), pct(result['held-back'].at5), pct(result['held-back'].catalog));
-  row.push(pct(result.relevance));
-  if (args.includes('--mrr')) row.push(`train MRR@10 ${result.train.mrr.toFixed(3)}`);
+const dump = args.find((a) => a.startsWith('--dump='))?.slice(7);
+for (const candidate of candidates) {
+  const { results, relevance } = measure(candidate);
+  const row = [candidate.label];
+  for (const r of results) row.push(pct(r.at1), pct(r.at5), r.mrr.toFixed(3), pct(r.catalog));
+  row.push(pct(relevance));
   console.log(row.join(' | '));
-  if (args.includes('--misses') && label.startsWith('body-aware (chosen')) {
-    console.log(misses.filter((m) => showHeld || m.startsWith('  [train]')).join('\n'));
-  }
+  if (candidate.label !== CHOSEN) continue;
+  if (dump) writeFileSync(dump, JSON.stringify(Object.assign({}, ...results.map((r) => r.tops)), null, 1));
+  if (args.includes('--misses'))
+    results.forEach((r, i) => r.misses.forEach((m) => console.log(`  [${parts[i].set} ${parts[i].part}] ${m}`)));
 }

@@ -65,6 +65,20 @@ describe('body terms', () => {
     expect(keptTerms(collector, 0, ['goroutine', 'channel', 'file', 'step', 'run'])).toEqual(['goroutine', 'channel']);
   });
 
+  it('by default keeps every term of a body of 1,000 words (the bounds are for memory, not choice), each at BM25 weight', () => {
+    const collector = bodyCollectorFor(2);
+    const many = Array.from({ length: 300 }, (_, i) => `term${i}x`);
+    collector.add(0, `${many.join('\n')}\ncommon`);
+    collector.add(1, 'common');
+    const index = collector.build();
+    expect(index.postings.end(index.terms.length - 1)).toBe(many.length + 2);
+    // "common" is in both bodies, once each: the longer body's weight is the lower (b > 0), both under 1 (saturated).
+    const common = index.vocabulary.idOf('common') ?? -1;
+    const [long, short] = [index.postings.weight(index.postings.start(common)), index.postings.weight(index.postings.start(common) + 1)];
+    expect(long).toBeLessThan(short);
+    expect(short).toBeLessThan(1);
+  });
+
   it('reads headings at their weight, skips fenced code, and stops at the word budget', () => {
     const collector = bodyCollectorFor(2, { ...BODY_DEFAULTS, words: 5 });
     collector.add(0, '# Rollback plan\n\n```sh\nkubectl rollout undo\n```\none two three four five six seven\n## Canary');
@@ -83,13 +97,6 @@ describe('body terms', () => {
     expect(collector.count).toBe(1);
     expect(keptTerms(collector, 0, ['alpha', 'beta', 'gamma', 'delta'])).toEqual(['alpha']);
   });
-
-  it('counts resource names when asked to', () => {
-    const collector = bodyCollectorFor(2, { ...BODY_DEFAULTS, resourceWeight: 1 });
-    collector.add(0, 'text', ['scripts/convert_asm.py']);
-    collector.add(1, 'text');
-    expect(keptTerms(collector, 0, ['convert', 'asm'])).toEqual(['convert', 'asm']);
-  });
 });
 
 describe('a ranker that reads the instructions', () => {
@@ -100,15 +107,18 @@ describe('a ranker that reads the instructions', () => {
   ];
   const bodies = ['## Canary stages\n\nWatch the canary, then promote. Canary metrics decide.', undefined, 'Summaries of calls.'];
 
-  it('finds a skill by a word only its instructions use, and keeps the description strongest', () => {
+  it('finds a skill by a word only its instructions use, and weighs the instructions at bodyWeight', () => {
     const plain = createRanker(entries);
     expect(plain.bodyAware).toBe(false);
     expect(plain.rank('promote the build').map((r) => r.name)).toEqual([]);
     const ranker = createRanker(entries, bodies);
     expect(ranker.bodyAware).toBe(true);
     expect(ranker.rank('promote the build').map((r) => r.name)).toEqual(['release']);
-    // "canary" is in rollback's description and in release's instructions: the description wins.
-    expect(ranker.rank('canary').map((r) => r.name)).toEqual(['rollback', 'release']);
+    // "canary" is once in rollback's description and four times in release's instructions: at 1.5 times a
+    // description term's weight the instructions that dwell on it win; at 0.5 the description does.
+    expect(ranker.rank('canary').map((r) => r.name)).toEqual(['release', 'rollback']);
+    const light = createTunedRanker(entries, { ...RANK_TUNING, bodyWeight: 0.5 }, bodies);
+    expect(light.rank('canary').map((r) => r.name)).toEqual(['rollback', 'release']);
     for (const { score } of ranker.rank('canary promote summaries calls')) {
       expect(score).toBeGreaterThan(0);
       expect(score).toBeLessThan(1);

@@ -3,9 +3,7 @@ import { describe, expect, it } from 'vitest';
 import {
   buildRankerData,
   createRanker,
-  createTunedRanker,
   queryWords,
-  RANK_TUNING,
   indexTerms,
   MAX_QUERY_CHARS,
   RANKER_SCHEME,
@@ -17,7 +15,6 @@ import {
   words,
   type RankEntry,
 } from '../src/catalog/rank.js';
-import { EVERYDAY_WORDS } from '../src/catalog/lexicon.js';
 import { awkwardCharacter, awkwardText, awkwardWord } from './helpers/awkward-text.js';
 
 const entries = [
@@ -213,128 +210,14 @@ describe('createRanker', () => {
   });
 });
 
-describe('everyday words expanded (src/catalog/lexicon.ts)', () => {
-  // "picture" expands to "image" and "photo" (among others); each word below is in one skill only, so every IDF is
-  // alike, and the first two skills' fields are as long (in characters), so their length norms are too.
-  const library = [
-    { name: 'picture-edit', description: 'Crops a picture.' },
-    { name: 'image-editor', description: 'Crops the image.' },
-    { name: 'audio-edit', description: 'Trims audio tracks.' },
-  ];
-  const scoreOf = (results: Array<{ name: string; score: number }>, name: string): number =>
-    results.find((r) => r.name === name)?.score ?? 0;
-
-  it("lists, per word of a query, the technical words it expands to, none of the query's own", () => {
-    const [picture] = queryWords('my picture');
-    expect(picture?.word).toBe('picture');
-    expect(picture?.expansions.map((e) => e.word)).toEqual(['image', 'photo', 'png', 'jpeg']);
-    expect(queryWords('picture or image')[0]?.expansions.map((e) => e.word)).toEqual(['photo', 'png', 'jpeg']);
-    // Two adjacent words: "falls over" expands on "falls", inflected forms too ("fell" is not "fall").
-    expect(
-      queryWords('it falls over')
-        .find((w) => w.word === 'falls')
-        ?.expansions.map((e) => e.word),
-    ).toEqual(['crash', 'error', 'bug', 'debug']);
-    expect(queryWords('crashed again')[0]?.expansions.map((e) => e.word)).toEqual(['error', 'exception', 'bug', 'debug']);
-    // Longer phrases, stopwords inside: on their first word that ranks.
-    expect(
-      queryWords('turn on my out of office reply')
-        .find((w) => w.word === 'out')
-        ?.expansions.map((e) => e.word),
-    ).toEqual(['vacation', 'responder', 'autoreply']);
-    expect(
-      queryWords('let me log in')
-        .find((w) => w.word === 'log')
-        ?.expansions.map((e) => e.word),
-    ).toEqual(['authentication', 'login', 'auth']);
-    expect(queryWords('my picture', false)[0]?.expansions).toEqual([]);
-  });
-
-  it('finds a skill by the technical word of an everyday one, at expansionWeight of the word itself', () => {
-    const results = createRanker(library).rank('picture', 10);
-    const own = scoreOf(results, 'picture-edit');
-    expect(results[0]?.name).toBe('picture-edit');
-    expect(own).toBeGreaterThan(0);
-    // Same IDF, same field length: the expansion earns exactly its weight's share (kept to 32-bit floats).
-    expect(scoreOf(results, 'image-editor') / own).toBeCloseTo(RANK_TUNING.expansionWeight, 5);
-    expect(results.map((r) => r.name)).not.toContain('audio-edit');
-    const off = createTunedRanker(library, { ...RANK_TUNING, expansionWeight: 0 }).rank('picture', 10);
-    expect(off.map((r) => r.name)).toEqual(['picture-edit']);
-  });
-
-  it('adds up several expansions of a word, but never past what the word itself earned the best skill with it', () => {
-    const few = [
-      { name: 'picture-edit', description: 'Crops a picture in place for the web.' },
-      { name: 'image-edit', description: 'Crops an image in place for the web.' },
-      { name: 'image-photo-edit', description: 'Crops an image photo in place.' },
-      { name: 'all-words', description: 'Image photo png jpeg.' },
-      ...Array.from({ length: 8 }, (_, i) => ({ name: `other-${i}`, description: `Handles task ${i}.` })),
-    ];
-    const results = createRanker(few).rank('picture', 20);
-    const own = scoreOf(results, 'picture-edit');
-    expect(scoreOf(results, 'image-photo-edit')).toBeGreaterThan(scoreOf(results, 'image-edit'));
-    expect(scoreOf(results, 'all-words')).toBeGreaterThan(0);
-    expect(scoreOf(results, 'all-words')).toBeLessThanOrEqual(own);
-    // At weight 1 the four expansions together would earn "all-words" more than the word earns "picture-edit": the cap holds it there.
-    const heavy = createTunedRanker(few, { ...RANK_TUNING, expansionWeight: 1 }).rank('picture', 20);
-    expect(scoreOf(heavy, 'all-words')).toBeCloseTo(scoreOf(heavy, 'picture-edit'), 5);
-  });
-
-  it("adds nothing from expansions to a skill that has the user's own word", () => {
-    const both = [
-      { name: 'a-picture-only', description: 'Crops a picture.' },
-      { name: 'b-picture-and-image', description: 'Crops a picture image.' },
-      { name: 'c-other', description: 'Trims an image photo.' },
-    ];
-    const expanded = createRanker(both).rank('picture', 10);
-    const plain = createTunedRanker(both, { ...RANK_TUNING, expansionWeight: 0 }).rank('picture', 10);
-    for (const name of ['a-picture-only', 'b-picture-and-image']) expect(scoreOf(expanded, name)).toBeCloseTo(scoreOf(plain, name), 5);
-  });
-
-  it("a word no skill uses counts as its best expansion in the query's evidence, and scores stay under 1", () => {
-    const results = createRanker([
-      { name: 'image-edit', description: 'Crops an image.' },
-      { name: 'audio-edit', description: 'Trims audio tracks.' },
-      ...Array.from({ length: 20 }, (_, i) => ({ name: `other-${i}`, description: `Handles task ${i}.` })),
-    ]).rank('picture picture picture', 10);
-    expect(results.map((r) => r.name)).toEqual(['image-edit']);
-    expect(results[0]?.score).toBeGreaterThan(0);
-    expect(results[0]?.score).toBeLessThan(1);
-  });
-});
-
-describe('the lexicon: world knowledge by word class (src/catalog/lexicon.ts)', () => {
-  const expansionsOf = (query: string, word: string): string[] =>
-    queryWords(query)
-      .find((w) => w.word === word)
-      ?.expansions.map((e) => e.word) ?? [];
-
-  it('every key expands to some word that is not its own (no key only of stopwords, no entry that only repeats its key)', () => {
-    const dead = Object.keys(EVERYDAY_WORDS).filter((key) => !queryWords(key).some((w) => w.expansions.length > 0));
-    expect(dead).toEqual([]);
-  });
-
-  it('bridges words no skill uses, by what they imply: a weekday, a city, a sound, a product of another kind', () => {
-    const library = [
-      { name: 'calendar-move', description: 'Moves a calendar event to a new time.' },
-      { name: 'comp-bands', description: 'Compensation bands by location.' },
-      { name: 'sound-fx', description: 'Generates sound effects.' },
-      { name: 'notes-vault', description: 'Keeps notes in Obsidian.' },
-    ];
-    const ranker = createRanker(library);
-    expect(ranker.rank('push the thursday sync', 1)[0]?.name).toBe('calendar-move');
-    expect(ranker.rank('what to pay engineers in berlin', 1)[0]?.name).toBe('comp-bands');
-    expect(ranker.rank('a beep and a thud', 1)[0]?.name).toBe('sound-fx');
-    expect(ranker.rank('all my evernote pages', 1)[0]?.name).toBe('notes-vault');
-  });
-
-  it('leaves out words that only say when or are ambiguous alone, and takes their phrases instead', () => {
-    // "tomorrow" dates a task, it does not ask for a calendar: measured, it pulled calendar skills over call preparation.
-    expect(expansionsOf('prep my call tomorrow', 'tomorrow')).toEqual([]);
-    // "boss" alone is also a game's; "my boss" is a person at work.
-    expect(expansionsOf('beat the boss', 'boss')).toEqual([]);
-    expect(expansionsOf('an update for my boss', 'boss')).toEqual(['manager', 'leadership', 'executive']);
-    expect(expansionsOf('the boss fight is too hard', 'boss')).toEqual(['game']);
+describe('queryWords', () => {
+  it('lists the words of a query that rank, each with its term, once per term, as written first', () => {
+    expect(queryWords('Reviewing my reviews, then the PDF files')).toEqual([
+      { word: 'reviewing', term: 'review' },
+      { word: 'pdf', term: 'pdf' },
+      { word: 'files', term: 'fil' },
+    ]);
+    expect(queryWords('the and of')).toEqual([]);
   });
 });
 

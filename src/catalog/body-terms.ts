@@ -4,16 +4,16 @@
  * inverted index beside the ranker's own (src/catalog/rank.ts). Pure: text in,
  * typed arrays out; reading the files is src/source/body-indexer.ts's job.
  *
- * A skill's body is read once, term by term, as it arrives (`add`), and only
- * its `candidates` most frequent terms are kept until every skill is in;
- * `build` then keeps, per skill, the `terms` terms that are both frequent in
- * it and rare in the library (tf x idf; numbers never), so a body weighs in
- * by what sets it apart ("goroutine", "reconciliation"), not by the words
- * every instruction uses ("file", "run", "step"). Figures behind each bound
- * (BODY_DEFAULTS): scripts/body-rank-experiment.mjs on
- * test/relevance/body-set; `terms` is 24, not the 48 that ranked a little
- * better, for memory (bench/memory.mjs at 20,000 skills: docs/performance.md).
- * `resourceWeight` and `triggerWeight` stay off: measured, they did not help.
+ * A skill's body is read once, term by term, as it arrives (`add`): its
+ * headings and its first `words` words (fenced code left out), of which its
+ * `candidates` most frequent terms are kept until every skill is in; `build`
+ * then keeps, per skill, up to `terms` of them, those both frequent in it and
+ * rare in the library first (tf x idf; numbers never), each weighted as BM25
+ * weighs a term of a field. The bounds are loose (a body of 1,000 words holds
+ * some 200 distinct terms): they bound memory (at most 2 KB of postings a
+ * skill), not what ranks. Figures behind each choice (BODY_DEFAULTS):
+ * scripts/body-rank-experiment.mjs on both labelled sets' train parts, and
+ * docs/performance.md.
  */
 import { flatStrings, Int32List, PackedPostings, packPostings, sortedVocabulary, vocabularyOf, type Vocabulary } from '../base/compact.js';
 
@@ -21,34 +21,26 @@ import { flatStrings, Int32List, PackedPostings, packPostings, sortedVocabulary,
 export interface BodyTuning {
   /** Terms of running text read per body (stopwords do not count), and headings up to there. */
   words: number;
-  /** Terms kept per skill between `add` and `build`. */
+  /** Terms kept per skill between `add` and `build` (its most frequent). */
   candidates: number;
-  /** Terms kept per skill in the built index. */
+  /** Terms kept per skill in the built index (frequent in it and rare in the library first). */
   terms: number;
   /** A heading word counts this many running-text words. */
   headingWeight: number;
   /** Whether fenced code blocks are read as text. */
   code: boolean;
-  /** A resource file name's word counts this many running-text words (0: names are not read). */
-  resourceWeight: number;
   /** BM25 length normalisation over the body's counted words. */
   b: number;
-  /** Text under a heading that says when to use the skill ("When to use", "Triggers", "Examples") counts this many times. */
-  triggerWeight: number;
 }
 
 export const BODY_DEFAULTS: Readonly<BodyTuning> = Object.freeze({
   words: 1000,
-  candidates: 96,
-  terms: 24,
+  candidates: 512,
+  terms: 512,
   headingWeight: 3,
   code: false,
-  resourceWeight: 0,
-  b: 0.5,
-  triggerWeight: 1,
+  b: 0.75,
 });
-
-const TRIGGER_HEADING = /\b(?:when|trigger|triggers|use cases?|examples?|scenarios?)\b/i;
 
 const DIGITS = /^\d+$/;
 
@@ -172,15 +164,25 @@ export class BodyCollector {
     return this.added;
   }
 
-  /** Reads `body` (SKILL.md after its frontmatter) and `resources` (paths inside the skill folder) for skill `doc`. */
-  add(doc: number, body: string, resources: readonly string[] = []): void {
+  /** Reads `body` (SKILL.md after its frontmatter) for skill `doc`. */
+  add(doc: number, body: string): void {
     if (doc < 0 || doc >= this.size || this.docs[doc] !== undefined) return;
-    const { headingWeight, resourceWeight, code, triggerWeight } = this.tuning;
+    const { counts, length } = this.countTerms(body);
+    this.docs[doc] = this.keepCandidates(counts, length);
+    this.added++;
+  }
+
+  /**
+   * Each term's weighted count in `body` and the words counted: line by line
+   * up to the word budget (headings past it are not read), so a long body
+   * costs no more than a short one.
+   */
+  private countTerms(body: string): { counts: Map<number, number>; length: number } {
+    const { headingWeight, code } = this.tuning;
     const counts = new Map<number, number>();
     let length = 0;
     let budget = this.tuning.words;
     let inCode = false;
-    let section = 1;
     const ids = this.line;
     const count = (text: string, weight: number, limited: boolean): void => {
       ids.length = 0;
@@ -193,7 +195,6 @@ export class BodyCollector {
       }
       length += take;
     };
-    // Line by line up to the word budget (headings past it are not read): a long body costs no more than a short one.
     let start = 0;
     while (budget > 0 && start < body.length) {
       let end = body.indexOf('\n', start);
@@ -207,19 +208,21 @@ export class BodyCollector {
       }
       if (inCode && !code) continue;
       const heading = inCode ? null : HEADING.exec(line);
-      if (heading) {
-        section = TRIGGER_HEADING.test(heading[1] ?? '') ? triggerWeight : 1;
-        count(heading[1] ?? '', headingWeight, false);
-      } else count(line, section, true);
+      if (heading) count(heading[1] ?? '', headingWeight, false);
+      else count(line, 1, true);
     }
-    if (resourceWeight > 0) for (const path of resources) count(path, resourceWeight, false);
-    // The most frequent terms, ties by id: a numeric sort of packed (count, id) keys, no comparator.
+    return { counts, length };
+  }
+
+  /** The `candidates` most frequent of a body's `counts` (ties by id), counted into the library's document frequencies. */
+  private keepCandidates(counts: Map<number, number>, length: number): Candidates {
+    // A numeric sort of packed (count, id) keys, no comparator.
     const keys = new Float64Array(counts.size);
     let k = 0;
     for (const [id, weight] of counts) keys[k++] = -(Math.round(weight * 16) * 0x1000000 + (0xffffff - id));
     keys.sort();
     const kept = Math.min(keys.length, this.tuning.candidates);
-    const chosen = new Int32Array(kept);
+    const ids = new Int32Array(kept);
     const weights = new Float32Array(kept);
     if (this.terms.vocabulary.size > this.df.length) {
       const grown = new Int32Array(Math.max(this.terms.vocabulary.size, this.df.length * 2));
@@ -228,12 +231,11 @@ export class BodyCollector {
     }
     for (let i = 0; i < kept; i++) {
       const id = 0xffffff - (-(keys[i] ?? 0) % 0x1000000);
-      chosen[i] = id;
+      ids[i] = id;
       weights[i] = counts.get(id) ?? 0;
       this.df[id] = (this.df[id] ?? 0) + 1;
     }
-    this.docs[doc] = { ids: chosen, counts: weights, length };
-    this.added++;
+    return { ids, counts: weights, length };
   }
 
   /** The index over every body added so far; skills without one simply have no postings. */
@@ -251,9 +253,34 @@ export class BodyCollector {
    * none waits for the whole build (tens of milliseconds at 2,000 skills).
    */
   *buildSteps(): Generator<void, BodyIndex, void> {
-    const { terms: keep, b } = this.tuning;
-    const size = this.size;
     const vocabularySize = this.terms.vocabulary.size;
+    const idfById = new Float64Array(vocabularySize);
+    for (let id = 0; id < vocabularySize; id++) idfById[id] = idfOf(this.df[id] ?? 0, Math.max(this.added, 1));
+    const chosen = yield* this.choosePostings(idfById);
+    yield;
+    const { terms, vocabulary, position } = keptVocabulary(this.terms.vocabulary, chosen.usedIds);
+    yield;
+    const { term, count } = chosen;
+    for (let i = 0; i < count; i++) term[i] = position[term[i] ?? 0] ?? 0;
+    const idf = new Float64Array(vocabulary.size);
+    for (let id = 0; id < vocabularySize; id++) if (chosen.usedIds[id] === 1) idf[position[id] ?? 0] = idfById[id] ?? 0;
+    yield;
+    const postings = packPostings(vocabulary.size, this.size, {
+      term: term.subarray(0, count),
+      doc: chosen.doc.subarray(0, count),
+      weight: chosen.weight.subarray(0, count),
+    });
+    return { terms, vocabulary, postings, idf, size: this.size, read: this.added, rareIdf: idfOf(1, Math.max(this.added, 1)) };
+  }
+
+  /**
+   * Per skill, the `terms` terms that are frequent in it and rare in the
+   * library (tf x idf; numbers never), as (collector term id, doc,
+   * saturated BM25 weight) postings; yields every BUILD_STEP skills.
+   */
+  private *choosePostings(idfById: Float64Array): Generator<void, ChosenPostings, void> {
+    const keep = this.tuning.terms;
+    const vocabularySize = idfById.length;
     let totalLength = 0;
     let postingCount = 0;
     for (const doc of this.docs) {
@@ -261,77 +288,96 @@ export class BodyCollector {
       postingCount += Math.min(doc?.ids.length ?? 0, keep);
     }
     const averageLength = Math.max(1, this.added === 0 ? 1 : totalLength / this.added);
-    const idfById = new Float64Array(vocabularySize);
-    for (let id = 0; id < vocabularySize; id++) idfById[id] = idfOf(this.df[id] ?? 0, Math.max(this.added, 1));
-    const term = new Int32Array(postingCount);
-    const docOf = new Int32Array(postingCount);
-    const weight = new Float64Array(postingCount);
-    const usedIds = new Uint8Array(vocabularySize);
+    const chosen: ChosenPostings = {
+      term: new Int32Array(postingCount),
+      doc: new Int32Array(postingCount),
+      weight: new Float64Array(postingCount),
+      usedIds: new Uint8Array(vocabularySize),
+      count: 0,
+    };
     // Numbers (versions, ports, counts, numbered names) say little about a task, yet would rank as the rarest terms.
     const numeric = new Uint8Array(vocabularySize);
     for (const [name, id] of this.terms.vocabulary) if (DIGITS.test(name)) numeric[id] = 1;
-    let p = 0;
-    let scores = new Float64Array(0);
-    let scratch = new Float64Array(0);
-    for (let d = 0; d < size; d++) {
+    const scratch = { scores: new Float64Array(0), sorted: new Float64Array(0) };
+    for (let d = 0; d < this.size; d++) {
       if (d % BUILD_STEP === BUILD_STEP - 1) yield;
       const doc = this.docs[d];
       if (!doc) continue;
       const n = doc.ids.length;
-      if (scores.length < n) scores = new Float64Array(n * 2);
+      if (scratch.scores.length < n) scratch.scores = new Float64Array(n * 2);
       for (let i = 0; i < n; i++) {
         const id = doc.ids[i] ?? 0;
-        scores[i] = numeric[id] === 1 ? 0 : (doc.counts[i] ?? 0) * (idfById[id] ?? 0);
+        scratch.scores[i] = numeric[id] === 1 ? 0 : (doc.counts[i] ?? 0) * (idfById[id] ?? 0);
       }
-      // tf x idf of the keep-th best: every term above it, and ties until `keep` (in candidate order).
-      if (scratch.length < n) scratch = new Float64Array(n * 2);
-      scratch.set(scores.subarray(0, n));
-      const cut = n <= keep ? -Infinity : kthLargest(scratch, n, keep);
-      let room = Math.min(n, keep);
-      for (let i = 0; i < n; i++) if ((scores[i] ?? 0) > cut) room--;
-      const norm = 1 - b + (b * doc.length) / averageLength;
-      for (let i = 0; i < n; i++) {
-        const score = scores[i] ?? 0;
-        if (score === 0 || score < cut || (score === cut && room-- <= 0)) continue;
-        const id = doc.ids[i] ?? 0;
-        const tf = (doc.counts[i] ?? 0) / norm;
-        usedIds[id] = 1;
-        term[p] = id;
-        docOf[p] = d;
-        weight[p] = tf / (tf + K1);
-        p++;
-      }
+      this.keepBest(d, doc, 1 - this.tuning.b + (this.tuning.b * doc.length) / averageLength, scratch, chosen);
     }
-    // The vocabulary of the terms kept, numbered in sorted order.
-    const names = new Array<string>(vocabularySize);
-    for (const [name, id] of this.terms.vocabulary) names[id] = name;
-    const used = new Map<string, number>();
-    const local = new Int32Array(vocabularySize);
-    for (let id = 0; id < vocabularySize; id++) {
-      if (usedIds[id] !== 1) continue;
-      local[id] = used.size;
-      used.set(names[id] as string, used.size);
-    }
-    yield;
-    const { terms: sorted, renumbered } = sortedVocabulary(used);
-    // Flat copies: a term sliced from a body's line would keep the whole line alive.
-    const terms = flatStrings(sorted);
-    const vocabulary = vocabularyOf(terms);
-    yield;
-    // Collector id -> position in the sorted vocabulary.
-    const position = new Int32Array(vocabularySize);
-    for (let id = 0; id < vocabularySize; id++) if (usedIds[id] === 1) position[id] = renumbered[local[id] ?? 0] ?? 0;
-    for (let i = 0; i < p; i++) term[i] = position[term[i] ?? 0] ?? 0;
-    const idf = new Float64Array(vocabulary.size);
-    for (let id = 0; id < vocabularySize; id++) if (usedIds[id] === 1) idf[position[id] ?? 0] = idfById[id] ?? 0;
-    yield;
-    const postings = packPostings(vocabulary.size, size, {
-      term: term.subarray(0, p),
-      doc: docOf.subarray(0, p),
-      weight: weight.subarray(0, p),
-    });
-    return { terms, vocabulary, postings, idf, size, read: this.added, rareIdf: idfOf(1, Math.max(this.added, 1)) };
+    return chosen;
   }
+
+  /** Adds doc `d`'s best `terms` terms by `scratch.scores` (ties in candidate order) to `chosen`, tf normalised by `norm`. */
+  private keepBest(
+    d: number,
+    doc: Candidates,
+    norm: number,
+    scratch: { scores: Float64Array; sorted: Float64Array },
+    chosen: ChosenPostings,
+  ): void {
+    const keep = this.tuning.terms;
+    const n = doc.ids.length;
+    const { scores } = scratch;
+    // tf x idf of the keep-th best: every term above it, and ties until `keep`.
+    let cut = -Infinity;
+    if (n > keep) {
+      if (scratch.sorted.length < n) scratch.sorted = new Float64Array(n * 2);
+      scratch.sorted.set(scores.subarray(0, n));
+      cut = kthLargest(scratch.sorted, n, keep);
+    }
+    let room = Math.min(n, keep);
+    for (let i = 0; i < n; i++) if ((scores[i] ?? 0) > cut) room--;
+    for (let i = 0; i < n; i++) {
+      const score = scores[i] ?? 0;
+      if (score === 0 || score < cut || (score === cut && room-- <= 0)) continue;
+      const id = doc.ids[i] ?? 0;
+      const tf = (doc.counts[i] ?? 0) / norm;
+      const p = chosen.count++;
+      chosen.usedIds[id] = 1;
+      chosen.term[p] = id;
+      chosen.doc[p] = d;
+      chosen.weight[p] = tf / (tf + K1);
+    }
+  }
+}
+
+/** Postings chosen by `choosePostings`: the first `count` of each array; `usedIds` flags the collector's term ids they use. */
+interface ChosenPostings {
+  term: Int32Array;
+  doc: Int32Array;
+  weight: Float64Array;
+  usedIds: Uint8Array;
+  count: number;
+}
+
+/** The vocabulary of the terms used (`usedIds[id] === 1`), numbered in sorted order, and each collector id's position in it. */
+function keptVocabulary(
+  collected: ReadonlyMap<string, number>,
+  usedIds: Uint8Array,
+): { terms: readonly string[]; vocabulary: Vocabulary; position: Int32Array } {
+  const size = usedIds.length;
+  const names = new Array<string>(size);
+  for (const [name, id] of collected) if (id < size) names[id] = name;
+  const used = new Map<string, number>();
+  const local = new Int32Array(size);
+  for (let id = 0; id < size; id++) {
+    if (usedIds[id] !== 1) continue;
+    local[id] = used.size;
+    used.set(names[id] as string, used.size);
+  }
+  const { terms: sorted, renumbered } = sortedVocabulary(used);
+  // Flat copies: a term sliced from a body's line would keep the whole line alive.
+  const terms = flatStrings(sorted);
+  const position = new Int32Array(size);
+  for (let id = 0; id < size; id++) if (usedIds[id] === 1) position[id] = renumbered[local[id] ?? 0] ?? 0;
+  return { terms, vocabulary: vocabularyOf(terms), position };
 }
 
 /** The k-th largest of values[0, n) (1-based k), by quickselect; reorders `values`. */

@@ -3,13 +3,12 @@
  * name, tags and description, dependency-free and deterministic. An inverted
  * index with per-field weights folded in, so a query costs only the postings
  * of its terms: from a scan, a term's postings are found when a query first
- * has it (TermScan); a prebuilt index holds them all. Once a skill's instructions are
- * indexed (src/catalog/body-terms.ts, src/source/body-indexer.ts), their evidence is added
- * from a second, smaller index at RANK_TUNING.bodyWeight (0.3) a description
+ * has it (TermScan); a prebuilt index holds them all. Once a skill's
+ * instructions are indexed (src/catalog/body-terms.ts, src/source/body-indexer.ts),
+ * a second BM25 over them is added at RANK_TUNING.bodyWeight of a description
  * term's: added, not folded into the description's term frequencies, which
- * measured worse. A query's everyday words are expanded to the words skills
- * use for them (src/catalog/lexicon.ts) at RANK_TUNING.expansionWeight, only
- * for skills lacking the word (see `accumulate`).
+ * measured worse. No synonyms are typed in: what a request means beyond its
+ * words is the app's embedder's to find (issue 29 retired the lexicon).
  *
  * Score scale (what `threshold` options compare against): each result's
  * `score` is in [0, 1), the share of the query's evidence it matched. A
@@ -39,7 +38,6 @@ import {
   type Vocabulary,
 } from '../base/compact.js';
 import { compareNames } from '../base/text.js';
-import { EVERYDAY_WORDS } from './lexicon.js';
 
 export interface RankEntry {
   name: string;
@@ -79,17 +77,14 @@ export interface BodyAwareRanker extends Ranker {
 export interface RankTuning {
   /** Weights of name, tags, "Use when" clauses and description, in that order. */
   fields: readonly [number, number, number, number];
-  /** What a body term's evidence counts next to a description term's (keep it under the description's 1). */
+  /** What a body term's evidence counts next to a description term's (BM25 over the instructions, added). */
   bodyWeight: number;
-  /** What an everyday word's expansion (src/catalog/lexicon.ts) counts next to the word itself (0: no expansion). */
-  expansionWeight: number;
   body: BodyTuning;
 }
 
 export const RANK_TUNING: Readonly<RankTuning> = Object.freeze({
   fields: [3, 2, 1, 1] as const,
-  bodyWeight: 0.3,
-  expansionWeight: 0.5,
+  bodyWeight: 1.5,
   body: BODY_DEFAULTS,
 });
 
@@ -323,8 +318,6 @@ interface Bm25Index {
   /** Reused by every query (ranking is synchronous): scores by doc, and which docs were touched. */
   scores: Float64Array;
   touched: Int32Array;
-  /** Reused by queries with expansions: what each doc earns from one word's expansions (-1: the doc has the word). Made on first use. */
-  expanded?: Float32Array;
 }
 
 /** A whole index's terms (sorted: term id = position) and postings: what buildIndex makes and a prebuilt index stores. */
@@ -355,13 +348,12 @@ export function createTunedRanker(
   entries: ReadonlyArray<RankEntry>,
   tuning: Readonly<RankTuning>,
   instructions?: ReadonlyArray<string | undefined>,
-  resources?: ReadonlyArray<readonly string[] | undefined>,
 ): BodyAwareRanker {
   const ranker = new Bm25Ranker(new TermScan(entries.slice(), tuning.fields), tuning);
   if (instructions) {
     const collector = ranker.bodyCollector();
     instructions.forEach((text, doc) => {
-      if (typeof text === 'string') collector.add(doc, text, resources?.[doc]);
+      if (typeof text === 'string') collector.add(doc, text);
     });
     ranker.useBodies(collector.build());
   }
@@ -434,9 +426,9 @@ class Bm25Ranker {
   }
 
   rank(query: string, limit: number | undefined): RankResult[] {
-    const plan = queryWords(query, this.tuning.expansionWeight > 0);
+    const plan = queryWords(query);
     if (plan.length === 0) return [];
-    this.source.learn(planTerms(plan));
+    this.source.learn(plan.map((item) => item.term));
     return rankTerms(this.source.index, this.body, this.tuning, plan, limit);
   }
 }
@@ -448,119 +440,23 @@ function buildIndex(entries: ReadonlyArray<RankEntry>, weights: readonly number[
   return packIndex(entries.length, weighTerms(tokenized, weights));
 }
 
-/** A word of the lexicon's right-hand side, as the ranker counts it. */
-export interface Expansion {
-  word: string;
-  term: string;
-}
-
-/** A word of a query that ranks: the term it counts as, and what it expands to (src/catalog/lexicon.ts). */
+/** A word of a query that ranks: the word as written (its first occurrence) and the term it counts as. */
 export interface QueryWord {
   word: string;
   term: string;
-  /** Terms a skill lacking `term` may match instead, at RANK_TUNING.expansionWeight; none of the query's own terms. */
-  expansions: readonly Expansion[];
 }
 
-/**
- * The lexicon by key (a key's words as `lexiconKey` gives them -> the texts
- * of its expansions), and its longest key in words. Built on first use, keys
- * only: a key's expansions are tokenised when a query first has it (`expansionsOf`),
- * which halves the table's cost on a cold start (some 1,230 entries).
- */
-interface Lexicon {
-  keys: ReadonlyMap<string, readonly string[]>;
-  longest: number;
-  /** Expansions of the keys queries have had, tokenised. */
-  parsed: Map<string, readonly Expansion[]>;
-}
-let lexicon: Lexicon | undefined;
-
-/** How a lexicon key or a query's word (or two adjacent words) is looked up: each word's term, a stopword as it is. */
-function lexiconKey(keyWords: readonly string[]): string {
-  return keyWords.map((word) => termOf(word) ?? word).join(' ');
-}
-
-function lexiconTable(): Lexicon {
-  if (lexicon) return lexicon;
-  const keys = new Map<string, string[]>();
-  let longest = 1;
-  for (const [key, value] of Object.entries(EVERYDAY_WORDS)) {
-    const keyWords = words(key).filter((word) => word !== '');
-    longest = Math.max(longest, keyWords.length);
-    const lookup = lexiconKey(keyWords);
-    keys.set(lookup, [...(keys.get(lookup) ?? []), value]);
-  }
-  lexicon = { keys, longest, parsed: new Map() };
-  return lexicon;
-}
-
-/** The expansions of the lexicon key `lookup` (each term once, in the order written), or undefined when it is no key. */
-function expansionsOf(table: Lexicon, lookup: string): readonly Expansion[] | undefined {
-  const cached = table.parsed.get(lookup);
-  if (cached) return cached;
-  const texts = table.keys.get(lookup);
-  if (!texts) return undefined;
-  const expansions: Expansion[] = [];
-  for (const word of words(texts.join(' '))) {
-    const term = word === '' ? undefined : termOf(word);
-    if (term !== undefined && !expansions.some((e) => e.term === term)) expansions.push({ word, term });
-  }
-  table.parsed.set(lookup, expansions);
-  return expansions;
-}
-
-/**
- * The words of a query that rank, each with the term it counts as (first
- * occurrence of each term) and, when `expand`, the lexicon's expansions of
- * it and of the phrases it starts (a phrase's go to its first word that is
- * not a stopword; an expansion is listed once, on the first word that gives
- * it, and never when the query has it itself).
- * What ranking scores, and what find_skills explains.
- */
-export function queryWords(query: string, expand = RANK_TUNING.expansionWeight > 0): QueryWord[] {
-  const all = words(String(query).slice(0, MAX_QUERY_CHARS)).filter((word) => word !== '');
+/** The words of a query that rank, each with the term it counts as (first occurrence of each term): what ranking scores, and what find_skills explains. */
+export function queryWords(query: string): QueryWord[] {
   const out: QueryWord[] = [];
-  const byTerm = new Map<string, QueryWord & { expansions: Expansion[] }>();
-  // The word (first of its term) each position counts as; undefined for a stopword.
-  const owners: Array<(QueryWord & { expansions: Expansion[] }) | undefined> = [];
-  for (const word of all) {
-    const term = termOf(word);
-    let owner = term === undefined ? undefined : byTerm.get(term);
-    if (term !== undefined && owner === undefined) {
-      owner = { word, term, expansions: [] };
-      byTerm.set(term, owner);
-      out.push(owner);
-    }
-    owners.push(owner);
-  }
-  if (!expand) return out;
-  const table = lexiconTable();
-  const { longest } = table;
-  const given = new Set<string>();
-  // Each position's part of a lookup key (lexiconKey of one word).
-  const parts = all.map((word) => lexiconKey([word]));
-  for (let i = 0; i < all.length; i++) {
-    let key = '';
-    let owner: (QueryWord & { expansions: Expansion[] }) | undefined;
-    for (let j = i; j < i + longest && j < all.length; j++) {
-      key = j === i ? (parts[j] as string) : `${key} ${parts[j] as string}`;
-      owner ??= owners[j];
-      const found = expansionsOf(table, key);
-      if (!found || !owner) continue;
-      for (const expansion of found) {
-        if (byTerm.has(expansion.term) || given.has(expansion.term)) continue;
-        given.add(expansion.term);
-        owner.expansions.push(expansion);
-      }
-    }
+  const seen = new Set<string>();
+  for (const word of words(String(query).slice(0, MAX_QUERY_CHARS))) {
+    const term = word === '' ? undefined : termOf(word);
+    if (term === undefined || seen.has(term)) continue;
+    seen.add(term);
+    out.push({ word, term });
   }
   return out;
-}
-
-/** Every term a plan may match: its words' and their expansions'. */
-function planTerms(plan: readonly QueryWord[]): string[] {
-  return plan.flatMap((item) => [item.term, ...item.expansions.map((e) => e.term)]);
 }
 
 /**
@@ -882,19 +778,10 @@ function rankTerms(
 }
 
 /**
- * Adds each query word's postings into `index.scores`, listing the docs
- * touched in `index.touched`; returns how many, and the query's evidence
- * (the IDFs of its terms that some skill uses).
- *
- * A word's expansions (queryWords) count at expansionWeight, and only for
- * a doc that lacks the word in both indexes: a skill that has the user's
- * own word is scored by it alone. What a doc earns from one word's
- * expansions, added up, is capped at the most the word itself earned any
- * skill (or, when no skill has the word, at its strongest expansion's
- * evidence), so by that word a skill full of expansions never outranks the
- * best skill with the user's word. The query's evidence counts the word's
- * own IDFs, or its strongest expansion's when that is more (a word no skill
- * uses), so a score stays a share of it.
+ * Adds each query term's postings into `index.scores`, the description's at
+ * 1 and the instructions' at `tuning.bodyWeight`, listing the docs touched
+ * in `index.touched`; returns how many, and the query's evidence (the IDFs
+ * of its terms that some skill uses, each index's at its weight).
  */
 function accumulate(
   index: Bm25Index,
@@ -902,93 +789,36 @@ function accumulate(
   tuning: Readonly<RankTuning>,
   plan: readonly QueryWord[],
 ): { hits: number; evidence: number } {
-  const { scores, touched } = index;
-  const { bodyWeight, expansionWeight } = tuning;
-  const bodies = body && bodyWeight > 0 ? body : undefined;
-  let evidence = 0;
-  let hits = 0;
-  // The most one word earned a doc that has it (both indexes together): what its expansions may earn one that lacks it.
-  let wordBest = 0;
-  const add = (vocabulary: Vocabulary, postings: Postings, idf: Float64Array, term: string, factor: number, marks?: Float32Array): void => {
-    const id = vocabulary.idOf(term);
-    // A word no skill uses says nothing about which skill fits: it neither adds nor dilutes.
-    if (id === undefined) return;
-    const termIdf = factor * (idf[id] ?? 0);
-    evidence += termIdf;
-    const end = postings.end(id);
-    for (let p = postings.start(id); p < end; p++) {
-      const doc = postings.doc(p);
-      if (scores[doc] === 0) touched[hits++] = doc;
-      const value = termIdf * postings.weight(p);
-      scores[doc] = (scores[doc] ?? 0) + value;
-      if (marks) {
-        // Negative: the doc has the word, and what it earned from it.
-        const earned = (marks[doc] ?? 0) - value;
-        marks[doc] = earned;
-        if (-earned > wordBest) wordBest = -earned;
-      }
-    }
-  };
-  /** Adds a term's postings into `best` of the docs that lack the word (not negative); returns its evidence (0: no skill uses it). */
-  const offer = (
-    vocabulary: Vocabulary,
-    postings: Postings,
-    idf: Float64Array,
-    term: string,
-    factor: number,
-    best: Float32Array,
-  ): number => {
-    const id = vocabulary.idOf(term);
-    if (id === undefined) return 0;
-    const termIdf = factor * (idf[id] ?? 0);
-    for (let p = postings.start(id); p < postings.end(id); p++) {
-      const doc = postings.doc(p);
-      const value = termIdf * postings.weight(p);
-      if ((best[doc] ?? 0) >= 0) best[doc] = (best[doc] ?? 0) + value;
-    }
-    return termIdf;
-  };
-  /** Adds each doc's expansion score, capped, to its score, and clears `best` over the term's postings. */
-  const settle = (vocabulary: Vocabulary, postings: Postings, term: string, best: Float32Array, cap: number): void => {
-    const id = vocabulary.idOf(term);
-    if (id === undefined) return;
-    for (let p = postings.start(id); p < postings.end(id); p++) {
-      const doc = postings.doc(p);
-      const value = Math.min(best[doc] ?? 0, cap);
-      if (value > 0) {
-        if (scores[doc] === 0) touched[hits++] = doc;
-        scores[doc] = (scores[doc] ?? 0) + value;
-      }
-      best[doc] = 0;
-    }
-  };
-  for (const { term, expansions } of plan) {
-    const best = expansionWeight > 0 && expansions.length > 0 ? (index.expanded ??= new Float32Array(index.names.length)) : undefined;
-    const before = evidence;
-    wordBest = 0;
-    add(index.vocabulary, index.postings, index.idf, term, 1, best);
-    if (bodies) add(bodies.vocabulary, bodies.postings, bodies.idf, term, bodyWeight, best);
-    if (!best) continue;
-    let strongest = 0;
-    for (const expansion of expansions) {
-      strongest = Math.max(strongest, offer(index.vocabulary, index.postings, index.idf, expansion.term, expansionWeight, best));
-      if (bodies)
-        strongest = Math.max(
-          strongest,
-          offer(bodies.vocabulary, bodies.postings, bodies.idf, expansion.term, expansionWeight * bodyWeight, best),
-        );
-    }
-    const cap = wordBest > 0 ? wordBest : strongest;
-    for (const expansion of expansions) {
-      settle(index.vocabulary, index.postings, expansion.term, best, cap);
-      if (bodies) settle(bodies.vocabulary, bodies.postings, expansion.term, best, cap);
-    }
-    // The word's own docs were marked negative: clear them.
-    settle(index.vocabulary, index.postings, term, best, cap);
-    if (bodies) settle(bodies.vocabulary, bodies.postings, term, best, cap);
-    evidence = before + Math.max(evidence - before, strongest);
+  const sum = { hits: 0, evidence: 0 };
+  const bodies = body && tuning.bodyWeight > 0 ? body : undefined;
+  for (const { term } of plan) {
+    addPostings(index, index, term, 1, sum);
+    if (bodies) addPostings(index, bodies, term, tuning.bodyWeight, sum);
   }
-  return { hits, evidence };
+  return sum;
+}
+
+/** Adds the postings of `term` in `from` (the description's index or the instructions') into `index.scores` at `factor`. */
+function addPostings(
+  index: Bm25Index,
+  from: { vocabulary: Vocabulary; postings: Postings; idf: Float64Array },
+  term: string,
+  factor: number,
+  sum: { hits: number; evidence: number },
+): void {
+  const { scores, touched } = index;
+  const { postings } = from;
+  const id = from.vocabulary.idOf(term);
+  // A word no skill uses says nothing about which skill fits: it neither adds nor dilutes.
+  if (id === undefined) return;
+  const termIdf = factor * (from.idf[id] ?? 0);
+  sum.evidence += termIdf;
+  const end = postings.end(id);
+  for (let p = postings.start(id); p < end; p++) {
+    const doc = postings.doc(p);
+    if (scores[doc] === 0) touched[sum.hits++] = doc;
+    scores[doc] = (scores[doc] ?? 0) + termIdf * postings.weight(p);
+  }
 }
 
 interface Scored {

@@ -57,9 +57,7 @@ export interface BodyIndexingInput {
 
 /** Indexes the bodies of `skills` (in ranker order) for `ranker`, starting after `delayMs`. */
 export function indexBodies(input: BodyIndexingInput): BodyIndexing {
-  let stopped = false;
-  let started = false;
-  let keepAlive = false;
+  const state = { stopped: false, started: false, keepAlive: false };
   let outcome: BodyIndexingOutcome | undefined;
   let finish: () => void = () => undefined;
   const done = new Promise<void>((resolve) => {
@@ -68,69 +66,25 @@ export function indexBodies(input: BodyIndexingInput): BodyIndexing {
   const timer = setTimeout(() => begin(), input.delayMs);
   timer.unref?.();
 
-  /** Lets waiting requests run, and lets the process exit if nothing else keeps it (unless a caller awaits `done`). */
-  function pause(): Promise<void> {
-    return new Promise<void>((resolve) => {
-      const timer = setTimeout(resolve, 0);
-      if (!keepAlive) timer.unref?.();
-    });
-  }
-
   function begin(): void {
-    if (started || stopped) return;
-    started = true;
+    if (state.started || state.stopped) return;
+    state.started = true;
     clearTimeout(timer);
-    void run().finally(finish);
-  }
-
-  async function run(): Promise<void> {
-    const ranker = input.ranker();
-    const collector = ranker.bodyCollector();
-    const { skills } = input;
-    const result: BodyIndexingOutcome = { from: 'files', read: 0, skipped: 0, examples: [] };
-    for (let from = 0; from < skills.length; from += BATCH) {
-      if (stopped) return;
-      const batch = skills.slice(from, from + BATCH);
-      const bodies = await Promise.all(
-        batch.map((entry) =>
-          bodyOf(entry, input.fs).catch((error: unknown) => {
-            result.skipped++;
-            if (result.examples.length < SKIPPED_EXAMPLES)
-              result.examples.push({ skill: entry.metadata.name, path: entry.path, reason: errorReason(error) });
-            return undefined;
-          }),
-        ),
-      );
-      if (stopped) return;
-      // Added in skill order whatever order the reads finished in: the same library always gives the same index.
-      bodies.forEach((body, i) => {
-        if (body === undefined) return;
-        collector.add(from + i, body);
-        result.read++;
-      });
-      await pause();
-    }
-    const steps = collector.buildSteps();
-    for (;;) {
-      if (stopped) return;
-      const step = steps.next();
-      if (step.done) {
-        ranker.useBodies(step.value);
-        break;
-      }
-      await pause();
-    }
-    outcome = result;
+    void readAndIndex(input, state)
+      .then((result) => {
+        outcome = result;
+      })
+      .finally(finish);
   }
 
   return {
     done,
     start() {
-      keepAlive = true;
+      state.keepAlive = true;
       begin();
     },
     stop() {
-      stopped = true;
+      state.stopped = true;
       clearTimeout(timer);
       finish();
     },
@@ -138,6 +92,64 @@ export function indexBodies(input: BodyIndexingInput): BodyIndexing {
       return outcome;
     },
   };
+}
+
+/** Whether an indexing was stopped, and whether a caller awaits it (its pauses then keep the process alive). */
+interface IndexingState {
+  stopped: boolean;
+  keepAlive: boolean;
+}
+
+/** Lets waiting requests run, and lets the process exit if nothing else keeps it (unless a caller awaits `done`). */
+function pause(state: IndexingState): Promise<void> {
+  return new Promise<void>((resolve) => {
+    const timer = setTimeout(resolve, 0);
+    if (!state.keepAlive) timer.unref?.();
+  });
+}
+
+/** Reads every body into the ranker's collector, then builds the index in steps and hands it over; undefined when stopped. */
+async function readAndIndex(input: BodyIndexingInput, state: IndexingState): Promise<BodyIndexingOutcome | undefined> {
+  const ranker = input.ranker();
+  const collector = ranker.bodyCollector();
+  const { skills } = input;
+  const result: BodyIndexingOutcome = { from: 'files', read: 0, skipped: 0, examples: [] };
+  for (let from = 0; from < skills.length; from += BATCH) {
+    if (state.stopped) return undefined;
+    const bodies = await readBatch(skills.slice(from, from + BATCH), input.fs, result);
+    if (state.stopped) return undefined;
+    // Added in skill order whatever order the reads finished in: the same library always gives the same index.
+    bodies.forEach((body, i) => {
+      if (body === undefined) return;
+      collector.add(from + i, body);
+      result.read++;
+    });
+    await pause(state);
+  }
+  const steps = collector.buildSteps();
+  for (;;) {
+    if (state.stopped) return undefined;
+    const step = steps.next();
+    if (step.done) {
+      ranker.useBodies(step.value);
+      return result;
+    }
+    await pause(state);
+  }
+}
+
+/** The bodies of `batch`, read together; one that cannot be read is undefined, counted in `result` (the first few named). */
+function readBatch(batch: readonly SkillEntry[], fs: SkillsFileSystem, result: BodyIndexingOutcome): Promise<Array<string | undefined>> {
+  return Promise.all(
+    batch.map((entry) =>
+      bodyOf(entry, fs).catch((error: unknown) => {
+        result.skipped++;
+        if (result.examples.length < SKIPPED_EXAMPLES)
+          result.examples.push({ skill: entry.metadata.name, path: entry.path, reason: errorReason(error) });
+        return undefined;
+      }),
+    ),
+  );
 }
 
 /** Indexing that is already done: the ranker had the instructions' terms from a prebuilt index (`read` skills). */

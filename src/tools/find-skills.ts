@@ -53,17 +53,14 @@ function limitOf(value: unknown): number {
 /** Where a skill's text holds a query's word, in the order a match there weighs. */
 type MatchField = 'name' | 'tags' | 'description' | 'instructions';
 
-/** A query's word as `queryWords` gives it; `expansions` may be left out (then none are looked for). */
-type MatchWord = Pick<QueryWord, 'word' | 'term'> & { expansions?: QueryWord['expansions'] };
+/** A query's word as `queryWords` gives it. */
+type MatchWord = Pick<QueryWord, 'word' | 'term'>;
 
 /**
  * Why `entry` matched: each of the query's words it holds, with the first
  * field that holds it, e.g. `matched: "merge" in the name; "fill", "form" in
- * the instructions`. A word the skill lacks but matched through the
- * everyday-words lexicon is named with the word it matched as, e.g.
- * `"picture" (as "image") in the description`, as ranking counted it (only
- * for a skill without the word itself). The model can then tell a match on
- * the task's own words from one on a passing or a related word.
+ * the instructions`. The model can then tell a match on the task's own
+ * words from one on a passing word.
  */
 export function matchReason(ranker: BodyAwareRanker, entry: SkillEntry, words: readonly MatchWord[]): string {
   const { name, description } = entry.metadata;
@@ -91,37 +88,10 @@ export function matchReason(ranker: BodyAwareRanker, entry: SkillEntry, words: r
     ),
   );
   for (const item of rest) if (inBody.has(item.term)) note('instructions', JSON.stringify(item.word));
-  // Words the skill lacks: what they matched as, in the first field that holds one of their expansions.
-  for (const item of rest) {
-    if (inBody.has(item.term) || !item.expansions || item.expansions.length === 0) continue;
-    const at = expandedMatch(ranker, name, fields, item.expansions);
-    if (at) note(at.field, `${JSON.stringify(item.word)} (as ${at.words.map((word) => JSON.stringify(word)).join(', ')})`);
-  }
   const parts = (['name', 'tags', 'description', 'instructions'] as const)
     .filter((field) => found.has(field))
     .map((field) => `${(found.get(field) ?? []).join(', ')} in the ${field}`);
   return parts.length === 0 ? '' : `matched ${parts.join('; ')}`;
-}
-
-/** The first field (in MatchField order) holding any of `expansions`, with the expansions' words it holds. */
-function expandedMatch(
-  ranker: BodyAwareRanker,
-  name: string,
-  fields: ReadonlyArray<[MatchField, Set<string>]>,
-  expansions: QueryWord['expansions'],
-): { field: MatchField; words: string[] } | undefined {
-  for (const [field, terms] of fields) {
-    const held = expansions.filter((e) => terms.has(e.term)).map((e) => e.word);
-    if (held.length > 0) return { field, words: held };
-  }
-  const inBody = new Set(
-    ranker.instructionsHold(
-      name,
-      expansions.map((e) => e.term),
-    ),
-  );
-  const held = expansions.filter((e) => inBody.has(e.term)).map((e) => e.word);
-  return held.length > 0 ? { field: 'instructions', words: held } : undefined;
 }
 
 function search(index: SkillIndex, ranker: BodyAwareRanker, query: string, limit: number): string {

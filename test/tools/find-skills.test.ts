@@ -81,36 +81,6 @@ describe('find_skills handler', () => {
     expect(matchReason(ranker, skills[0] as Skill, queryWords('canary'))).toBe('');
   });
 
-  it('names the word a skill lacked and what it matched as, through the everyday-words lexicon', async () => {
-    const list = [
-      skill('image-crop', 'Crops and resizes images.'),
-      skill('shot-crop', 'Crops and resizes shots.', ['photo', 'jpeg']),
-      ...skills,
-    ];
-    const tool = createFindSkillsTool(list);
-    const lines = (await invoke(tool, { query: 'crop my picture' })).split('\n');
-    expect(lines.slice(1, 3).sort()).toEqual([
-      '- image-crop: Crops and resizes images. (matched "crop", "picture" (as "image") in the name)',
-      '- shot-crop: Crops and resizes shots. (matched "crop" in the name; "picture" (as "photo", "jpeg") in the tags)',
-    ]);
-    // Its own word first: the description says "crash", so "crashes" is not explained by an expansion.
-    const debug = (await invoke(tool, { query: 'my app crashes' })).split('\n')[1];
-    expect(debug).toBe('- debug: Finds the cause of a crash from logs and stack traces. (matched "crashes" in the description)');
-    // The instructions, once read, can hold an expansion too.
-    const withBody: Skill = {
-      ...skill('tidy-tables', 'Tidies tables.'),
-      instructions: '# Workbooks\n\nOpen the xlsx workbook and sort it.',
-    };
-    const ranker = new SkillRanker([withBody, ...skills]).get();
-    const collector = ranker.bodyCollector();
-    collector.add(0, withBody.instructions);
-    ranker.useBodies(collector.build());
-    expect(matchReason(ranker, withBody, queryWords('sort my spreadsheet'))).toBe(
-      'matched "sort", "spreadsheet" (as "xlsx") in the instructions',
-    );
-    expect(matchReason(ranker, withBody, queryWords('sort my spreadsheet', false))).toBe('matched "sort" in the instructions');
-  });
-
   it('works over a fixed list for hand-wired apps', async () => {
     expect(await invoke(createFindSkillsTool(skills.slice(0, 3)), { query: 'stack trace' })).toMatch(/\n- debug: /);
   });
