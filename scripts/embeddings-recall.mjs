@@ -20,6 +20,7 @@ import { startEmbeddingsServer } from './embeddings-server.mjs';
 import { loadRequests } from '../test/relevance/body-set/set.mjs';
 import { loadSkills } from '../test/relevance/corpus.mjs';
 import { QUERIES, QUERIES_HELD_OUT } from '../test/relevance/queries.mjs';
+import { plainBm25 } from './plain-bm25.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const args = process.argv.slice(2);
@@ -188,6 +189,8 @@ int8Store.seed({
 });
 const int8Meaning = new SkillMeaning(skillEntries, int8Store);
 const words_ = createRanker(entries, bodies);
+// The baseline any engineer writes first (scripts/plain-bm25.mjs, issue 29).
+const plain = plainBm25(entries.map((entry, i) => ({ ...entry, body: bodies[i] })));
 
 // ---------------------------------------------------------------------------
 // Measuring
@@ -222,6 +225,12 @@ async function measure(requests, title) {
     return (text) => ranker.rank(text, 20).map((r) => r.name);
   };
   console.log(`\n${title}: ${requests.length} requests          top1   top5   MRR@20`);
+  console.log(
+    row(
+      'plain BM25 (the baseline)',
+      figures(requests, (text) => plain.rank(text, 20).map((r) => r.name)),
+    ),
+  );
   console.log(row('words (the middleware ranker)', figures(requests, byWords)));
   console.log(row('meaning only', figures(requests, byMeaning)));
   console.log(row(`hybrid, RRF k=${FUSION.k} w=${FUSION.meaningWeight} (default)`, figures(requests, hybrid(FUSION))));

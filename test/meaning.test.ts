@@ -143,7 +143,7 @@ describe('the embeddings option', () => {
       provider: embed,
       model: undefined,
       queryTimeoutMs: 400,
-      meaningWeight: 0.1,
+      meaningWeight: 0.05,
       batchSize: 64,
     });
     expect(checkEmbeddings({ provider: embed, model: 'x', queryTimeoutMs: 50, retries: 0, retryDelayMs: 0 })).toMatchObject({

@@ -51,7 +51,7 @@ export const EMBEDDINGS_DEFAULTS = {
   /** A request waits at most this long for its message's vector, then ranks by words. */
   queryTimeoutMs: 400,
   /** A meaning place's weight in the fusion, next to a words place's 1 (src/meaning/fusion.ts says how it was measured). */
-  meaningWeight: 0.1,
+  meaningWeight: 0.05,
   /** Skills per embedding call while the library is embedded. */
   batchSize: 64,
   /** Embedding calls in flight at once while the library is embedded. */

@@ -26,7 +26,7 @@ export interface EmbeddingsOptions {
    * reciprocal-rank fusion (1: as much). The default keeps the words' best matches in front and lets
    * meaning fill the places words leave empty; raise it when `sisu-skills eval --offline --embeddings`
    * shows your model finds more (docs/embeddings.md, Fusion).
-   * @default 0.1
+   * @default 0.05
    */
   meaningWeight?: number;
   /**
