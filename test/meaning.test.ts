@@ -234,6 +234,23 @@ describe('SkillVectors and SkillMeaning', () => {
     expect(await store.embed([{ key: 'j', text: 'b' }])).toMatchObject({ failed: 1, calls: 0 });
   });
 
+  it('drops the vectors of skills the library no longer has', () => {
+    const store = new SkillVectors(settings(provider({})));
+    const one = unitVector([1, 0]) as Float32Array;
+    store.seed({
+      model: 'm',
+      dimensions: 2,
+      vectors: [
+        ['old', one],
+        ['kept', one],
+      ],
+    });
+    const version = store.version;
+    store.retain(new Set(['kept']));
+    expect([...store.entries()].map(([key]) => key)).toEqual(['kept']);
+    expect(store.version).toBeGreaterThan(version);
+  });
+
   it('waits for texts another round is embedding, without embedding them twice', async () => {
     const embed = provider({ a: [1, 0] });
     const store = new SkillVectors(settings(embed));

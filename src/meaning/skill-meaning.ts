@@ -73,6 +73,11 @@ export class SkillMeaning {
     return this.round;
   }
 
+  /** The content keys of these skills. */
+  keySet(): Set<string> {
+    return new Set(this.keyList());
+  }
+
   /** The next embedAll starts a new round (the store dropped its vectors after it ended). */
   forget(): void {
     this.round = undefined;

@@ -140,6 +140,18 @@ export class SkillVectors {
     return outcome;
   }
 
+  /** Drop the vectors of keys not in `keys` nor being embedded (skills edited or removed since): the store holds one library's worth. */
+  retain(keys: ReadonlySet<string>): void {
+    let dropped = 0;
+    for (const key of this.vectors.keys()) {
+      if (!keys.has(key) && !this.inFlight.has(key)) {
+        this.vectors.delete(key);
+        dropped++;
+      }
+    }
+    if (dropped > 0) this.version++;
+  }
+
   /** Stop embedding: batches not yet sent are not sent, retries end. */
   stop(): void {
     this.stopping.abort();

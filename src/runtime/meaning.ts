@@ -90,6 +90,8 @@ export class MeaningRuntime {
 
   private async embed(meaning: SkillMeaning): Promise<void> {
     const outcome = await meaning.embedAll();
+    // Vectors of skills the newest index no longer has (edited, removed) are dropped.
+    if (meaning === this.latest) this.store.retain(meaning.keySet());
     if (outcome.embedded === 0 && outcome.failed === 0) return;
     const failed = outcome.failed > 0;
     this.notes.push({

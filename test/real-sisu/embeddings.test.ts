@@ -289,5 +289,8 @@ describeSisu('embeddings through SISU createEmbeddingsClient', () => {
     await request(mw, 'hello again');
     expect(await mw.skillsEmbedded()).toMatchObject({ embedded: 1, held: SKILLS.length - 1 });
     expect(skillTexts(server).slice(before)).toEqual(['trip planner: Plan a journey with flights, hotels and a vacation budget.']);
+    // The old text's vector is dropped: the next index holds exactly the library's.
+    await request(mw, 'and again');
+    expect(await mw.skillsEmbedded()).toMatchObject({ embedded: 0, held: SKILLS.length });
   });
 });
