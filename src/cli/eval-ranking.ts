@@ -100,7 +100,7 @@ export function formatRanking(ranking: RankingComparison): string[] {
   const { embedded } = ranking;
   const skipped = embedded.failed > 0 ? `; ${count(embedded.failed, 'skill')} could not be embedded (${embedded.error ?? 'error'})` : '';
   return [
-    `Ranking (find_skills' order) of ${count(ranking.cases, 'case')} that expect a skill, by words and by words + meaning` +
+    `Ranking (find_skills' order) of the ${count(ranking.cases, 'case')} with an expected skill, by words and by words + meaning` +
       ` (model ${ranking.model}, ${ranking.dimensions ?? '?'} dimensions, meaningWeight ${ranking.meaningWeight}${skipped}):`,
     `  ${''.padEnd(15)} top 1  top 5  MRR@${DEPTH}`,
     row('words', ranking.words),
