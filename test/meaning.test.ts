@@ -200,7 +200,7 @@ describe('QueryVectors', () => {
     expect(await queries.get('slow one', log)).toBeDefined();
   });
 
-  it('keeps a failure (no second call) and forgets the oldest texts past KEPT_QUERIES', async () => {
+  it('keeps a failure: the text is not sent again, and the one warning says why', async () => {
     const embed = provider({}, () => new Error('down'));
     const log = recordingLogger();
     const queries = new QueryVectors({ provider: embed, model: undefined }, 100);
