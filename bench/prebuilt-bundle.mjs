@@ -11,7 +11,7 @@ import { build } from 'esbuild';
 const repo = resolve(fileURLToPath(new URL('.', import.meta.url)), '..');
 
 const ENTRY = `
-export { buildPrebuiltIndex, serializePrebuiltIndex } from './src/source/prebuilt-index.ts';
+export { buildPrebuiltIndex, parsePrebuiltIndex, serializePrebuiltIndex } from './src/source/prebuilt-index.ts';
 `;
 
 /** Build the bundle; resolves with its path (inside the repository, so `zod` resolves from node_modules). */

@@ -138,7 +138,7 @@ if (args.includes('--all')) {
   const add = (label, change) => candidates.push({ label, tuning: tuned(change), bodies: true });
   for (const bodyWeight of [0.3, 0.5, 0.7, 1, 1.25, 2]) add(`bodyWeight ${bodyWeight}`, { bodyWeight });
   for (const words of [500, 600, 2000]) add(`words ${words}`, { body: { words } });
-  for (const terms of [24, 128, 256]) add(`terms ${terms} (before issue 29: 24, with candidates 96)`, { body: { terms } });
+  for (const terms of [24, 128, 512]) add(`terms ${terms} (before issue 29: 24, with candidates 96)`, { body: { terms } });
   for (const headingWeight of [1, 5]) add(`headingWeight ${headingWeight}`, { body: { headingWeight } });
   for (const b of [0.5, 0.9]) add(`body b ${b}`, { body: { b } });
   add('code blocks read', { body: { code: true } });

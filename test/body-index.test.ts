@@ -65,9 +65,9 @@ describe('body terms', () => {
     expect(keptTerms(collector, 0, ['goroutine', 'channel', 'file', 'step', 'run'])).toEqual(['goroutine', 'channel']);
   });
 
-  it('by default keeps every term of a body of 1,000 words (the bounds are for memory, not choice), each at BM25 weight', () => {
+  it('by default keeps up to 256 terms of a body, each at BM25 weight', () => {
     const collector = bodyCollectorFor(2);
-    const many = Array.from({ length: 300 }, (_, i) => `term${i}x`);
+    const many = Array.from({ length: 250 }, (_, i) => `term${i}x`);
     collector.add(0, `${many.join('\n')}\ncommon`);
     collector.add(1, 'common');
     const index = collector.build();
@@ -114,7 +114,7 @@ describe('a ranker that reads the instructions', () => {
     const ranker = createRanker(entries, bodies);
     expect(ranker.bodyAware).toBe(true);
     expect(ranker.rank('promote the build').map((r) => r.name)).toEqual(['release']);
-    // "canary" is once in rollback's description and four times in release's instructions: at 1.5 times a
+    // "canary" is once in rollback's description and four times in release's instructions: at 1.25 times a
     // description term's weight the instructions that dwell on it win; at 0.5 the description does.
     expect(ranker.rank('canary').map((r) => r.name)).toEqual(['release', 'rollback']);
     const light = createTunedRanker(entries, { ...RANK_TUNING, bodyWeight: 0.5 }, bodies);

@@ -10,8 +10,8 @@
  * then keeps, per skill, up to `terms` of them, those both frequent in it and
  * rare in the library first (tf x idf; numbers never), each weighted as BM25
  * weighs a term of a field. The bounds are loose (a body of 1,000 words holds
- * some 200 distinct terms): they bound memory (at most 2 KB of postings a
- * skill), not what ranks. Figures behind each choice (BODY_DEFAULTS):
+ * some 200 distinct terms): they bound memory (at most 1 KB of postings a
+ * skill) more than they choose. Figures behind each choice (BODY_DEFAULTS):
  * scripts/body-rank-experiment.mjs on both labelled sets' train parts, and
  * docs/performance.md.
  */
@@ -36,7 +36,7 @@ export interface BodyTuning {
 export const BODY_DEFAULTS: Readonly<BodyTuning> = Object.freeze({
   words: 1000,
   candidates: 512,
-  terms: 512,
+  terms: 256,
   headingWeight: 3,
   code: false,
   b: 0.75,

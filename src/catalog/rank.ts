@@ -84,7 +84,7 @@ export interface RankTuning {
 
 export const RANK_TUNING: Readonly<RankTuning> = Object.freeze({
   fields: [3, 2, 1, 1] as const,
-  bodyWeight: 1.5,
+  bodyWeight: 1.25,
   body: BODY_DEFAULTS,
 });
 
