@@ -98,6 +98,9 @@ export function startEmbeddingsServer(embed, options = {}) {
     }
   }
 
+  // Longer than any pause between a client's calls: a kept-alive socket the server closed under a
+  // client's next request fails that request ("fetch failed"), which is the client's race, not the protocol's.
+  server.keepAliveTimeout = 60_000;
   return new Promise((resolve) => {
     server.listen(0, '127.0.0.1', () => {
       const { port } = server.address();

@@ -26,10 +26,10 @@ export interface FusionSettings {
 /**
  * Measured on the train parts of three labelled sets with real word vectors
  * (scripts/embeddings-recall.mjs, docs/embeddings.md): the paper's k = 60 with
- * equal weights let a weak model reorder the words' best matches (top 1 0.52 ->
- * 0.19 on the body set, 0.85 -> 0.13 on the instructions set); k = 10 keeps the
+ * equal weights let a weak model reorder the words' best matches (top 1 0.55 ->
+ * 0.22 on the body set, 0.84 -> 0.13 on the instructions set); k = 10 keeps the
  * words' order in front, and a meaning weight of 0.05 lost nothing on any set
- * (0.1 already cost 0.04 of top 1 on the instructions set), while meaning still
+ * (0.1 already cost 0.03 of top 1 on the instructions set), while meaning still
  * fills the places words leave empty and breaks their near-ties further down.
  * An app whose model is stronger raises `embeddings.meaningWeight` after
  * `sisu-skills eval --offline --embeddings`.
