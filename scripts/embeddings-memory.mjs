@@ -87,6 +87,7 @@ for (const dimensions of [384, 768, 1536]) {
     return performance.now() - start;
   });
   console.log(
-    `${String(dimensions).padStart(4)}  ${encoding.padEnd(8)}  ${mb(held).padStart(15)}  ${mb(SKILLS * dimensions * 4).padStart(16)}  ${mb(text.length).padStart(11)}  ${decodeMs.toFixed(0).padStart(4)} ms  ${median(times).toFixed(1)} ms`,
+    `${String(dimensions).padStart(4)}  ${encoding.padEnd(8)}  ${mb(held).padStart(15)}  ${mb(SKILLS * dimensions * 4).padStart(16)}  ` +
+      `${mb(text.length).padStart(11)}  ${decodeMs.toFixed(0).padStart(4)} ms  ${median(times).toFixed(1)} ms`,
   );
 }

@@ -42,14 +42,52 @@ function openAIError(message, type = 'invalid_request_error') {
   return { error: { message, type, param: null, code: null } };
 }
 
+/** One request's answer: the protocol checked, then a fault, the vectors, or an error body. */
+async function answer(state, embed, options, { request, response, text, size }) {
+  const { requests, violations, hanging } = state;
+  if (request.method !== 'POST' || request.url !== '/v1/embeddings')
+    return send(response, 404, openAIError(`no route ${request.method} ${request.url}`));
+  if (size > MAX_BODY_BYTES) return send(response, 413, openAIError('request too large'));
+  let body;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    violations.push('body is not JSON');
+    return send(response, 400, openAIError('We could not parse the JSON body of your request.'));
+  }
+  const { problems, input } = checkRequest(request.headers, body ?? {});
+  const recorded = { model: body?.model, input, headers: request.headers };
+  requests.push(recorded);
+  if (problems.length > 0) {
+    violations.push(...problems);
+    return send(response, problems[0].startsWith('You did not') ? 401 : 400, openAIError(problems.join('; ')));
+  }
+  const fault = options.fault?.(recorded, requests.length);
+  if (fault === 'hang') {
+    hanging.add(response);
+    return undefined;
+  }
+  if (fault) return send(response, fault.status, openAIError(fault.message, 'server_error'));
+  try {
+    const vectors = await embed(input, body.model);
+    const tokens = input.reduce((sum, t) => sum + t.split(/\s+/).length, 0);
+    return send(response, 200, {
+      object: 'list',
+      data: vectors.map((embedding, index) => ({ object: 'embedding', embedding, index })),
+      model: body.model,
+      usage: { prompt_tokens: tokens, total_tokens: tokens },
+    });
+  } catch (error) {
+    return send(response, 500, openAIError(error instanceof Error ? error.message : String(error), 'server_error'));
+  }
+}
+
 /**
  * Starts the server. `embed(texts, model)` gives one vector (a number list)
  * per text; `options.fault(request)` may answer a request instead.
  */
 export function startEmbeddingsServer(embed, options = {}) {
-  const requests = [];
-  const violations = [];
-  const hanging = new Set();
+  const state = { requests: [], violations: [], hanging: new Set() };
   const server = http.createServer((request, response) => {
     const chunks = [];
     let size = 0;
@@ -57,47 +95,9 @@ export function startEmbeddingsServer(embed, options = {}) {
       size += chunk.length;
       if (size <= MAX_BODY_BYTES) chunks.push(chunk);
     });
-    request.on('end', () => void answer(request, response, Buffer.concat(chunks).toString('utf8'), size));
+    request.on('end', () => void answer(state, embed, options, { request, response, text: Buffer.concat(chunks).toString('utf8'), size }));
   });
-
-  async function answer(request, response, text, size) {
-    if (request.method !== 'POST' || request.url !== '/v1/embeddings')
-      return send(response, 404, openAIError(`no route ${request.method} ${request.url}`));
-    if (size > MAX_BODY_BYTES) return send(response, 413, openAIError('request too large'));
-    let body;
-    try {
-      body = JSON.parse(text);
-    } catch {
-      violations.push('body is not JSON');
-      return send(response, 400, openAIError('We could not parse the JSON body of your request.'));
-    }
-    const { problems, input } = checkRequest(request.headers, body ?? {});
-    const recorded = { model: body?.model, input, headers: request.headers };
-    requests.push(recorded);
-    if (problems.length > 0) {
-      violations.push(...problems);
-      return send(response, problems[0].startsWith('You did not') ? 401 : 400, openAIError(problems.join('; ')));
-    }
-    const fault = options.fault?.(recorded, requests.length);
-    if (fault === 'hang') {
-      hanging.add(response);
-      return undefined;
-    }
-    if (fault) return send(response, fault.status, openAIError(fault.message, 'server_error'));
-    try {
-      const vectors = await embed(input, body.model);
-      const tokens = input.reduce((sum, t) => sum + t.split(/\s+/).length, 0);
-      return send(response, 200, {
-        object: 'list',
-        data: vectors.map((embedding, index) => ({ object: 'embedding', embedding, index })),
-        model: body.model,
-        usage: { prompt_tokens: tokens, total_tokens: tokens },
-      });
-    } catch (error) {
-      return send(response, 500, openAIError(error instanceof Error ? error.message : String(error), 'server_error'));
-    }
-  }
-
+  const { requests, violations, hanging } = state;
   // Longer than any pause between a client's calls: a kept-alive socket the server closed under a
   // client's next request fails that request ("fetch failed"), which is the client's race, not the protocol's.
   server.keepAliveTimeout = 60_000;

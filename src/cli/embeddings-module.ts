@@ -30,7 +30,8 @@ export async function importEmbeddings(command: string, shown: string, io: CliIO
     return null;
   }
   io.err(
-    `${command}: --embeddings ${shown} exports no embeddings provider. Export one as the default export or as \`embeddings\`, e.g. \`export default openAIEmbeddings({ model: 'text-embedding-3-small' })\` (an object with embed(texts)), or { provider, model }.`,
+    `${command}: --embeddings ${shown} exports no embeddings provider. Export one as the default export or as \`embeddings\`, ` +
+      "e.g. `export default openAIEmbeddings({ model: 'text-embedding-3-small' })` (an object with embed(texts)), or { provider, model }.",
   );
   return null;
 }

@@ -115,7 +115,8 @@ async function addVectors(
   if (block) {
     document.vectors = block;
     io.out(
-      `Embedded ${count(outcome.embedded, 'skill')} with model ${block.model} (${block.dimensions} dimensions, ${block.encoding}, ${count(outcome.calls, 'call')}).`,
+      `Embedded ${count(outcome.embedded, 'skill')} with model ${block.model} ` +
+        `(${block.dimensions} dimensions, ${block.encoding}, ${count(outcome.calls, 'call')}).`,
     );
   }
   return true;

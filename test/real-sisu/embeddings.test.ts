@@ -219,7 +219,8 @@ describeSisu('embeddings through SISU createEmbeddingsClient', () => {
       writeFileSync(
         file,
         `import { createEmbeddingsClient } from ${JSON.stringify(coreUrl)};\n` +
-          `export default { provider: createEmbeddingsClient({ baseUrl: ${JSON.stringify(server.url)}, model: ${JSON.stringify(model)}, apiKey: 'k' }), model: ${JSON.stringify(model)} };\n`,
+          `const client = createEmbeddingsClient({ baseUrl: ${JSON.stringify(server.url)}, model: ${JSON.stringify(model)}, apiKey: 'k' });\n` +
+          `export default { provider: client, model: ${JSON.stringify(model)} };\n`,
       );
       return file;
     }
