@@ -17,7 +17,7 @@ import {
   type EmbeddingsRequest,
   type EmbeddingsServer,
 } from '../../scripts/embeddings-server.mjs';
-import { skillsMiddleware } from '../../src/middleware.js';
+import { getSkills, skillsMiddleware } from '../../src/middleware.js';
 import type { SkillsOptions } from '../../src/config/options.js';
 import type { HostEmbeddings } from '../../src/base/host.js';
 import { callTool, conversation, createContext, type StackContext } from '../helpers/stack.js';
@@ -123,6 +123,18 @@ describeSisu('embeddings through SISU createEmbeddingsClient', () => {
     const answer = await callTool(ctx, 'find_skills', { query: 'keeping our automobiles in shape' });
     expect(answer.split('\n')[1]).toMatch(/^- fleet-care: .*\(matched by meaning, no shared words\)$/);
     expect(server.violations).toEqual([]);
+  });
+
+  it('autoActivate stays on words: a skill found only by meaning is listed, never activated unasked', async () => {
+    const server = await serve();
+    const mw = middleware(server, { autoActivate: { threshold: 0.01, maxSkills: 1 } });
+    await request(mw, 'hello');
+    await mw.skillsEmbedded();
+    const ctx = await request(mw, REQUEST);
+    expect(listed(ctx)[0]).toBe('fleet-care');
+    expect(getSkills(ctx)?.activated).toEqual([]);
+    const byWords = await request(mw, 'fill a pdf form');
+    expect(getSkills(byWords)?.activated).toEqual(['pdf-forms']);
   });
 
   it('embeds each skill once, in batches, and a rebuilt index embeds nothing it holds', async () => {
