@@ -37,6 +37,9 @@ export type { SkillsWatcher, WatchChange, WatchOptions, WatchMode, WatchProblemK
 export type { SkillsErrorCode } from './config/errors.js';
 export { DEFAULTS } from './config/options.js';
 export type { SkillsOptions } from './config/options.js';
+export type { EmbeddingsOptions } from './config/embeddings.js';
+export type { HostEmbeddings as EmbeddingsProviderLike } from './base/host.js';
+export type { EmbeddingOutcome } from './meaning/skill-vectors.js';
 export type { SkillIndex, SkillsState, LoadedSkill } from './index/skill-index.js';
 export type { SkillsFileSystem, DirEntry, FileStats, FileHandle, FolderWatchHandle } from './base/fs.js';
 export type {

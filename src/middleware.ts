@@ -28,6 +28,8 @@ import { resourceLimits } from './discover/resources.js';
 import { READ_RESOURCE_TOOL, USE_SKILL_TOOL } from './base/tool-names.js';
 import type { Middleware, SkillsContext } from './index/types.js';
 import { askVisible, type SkillVisibility } from './config/visibility.js';
+import { MeaningRuntime } from './runtime/meaning.js';
+import type { EmbeddingOutcome } from './meaning/skill-vectors.js';
 
 /** Failures of `visible` quoted in the one log line per request (the line counts them all). */
 const LOGGED_VISIBILITY_FAILURES = 10;
@@ -44,6 +46,11 @@ export interface SkillsMiddleware extends Middleware<SkillsContext> {
    * request. Resolves at once before any request, or with `rankInstructions: false`.
    */
   instructionsRanked(): Promise<void>;
+  /**
+   * Resolves once the skills of the latest request's index are embedded (`embeddings`), starting
+   * now if they wait, with what was done; undefined at once before any request or without `embeddings`.
+   */
+  skillsEmbedded(): Promise<EmbeddingOutcome | undefined>;
 }
 
 export function skillsMiddleware(options: SkillsOptions): SkillsMiddleware {
@@ -51,6 +58,7 @@ export function skillsMiddleware(options: SkillsOptions): SkillsMiddleware {
   return Object.assign((ctx: SkillsContext, next: Next) => runtime.handle(ctx, next), {
     close: () => runtime.close(),
     instructionsRanked: () => runtime.instructionsRanked(),
+    skillsEmbedded: () => runtime.skillsEmbedded(),
   });
 }
 
@@ -61,6 +69,7 @@ class SkillsRuntime {
   private readonly toolbox: RunToolbox;
   private readonly activation: PreActivationSettings;
   private readonly liveReload: LiveReload | undefined;
+  private readonly meaning: MeaningRuntime | undefined;
 
   constructor(private readonly options: ResolvedOptions) {
     // The secret patterns compiled once: every listing (discovery, activation) and every read use this matcher.
@@ -72,7 +81,9 @@ class SkillsRuntime {
       // While the watcher cannot see every folder, changes are only found by rescanning: never wait longer than it says.
       ttl: () => this.liveReload?.ttl() ?? options.cacheTtl,
     });
-    this.libraries = new Libraries(options, source.rankerDataOf);
+    this.meaning = options.embeddings && new MeaningRuntime(options.embeddings);
+    const meaning = this.meaning && { runtime: this.meaning, vectorsOf: source.vectorsOf };
+    this.libraries = new Libraries(options, source.rankerDataOf, meaning);
     // One reader for every run: its file cache is shared; each run brings its own read budget.
     const reader = options.resourceTool ? createResourceReader(options, limits.isSecret) : undefined;
     const text = {
@@ -82,7 +93,7 @@ class SkillsRuntime {
     };
     const pluginRoots = new PluginRoots(options.fs);
     const gate = new ActivationGate({ approve: options.approve, onEvent: options.onEvent });
-    this.toolbox = new RunToolbox(this.libraries, reader, text, pluginRoots, gate);
+    this.toolbox = new RunToolbox(this.libraries, reader, text, pluginRoots, gate, this.meaning);
     this.activation = { autoActivate: options.autoActivate, text, pluginRoots, gate };
     const { watch } = options;
     // A prebuilt index cannot know what changed: after a change seen on disk, scan.
@@ -94,6 +105,8 @@ class SkillsRuntime {
     const whole = await this.currentIndex(ctx);
     if (!whole) return next();
     const wholeLibrary = this.libraries.of(whole);
+    // After the library: a prebuilt index's vectors were just taken, or not (warned once).
+    this.meaning?.report(ctx.log);
     if (!wholeLibrary.logged) logDiscovery(ctx, wholeLibrary);
     if (!wholeLibrary.loggedBodies && wholeLibrary.bodies?.outcome) logBodies(ctx, wholeLibrary, wholeLibrary.bodies.outcome);
     // Everything below reads only the part of the index this request may see.
@@ -104,6 +117,8 @@ class SkillsRuntime {
     if (index.skills.length === 0) return next();
 
     const turn = userTurn(ctx.messages, ctx.input);
+    // Only a ranked catalog reads the message's meaning: a full one lists every skill anyway.
+    if (this.meaning && library.catalog.needsSearch) await this.meaning.prepare(library.meaning, turn.text, ctx.log);
     renderCatalog(ctx, library, run, turn.text);
     this.toolbox.register(ctx, run);
     const injected = await preActivate(ctx, library, run, turn.text, this.activation);
@@ -161,8 +176,13 @@ class SkillsRuntime {
     return this.libraries.instructionsRanked();
   }
 
+  skillsEmbedded(): Promise<EmbeddingOutcome | undefined> {
+    return this.meaning?.ready() ?? Promise.resolve(undefined);
+  }
+
   close(): Promise<void> {
     this.libraries.close();
+    this.meaning?.close();
     return this.liveReload?.close() ?? Promise.resolve();
   }
 

@@ -17,7 +17,7 @@ const LAYERS: readonly (readonly string[])[] = [
   ['io', 'usage', 'scaffold', 'write-atomic', 'catalog-section'],
   ['args'],
   ['load'],
-  ['overlap-command'],
+  ['overlap-command', 'embeddings-module', 'eval-ranking'],
   ['commands', 'init', 'index-command', 'eval-command'],
   ['run'],
 ];

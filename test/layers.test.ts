@@ -23,6 +23,7 @@ const LAYERS: readonly string[] = [
   'catalog',
   'index',
   'config',
+  'meaning',
   'metadata',
   'resources',
   'watch',

@@ -48,3 +48,12 @@ export interface HostModel {
 }
 
 export type Next = () => Promise<void>;
+
+/**
+ * SISU's `EmbeddingsProvider` (`@sisu-ai/core`), structurally: what
+ * `createEmbeddingsClient`, `openAIEmbeddings()` and `ollamaEmbeddings()`
+ * return. One vector per input, in order.
+ */
+export interface HostEmbeddings {
+  embed(input: string[], options?: { model?: string; signal?: AbortSignal }): Promise<number[][]>;
+}

@@ -30,6 +30,8 @@ export interface IndexArgs extends LoadArgs {
   output: string;
   /** `--instructions`: also store the instructions' terms, so ranking reads them from the first request. */
   instructions: boolean;
+  /** `--embeddings <module>`: also store the skills' vectors, made by the module's embeddings provider. */
+  embeddings?: string;
 }
 
 /** `sisu-skills overlap`: besides what every loading command takes. */
@@ -58,6 +60,8 @@ export interface EvalArgs extends LoadArgs {
   /** Below this total F1 the command exits 1. */
   minF1?: number;
   json: boolean;
+  /** `--embeddings <module>` (with --offline): also rank each case by words and by words + meaning, side by side. */
+  embeddings?: string;
 }
 
 export interface InitArgs {
@@ -108,6 +112,7 @@ const OPTIONS: Record<CommandName, OptionSpec> = {
     strict: { type: 'boolean' },
     output: { type: 'string', short: 'o', multiple: true },
     instructions: { type: 'boolean' },
+    embeddings: { type: 'string' },
   },
   init: { ...HELP, dir: { type: 'string' }, description: { type: 'string' } },
   overlap: { ...HELP, ...FILTERS, json: { type: 'boolean' }, strict: { type: 'boolean' }, threshold: { type: 'string' } },
@@ -125,6 +130,7 @@ const OPTIONS: Record<CommandName, OptionSpec> = {
     concurrency: { type: 'string' },
     timeout: { type: 'string' },
     'min-f1': { type: 'string' },
+    embeddings: { type: 'string' },
   },
 };
 
@@ -200,6 +206,7 @@ export function parseCommand(argv: readonly string[]): Command {
       directories: positionals,
       output: outputOf(values.output),
       instructions: values.instructions === true,
+      ...embeddingsOf('index', values.embeddings),
       ...loading,
     };
   }
@@ -315,6 +322,11 @@ function evalArgs(positionals: string[], values: Parsed['values'], json: boolean
   const concurrency = numberOf('eval', 'concurrency', values.concurrency, { min: 1, max: 64, integer: true }) ?? DEFAULT_EVAL_CONCURRENCY;
   const timeout = numberOf('eval', 'timeout', values.timeout, { min: 1, max: 3600, integer: true }) ?? DEFAULT_EVAL_TIMEOUT_SECONDS;
   const minF1 = numberOf('eval', 'min-f1', values['min-f1'], { min: 0, max: 1 });
+  const embeddings = embeddingsOf('eval', values.embeddings);
+  if (embeddings.embeddings !== undefined && !offline)
+    throw new SkillsUsageError(
+      'eval: --embeddings compares rankings offline; give it with --offline (with --model, put `embeddings` in skillsOptions).',
+    );
   return {
     kind: 'eval',
     directories: positionals,
@@ -328,8 +340,19 @@ function evalArgs(positionals: string[], values: Parsed['values'], json: boolean
     timeout,
     ...(minF1 === undefined ? {} : { minF1 }),
     json,
+    ...embeddings,
     ...loading,
   };
+}
+
+/** `--embeddings <module>`, when given: a non-empty path. */
+function embeddingsOf(command: 'index' | 'eval', value: unknown): { embeddings?: string } {
+  if (value === undefined) return {};
+  if (typeof value !== 'string' || value.trim() === '')
+    throw new SkillsUsageError(
+      `${command}: --embeddings takes a module whose default export (or export \`embeddings\`) is an embeddings provider.`,
+    );
+  return { embeddings: value };
 }
 
 function budgetOf(value: unknown): number | undefined {

@@ -19,6 +19,8 @@ import { runTriggerEval, type EvalModel, type Figures, type TriggerCase, type Tr
 import type { EvalArgs } from './args.js';
 import { count, EXIT, formatForCli, type CliIO } from './io.js';
 import { load } from './load.js';
+import { importEmbeddings } from './embeddings-module.js';
+import { compareRanking, formatRanking, type RankingComparison } from './eval-ranking.js';
 
 /** What the command prints with --json: the report, and how it was run. */
 export interface EvalOutput extends TriggerEvalReport {
@@ -27,28 +29,69 @@ export interface EvalOutput extends TriggerEvalReport {
   skillsInCatalog: number;
   minF1?: number;
   ok: boolean;
+  /** With --embeddings: the cases ranked by words and by words + meaning. */
+  ranking?: RankingComparison;
 }
 
 export async function evalCommand(args: EvalArgs, io: CliIO): Promise<number> {
   const cases = await readCases(resolve(io.cwd, args.cases), args.cases, io);
   if (cases === undefined) return EXIT.problems;
+  const loaded = await loadForCases(args, io, cases);
+  if (loaded === undefined) return EXIT.problems;
+  const module = args.offline ? undefined : await importModel(resolve(io.cwd, args.model ?? ''), args.model ?? '', io);
+  if (module === null) return EXIT.problems;
+  const embeddings = args.embeddings === undefined ? undefined : await importEmbeddings('eval', args.embeddings, io);
+  if (embeddings === null) return EXIT.problems;
+  const report = await runEval(args, io, cases, module);
+  const ranking = embeddings ? await compareRanking(loaded.skills, cases, embeddings) : undefined;
+  const f1 = report.totals.f1;
+  const allFailed = report.totals.runs === 0 && report.totals.errors > 0;
+  const belowMin = args.minF1 !== undefined && (f1 === null || f1 < args.minF1);
+  const output: EvalOutput = {
+    mode: args.offline ? 'offline' : 'model',
+    ...(args.model === undefined ? {} : { model: args.model }),
+    skillsInCatalog: loaded.skills.filter((s) => isModelInvocable(s.metadata)).length,
+    ...(args.minF1 === undefined ? {} : { minF1: args.minF1 }),
+    ok: !allFailed && !belowMin,
+    ...report,
+    ...(ranking ? { ranking } : {}),
+  };
+  if (args.json) io.out(JSON.stringify(output, null, 2));
+  else for (const line of formatReport(output)) io.out(line);
+  // Nothing at all triggered: more often the wiring than the descriptions.
+  const nothing = report.totals.runs > 0 && report.totals.tp + report.totals.fp === 0 && report.cases.some((c) => c.expect !== null);
+  if (nothing && !args.offline)
+    io.err(
+      "eval: no run triggered any skill. If the model did call use_skill, its adapter dropped the call: SISU's ollamaAdapter keeps only tool calls that carry an id, and some Ollama servers send none. Check one query by hand.",
+    );
+  if (allFailed) io.err('eval: every run failed: the model could not be reached or rejected every request (see the errors above).');
+  if (belowMin) io.err(`eval: F1 ${fixed(f1)} is below --min-f1 ${args.minF1}.`);
+  return output.ok ? EXIT.ok : EXIT.problems;
+}
+
+/** The skills the folders hold, or undefined after printing why they cannot be used (unreadable, or a case expects an unknown skill). */
+async function loadForCases(
+  args: EvalArgs,
+  io: CliIO,
+  cases: readonly TriggerCase[],
+): Promise<Awaited<ReturnType<typeof load>> | undefined> {
   const loaded = await load(args, io.cwd);
   for (const d of loaded.unreadable) io.err(formatForCli(d, io.cwd));
-  if (loaded.unreadable.length > 0) return EXIT.problems;
+  if (loaded.unreadable.length > 0) return undefined;
   if (loaded.errors > 0) io.err(`${count(loaded.errors, 'error')} left skills out; run \`sisu-skills validate\` for details.`);
   const names = loaded.skills.map((s) => s.metadata.name);
   const unknown = cases.filter((c) => c.expect !== null && !names.includes(c.expect));
-  if (unknown.length > 0) {
-    for (const c of unknown) {
-      const near = closestNames(names, c.expect ?? '').slice(0, 3);
-      io.err(
-        `${args.cases}:${c.line}: expect ${JSON.stringify(c.expect)} is not a skill in these folders${near.length > 0 ? ` (closest: ${near.join(', ')})` : ''}.`,
-      );
-    }
-    return EXIT.problems;
+  for (const c of unknown) {
+    const near = closestNames(names, c.expect ?? '').slice(0, 3);
+    io.err(
+      `${args.cases}:${c.line}: expect ${JSON.stringify(c.expect)} is not a skill in these folders${near.length > 0 ? ` (closest: ${near.join(', ')})` : ''}.`,
+    );
   }
-  const module = args.offline ? undefined : await importModel(resolve(io.cwd, args.model ?? ''), args.model ?? '', io);
-  if (module === null) return EXIT.problems;
+  return unknown.length > 0 ? undefined : loaded;
+}
+
+/** The trigger eval through the middleware, with a progress line on stderr per tenth of the runs. */
+function runEval(args: EvalArgs, io: CliIO, cases: TriggerCase[], module: ModelModule | undefined): Promise<TriggerEvalReport> {
   const skills: SkillsOptions = {
     ...module?.skillsOptions,
     directories: args.directories,
@@ -61,7 +104,7 @@ export async function evalCommand(args: EvalArgs, io: CliIO): Promise<number> {
     ...(args.offline ? { autoActivate: true } : {}),
   };
   let lastShown = -1;
-  const report = await runTriggerEval({
+  return runTriggerEval({
     skills,
     model: module?.model ?? NO_MODEL,
     cases,
@@ -78,28 +121,6 @@ export async function evalCommand(args: EvalArgs, io: CliIO): Promise<number> {
       io.err(`eval: ${done}/${total} runs, ${count(errors, 'error')}`);
     },
   });
-  const f1 = report.totals.f1;
-  const allFailed = report.totals.runs === 0 && report.totals.errors > 0;
-  const belowMin = args.minF1 !== undefined && (f1 === null || f1 < args.minF1);
-  const output: EvalOutput = {
-    mode: args.offline ? 'offline' : 'model',
-    ...(args.model === undefined ? {} : { model: args.model }),
-    skillsInCatalog: loaded.skills.filter((s) => isModelInvocable(s.metadata)).length,
-    ...(args.minF1 === undefined ? {} : { minF1: args.minF1 }),
-    ok: !allFailed && !belowMin,
-    ...report,
-  };
-  if (args.json) io.out(JSON.stringify(output, null, 2));
-  else for (const line of formatReport(output)) io.out(line);
-  // Nothing at all triggered: more often the wiring than the descriptions.
-  const nothing = report.totals.runs > 0 && report.totals.tp + report.totals.fp === 0 && report.cases.some((c) => c.expect !== null);
-  if (nothing && !args.offline)
-    io.err(
-      "eval: no run triggered any skill. If the model did call use_skill, its adapter dropped the call: SISU's ollamaAdapter keeps only tool calls that carry an id, and some Ollama servers send none. Check one query by hand.",
-    );
-  if (allFailed) io.err('eval: every run failed: the model could not be reached or rejected every request (see the errors above).');
-  if (belowMin) io.err(`eval: F1 ${fixed(f1)} is below --min-f1 ${args.minF1}.`);
-  return output.ok ? EXIT.ok : EXIT.problems;
 }
 
 /** Offline: the model never calls a tool, so only what the middleware pre-activates counts. */
@@ -218,6 +239,7 @@ export function formatReport(report: EvalOutput): string[] {
   for (const e of report.errorMessages) lines.push(`Model error (${count(e.runs, 'run')}): ${e.message}`);
   if (report.errorMessages.length > 0) lines.push('');
   lines.push(`Total: ${totalsLine(report)}`);
+  if (report.ranking) lines.push('', ...formatRanking(report.ranking));
   if (report.split) {
     lines.push(`Train (${Math.round(report.split.share * 100)}%, seed ${report.split.seed}): ${totalsLine(report.split.train)}`);
     lines.push(`Validation: ${totalsLine(report.split.validation)}`);

@@ -19,6 +19,10 @@ import { shellArgs, type IndexArgs } from './args.js';
 import { count, displayPath, EXIT, formatForCli, type CliIO } from './io.js';
 import { classifyDiagnostics } from './load.js';
 import { writeFileAtomically } from './write-atomic.js';
+import { isModelInvocable } from '../run/activation.js';
+import { vectorsForIndex } from '../source/prebuilt-vectors.js';
+import type { SkillEntry } from '../index/types.js';
+import { importEmbeddings } from './embeddings-module.js';
 
 export async function indexCommand(
   args: IndexArgs,
@@ -28,6 +32,8 @@ export async function indexCommand(
   const output = resolve(io.cwd, args.output);
   const shown = displayPath(output, io.cwd);
   const { directories, packages, include, exclude, strict } = args;
+  const embeddings = args.embeddings === undefined ? undefined : await importEmbeddings('index', args.embeddings, io);
+  if (embeddings === null) return EXIT.problems;
   const document = await buildPrebuiltIndex({ directories, packages, include, exclude, strict, cwd: io.cwd }, output, undefined, {
     instructions: args.instructions,
   });
@@ -42,6 +48,7 @@ export async function indexCommand(
   }
   // The same lines as validate, so editors and CI read them the same way.
   for (const d of found.diagnostics) io.out(formatForCli(d, io.cwd));
+  if (embeddings && !(await addVectors(document, embeddings, io, shown))) return EXIT.problems;
   try {
     await write(output, serializePrebuiltIndex(document));
   } catch (error) {
@@ -77,4 +84,42 @@ function withAbsolutePaths(
     warnings: document.warnings.map(absolute),
     scannedDirectories: document.scannedDirectories.map(decode),
   };
+}
+
+/**
+ * Embed the skills the middleware ranks into `document`; false (nothing
+ * written) when none could be: an index without its vectors would make every
+ * start-up embed the whole library again.
+ */
+async function addVectors(
+  document: PrebuiltIndexDocument,
+  embeddings: NonNullable<Awaited<ReturnType<typeof importEmbeddings>>>,
+  io: CliIO,
+  shown: string,
+): Promise<boolean> {
+  const seen = new Set<string>();
+  // The ranked skills (rankedSkills): the first of each name the model may activate. Only metadata is embedded.
+  const ranked = document.skills.filter(
+    ({ metadata }) => isModelInvocable(metadata) && !seen.has(metadata.name) && seen.add(metadata.name),
+  );
+  const { block, outcome } = await vectorsForIndex(
+    ranked.map(({ metadata }) => ({ metadata }) as SkillEntry),
+    embeddings,
+  );
+  if (ranked.length > 0 && !block) {
+    io.err(
+      `Nothing written to ${shown}: no skill could be embedded (${outcome.error ?? 'no vectors'}). Check the --embeddings module's provider.`,
+    );
+    return false;
+  }
+  if (outcome.failed > 0)
+    io.err(`${count(outcome.failed, 'skill')} could not be embedded (${outcome.error}); the middleware embeds them at start-up.`);
+  if (block) {
+    document.vectors = block;
+    io.out(
+      `Embedded ${count(outcome.embedded, 'skill')} with model ${block.model} ` +
+        `(${block.dimensions} dimensions, ${block.encoding}, ${count(outcome.calls, 'call')}).`,
+    );
+  }
+  return true;
 }

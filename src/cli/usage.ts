@@ -12,12 +12,15 @@ const SYNOPSIS: Record<CommandName, string> = {
   prompt:
     'sisu-skills prompt <dir...> [--package <name>] [--budget <chars>] [--query <text>] ' +
     '[--instructions] [--no-find-skills] [--strict] [--include <pattern>] [--exclude <pattern>]',
-  index: 'sisu-skills index <dir...> [--package <name>] -o <file> [--instructions] [--strict] [--include <pattern>] [--exclude <pattern>]',
+  index:
+    'sisu-skills index <dir...> [--package <name>] -o <file> [--instructions] [--embeddings <module>] ' +
+    '[--strict] [--include <pattern>] [--exclude <pattern>]',
   init: 'sisu-skills init <name> [--dir <folder>] [--description <text>]',
   overlap:
     'sisu-skills overlap <dir...> [--package <name>] [--json] [--threshold <0-1>] [--strict] [--include <pattern>] [--exclude <pattern>]',
   eval:
-    'sisu-skills eval <dir...> --cases <file.jsonl> (--model <module> | --offline) [--runs <n>] [--split <0-1>] [--seed <n>] ' +
+    'sisu-skills eval <dir...> --cases <file.jsonl> (--model <module> | --offline [--embeddings <module>]) ' +
+    '[--runs <n>] [--split <0-1>] [--seed <n>] ' +
     '[--concurrency <n>] [--timeout <s>] [--min-f1 <0-1>] [--json] [--package <name>] [--strict] [--include <pattern>] [--exclude <pattern>]',
 };
 
@@ -76,6 +79,8 @@ const DETAILS: Record<CommandName, string[]> = {
     '-o, --output  the file to write (its folder is created if missing); paths inside are relative to it',
     "--instructions  store the instructions' terms too: ranking reads them from the first request, not after",
     '                reading every SKILL.md in the background (a larger index, about 25% at 2,000 skills)',
+    '--embeddings  a module whose default export (or export `embeddings`) is an embeddings provider, e.g. openAIEmbeddings()',
+    "              (or { provider, model }): store every skill's vector, so the middleware embeds none at start-up",
     "--strict      build for the middleware's strict: true",
     ...FILTER_HELP,
   ],
@@ -97,6 +102,8 @@ const DETAILS: Record<CommandName, string[]> = {
     '--model        a module whose default export (or export `model`) is a SISU model adapter, e.g. ollamaAdapter({...});',
     '               it may also export `skillsOptions`, more skillsMiddleware options (autoActivate, always, catalogBudget ...)',
     "--offline      no model: the middleware's auto-activation (local ranker) alone decides; one run per case",
+    '--embeddings   with --offline: a module exporting an embeddings provider; the report adds each case ranked by words',
+    '               and by words + meaning (find_skills, top 1 and top 5), side by side',
     `--runs         runs per case (default ${DEFAULT_EVAL_RUNS}); a case passes when its trigger rate is at least 0.5 (or under 0.5 for expect null)`,
     '--split        share of cases in the train set (e.g. 0.6): figures for train and validation, split by --seed',
     `--seed         the split's seed (default ${DEFAULT_EVAL_SEED}): the same seed gives the same split`,

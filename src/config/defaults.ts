@@ -45,3 +45,19 @@ export const BACKGROUND_DEFAULTS = {
   /** Milliseconds after an index's first request before its instructions are read for ranking (`rankInstructions`). */
   instructionsIndexDelayMs: 1000,
 } as const;
+
+/** Defaults of the `embeddings` option's settings (docs/embeddings.md says how each was chosen). */
+export const EMBEDDINGS_DEFAULTS = {
+  /** A request waits at most this long for its message's vector, then ranks by words (loopback p95 was 20-82 ms under load: docs/embeddings.md, The deadline). */
+  queryTimeoutMs: 400,
+  /** A meaning place's weight in the fusion, next to a words place's 1 (src/meaning/fusion.ts says how it was measured). */
+  meaningWeight: 0.05,
+  /** Skills per embedding call while the library is embedded. */
+  batchSize: 64,
+  /** Embedding calls in flight at once while the library is embedded. */
+  concurrency: 2,
+  /** Further tries of a failed batch. */
+  retries: 3,
+  /** Wait before the first retry, doubled for each next one. */
+  backoffMs: 500,
+} as const;

@@ -14,6 +14,8 @@ import { nodeFileSystem, type SkillsFileSystem } from '../base/fs.js';
 import { packageNameProblem } from './packages.js';
 import { editDistance } from '../base/text.js';
 import type { SkillVisibility } from './visibility.js';
+import { checkEmbeddings, type EmbeddingsOptions, type ResolvedEmbeddings } from './embeddings.js';
+import type { HostEmbeddings } from '../base/host.js';
 
 export { DEFAULTS } from './defaults.js';
 
@@ -148,6 +150,16 @@ export interface SkillsOptions {
    */
   rankInstructions?: boolean;
   /**
+   * Find skills by meaning too, with the app's embedder: SISU's `EmbeddingsProvider`
+   * (`openAIEmbeddings()`, `ollamaEmbeddings({ model })`), or `{ provider, model, queryTimeoutMs }`.
+   * Skills are embedded in the background after the first request (or read from a prebuilt index
+   * built with `--embeddings`); each new user message is embedded once, waited for at most
+   * `queryTimeoutMs`. The ranked catalog, `find_skills` and name suggestions then fuse words and
+   * meaning; `autoActivate` stays on words. docs/embeddings.md.
+   * @default undefined (words only)
+   */
+  embeddings?: HostEmbeddings | EmbeddingsOptions;
+  /**
    * Register `find_skills`: true always, false never.
    * @default undefined (only when the catalog does not fit `catalogBudget`)
    */
@@ -243,6 +255,8 @@ export interface ResolvedOptions {
   /** undefined: only when over budget. */
   findSkills: boolean | undefined;
   rankInstructions: boolean;
+  /** undefined: words only. */
+  embeddings: ResolvedEmbeddings | undefined;
   always: string[];
   autoActivate: Required<AutoActivateOptions> | undefined;
   /** undefined: off. */
@@ -277,6 +291,7 @@ const OPTION_KEYS: { readonly [K in keyof Required<SkillsOptions>]: true } = {
   catalogBudget: true,
   findSkills: true,
   rankInstructions: true,
+  embeddings: true,
   always: true,
   autoActivate: true,
   keepInView: true,
@@ -449,6 +464,7 @@ export function resolveOptions(options: SkillsOptions | undefined): ResolvedOpti
     catalogBudget: checkSize('catalogBudget', options.catalogBudget, DEFAULTS.catalogBudget, true),
     findSkills: checkFlag('findSkills', options.findSkills),
     rankInstructions: checkFlag('rankInstructions', options.rankInstructions) ?? DEFAULTS.rankInstructions,
+    embeddings: checkEmbeddings(options.embeddings),
     always: checkAlways(options.always),
     autoActivate: checkAutoActivate(options.autoActivate),
     keepInView: checkKeepInView(options.keepInView),

@@ -16,6 +16,9 @@ import { suggestNames } from '../catalog/suggest.js';
 import { FIND_SKILLS_TOOL, USE_SKILL_TOOL } from '../base/tool-names.js';
 import { SkillRanker } from '../tools/skill-ranker.js';
 import { visibilityKey, withoutSkills } from '../config/visibility.js';
+import type { MeaningRuntime } from './meaning.js';
+import type { SkillMeaning } from '../meaning/skill-meaning.js';
+import type { SkillEntry } from '../index/types.js';
 
 /**
  * Distinct visible sets kept per index (most recently used first). Each holds
@@ -36,6 +39,14 @@ export interface Library {
    * library, so the catalog and find_skills always rank alike.
    */
   ranker: () => BodyAwareRanker;
+  /**
+   * `ranker`, fused with meaning when the `embeddings` option is set: the
+   * catalog, find_skills and suggestions rank with it; autoActivate and the
+   * instructions' reading use `ranker` (words).
+   */
+  searchRanker: () => BodyAwareRanker;
+  /** Meaning over `modelIndex`'s skills (only theirs are compared); undefined without `embeddings`. */
+  meaning: SkillMeaning | undefined;
   /** The ranker over `index`'s skills (read_skill_resource's suggestions): `ranker` when every skill is model-invocable. */
   indexRanker: () => BodyAwareRanker;
   /** Reading the instructions for the ranker, in the background (undefined with `rankInstructions: false`). */
@@ -62,15 +73,22 @@ export interface Library {
  * skills, used instead of building one. `whole`: the library of the index
  * `index` is a visible part of, whose reading of the instructions it shares.
  */
-export function libraryOf(index: SkillIndex, options: ResolvedOptions, prebuilt?: PrebuiltRankerData, whole?: Library): Library {
+export function libraryOf(
+  index: SkillIndex,
+  options: ResolvedOptions,
+  prebuilt?: PrebuiltRankerData,
+  whole?: Library,
+  meaningOf?: MeaningOf,
+): Library {
   const modelIndex = narrowIndex(index, (entry) => isModelInvocable(entry.metadata));
   // With `rankInstructions: false`, instructions' terms an index holds are not used either.
   const ranking = new SkillRanker(modelIndex.skills);
   if (prebuilt) ranking.seed(options.rankInstructions ? prebuilt : withoutInstructions(prebuilt));
   const ranker = (): BodyAwareRanker => ranking.get();
+  const { meaning, searchRanker } = withMeaning(modelIndex.skills, ranker, whole === undefined, meaningOf);
   const catalog = createCatalog(catalogEntries(modelIndex.skills), {
     budget: options.catalogBudget,
-    ranker,
+    ranker: searchRanker,
     toolName: USE_SKILL_TOOL,
     // null: find_skills is never registered, so the catalog must not name it.
     findToolName: options.findSkills === false ? null : FIND_SKILLS_TOOL,
@@ -103,6 +121,8 @@ export function libraryOf(index: SkillIndex, options: ResolvedOptions, prebuilt?
     index,
     modelIndex,
     ranker,
+    searchRanker,
+    meaning,
     indexRanker: indexRanking ? () => indexRanking.get() : ranker,
     bodies,
     catalog,
@@ -112,6 +132,26 @@ export function libraryOf(index: SkillIndex, options: ResolvedOptions, prebuilt?
     logged: false,
     views: new Map(),
   };
+}
+
+/** The middleware's meaning, and the prebuilt index's vectors block for a whole index (undefined for a part or without one). */
+export interface MeaningOf {
+  runtime: MeaningRuntime;
+  vectors: unknown;
+}
+
+/** Meaning over `skills` and the ranker fusing it with `ranker`'s words; `ranker` itself without `embeddings`. */
+function withMeaning(
+  skills: readonly SkillEntry[],
+  ranker: () => BodyAwareRanker,
+  whole: boolean,
+  meaningOf: MeaningOf | undefined,
+): { meaning: SkillMeaning | undefined; searchRanker: () => BodyAwareRanker } {
+  if (!meaningOf) return { meaning: undefined, searchRanker: ranker };
+  const { runtime, vectors } = meaningOf;
+  const meaning = runtime.over(skills, whole, vectors);
+  let hybrid: BodyAwareRanker | undefined;
+  return { meaning, searchRanker: () => (hybrid ??= runtime.hybrid(ranker(), meaning)) };
 }
 
 function withoutInstructions({ scheme, count, terms, offsets, docs, weights }: RankerData): RankerData {
@@ -126,7 +166,7 @@ export function suggestionsFor(library: Library, name: string): string[] {
       names,
       rank: (query, limit) =>
         library
-          .ranker()
+          .searchRanker()
           .rank(query, limit)
           .map((r) => r.name),
     },
@@ -148,6 +188,8 @@ export class Libraries {
   constructor(
     private readonly options: ResolvedOptions,
     private readonly rankerDataOf: (index: SkillIndex) => PrebuiltRankerData | undefined = () => undefined,
+    /** Meaning (the `embeddings` option) and the vectors block a prebuilt index held for an index. */
+    private readonly meaning?: { runtime: MeaningRuntime; vectorsOf: (index: SkillIndex) => unknown },
   ) {}
 
   of(index: SkillIndex): Library {
@@ -155,9 +197,10 @@ export class Libraries {
     if (!library) {
       const whole = this.wholeOf.get(index);
       // A visible part shares the whole index's reading of the instructions; only a new whole index replaces it.
+      const meaning = this.meaning && { runtime: this.meaning.runtime, vectors: whole ? undefined : this.meaning.vectorsOf(index) };
       library = whole
-        ? libraryOf(index, this.options, undefined, this.of(whole))
-        : libraryOf(index, this.options, this.rankerDataOf(index));
+        ? libraryOf(index, this.options, undefined, this.of(whole), meaning)
+        : libraryOf(index, this.options, this.rankerDataOf(index), undefined, meaning);
       this.byIndex.set(index, library);
       if (!whole) {
         this.latest?.bodies?.stop();

@@ -16,6 +16,7 @@ import { bindUseSkillTool, type ActivationTextOptions } from '../tools/use-skill
 import type { SkillEvent } from '../config/events.js';
 import type { HostLogger, HostTool } from '../base/host.js';
 import type { SkillsContext } from '../index/types.js';
+import type { MeaningRuntime } from './meaning.js';
 
 interface RunTools {
   useSkill: HostTool;
@@ -34,6 +35,7 @@ export class RunToolbox {
     private readonly text: ActivationTextOptions,
     private readonly pluginRoots: PluginRoots,
     private readonly gate: ActivationGate,
+    private readonly meaning?: MeaningRuntime,
   ) {}
 
   /** Register the run's tools on `ctx`: use_skill, read_skill_resource when enabled, find_skills when the catalog needs it. */
@@ -60,7 +62,10 @@ export class RunToolbox {
     const library = () => this.libraries.of(run.index);
     const modelIndex = () => library().modelIndex;
     // The library's rankers: find_skills ranks as the run's catalog does, with the very same ranker.
-    const ranker = () => library().ranker();
+    const ranker = () => library().searchRanker();
+    // With `embeddings`: the text's vector, fetched (under the deadline) before ranking reads it.
+    const { meaning } = this;
+    const prepare = meaning && ((text: string, log?: HostLogger) => meaning.prepare(library().meaning, text, log));
     const { gate } = this;
     const emit = (event: SkillEvent, log: HostLogger | undefined): void => gate.emit(run, event, log);
     const useSkill = bindUseSkillTool({
@@ -80,7 +85,8 @@ export class RunToolbox {
       },
       emit,
     });
-    const findSkills = bindFindSkillsTool(modelIndex, ranker);
+    const findSkills = bindFindSkillsTool(modelIndex, ranker, prepare);
+    if (prepare) embedUnknownNames(useSkill, (name) => modelIndex().get(name) === undefined, prepare);
     if (!this.reader) return { useSkill, findSkills };
     return {
       useSkill,
@@ -105,4 +111,21 @@ export class RunToolbox {
       ctx.log.warn(`[skills] a tool named ${tool.name} is already registered; leaving it in place`, { tool: tool.name });
     }
   }
+}
+
+/**
+ * use_skill with an unknown name: its vector is fetched before the handler
+ * suggests names, so the suggestions fuse meaning too. Known names cost nothing.
+ */
+function embedUnknownNames(
+  tool: HostTool,
+  unknown: (name: string) => boolean,
+  prepare: (text: string, log?: HostLogger) => Promise<void>,
+): void {
+  const handle = tool.handler.bind(tool);
+  tool.handler = async (args, context) => {
+    const name = (args as { skill_name?: unknown } | undefined)?.skill_name;
+    if (typeof name === 'string' && unknown(name.trim())) await prepare(name.trim(), context?.log);
+    return handle(args, context);
+  };
 }

@@ -175,6 +175,8 @@ export interface PrebuiltIndexDocument {
   warnings: Diagnostic[];
   skills: PrebuiltSkillRecord[];
   ranker: PrebuiltRanker;
+  /** The skills' vectors (`sisu-skills index --embeddings`), by content key: src/meaning/vector-file.ts. Added within format 2. */
+  vectors?: unknown;
 }
 
 /** What reading an index gave: discovery's result, plus what each SKILL.md looked like at the build. */
@@ -186,6 +188,8 @@ export interface PrebuiltDiscovery extends DiscoveryResult {
   packageVersion: string;
   /** The ranker over `rankedSkills(skills)`, when the index holds one of this version's scheme. */
   ranker?: PrebuiltRankerData;
+  /** The skills' vectors block as stored, when the index holds one (decoded by the middleware's meaning). */
+  vectors?: unknown;
 }
 
 export type PrebuiltIndexReason =
@@ -730,6 +734,7 @@ function decodeBody(
       createdAt,
       packageVersion: typeof document.packageVersion === 'string' ? document.packageVersion : 'unknown',
       ...(ranker.data ? { ranker: ranker.data } : {}),
+      ...(document.vectors === undefined ? {} : { vectors: document.vectors }),
     },
   };
 }

@@ -20,6 +20,8 @@ export interface SkillSource {
   preferScan(): void;
   /** The ranker a prebuilt index held for `index` (one `toIndex` made), if any. */
   rankerDataOf(index: SkillIndex): PrebuiltRankerData | undefined;
+  /** The skill vectors block a prebuilt index held for `index`, as stored (src/meaning/vector-file.ts decodes it). */
+  vectorsOf(index: SkillIndex): unknown;
 }
 
 /** `limits`: how resources are listed, at discovery and at activation (the middleware makes it once, with its reader's matcher). */
@@ -30,6 +32,7 @@ export function createSkillSource(options: ResolvedOptions, limits: ResourceLimi
   let indexFile = options.index;
   // Keyed by our own index objects: a dropped index takes its ranker data with it.
   const rankerData = new WeakMap<SkillIndex, PrebuiltRankerData>();
+  const vectorData = new WeakMap<SkillIndex, unknown>();
 
   async function load(): Promise<DiscoveryResult> {
     if (indexFile !== undefined) {
@@ -67,6 +70,7 @@ export function createSkillSource(options: ResolvedOptions, limits: ResourceLimi
     const index = createLazySkillIndex(result, loader, loadedAt, stamps !== undefined);
     const ranker = 'ranker' in result ? (result.ranker as PrebuiltRankerData | undefined) : undefined;
     if (ranker) rankerData.set(index, ranker);
+    if ('vectors' in result && result.vectors !== undefined) vectorData.set(index, result.vectors);
     return index;
   }
 
@@ -77,5 +81,6 @@ export function createSkillSource(options: ResolvedOptions, limits: ResourceLimi
       indexFile = undefined;
     },
     rankerDataOf: (index) => rankerData.get(index),
+    vectorsOf: (index) => vectorData.get(index),
   };
 }

@@ -12,6 +12,8 @@ import { FIND_SKILLS_TOOL, USE_SKILL_TOOL } from '../base/tool-names.js';
 import type { Skill, SkillEntry } from '../index/types.js';
 import { SkillRanker } from './skill-ranker.js';
 import { skillTool, type IndexSource, type SkillTool } from './skill-tool.js';
+import { matchedBy } from '../meaning/hybrid-ranker.js';
+import type { HostLogger } from '../base/host.js';
 
 export { FIND_SKILLS_TOOL } from '../base/tool-names.js';
 const DEFAULT_FIND_LIMIT = TOOL_DEFAULTS.findLimit;
@@ -98,10 +100,10 @@ function search(index: SkillIndex, ranker: BodyAwareRanker, query: string, limit
     return `No skills match "${query}" among ${index.skills.length}. Try other words: what the task is about, or the tool or file type involved.`;
   }
   const words = queryWords(query);
-  const lines = matches.map(({ name }) => {
-    const entry = index.get(name);
-    const reason = entry ? matchReason(ranker, entry, words) : '';
-    return `- ${name}: ${oneLine(entry?.metadata.description ?? '')}${reason === '' ? '' : ` (${reason})`}`;
+  const lines = matches.map((match) => {
+    const entry = index.get(match.name);
+    const reason = withMeaning(entry ? matchReason(ranker, entry, words) : '', matchedBy(match));
+    return `- ${match.name}: ${oneLine(entry?.metadata.description ?? '')}${reason === '' ? '' : ` (${reason})`}`;
   });
   return [
     `Skills matching "${query}", best first, each with the words it matched and where:`,
@@ -110,13 +112,26 @@ function search(index: SkillIndex, ranker: BodyAwareRanker, query: string, limit
   ].join('\n');
 }
 
+/** The reason, saying how a hybrid ranking found the skill: by words, by meaning, or both. */
+function withMeaning(reason: string, by: ReturnType<typeof matchedBy>): string {
+  if (by === undefined) return reason;
+  if (by === 'meaning') return 'matched by meaning, no shared words';
+  const how = by === 'both' ? 'by words and meaning' : 'by words';
+  return reason === '' ? `matched ${how}` : `${how}: ${reason}`;
+}
+
 /**
  * find_skills bound to a source of skills: a run's, in the middleware, or a
  * fixed list (createFindSkillsTool). `ranker` gives the ranker over the
  * source's skills: in the middleware, the one its Library shares with ranked
  * catalogs.
  */
-export function bindFindSkillsTool(source: IndexSource, ranker: () => BodyAwareRanker): SkillTool<typeof FindSkillsArgsSchema> {
+export function bindFindSkillsTool(
+  source: IndexSource,
+  ranker: () => BodyAwareRanker,
+  /** With `embeddings`: fetch the query's vector (under its deadline) before ranking; never rejects. */
+  prepare?: (query: string, log?: HostLogger) => Promise<void>,
+): SkillTool<typeof FindSkillsArgsSchema> {
   return skillTool({
     name: FIND_SKILLS_TOOL,
     description:
@@ -129,6 +144,7 @@ export function bindFindSkillsTool(source: IndexSource, ranker: () => BodyAwareR
     usage: () => `${FIND_SKILLS_TOOL} needs a \`query\`: a few words about the task, e.g. {"query": "review a pull request"}.`,
     async run({ query, limit }, index, ctx) {
       if (index.skills.length === 0) return NO_SKILLS;
+      await prepare?.(query, ctx.log);
       const text = search(index, ranker(), query, limit);
       ctx.log?.debug('[skills] searched', { query, limit });
       return text;

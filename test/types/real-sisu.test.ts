@@ -26,7 +26,9 @@ if (!present) console.log(`real-sisu types: SISU's packages not found at ${SISU}
 
 /** The app a SISU user writes. Every `@ts-expect-error` must be needed: an unused one is itself an error. */
 const APP = `
-import { Agent, compose, createCtx, execute, type Ctx, type LLM, type Middleware, type Tool, type ToolContext } from '@sisu-ai/core';
+import { Agent, compose, createCtx, createEmbeddingsClient, execute, type Ctx, type EmbeddingsProvider, type LLM, type Middleware, type Tool, type ToolContext } from '@sisu-ai/core';
+import { openAIEmbeddings } from '@sisu-ai/adapter-openai';
+import { ollamaEmbeddings } from '@sisu-ai/adapter-ollama';
 import { conversationBuffer, inputToMessage } from '@sisu-ai/mw-conversation-buffer';
 import { errorBoundary } from '@sisu-ai/mw-error-boundary';
 import { registerTools } from '@sisu-ai/mw-register-tools';
@@ -62,6 +64,13 @@ const app = new Agent()
 const handle: (ctx: Ctx) => Promise<void> = app.handler();
 new Agent().use(skills).use(toolCalling);
 new Agent().use(skills).use(iterativeToolCalling);
+
+// SISU's embeddings providers, as they are and with settings: no cast.
+declare const provider: EmbeddingsProvider;
+new Agent().use(skillsMiddleware({ directories, embeddings: provider }));
+new Agent().use(skillsMiddleware({ directories, embeddings: openAIEmbeddings({ model: 'text-embedding-3-small' }) }));
+new Agent().use(skillsMiddleware({ directories, embeddings: { provider: ollamaEmbeddings({ model: 'nomic-embed-text' }), model: 'nomic-embed-text', queryTimeoutMs: 300 } }));
+new Agent().use(skillsMiddleware({ directories, embeddings: createEmbeddingsClient({ baseUrl: 'http://127.0.0.1:8080', model: 'm' }) }));
 
 // As SISU's own Middleware type, in core's compose, and called with a Ctx from createCtx.
 const asMiddleware: Middleware = skills;
@@ -99,6 +108,8 @@ await skills.close();
 skillsMiddleware({ directories, catalogBudgett: 4000 });
 // @ts-expect-error directories is a list of folders, not one string
 skillsMiddleware({ directories: './skills' });
+// @ts-expect-error an embeddings provider embeds lists of texts, not one text
+skillsMiddleware({ directories, embeddings: { embed: async (text: string) => [[text.length]] } });
 // @ts-expect-error cacheTtl is a number of milliseconds
 skillsMiddleware({ directories, cacheTtl: '5m' });
 // @ts-expect-error the tools take loaded skills, not a folder
