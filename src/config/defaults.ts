@@ -48,7 +48,10 @@ export const BACKGROUND_DEFAULTS = {
 
 /** Defaults of the `embeddings` option's settings (docs/embeddings.md says how each was chosen). */
 export const EMBEDDINGS_DEFAULTS = {
-  /** A request waits at most this long for its message's vector, then ranks by words (loopback p95 was 20-82 ms under load: docs/embeddings.md, The deadline). */
+  /**
+   * A request waits at most this long for its message's vector, then ranks by words
+   * (loopback p95 was 20-82 ms under load: docs/embeddings.md, The deadline).
+   */
   queryTimeoutMs: 400,
   /** A meaning place's weight in the fusion, next to a words place's 1 (src/meaning/fusion.ts says how it was measured). */
   meaningWeight: 0.05,

@@ -26,7 +26,10 @@ if (!present) console.log(`real-sisu types: SISU's packages not found at ${SISU}
 
 /** The app a SISU user writes. Every `@ts-expect-error` must be needed: an unused one is itself an error. */
 const APP = `
-import { Agent, compose, createCtx, createEmbeddingsClient, execute, type Ctx, type EmbeddingsProvider, type LLM, type Middleware, type Tool, type ToolContext } from '@sisu-ai/core';
+import {
+  Agent, compose, createCtx, createEmbeddingsClient, execute,
+  type Ctx, type EmbeddingsProvider, type LLM, type Middleware, type Tool, type ToolContext,
+} from '@sisu-ai/core';
 import { openAIEmbeddings } from '@sisu-ai/adapter-openai';
 import { ollamaEmbeddings } from '@sisu-ai/adapter-ollama';
 import { conversationBuffer, inputToMessage } from '@sisu-ai/mw-conversation-buffer';
@@ -69,7 +72,8 @@ new Agent().use(skills).use(iterativeToolCalling);
 declare const provider: EmbeddingsProvider;
 new Agent().use(skillsMiddleware({ directories, embeddings: provider }));
 new Agent().use(skillsMiddleware({ directories, embeddings: openAIEmbeddings({ model: 'text-embedding-3-small' }) }));
-new Agent().use(skillsMiddleware({ directories, embeddings: { provider: ollamaEmbeddings({ model: 'nomic-embed-text' }), model: 'nomic-embed-text', queryTimeoutMs: 300 } }));
+const ollama = { provider: ollamaEmbeddings({ model: 'nomic-embed-text' }), model: 'nomic-embed-text', queryTimeoutMs: 300 };
+new Agent().use(skillsMiddleware({ directories, embeddings: ollama }));
 new Agent().use(skillsMiddleware({ directories, embeddings: createEmbeddingsClient({ baseUrl: 'http://127.0.0.1:8080', model: 'm' }) }));
 
 // As SISU's own Middleware type, in core's compose, and called with a Ctx from createCtx.
