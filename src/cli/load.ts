@@ -6,7 +6,7 @@
  * is an error here; the middleware only warns, since its folders may appear later.
  */
 import { sep } from 'node:path';
-import { discoverSkills } from '../discover/discover.js';
+import { discoverSkills } from '../source/skill-source.js';
 import type { Diagnostic, DiagnosticCode, Severity } from '../base/diagnostics.js';
 import { packageOrigin, resolvePackages, type ResolvedPackage } from '../config/packages.js';
 import { compareNames } from '../base/text.js';

@@ -1,0 +1,98 @@
+/**
+ * A bucket is a skill source like a folder: the same files give the same
+ * skills, catalog, activation answers and diagnostics, read from disk or
+ * from a real S3-compatible server (s3rver, behind a counting proxy), and
+ * the reads cost what they must.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { discoverSkills, getSkills, skillsMiddleware, type SkillsOptions } from '../src/index.js';
+import type { DiscoveryResult } from '../src/index/types.js';
+import { makeBucket, s3Config, type TestBucket } from './helpers/s3/bucket.js';
+import { startProxy, type S3Proxy } from './helpers/s3/proxy.js';
+import { sharedS3rver } from './helpers/s3/server.js';
+import { callTool, compose, conversation, createContext, INVALID_FIXTURES, SKILLS_FIXTURES, type StackContext } from './helpers/stack.js';
+
+let bucket: TestBucket;
+let proxy: S3Proxy;
+let place: string;
+
+beforeAll(async () => {
+  bucket = await makeBucket('source');
+  proxy = await startProxy(await sharedS3rver());
+  await bucket.upload(SKILLS_FIXTURES, 'team/skills/');
+  await bucket.upload(INVALID_FIXTURES, 'team/invalid/');
+  place = `s3://${bucket.name}/team/skills/`;
+});
+afterAll(() => proxy.close());
+
+async function request(options: SkillsOptions, user = 'Please review my code.'): Promise<StackContext> {
+  const middleware = skillsMiddleware(options);
+  const ctx = createContext({ messages: conversation(user) });
+  await compose([middleware])(ctx);
+  await middleware.close();
+  return ctx;
+}
+
+/** The text of a ctx's catalog, with each source's location made the same. */
+function systemText(ctx: StackContext, location: string): string {
+  return (ctx.messages[0]?.content ?? '').split(location).join('<root>');
+}
+
+describe('a bucket as a skill source', () => {
+  it('gives the same skills, resources and catalog as the same files on disk', async () => {
+    const disk = await discoverSkills({ directories: [SKILLS_FIXTURES] });
+    const remote = await discoverSkills({ directories: [place], s3: s3Config(proxy.endpoint) });
+    const root = place.slice(0, -1);
+    const shape = (result: DiscoveryResult, from: string) =>
+      result.skills.map((s) => ({
+        metadata: s.metadata,
+        path: s.path.replace(from, '<root>'),
+        instructions: s.instructions,
+        line: s.instructionsLine,
+        resources: s.resources.map((r) => ({ ...r, absolutePath: r.absolutePath.replace(from, '<root>') })),
+      }));
+    expect(shape(remote, root)).toEqual(shape(disk, SKILLS_FIXTURES));
+    expect(remote.errors).toEqual([]);
+    expect(remote.warnings).toEqual([]);
+    const fromDisk = await request({ directories: [SKILLS_FIXTURES] });
+    const fromBucket = await request({ directories: [place], s3: s3Config(proxy.endpoint) });
+    expect(getSkills(fromBucket)?.skills.map((s) => s.metadata)).toEqual(getSkills(fromDisk)?.skills.map((s) => s.metadata));
+    expect(systemText(fromBucket, root)).toBe(systemText(fromDisk, SKILLS_FIXTURES));
+  });
+
+  it('reads each SKILL.md once at the first request, with a ranged GET, and resources from the listing', async () => {
+    proxy.reset();
+    const middleware = skillsMiddleware({ directories: [place], s3: s3Config(proxy.endpoint), rankInstructions: false });
+    const ctx = createContext({ messages: conversation('Please review my code.') });
+    await compose([middleware])(ctx);
+    const skillGets = proxy.log.filter((r) => r.op === 'get' && r.path.endsWith('/SKILL.md'));
+    expect(proxy.count('list')).toBe(1);
+    expect(skillGets).toHaveLength(5);
+    expect(new Set(skillGets.map((r) => r.path)).size).toBe(5);
+    expect(skillGets.every((r) => r.range === 'bytes=0-4095')).toBe(true);
+    expect(proxy.count('head')).toBe(0);
+
+    // Activation lists resources from the listing: no request per resource; instructions come with one GET, then from the cache.
+    proxy.reset();
+    const answer = await callTool(ctx, 'use_skill', { skill_name: 'code-review' });
+    expect(answer).toContain('references/');
+    const again = createContext({ messages: conversation('Review it again.') });
+    await compose([middleware])(again);
+    await callTool(again, 'use_skill', { skill_name: 'code-review' });
+    expect(proxy.log.filter((r) => r.op !== 'get' || !r.path.endsWith('code-review/SKILL.md'))).toEqual([]);
+    expect(proxy.count('get')).toBeLessThanOrEqual(1);
+    await middleware.close();
+  });
+
+  it('names s3://bucket/key with line and column in diagnostics', async () => {
+    const ctx = await request({ directories: [`s3://${bucket.name}/team/invalid`], s3: s3Config(proxy.endpoint) });
+    const warned = ctx.log.find('[skills] skipped').map((e) => e.args[1] as { file: string; line: number; column: number });
+    const local = await request({ directories: [INVALID_FIXTURES] });
+    const expected = local.log.find('[skills] skipped').map((e) => e.args[1] as { file: string });
+    expect(warned.length).toBe(expected.length);
+    expect(warned.map((d) => d.file).sort()).toEqual(
+      expected.map((d) => d.file.replace(INVALID_FIXTURES, `s3://${bucket.name}/team/invalid`)).sort(),
+    );
+    expect(warned.some((d) => d.line > 0 && d.column > 0)).toBe(true);
+  });
+});
