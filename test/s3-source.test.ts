@@ -95,4 +95,46 @@ describe('a bucket as a skill source', () => {
     );
     expect(warned.some((d) => d.line > 0 && d.column > 0)).toBe(true);
   });
+
+  it("confines read_skill_resource to the skill's prefix, refuses secrets and sizes files from the listing", async () => {
+    const skill = '---\nname: conf\ndescription: Confinement test skill for bucket keys.\n---\nRead references/a.md.\n';
+    await Promise.all([
+      bucket.put('conf/skills/conf/SKILL.md', skill),
+      bucket.put('conf/skills/conf/references/a.md', 'line one\nline two\n'),
+      bucket.put('conf/skills/conf/references/big.txt', 'x'.repeat(4000)),
+      bucket.put('conf/skills/conf/.env', 'TOKEN=1'),
+      bucket.put('conf/skills/conf/credentials.json', '{}'),
+      bucket.put('conf/skills/outside.md', 'not part of the skill'),
+      bucket.put('conf/private.md', 'outside the place'),
+    ]);
+    const middleware = skillsMiddleware({
+      directories: [`s3://${bucket.name}/conf/skills`],
+      s3: s3Config(proxy.endpoint),
+      maxFileSize: 1000,
+    });
+    const ctx = createContext({ messages: conversation('Use $conf please.') });
+    await compose([middleware])(ctx);
+    const listing = await callTool(ctx, 'use_skill', { skill_name: 'conf' });
+    expect(listing).toContain('references/a.md');
+    expect(listing).not.toContain('.env');
+    expect(listing).not.toContain('credentials');
+    proxy.reset();
+    const read = (path: string) => callTool(ctx, 'read_skill_resource', { skill_name: 'conf', path });
+    expect(await read('references/a.md')).toContain('line two');
+    const refused = [
+      '../outside.md',
+      '../../private.md',
+      '%2e%2e/outside.md',
+      '..%2foutside.md',
+      '/conf/private.md',
+      `s3://${bucket.name}/conf/private.md`,
+      '.env',
+      'credentials.json',
+    ];
+    for (const path of refused) expect(await read(path), path).not.toMatch(/not part of the skill|outside the place|TOKEN/);
+    expect(await read('references/big.txt')).toMatch(/over the .* limit/);
+    // Only references/a.md was downloaded: every refusal, the size one included, was decided without a byte.
+    expect(proxy.log.filter((r) => r.op === 'get').map((r) => r.path)).toEqual([`/${bucket.name}/conf/skills/conf/references/a.md`]);
+    await middleware.close();
+  });
 });
