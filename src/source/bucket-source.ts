@@ -44,7 +44,9 @@ export class BucketRefresh {
   constructor(
     private readonly store: BucketStore,
     private readonly settings: BucketRefreshSettings,
-  ) {}
+  ) {
+    store.onStale = () => this.schedule(STALE_RECHECK_MS);
+  }
 
   /**
    * Before a discovery: list the places never listed, waiting at most

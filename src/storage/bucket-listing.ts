@@ -19,13 +19,13 @@ export interface Listing {
   pages: number;
 }
 
-/** Every object under `place`, page after page. Rejects with a StorageError. */
-export async function listPlace(client: BucketClient, place: BucketPlace, signal?: AbortSignal): Promise<Listing> {
+/** Every object under `place`, page after page (`pageSize` keys each: tests make it small). Rejects with a StorageError. */
+export async function listPlace(client: BucketClient, place: BucketPlace, signal?: AbortSignal, pageSize?: number): Promise<Listing> {
   const objects: ObjectInfo[] = [];
   let token: string | undefined;
   let pages = 0;
   do {
-    const page = await client.listPage(place.bucket, place.prefix, token, signal);
+    const page = await client.listPage(place.bucket, place.prefix, token, signal, pageSize);
     pages++;
     for (const object of page.objects) objects.push(object);
     token = page.next;

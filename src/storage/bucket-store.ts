@@ -24,6 +24,8 @@ export class BucketStore {
   readonly places: PlaceState[];
   /** Set when a read found an object newer than its listing: the next check comes sooner. */
   stale = false;
+  /** Told when `stale` is set (the refresh loop schedules a check). */
+  onStale: () => void = () => undefined;
 
   constructor(places: readonly BucketPlace[], s3: S3Option | undefined) {
     // Longest root first: a path belongs to the most specific place that holds it.
@@ -42,6 +44,7 @@ export class BucketStore {
       listingOf: (path) => this.stateOf(path)?.listing,
       onStale: () => {
         this.stale = true;
+        this.onStale();
       },
     });
   }

@@ -35,6 +35,9 @@ type Sdk = typeof SdkModule;
  */
 export const DEFAULT_MAX_ATTEMPTS = 4;
 
+/** Keys per ListObjectsV2 page: the most S3 returns. */
+export const LIST_PAGE_SIZE = 1000;
+
 let sdk: Promise<Sdk> | undefined;
 
 /** The SDK, imported once; rejects with a StorageError that says how to install it. */
@@ -109,11 +112,12 @@ export class BucketClient {
     prefix: string,
     token: string | undefined,
     signal?: AbortSignal,
+    pageSize = LIST_PAGE_SIZE,
   ): Promise<{ objects: ObjectInfo[]; next?: string }> {
     const { ListObjectsV2Command } = await loadSdk();
     try {
       const client = await this.connect();
-      const command = new ListObjectsV2Command({ Bucket: bucket, Prefix: prefix, ContinuationToken: token, MaxKeys: 1000 });
+      const command = new ListObjectsV2Command({ Bucket: bucket, Prefix: prefix, ContinuationToken: token, MaxKeys: pageSize });
       const page = (await client.send(command, { abortSignal: signal })) as ListObjectsV2CommandOutput;
       const objects = (page.Contents ?? []).map((item) => ({
         key: (item.Key ?? '').slice(prefix.length),
