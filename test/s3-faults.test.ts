@@ -63,7 +63,7 @@ describe('storage faults', () => {
     expect(names(first)).toEqual(['code-review', 'debug', 'deploy-staging', 'explain', 'test-gen']);
     const warnings = first.log.find('[skills] warning').map((e) => e.args[1] as { code: string; file: string; message: string });
     expect(warnings).toHaveLength(1);
-    expect(warnings[0]).toMatchObject({ code: 'STORAGE_UNAVAILABLE', file: `s3://${bucket.name}/lib/` });
+    expect(warnings[0]).toMatchObject({ code: 'STORAGE_UNAVAILABLE', file: `s3://${bucket.name}/lib` });
     expect(JSON.stringify(first.log.entries)).not.toContain('S3RVER');
     const second = await ask(middleware);
     expect(second.log.find('[skills] warning')).toHaveLength(0);

@@ -174,7 +174,7 @@ export class BucketRefresh {
     const why = problem ? problem.reason : `no listing within storageWait (${this.settings.storageWait} ms)`;
     return createDiagnostic(
       'STORAGE_UNAVAILABLE',
-      `${root}/`,
+      root,
       `skills here are left out for now: ${why}. Requests answer with the other sources; the listing is retried with backoff and its skills come without a restart.`,
     );
   }
