@@ -175,4 +175,17 @@ describe('a bucket as a skill source', () => {
       }
     }
   });
+
+  it('checks the storage options at construction, with a fix in each error', () => {
+    const bad: Array<[SkillsOptions, RegExp]> = [
+      [{ directories: ['s3://Bad_Bucket/x'] }, /`directories\[0\]` .* is not a bucket name/],
+      [{ directories: ['s3://bucket/../x'] }, /cannot hold `\.` or `\.\.`/],
+      [{ directories: ['./skills'], s3: { region: 'eu-west-1' } }, /`s3` is set, but no source is in a bucket/],
+      [{ directories: ['./skills'], index: 's3://bucket/index.json' }, /an index in a bucket is not supported yet/],
+      [{ directories: [place], refresh: -1 }, /`refresh` must be a whole number of milliseconds/],
+      [{ directories: [place], storageWait: 1.5 }, /`storageWait` must be a whole number/],
+      [{ directories: [place], s3: 'us-east-1' as never }, /`s3` must be an S3Client or an S3ClientConfig/],
+    ];
+    for (const [options, message] of bad) expect(() => skillsMiddleware(options), JSON.stringify(options)).toThrow(message);
+  });
 });

@@ -444,7 +444,7 @@ export function resolveOptions(options: SkillsOptions | undefined): ResolvedOpti
   const resolvedCwd = resolveDirectory(cwd, process.cwd());
   const places = listed.flatMap((d, i) => (isS3Url(d.trim()) ? [checkS3Place(`directories[${i}]`, d)] : []));
   const index = checkIndex(options, resolvedCwd);
-  const storage = checkStorage(options, places, index, disk);
+  const storage = checkStorage(options, places, disk);
   const { fs } = storage;
   return {
     // The same folder listed twice is scanned once; an s3:// place is kept as its root URL.

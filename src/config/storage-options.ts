@@ -1,6 +1,6 @@
 /**
  * The options for skills in object storage: `s3://bucket/prefix` entries in
- * `directories`, an `s3://` `index`, the `s3` client or config, `refresh`
+ * `directories`, the `s3` client or config, `refresh`
  * and `storageWait`. Checked once; the bucket store is made here (it makes
  * no request until the first discovery) and the filesystem edge becomes one
  * that routes `s3://` paths to it.
@@ -9,7 +9,7 @@ import type { SkillsFileSystem } from '../base/fs.js';
 import { BucketStore } from '../storage/bucket-store.js';
 import { routedFileSystem } from '../storage/routed-fs.js';
 import { isS3Client, type S3Option } from '../storage/s3-client.js';
-import { isS3Url, parseS3Url, type BucketPlace } from '../storage/s3-url.js';
+import { parseS3Url, type BucketPlace } from '../storage/s3-url.js';
 import { DEFAULTS } from './defaults.js';
 import { SkillsConfigError } from './errors.js';
 
@@ -24,8 +24,7 @@ export interface StorageOptions {
    */
   s3?: S3Option;
   /**
-   * How often each process checks its `s3://` sources, in ms: one
-   * conditional GET of the index (with `index: 's3://...'`), else a listing
+   * How often each process checks its `s3://` sources, in ms: a listing
    * that re-reads only the SKILL.md objects whose ETag changed. `0` never checks.
    * @default 60000 (1 minute; see docs/fleet.md for the cost per process per hour)
    */
@@ -79,36 +78,25 @@ function checkS3(value: unknown): S3Option | undefined {
   return isS3Client(value as S3Option) ? (value as S3Option) : { ...(value as object) };
 }
 
-/** `places`: the resolved `s3://` roots in `directories`; `index`: the `index` option as resolved. */
-export function checkStorage(
-  options: StorageOptions,
-  places: readonly BucketPlace[],
-  index: string | undefined,
-  disk: SkillsFileSystem,
-): ResolvedStorage {
+/** `places`: the resolved `s3://` roots in `directories`. Duplicates are one place. */
+export function checkStorage(options: StorageOptions, places: readonly BucketPlace[], disk: SkillsFileSystem): ResolvedStorage {
   const s3 = checkS3(options.s3);
   const refresh = checkWait('refresh', options.refresh, DEFAULTS.refresh);
   const storageWait = checkWait('storageWait', options.storageWait, DEFAULTS.storageWait);
-  const remoteIndex = index !== undefined && isS3Url(index);
-  if (places.length === 0 && !remoteIndex) {
+  if (places.length === 0) {
     if (s3 !== undefined)
-      fail(
-        's3',
-        'is set, but no source is in a bucket:',
-        "add an 's3://bucket/prefix/' entry to `directories` (or an s3:// `index`), or leave `s3` out.",
-      );
+      fail('s3', 'is set, but no source is in a bucket:', "add an 's3://bucket/prefix/' entry to `directories`, or leave `s3` out.");
     return { refresh, storageWait, buckets: undefined, fs: disk };
   }
-  const buckets = new BucketStore(places, s3);
+  const buckets = new BucketStore([...new Map(places.map((place) => [place.root, place])).values()], s3);
   return { refresh, storageWait, buckets, fs: routedFileSystem(disk, buckets.fs) };
 }
 
-/** An `s3://bucket/key` index: an object, so its key is not empty and does not end with `/`. */
-export function checkS3Index(url: string): string {
-  const trimmedUrl = url.trim();
-  const place = checkS3Place('index', trimmedUrl);
-  if (place.prefix === '' || trimmedUrl.endsWith('/')) {
-    fail('index', `(${JSON.stringify(url)}) names a folder, not the index object.`, "Write it as 's3://bucket/skills-index.json'.");
-  }
-  return place.root;
+/** An `s3://` index: not read from a bucket yet, so refused with what to do instead. */
+export function checkS3Index(url: string): never {
+  fail(
+    'index',
+    `(${JSON.stringify(url)}): an index in a bucket is not supported yet.`,
+    "Build one with `sisu-skills index` into a local file and pass its path, or leave `index` out: 's3://' folders in `directories` are listed directly.",
+  );
 }
