@@ -43,11 +43,10 @@ export class BucketFileSystem implements Pick<
     this.maxObjectBytes = settings.maxObjectBytes ?? MAX_TEXT_FILE_BYTES;
   }
 
-  readdir(path: string): Promise<DirEntry[]> {
+  async readdir(path: string): Promise<DirEntry[]> {
     const folder = this.listing(path).folders.get(trimmed(path));
-    if (!folder) return Promise.reject(this.missing(path));
-    const entries = [...folder].map(([name, kind]) => ({ name, ...statsOf(kind) }));
-    return Promise.resolve(entries);
+    if (!folder) throw this.missing(path);
+    return [...folder].map(([name, kind]) => ({ name, ...statsOf(kind) }));
   }
 
   async stat(path: string): Promise<FileStats> {
@@ -64,7 +63,7 @@ export class BucketFileSystem implements Pick<
     throw this.missing(path);
   }
 
-  lstat(path: string): Promise<FileStats> {
+  async lstat(path: string): Promise<FileStats> {
     return this.stat(path);
   }
 
