@@ -9,7 +9,7 @@ import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { getSkills, skillsMiddleware } from '../src/index.js';
 import { makeBucket, s3Config, type TestBucket } from './helpers/s3/bucket.js';
 import { startProxy, type S3Proxy } from './helpers/s3/proxy.js';
@@ -51,6 +51,10 @@ describe('refresh', () => {
       return ctx;
     };
     const names = async () => getSkills(await ask())?.skills.map((s) => s.metadata.name);
+    onTestFinished(async () => {
+      await bucket.put('lib/three/SKILL.md', skillText('three'));
+      await bucket.remove('lib/four/SKILL.md');
+    });
     const talk = await ask();
     expect(await callTool(talk, 'use_skill', { skill_name: 'one' })).toContain('Do the thing.');
     proxy.reset();
@@ -70,11 +74,11 @@ describe('refresh', () => {
     await ask(talk);
     expect(await callTool(talk, 'use_skill', { skill_name: 'two' })).toContain('Edited.');
     await middleware.close();
+    // A check already in flight may still land; after it, nothing more.
+    await sleep(150);
     proxy.reset();
     await sleep(450);
     expect(proxy.count()).toBe(0);
-    await bucket.put('lib/three/SKILL.md', skillText('three'));
-    await bucket.remove('lib/four/SKILL.md');
   });
 
   it('a fleet: every process sees a change within refresh + 1 s, and exits by itself after close()', async () => {
@@ -113,7 +117,7 @@ describe('refresh', () => {
       return { child, seen, exited };
     });
     try {
-      await until(() => children.every((c) => c.seen.some((s) => s.names.includes('three'))), 15_000);
+      await until(() => children.every((c) => c.seen.some((s) => s.names.includes('one'))), 15_000);
       const published = Date.now();
       await bucket.put('lib/five/SKILL.md', skillText('five'));
       await until(() => children.every((c) => c.seen.some((s) => s.names.includes('five'))), refresh + 3000);
