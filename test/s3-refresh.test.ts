@@ -59,7 +59,10 @@ describe('refresh', () => {
     expect(await callTool(talk, 'use_skill', { skill_name: 'one' })).toContain('Do the thing.');
     proxy.reset();
     await sleep(450);
-    expect(proxy.log.map((r) => r.op)).toEqual(['list', 'list']);
+    // Quiet checks (every 200 ms; how many fit in 450 ms depends on the timers): listings only, no GET, no HEAD.
+    const quiet = proxy.log.map((r) => r.op);
+    expect(quiet.length).toBeGreaterThanOrEqual(1);
+    expect(quiet.every((op) => op === 'list')).toBe(true);
 
     await bucket.put('lib/two/SKILL.md', skillText('two', 'Edited.'));
     await bucket.put('lib/four/SKILL.md', skillText('four'));

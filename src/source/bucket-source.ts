@@ -175,7 +175,8 @@ export class BucketRefresh {
     return createDiagnostic(
       'STORAGE_UNAVAILABLE',
       root,
-      `skills here are left out for now: ${why}. Requests answer with the other sources; the listing is retried with backoff and its skills come without a restart.`,
+      `skills here are left out for now: ${why}. Requests answer with the other sources; ` +
+        'the listing is retried with backoff and its skills come without a restart.',
     );
   }
 }
