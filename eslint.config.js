@@ -1,27 +1,6 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
-/**
- * TEMPORARY: files other branches are rewriting while this rule lands (issue 32). Each still breaks the rule
- * named beside it; the branch that owns the file fixes it. Whoever merges those branches deletes each entry
- * here once its file passes, and this list goes when it is empty.
- */
-const PENDING_SPLITS = {
-  'max-lines-per-function': [
-    'src/catalog/rank.ts', // accumulate (h-rank)
-    'src/catalog/body-terms.ts', // buildSteps, add (h-rank)
-    'src/source/body-indexer.ts', // indexBodies (h-rank)
-    'src/cli/eval-command.ts', // evalCommand (h-embed)
-    'src/resources/resource-reader.ts', // createResourceReader (h-s3)
-  ],
-  'max-len': [
-    'src/cli/eval-command.ts', // h-embed
-    'src/resources/resource-reader.ts', // h-s3
-    'test/relevance/body-set.test.ts', // h-rank
-    'scripts/body-rank-experiment.mjs', // h-rank
-  ],
-};
-
 export default tseslint.config(
   { ignores: ['dist/', 'coverage/', 'node_modules/', 'bench-results/', '.ci/node*/'] },
   js.configs.recommended,
@@ -51,5 +30,4 @@ export default tseslint.config(
     files: ['src/**/*.ts'],
     rules: { 'max-lines-per-function': ['error', { max: 60, skipBlankLines: false, skipComments: false, IIFEs: true }] },
   },
-  ...Object.entries(PENDING_SPLITS).map(([rule, files]) => ({ files, rules: { [rule]: 'off' } })),
 );

@@ -1,4 +1,4 @@
-// npm run bench [-- --quick] [--real-only | --startup | --overlap-only | --visible-only]
+// npm run bench [-- --quick] [--real-only | --startup | --overlap-only | --visible-only | --s3-only]
 // Builds skill libraries in a temporary folder, measures discovery, the
 // per-request cost, use_skill and find_skills, the parser (against `yaml`,
 // and on hostile input) and the index's memory, then the real-shaped rows
@@ -21,6 +21,7 @@ import { FAMILIES } from './adversarial.mjs';
 import { benchOverlap } from './overlap.mjs';
 import { benchReal } from './real.mjs';
 import { benchScaling } from './scaling.mjs';
+import { benchS3 } from './s3.mjs';
 import { ioFloor } from './floor.mjs';
 import { plainContext, recordingLogger } from './plain-ctx.mjs';
 import { gc, median, round, timeAsync, timeSync } from './stats.mjs';
@@ -41,6 +42,8 @@ const baseBuild = process.argv.find((arg) => arg.startsWith('--base='))?.slice('
 // --startup: issue 20's rows alone: the real-shaped first requests (no cached per-request rows)
 // and the scaling rows (bench/scaling.mjs), written to bench-results/startup.json.
 const startupOnly = process.argv.includes('--startup');
+// --s3-only: issue 30's object-storage rows alone (bench/s3.mjs), written to bench-results/s3-only.json.
+const s3Only = process.argv.includes('--s3-only');
 
 const CONFIG = quick
   ? { sizes: [500, 2000], reps: [3, 3], requests: 1000, activations: 100, parserReps: 3, adversarialSizes: [16_384, 131_072, 524_288] }
@@ -548,7 +551,9 @@ async function main() {
   const cleanup = () => rm(temp, { recursive: true, force: true });
   process.once('SIGINT', () => cleanup().finally(() => process.exit(130)));
   try {
-    if (visibleOnly) {
+    if (s3Only) {
+      await benchS3({ temp, quick, row, results, log });
+    } else if (visibleOnly) {
       log(`[bench] writing ${REQUEST_SIZE} skills...`);
       const workload = await writeWorkload(join(temp, `lib-${REQUEST_SIZE}`), REQUEST_SIZE, SEED + REQUEST_SIZE);
       log(`[bench] per-request cost with and without visible at ${REQUEST_SIZE}...`);
@@ -566,9 +571,10 @@ async function main() {
         const scalingStarted = Date.now();
         await benchScaling({ temp, quick, row, results, log });
         results.scalingSeconds = (Date.now() - scalingStarted) / 1000;
+        await benchS3({ temp, quick, row, results, log });
       }
     }
-    if (overlapOnly || (!realOnly && !startupOnly && !visibleOnly)) await benchOverlap({ temp, quick, row, results, log });
+    if (overlapOnly || (!realOnly && !startupOnly && !visibleOnly && !s3Only)) await benchOverlap({ temp, quick, row, results, log });
   } finally {
     await cleanup();
   }
@@ -584,15 +590,17 @@ async function main() {
   );
   const outDir = join(here, '..', 'bench-results');
   await mkdir(outDir, { recursive: true });
-  const outFile = visibleOnly
-    ? 'visible-only.json'
-    : realOnly
-      ? 'real-only.json'
-      : startupOnly
-        ? 'startup.json'
-        : overlapOnly
-          ? 'overlap-only.json'
-          : 'latest.json';
+  const outFile = s3Only
+    ? 's3-only.json'
+    : visibleOnly
+      ? 'visible-only.json'
+      : realOnly
+        ? 'real-only.json'
+        : startupOnly
+          ? 'startup.json'
+          : overlapOnly
+            ? 'overlap-only.json'
+            : 'latest.json';
   await writeFile(join(outDir, outFile), `${JSON.stringify({ date: new Date().toISOString(), ...results }, null, 2)}\n`);
   console.log(`wrote bench-results/${outFile}`);
 }

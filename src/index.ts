@@ -1,7 +1,7 @@
 // Public API: named re-exports only.
 export { skillsMiddleware, getSkills } from './middleware.js';
 export type { SkillsMiddleware } from './middleware.js';
-export { discoverSkills } from './discover/discover.js';
+export { discoverSkills } from './source/skill-source.js';
 export { parseFrontmatter } from './frontmatter/parse.js';
 export type { ParsedFrontmatter, ParseOptions, FieldInfo } from './frontmatter/parse.js';
 export { createUseSkillTool, UseSkillArgsSchema, USE_SKILL_TOOL } from './tools/use-skill.js';

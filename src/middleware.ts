@@ -24,6 +24,7 @@ import { isSkillsState, runOf, SkillsRun } from './run/run.js';
 import { RunToolbox } from './runtime/run-tools.js';
 import type { SkillIndex, SkillsState } from './index/skill-index.js';
 import { createSkillSource } from './source/skill-source.js';
+import type { BucketRefresh } from './source/bucket-source.js';
 import { resourceLimits } from './discover/resources.js';
 import { READ_RESOURCE_TOOL, USE_SKILL_TOOL } from './base/tool-names.js';
 import type { Middleware, SkillsContext } from './index/types.js';
@@ -70,11 +71,17 @@ class SkillsRuntime {
   private readonly activation: PreActivationSettings;
   private readonly liveReload: LiveReload | undefined;
   private readonly meaning: MeaningRuntime | undefined;
+  private readonly buckets: BucketRefresh | undefined;
 
   constructor(private readonly options: ResolvedOptions) {
     // The secret patterns compiled once: every listing (discovery, activation) and every read use this matcher.
     const limits = resourceLimits(options);
-    const source = createSkillSource(options, limits);
+    // A changed bucket listing rebuilds the index on the next request, as a change seen by `watch` does.
+    const source = createSkillSource(options, limits, () => this.cache.invalidate());
+    this.buckets = source.buckets;
+    this.buckets?.start();
+    // Aborting `signal` stops the checks, as it stops the watcher.
+    options.signal?.addEventListener('abort', () => this.buckets?.close(), { once: true });
     this.cache = createIndexCache({
       load: source.load,
       toIndex: source.toIndex,
@@ -102,6 +109,7 @@ class SkillsRuntime {
 
   async handle(ctx: SkillsContext, next: Next): Promise<void> {
     this.liveReload?.report(ctx.log);
+    this.buckets?.report(ctx.log);
     const whole = await this.currentIndex(ctx);
     if (!whole) return next();
     const wholeLibrary = this.libraries.of(whole);
@@ -183,6 +191,7 @@ class SkillsRuntime {
   close(): Promise<void> {
     this.libraries.close();
     this.meaning?.close();
+    this.buckets?.close();
     return this.liveReload?.close() ?? Promise.resolve();
   }
 

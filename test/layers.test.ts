@@ -19,6 +19,7 @@ const SRC = fileURLToPath(new URL('../src', import.meta.url));
  */
 const LAYERS: readonly string[] = [
   'base',
+  'storage',
   'frontmatter',
   'catalog',
   'index',

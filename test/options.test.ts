@@ -39,6 +39,9 @@ describe('resolveOptions', () => {
       keepInView: { maxChars: 50_000, maxSkillChars: 20_000 },
       watch: undefined,
       signal: undefined,
+      refresh: 60_000,
+      storageWait: 3_000,
+      buckets: undefined,
     });
     expect(resolved.fs).toBe(nodeFileSystem);
     expect(DEFAULTS).toEqual({
@@ -54,6 +57,8 @@ describe('resolveOptions', () => {
       rankInstructions: true,
       autoActivate: { threshold: 0.3, maxSkills: 1 },
       keepInView: { maxChars: 50000, maxSkillChars: 20000 },
+      refresh: 60000,
+      storageWait: 3000,
       watch: { debounceMs: 200 },
     });
   });

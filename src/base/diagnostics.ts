@@ -58,6 +58,9 @@ export const DiagnosticCodes = {
   INDEX_UNUSABLE: 'INDEX_UNUSABLE',
   INDEX_STALE: 'INDEX_STALE',
   INDEX_RANKER_OUTDATED: 'INDEX_RANKER_OUTDATED',
+  // source/bucket-source.ts: s3:// places storage could not list (an outage; access denied or no such bucket)
+  STORAGE_UNAVAILABLE: 'STORAGE_UNAVAILABLE',
+  STORAGE_ACCESS: 'STORAGE_ACCESS',
   // cli/overlap.ts: `sisu-skills validate` only
   DESCRIPTION_OVERLAP: 'DESCRIPTION_OVERLAP',
 } as const;
@@ -117,6 +120,8 @@ export const DiagnosticSeverity: Readonly<Record<DiagnosticCode, SeverityRule>> 
   INDEX_UNUSABLE: 'warning',
   INDEX_STALE: 'warning',
   INDEX_RANKER_OUTDATED: 'warning',
+  STORAGE_UNAVAILABLE: 'warning',
+  STORAGE_ACCESS: 'warning',
   // Advice about the library as a whole, never a reason to skip a skill.
   DESCRIPTION_OVERLAP: 'warning',
 };

@@ -264,6 +264,32 @@ export function readHandleUntil(
 }
 
 /**
+ * `readUntil` for a filesystem that has none (memfs in tests): through
+ * `open` and the handle's reads. With `checkType`, the opened file must be a
+ * regular file (NOT_A_FILE, EISDIR otherwise), where the handle can say.
+ */
+export async function readUntilThroughOpen(
+  fs: SkillsFileSystem,
+  path: string,
+  end: (bytes: Uint8Array, length: number) => number,
+  firstChunk: number,
+  options: ReadUntilOptions = {},
+): Promise<string> {
+  const handle = await fs.open(path, 'r');
+  try {
+    const opened = options.checkType === true && handle.stat ? await handle.stat() : undefined;
+    if (opened && !opened.isFile()) {
+      throw fileError(opened.isDirectory() ? 'EISDIR' : NOT_A_FILE, `${path} is not a regular file`);
+    }
+    // End of file without a stop: the whole text, so the caller sees all there is.
+    return await readHandleUntil(handle, path, firstChunk, end);
+  } finally {
+    // A failed close must not hide the text already read, nor turn into a rejection.
+    await handle.close().catch(() => undefined);
+  }
+}
+
+/**
  * readFile for regular files only, through node:fs callbacks and a plain
  * descriptor (like `fsp.readFile`: open, fstat, read, close). The fstat that
  * sizes the buffer also refuses a pipe, socket or device.
@@ -319,6 +345,9 @@ export function errorCode(error: unknown): string | undefined {
 
 /** A short human reason for a filesystem error, never a stack. */
 export function errorReason(error: unknown): string {
+  // Errors of the storage edge carry a reason that says what to fix (a bucket, a missing IAM permission).
+  const own = typeof error === 'object' && error !== null && 'reason' in error ? (error as { reason: unknown }).reason : undefined;
+  if (typeof own === 'string') return own;
   const code = errorCode(error);
   if (code === 'ENOENT') return 'it does not exist';
   if (code === 'EACCES' || code === 'EPERM') return 'permission denied';

@@ -62,7 +62,8 @@ export async function evalCommand(args: EvalArgs, io: CliIO): Promise<number> {
   const nothing = report.totals.runs > 0 && report.totals.tp + report.totals.fp === 0 && report.cases.some((c) => c.expect !== null);
   if (nothing && !args.offline)
     io.err(
-      "eval: no run triggered any skill. If the model did call use_skill, its adapter dropped the call: SISU's ollamaAdapter keeps only tool calls that carry an id, and some Ollama servers send none. Check one query by hand.",
+      'eval: no run triggered any skill. If the model did call use_skill, its adapter dropped the call: ' +
+        "SISU's ollamaAdapter keeps only tool calls that carry an id, and some Ollama servers send none. Check one query by hand.",
     );
   if (allFailed) io.err('eval: every run failed: the model could not be reached or rejected every request (see the errors above).');
   if (belowMin) io.err(`eval: F1 ${fixed(f1)} is below --min-f1 ${args.minF1}.`);
@@ -185,7 +186,8 @@ async function importModel(path: string, shown: string, io: CliIO): Promise<Mode
   if (typeof candidate === 'function' && !hasGenerate(candidate)) candidate = await (candidate as () => unknown)();
   if (!hasGenerate(candidate)) {
     io.err(
-      `eval: --model ${shown} exports no model adapter. Export one as the default export or as \`model\`, e.g. \`export default ollamaAdapter({ model: 'llama3.1' })\`: an object with generate(messages, options).`,
+      `eval: --model ${shown} exports no model adapter. Export one as the default export or as \`model\`, ` +
+        "e.g. `export default ollamaAdapter({ model: 'llama3.1' })`: an object with generate(messages, options).",
     );
     return null;
   }
@@ -212,7 +214,8 @@ function fixed(value: number | null): string {
 export function formatReport(report: EvalOutput): string[] {
   const by = report.mode === 'offline' ? 'the local ranker (--offline)' : `model ${report.model ?? '?'}`;
   const lines = [
-    `Trigger eval: ${count(report.cases.length, 'case')} x ${count(report.runsPerCase, 'run')} through skillsMiddleware, ${by}; ${count(report.skillsInCatalog, 'skill')} in the catalog.`,
+    `Trigger eval: ${count(report.cases.length, 'case')} x ${count(report.runsPerCase, 'run')} through skillsMiddleware, ${by}; ` +
+      `${count(report.skillsInCatalog, 'skill')} in the catalog.`,
     '',
     ...skillTable(report),
     '',
@@ -231,7 +234,8 @@ export function formatReport(report: EvalOutput): string[] {
         .join(', ');
       const rate = c.rate === null ? 'no run completed' : `rate ${c.rate.toFixed(2)}`;
       lines.push(
-        `  line ${c.line}: expect ${c.expect ?? '(none)'}, ${rate}${got === '' ? '' : `, got ${got}`}${c.errors > 0 ? `, ${count(c.errors, 'error')}` : ''}: ${JSON.stringify(c.query)}`,
+        `  line ${c.line}: expect ${c.expect ?? '(none)'}, ${rate}${got === '' ? '' : `, got ${got}`}` +
+          `${c.errors > 0 ? `, ${count(c.errors, 'error')}` : ''}: ${JSON.stringify(c.query)}`,
       );
     }
     lines.push('');
@@ -249,7 +253,10 @@ export function formatReport(report: EvalOutput): string[] {
 
 function totalsLine(figures: Figures): string {
   const t = figures.totals;
-  return `${t.passed}/${t.cases} cases passed; precision ${fixed(t.precision)}, recall ${fixed(t.recall)}, F1 ${fixed(t.f1)}; ${count(t.runs, 'run')}, ${count(t.errors, 'error')}.`;
+  return (
+    `${t.passed}/${t.cases} cases passed; precision ${fixed(t.precision)}, recall ${fixed(t.recall)}, F1 ${fixed(t.f1)}; ` +
+    `${count(t.runs, 'run')}, ${count(t.errors, 'error')}.`
+  );
 }
 
 function skillTable(report: EvalOutput): string[] {
@@ -257,7 +264,8 @@ function skillTable(report: EvalOutput): string[] {
   const header = `${'skill'.padEnd(width)}  cases  trigger rate  precision  recall    F1`;
   const rows = report.skills.map(
     (s) =>
-      `${s.skill.padEnd(width)}  ${String(s.cases).padStart(5)}  ${fixed(s.triggerRate).padStart(12)}  ${fixed(s.precision).padStart(9)}  ${fixed(s.recall).padStart(6)}  ${fixed(s.f1).padStart(4)}`,
+      `${s.skill.padEnd(width)}  ${String(s.cases).padStart(5)}  ${fixed(s.triggerRate).padStart(12)}  ` +
+      `${fixed(s.precision).padStart(9)}  ${fixed(s.recall).padStart(6)}  ${fixed(s.f1).padStart(4)}`,
   );
   return [header, ...rows];
 }

@@ -18,6 +18,8 @@ export const EXIT = { ok: 0, problems: 1, usage: 2 } as const;
 
 /** `path` relative to `cwd` when it is inside it, for shorter lines editors still open. */
 export function displayPath(path: string, cwd: string): string {
+  // An object in a bucket is shown as its s3:// URL.
+  if (path.startsWith('s3://')) return path;
   const rel = relative(cwd, path);
   if (rel === '') return '.';
   const outside = rel === '..' || rel.startsWith(`..${sep}`) || isAbsolute(rel);

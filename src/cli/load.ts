@@ -6,7 +6,7 @@
  * is an error here; the middleware only warns, since its folders may appear later.
  */
 import { sep } from 'node:path';
-import { discoverSkills } from '../discover/discover.js';
+import { discoverSkills } from '../source/skill-source.js';
 import type { Diagnostic, DiagnosticCode, Severity } from '../base/diagnostics.js';
 import { packageOrigin, resolvePackages, type ResolvedPackage } from '../config/packages.js';
 import { compareNames } from '../base/text.js';
@@ -34,12 +34,17 @@ export interface Loaded {
   roots: Array<{ root: string; origin: Origin }>;
 }
 
+/** How long a command waits for an s3:// source's listing, in ms. */
+const CLI_STORAGE_WAIT_MS = 120_000;
+
 /** The codes that say a folder or package cannot be read or found. */
 const PLACE_CODES: ReadonlySet<DiagnosticCode> = new Set<DiagnosticCode>([
   'DIRECTORY_NOT_FOUND',
   'DIRECTORY_UNREADABLE',
   'PACKAGE_NOT_FOUND',
   'PACKAGE_NOT_A_SKILL',
+  'STORAGE_UNAVAILABLE',
+  'STORAGE_ACCESS',
 ]);
 
 /**
@@ -70,7 +75,16 @@ export async function load(args: LoadArgs, cwd: string): Promise<Loaded> {
   const packages = resolutions.filter((r): r is ResolvedPackage => r.ok);
   const byRoot = new Map<string, ResolvedPackage>();
   for (const pkg of packages) byRoot.set(packageRoot(pkg), pkg);
-  const result = await discoverSkills({ directories, packages: args.packages, cwd, strict, include, exclude });
+  // A command waits for a bucket's whole listing (a request's bound, storageWait, is for agents answering users).
+  const result = await discoverSkills({
+    directories,
+    packages: args.packages,
+    cwd,
+    strict,
+    include,
+    exclude,
+    storageWait: CLI_STORAGE_WAIT_MS,
+  });
   const roots = result.scannedDirectories.map((root) => ({ root, origin: originOfRoot(root, byRoot.get(root)) }));
   return {
     skills: result.skills,

@@ -27,6 +27,13 @@ export const DEFAULTS = {
   keepInView: { maxChars: 50_000, maxSkillChars: 20_000 },
   /** Rank by what the instructions say too, once they are indexed after the first request (docs/catalog-and-ranking.md). */
   rankInstructions: true,
+  /**
+   * How often each process checks its s3:// sources, in ms. A minute: a change reaches every process
+   * within it, and a listing at 2,000 skills costs 8 requests a check (docs/fleet.md, Request costs).
+   */
+  refresh: 60_000,
+  /** Longest a request waits on a bucket's first listing, in ms (docs/fleet.md, Faults). */
+  storageWait: 3_000,
   /** What `watch: true` means. */
   watch: { debounceMs: 200 },
 } as const;

@@ -16,6 +16,9 @@ import { editDistance } from '../base/text.js';
 import type { SkillVisibility } from './visibility.js';
 import { checkEmbeddings, type EmbeddingsOptions, type ResolvedEmbeddings } from './embeddings.js';
 import type { HostEmbeddings } from '../base/host.js';
+import { checkS3Index, checkS3Place, checkStorage, type StorageOptions } from './storage-options.js';
+import type { BucketStore } from '../storage/bucket-store.js';
+import { isS3Url } from '../storage/s3-url.js';
 
 export { DEFAULTS } from './defaults.js';
 
@@ -47,7 +50,7 @@ export interface KeepInViewOptions {
   maxSkillChars?: number;
 }
 
-export interface SkillsOptions {
+export interface SkillsOptions extends StorageOptions {
   /**
    * Folders to scan for skills, in precedence order (the first one wins a name
    * clash). `directories` or `packages` (or both) must be given.
@@ -267,7 +270,14 @@ export interface ResolvedOptions {
   approve: SkillApproval | undefined;
   onEvent: SkillEventHandler | undefined;
   signal: AbortSignal | undefined;
+  /** The filesystem edge: the `fs` option's, routing `s3://` paths to `buckets` when there are any. */
   fs: SkillsFileSystem;
+  /** ms between checks of the s3:// sources; 0: never. */
+  refresh: number;
+  /** Longest a request waits on a bucket's first listing, in ms. */
+  storageWait: number;
+  /** The s3:// places and their listings; undefined without any. */
+  buckets: BucketStore | undefined;
 }
 
 /** Every option name, checked against the type both ways: a missing or extra key fails to compile. */
@@ -301,6 +311,9 @@ const OPTION_KEYS: { readonly [K in keyof Required<SkillsOptions>]: true } = {
   onEvent: true,
   signal: true,
   fs: true,
+  s3: true,
+  refresh: true,
+  storageWait: true,
 };
 const KNOWN_OPTIONS = Object.keys(OPTION_KEYS) as Array<keyof SkillsOptions>;
 
@@ -440,13 +453,19 @@ export function resolveOptions(options: SkillsOptions | undefined): ResolvedOpti
   const listed = checkPlaces(options, packages);
   const cwd = options.cwd ?? process.cwd();
   if (typeof cwd !== 'string' || cwd.trim() === '') fail('cwd', `must be a non-empty string, got ${describe(cwd)}.`);
-  const fs = checkFs(options.fs);
+  const disk = checkFs(options.fs);
   if (options.signal !== undefined && !(options.signal instanceof AbortSignal))
     fail('signal', `must be an AbortSignal, got ${describe(options.signal)}.`);
   const resolvedCwd = resolveDirectory(cwd, process.cwd());
+  const places = listed.flatMap((d, i) => (isS3Url(d.trim()) ? [checkS3Place(`directories[${i}]`, d)] : []));
+  const index = checkIndex(options, resolvedCwd);
+  const storage = checkStorage(options, places, disk);
+  const { fs } = storage;
   return {
-    // The same folder listed twice is scanned once.
-    directories: [...new Set(listed.map((d) => resolveDirectory(d, resolvedCwd)))],
+    // The same folder listed twice is scanned once; an s3:// place is kept as its root URL.
+    directories: [
+      ...new Set(listed.map((d) => (isS3Url(d.trim()) ? checkS3Place('directories', d).root : resolveDirectory(d, resolvedCwd)))),
+    ],
     packages,
     cwd: resolvedCwd,
     include: options.include === undefined ? [] : checkStringList('include', options.include),
@@ -460,7 +479,7 @@ export function resolveOptions(options: SkillsOptions | undefined): ResolvedOpti
     cacheTtl: checkSize('cacheTtl', options.cacheTtl, DEFAULTS.cacheTtl, true),
     strict: checkFlag('strict', options.strict) ?? DEFAULTS.strict,
     preload: checkFlag('preload', options.preload) ?? DEFAULTS.preload,
-    index: checkIndex(options, resolvedCwd),
+    index,
     catalogBudget: checkSize('catalogBudget', options.catalogBudget, DEFAULTS.catalogBudget, true),
     findSkills: checkFlag('findSkills', options.findSkills),
     rankInstructions: checkFlag('rankInstructions', options.rankInstructions) ?? DEFAULTS.rankInstructions,
@@ -474,6 +493,9 @@ export function resolveOptions(options: SkillsOptions | undefined): ResolvedOpti
     onEvent: checkFunction('onEvent', options.onEvent, '(event, ctx) => void'),
     signal: options.signal,
     fs,
+    refresh: storage.refresh,
+    storageWait: storage.storageWait,
+    buckets: storage.buckets,
   };
 }
 
@@ -491,7 +513,7 @@ function checkIndex(options: SkillsOptions, cwd: string): string | undefined {
     fail('index', `must be the path of a file \`sisu-skills index\` wrote, got ${describe(index)}.`);
   if (options.preload === true)
     fail('index', 'cannot be used with `preload: true`:', 'the index holds no instructions to preload. Use one or the other.');
-  return resolveDirectory(index, cwd);
+  return isS3Url(index.trim()) ? checkS3Index(index) : resolveDirectory(index, cwd);
 }
 
 /** `always`: a list of skill names (checked for shape only; names are matched per request). */

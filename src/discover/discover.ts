@@ -25,7 +25,7 @@ import { createSelection, filterWarnings } from './select.js';
 
 export { loadSkillContent } from './content.js';
 
-/** Public entry: check options (throws SkillsConfigError on mistakes), then discover. */
+/** Check options (throws SkillsConfigError on mistakes), then discover. The public `discoverSkills` (source/) lists s3:// places first. */
 export async function discoverSkills(options: SkillsOptions): Promise<DiscoveryResult> {
   return discover(resolveOptions(options));
 }

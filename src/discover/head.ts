@@ -9,7 +9,7 @@
  * the same metadata, fields and diagnostics for it as for the whole file; only
  * `body` differs. The fence rules are `splitFrontmatter`'s (frontmatter/fence.ts).
  */
-import { NOT_A_FILE, readHandleUntil, type ReadUntilOptions, type SkillsFileSystem } from '../base/fs.js';
+import { readUntilThroughOpen, type ReadUntilOptions, type SkillsFileSystem } from '../base/fs.js';
 import { afterBreak, bomLength, DASH, DOT, isClosingFence, isFence, lineBreak } from '../frontmatter/fence.js';
 
 const LF = 10;
@@ -70,17 +70,5 @@ function headEnd(bytes: Uint8Array, length: number, state: { from: number }): nu
 export async function readSkillHead(fs: SkillsFileSystem, path: string, options: ReadUntilOptions = {}): Promise<string> {
   const state = { from: 0 };
   const stop = (bytes: Uint8Array, length: number): number => headEnd(bytes, length, state);
-  if (fs.readUntil) return fs.readUntil(path, stop, HEAD_BYTES, options);
-  const handle = await fs.open(path, 'r');
-  try {
-    const opened = options.checkType === true && handle.stat ? await handle.stat() : undefined;
-    if (opened && !opened.isFile()) {
-      throw Object.assign(new Error(`${path} is not a regular file`), { code: opened.isDirectory() ? 'EISDIR' : NOT_A_FILE });
-    }
-    // End of file without a closing fence: the whole text, so the parser reports it as it would.
-    return await readHandleUntil(handle, path, HEAD_BYTES, stop);
-  } finally {
-    // A failed close must not hide the text already read, nor turn into a rejection.
-    await handle.close().catch(() => undefined);
-  }
+  return fs.readUntil ? fs.readUntil(path, stop, HEAD_BYTES, options) : readUntilThroughOpen(fs, path, stop, HEAD_BYTES, options);
 }

@@ -2,11 +2,11 @@
  * A skill's bundled files: listing them (never secrets, never links that
  * leave the skill folder), with their type (classify.ts) and size.
  */
-import { join, relative, sep } from 'node:path';
+import { relative, sep } from 'node:path';
 import { createDiagnostic, type Diagnostic } from '../base/diagnostics.js';
 import { errorReason, type DirEntry, type SkillsFileSystem } from '../base/fs.js';
 import { hasHiddenCharacters } from '../base/hidden-characters.js';
-import { isSameOrInside } from '../base/paths.js';
+import { childPath, isSameOrInside } from '../base/paths.js';
 import { createSecretMatcher, type SecretMatcher } from '../resources/secrets.js';
 import { hasSkillFile, isSkippedName, SKILL_FILE } from '../base/skill-file.js';
 import { compareNames } from '../base/text.js';
@@ -125,12 +125,13 @@ function problem(diagnostic: Diagnostic): Found {
 
 async function listEntry(scope: ListingScope, entry: DirEntry, folder: ResourceFolder): Promise<Found> {
   const { fs } = scope;
-  const absolutePath = join(folder.absolutePath, entry.name);
+  // Plain concatenation (no path.join): an s3:// path's `//` must survive.
+  const absolutePath = childPath(folder.absolutePath, entry.name);
   const relativePath = folder.relativePath === '' ? entry.name : `${folder.relativePath}/${entry.name}`;
   if (hasHiddenCharacters(entry.name))
     return problem(leftOut(absolutePath, 'its name holds invisible or control characters, which could disguise it. Rename it'));
   let isDirectory = entry.isDirectory();
-  let realPath = join(folder.realPath, entry.name);
+  let realPath = childPath(folder.realPath, entry.name);
   let size = 0;
   try {
     if (!isDirectory) {

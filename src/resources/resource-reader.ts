@@ -4,11 +4,11 @@
  * listed: the path, the listing, real paths (symlinks), file type, size,
  * binary content and the per-run read budget. Never throws.
  */
-import { join, relative, sep } from 'node:path';
+import { relative, sep } from 'node:path';
 import { TOOL_DEFAULTS } from '../config/defaults.js';
 import { errorCode, errorReason, type FileHandle, type FileStats, type SkillsFileSystem } from '../base/fs.js';
 import { hasHiddenCharacters } from '../base/hidden-characters.js';
-import { isSameOrInside } from '../base/paths.js';
+import { childPath, isSameOrInside } from '../base/paths.js';
 import { checkResourcePath, type PathProblem } from './resource-path.js';
 import { createSecretMatcher, type SecretMatcher } from './secrets.js';
 import { SKILL_FILE } from '../base/skill-file.js';
@@ -139,22 +139,10 @@ export function createResourceReader(
     const { skill } = request;
     const target = await checkTarget(fs, isSecret, skill, request.path);
     if (!target.ok) return target;
-    let stats: FileStats;
-    try {
-      stats = await fs.stat(target.real);
-    } catch (error) {
-      return fileProblem(error, 'read');
-    }
-    // Checked before opening: opening a FIFO or a device could block or never end.
-    if (!stats.isFile()) return refuse('not-a-file', 'it is not a regular file (a folder, pipe or device), so it cannot be read.');
-    if (stats.size > maxBytes) {
-      return refuse(
-        'too-large',
-        `it is ${formatBytes(stats.size)}, over the ${formatBytes(maxBytes)} limit for one file (maxFileSize). Follow the skill's instructions for using it without reading it.`,
-      );
-    }
+    const stats = await checkFile(fs, target.real, maxBytes);
+    if (!('size' in stats)) return stats;
     const spent = request.budget?.get(skill.metadata.name) ?? 0;
-    if (spent >= maxSkillSize) return budgetSpent(skill, spent);
+    if (spent >= maxSkillSize) return budgetSpent(skill, spent, maxSkillSize);
 
     const hit = cache.get(target.real, stats);
     const content = hit ?? (await readContent(fs, target.real, stats));
@@ -163,33 +151,59 @@ export function createResourceReader(
     if (content.kind === 'binary') {
       return refuse(
         'binary',
-        `it is a binary file (${target.resource.type}, ${formatBytes(stats.size)}), so its bytes are not returned. Use it by its path as the skill's instructions say.`,
+        `it is a binary file (${target.resource.type}, ${formatBytes(stats.size)}), so its bytes are not returned. ` +
+          "Use it by its path as the skill's instructions say.",
       );
     }
     const window = lineWindow({ text: content.text, offset: request.offset, limit: request.limit });
     if (!window.ok) return window;
     const bytes = byteLength(window.text);
     const remaining = maxSkillSize - spent;
-    if (bytes > remaining) return overBudget(window, bytes, remaining);
+    if (bytes > remaining) return overBudget(window, bytes, remaining, maxSkillSize);
     request.budget?.set(skill.metadata.name, spent + bytes);
     return { ...window, path: target.path, size: stats.size, bytes, remaining: remaining - bytes, cached: hit !== undefined };
   }
 
-  function budgetSpent(skill: Skill, spent: number): Refusal {
-    return refuse(
-      'budget',
-      `this run has already read ${formatBytes(spent)} from skill "${skill.metadata.name}", the limit per skill (maxSkillSize ${formatBytes(maxSkillSize)}). Work with what you have read.`,
-    );
-  }
-
-  function overBudget(window: LineWindow, bytes: number, remaining: number): Refusal {
-    return refuse(
-      'budget',
-      `lines ${window.startLine}-${window.endLine} are ${formatBytes(bytes)}, but only ${formatBytes(remaining)} of the per-skill read limit (maxSkillSize ${formatBytes(maxSkillSize)}) is left in this run. Ask for fewer lines with \`limit\`.`,
-    );
-  }
-
   return { read };
+}
+
+/**
+ * The stats of the file at `real`, if it may be read: a regular file within
+ * `maxBytes`. Decided before anything is opened (a FIFO or a device could
+ * block; a bucket's object is sized by its listing, before any byte is downloaded).
+ */
+async function checkFile(fs: SkillsFileSystem, real: string, maxBytes: number): Promise<FileStats | Refusal> {
+  let stats: FileStats;
+  try {
+    stats = await fs.stat(real);
+  } catch (error) {
+    return fileProblem(error, 'read');
+  }
+  if (!stats.isFile()) return refuse('not-a-file', 'it is not a regular file (a folder, pipe or device), so it cannot be read.');
+  if (stats.size > maxBytes) {
+    return refuse(
+      'too-large',
+      `it is ${formatBytes(stats.size)}, over the ${formatBytes(maxBytes)} limit for one file (maxFileSize). ` +
+        "Follow the skill's instructions for using it without reading it.",
+    );
+  }
+  return stats;
+}
+
+function budgetSpent(skill: Skill, spent: number, maxSkillSize: number): Refusal {
+  return refuse(
+    'budget',
+    `this run has already read ${formatBytes(spent)} from skill "${skill.metadata.name}", ` +
+      `the limit per skill (maxSkillSize ${formatBytes(maxSkillSize)}). Work with what you have read.`,
+  );
+}
+
+function overBudget(window: LineWindow, bytes: number, remaining: number, maxSkillSize: number): Refusal {
+  return refuse(
+    'budget',
+    `lines ${window.startLine}-${window.endLine} are ${formatBytes(bytes)}, but only ${formatBytes(remaining)} of the per-skill read limit ` +
+      `(maxSkillSize ${formatBytes(maxSkillSize)}) is left in this run. Ask for fewer lines with \`limit\`.`,
+  );
 }
 
 interface CacheEntry {
@@ -284,7 +298,8 @@ async function checkTarget(fs: SkillsFileSystem, isSecret: SecretMatcher, skill:
     return refuse('unreadable', `the skill folder cannot be read any more (${errorReason(error)}).`);
   }
   try {
-    real = await fs.realpath(join(skill.directory, ...resource.path.split('/')));
+    // Plain concatenation (no path.join): an s3:// folder's `//` must survive.
+    real = await fs.realpath(childPath(skill.directory, resource.path.split('/').join(sep)));
   } catch (error) {
     return fileProblem(error, 'read');
   }

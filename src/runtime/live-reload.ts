@@ -8,6 +8,7 @@ import type { ResolvedOptions } from '../config/options.js';
 import type { HostLogger } from '../index/types.js';
 import { WatchProblem, type SkillsWatcher, type WatchMode } from '../watch/watch.js';
 import { startWatching } from '../watch/start.js';
+import { isS3Url } from '../storage/s3-url.js';
 
 /** How long an index is kept while the watcher cannot see every folder (cacheTtl, if shorter, wins). */
 export const UNWATCHED_TTL = 60_000;
@@ -26,19 +27,23 @@ export class LiveReload {
     onChange: () => void,
   ) {
     // Options already checked by options.ts: no second check.
-    this.watcher = startWatching(options.directories, {
-      fs: options.fs,
-      debounceMs: options.watch.debounceMs,
-      signal: options.signal,
-      onChange: () => {
-        onChange();
-        cache.invalidate();
+    // Buckets are checked by the refresh loop (source/bucket-source.ts), not watched.
+    this.watcher = startWatching(
+      options.directories.filter((directory) => !isS3Url(directory)),
+      {
+        fs: options.fs,
+        debounceMs: options.watch.debounceMs,
+        signal: options.signal,
+        onChange: () => {
+          onChange();
+          cache.invalidate();
+        },
+        onError: (error) => this.problems.push(error),
+        onModeChange: (mode) => {
+          this.modeChange = mode;
+        },
       },
-      onError: (error) => this.problems.push(error),
-      onModeChange: (mode) => {
-        this.modeChange = mode;
-      },
-    });
+    );
     // A discovery that ran during the start walk may have missed a change in a folder not yet watched.
     void this.watcher.ready.then(() => {
       if (cache.peek()) cache.invalidate();

@@ -4,13 +4,14 @@
  * index cache calls `load` and `toIndex`; nothing here is per request.
  */
 import { SkillUnavailableError } from '../config/errors.js';
-import { discover, loadSkillContent } from '../discover/discover.js';
+import { discover, loadSkillContent, type DiscoverMode } from '../discover/discover.js';
 import { resourceLimits, type ResourceLimits } from '../discover/resources.js';
 import { createLimiter, MAX_CONCURRENT_FS_CALLS } from '../base/concurrency.js';
-import type { ResolvedOptions } from '../config/options.js';
+import { resolveOptions, type ResolvedOptions, type SkillsOptions } from '../config/options.js';
 import { checkSkillFile, readPrebuiltIndex, type PrebuiltRankerData, type SkillStamps } from './prebuilt-index.js';
 import { createLazySkillIndex, createSkillIndex, type SkillIndex, type SkillLoader } from '../index/skill-index.js';
 import type { DiscoveryResult } from '../index/types.js';
+import { BucketRefresh } from './bucket-source.js';
 
 export interface SkillSource {
   /** The skills as they are now: the prebuilt index while it is usable, else a scan. */
@@ -22,10 +23,51 @@ export interface SkillSource {
   rankerDataOf(index: SkillIndex): PrebuiltRankerData | undefined;
   /** The skill vectors block a prebuilt index held for `index`, as stored (src/meaning/vector-file.ts decodes it). */
   vectorsOf(index: SkillIndex): unknown;
+  /** The checks of the s3:// places (undefined without any): the middleware starts, reports and closes them. */
+  buckets: BucketRefresh | undefined;
 }
 
-/** `limits`: how resources are listed, at discovery and at activation (the middleware makes it once, with its reader's matcher). */
-export function createSkillSource(options: ResolvedOptions, limits: ResourceLimits = resourceLimits(options)): SkillSource {
+/** A discovery, without the s3:// places storage has not listed yet (each reported by a warning). */
+export async function discoverWithBuckets(
+  options: ResolvedOptions,
+  buckets: BucketRefresh | undefined,
+  mode: DiscoverMode,
+  limits?: ResourceLimits,
+): Promise<DiscoveryResult> {
+  if (!buckets) return discover(options, mode, limits);
+  const { leaveOut, diagnostics } = await buckets.beforeDiscovery();
+  const directories = options.directories.filter((directory) => !leaveOut.has(directory));
+  const scanned = await discover({ ...options, directories }, mode, limits);
+  return { ...scanned, scannedDirectories: options.directories, warnings: [...diagnostics, ...scanned.warnings] };
+}
+
+/**
+ * Public entry: check options (throws SkillsConfigError on mistakes), then
+ * discover: every skill read in full, s3:// places listed first (each
+ * waited for at most `storageWait`).
+ */
+export async function discoverSkills(options: SkillsOptions): Promise<DiscoveryResult> {
+  const resolved = resolveOptions(options);
+  const buckets = resolved.buckets
+    ? new BucketRefresh(resolved.buckets, { refresh: 0, storageWait: resolved.storageWait, onChange: () => undefined })
+    : undefined;
+  try {
+    return await discoverWithBuckets(resolved, buckets, {});
+  } finally {
+    // No retry outlives the call.
+    buckets?.close();
+  }
+}
+
+/**
+ * `limits`: how resources are listed, at discovery and at activation (the middleware makes it once, with its reader's matcher).
+ * `onStorageChange`: called when an s3:// place's listing changed (the middleware rebuilds its index).
+ */
+export function createSkillSource(
+  options: ResolvedOptions,
+  limits: ResourceLimits = resourceLimits(options),
+  onStorageChange: () => void = () => undefined,
+): SkillSource {
   // Activation reads share one bound, like discovery's, so a burst of use_skill calls cannot exhaust file handles.
   const activationReads = createLimiter(MAX_CONCURRENT_FS_CALLS);
   // An unusable index is reported once, then scanning takes over for good.
@@ -34,38 +76,27 @@ export function createSkillSource(options: ResolvedOptions, limits: ResourceLimi
   const rankerData = new WeakMap<SkillIndex, PrebuiltRankerData>();
   const vectorData = new WeakMap<SkillIndex, unknown>();
 
+  const buckets = options.buckets
+    ? new BucketRefresh(options.buckets, { refresh: options.refresh, storageWait: options.storageWait, onChange: onStorageChange })
+    : undefined;
+
   async function load(): Promise<DiscoveryResult> {
     if (indexFile !== undefined) {
       const read = await readPrebuiltIndex(indexFile, options);
       if (read.ok) return read.result;
       indexFile = undefined;
-      const scanned = await discover(options, { frontmatterOnly: true }, limits);
+      const scanned = await scan(true);
       return { ...scanned, warnings: [read.diagnostic, ...scanned.warnings] };
     }
-    return discover(options, { frontmatterOnly: !options.preload }, limits);
+    return scan(!options.preload);
   }
+
+  const scan = (frontmatterOnly: boolean): Promise<DiscoveryResult> => discoverWithBuckets(options, buckets, { frontmatterOnly }, limits);
 
   function toIndex(result: DiscoveryResult, loadedAt: number): SkillIndex {
     if (options.preload && !('stamps' in result)) return createSkillIndex(result, loadedAt);
     const stamps = 'stamps' in result ? (result.stamps as SkillStamps) : undefined;
-    const loader: SkillLoader = (entry) =>
-      activationReads(async () => {
-        const stamp = stamps?.of(entry);
-        if (stamp) {
-          // Never stale text: a SKILL.md that changed since the build is refused until the index is rebuilt.
-          const check = await checkSkillFile(options.fs, entry, stamp);
-          if (check.status !== 'unchanged') {
-            throw new SkillUnavailableError({
-              skill: check.skill,
-              path: check.path,
-              reason: 'stale',
-              detail: check.detail,
-              message: check.message,
-            });
-          }
-        }
-        return loadSkillContent(entry, options.fs, limits);
-      });
+    const loader = skillLoader(options, limits, activationReads, stamps);
     // A prebuilt index's entries come straight from JSON.parse and its path decoder: no compact copies (see `compact`).
     const index = createLazySkillIndex(result, loader, loadedAt, stamps !== undefined);
     const ranker = 'ranker' in result ? (result.ranker as PrebuiltRankerData | undefined) : undefined;
@@ -82,5 +113,33 @@ export function createSkillSource(options: ResolvedOptions, limits: ResourceLimi
     },
     rankerDataOf: (index) => rankerData.get(index),
     vectorsOf: (index) => vectorData.get(index),
+    buckets,
   };
+}
+
+/** Reads a skill's instructions and resources at activation, refusing a SKILL.md changed since a prebuilt index was built. */
+function skillLoader(
+  options: ResolvedOptions,
+  limits: ResourceLimits,
+  activationReads: ReturnType<typeof createLimiter>,
+  stamps: SkillStamps | undefined,
+): SkillLoader {
+  return (entry) =>
+    activationReads(async () => {
+      const stamp = stamps?.of(entry);
+      if (stamp) {
+        // Never stale text: a SKILL.md that changed since the build is refused until the index is rebuilt.
+        const check = await checkSkillFile(options.fs, entry, stamp);
+        if (check.status !== 'unchanged') {
+          throw new SkillUnavailableError({
+            skill: check.skill,
+            path: check.path,
+            reason: 'stale',
+            detail: check.detail,
+            message: check.message,
+          });
+        }
+      }
+      return loadSkillContent(entry, options.fs, limits);
+    });
 }

@@ -1,0 +1,126 @@
+// The object-storage rows (issue 30): skills in a bucket on a local
+// S3-compatible server (s3rver in its own process, as in the tests), against
+// the floor any engineer would write first: one listing, then a GET of every
+// SKILL.md with 64 requests in flight, through the same SDK client settings.
+// Reported: our first request from a listing over 2,000 skills (target <=
+// 1.3x the floor), a quiet refresh check, and at 20,000 skills the listing,
+// the first request and the heap. Each figure is a median of reps taken in
+// one process, ours and the floor alternating.
+import { spawn } from 'node:child_process';
+import { readFile } from 'node:fs/promises';
+import { join, relative, sep } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { CreateBucketCommand, GetObjectCommand, ListObjectsV2Command, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import * as api from '../dist/index.js';
+import { plainContext } from './plain-ctx.mjs';
+import { gc, median, pool, timeAsync } from './stats.mjs';
+import { writeWorkload } from './workload.mjs';
+
+const CHILD = fileURLToPath(new URL('../test/helpers/s3/s3rver-child.mjs', import.meta.url));
+const CREDENTIALS = { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' };
+const FLOOR_IN_FLIGHT = 64;
+
+function startS3rver(directory) {
+  const child = spawn(process.execPath, ['--openssl-legacy-provider', CHILD, directory], { stdio: ['pipe', 'pipe', 'inherit'] });
+  return new Promise((resolve, reject) => {
+    child.stdout.once('data', (chunk) => resolve({ child, port: JSON.parse(chunk.toString().split('\n')[0]).port }));
+    child.once('exit', (code) => reject(new Error(`s3rver exited with ${code}`)));
+  });
+}
+
+async function filesUnder(root, dir = root) {
+  const { readdir } = await import('node:fs/promises');
+  const entries = await readdir(dir, { withFileTypes: true });
+  const nested = await Promise.all(
+    entries.map((e) => (e.isDirectory() ? filesUnder(root, join(dir, e.name)) : [relative(root, join(dir, e.name))])),
+  );
+  return nested.flat();
+}
+
+/** Upload every file under `root` to `prefix` (`skillsOnly`: the SKILL.md files alone). */
+async function upload(client, bucket, root, prefix, skillsOnly) {
+  const files = (await filesUnder(root)).filter((file) => !skillsOnly || file.endsWith('SKILL.md'));
+  await pool(files, 64, async (file) => {
+    const key = prefix + file.split(sep).join('/');
+    await client.send(new PutObjectCommand({ Bucket: bucket, Key: key, Body: await readFile(join(root, file)) }));
+  });
+  return files.length;
+}
+
+/** The floor: list the prefix, then GET every SKILL.md, 64 in flight; nothing parsed. */
+async function floor(client, bucket, prefix) {
+  const keys = [];
+  let token;
+  do {
+    const page = await client.send(new ListObjectsV2Command({ Bucket: bucket, Prefix: prefix, ContinuationToken: token }));
+    for (const item of page.Contents ?? []) if (item.Key.endsWith('/SKILL.md')) keys.push(item.Key);
+    token = page.IsTruncated ? page.NextContinuationToken : undefined;
+  } while (token);
+  await pool(keys, FLOOR_IN_FLIGHT, async (key) =>
+    (await client.send(new GetObjectCommand({ Bucket: bucket, Key: key }))).Body.transformToString(),
+  );
+  return keys.length;
+}
+
+/** Our first request: a new middleware, one request, the skills it saw. */
+async function firstRequest(s3, place) {
+  // storageWait: the first request waits for the whole listing here (its default bounds a request on slow storage).
+  const middleware = api.skillsMiddleware({ directories: [place], s3, rankInstructions: false, refresh: 0, storageWait: 600_000 });
+  const ctx = plainContext([{ role: 'user', content: 'Review my pull request.' }]);
+  await middleware(ctx, async () => {});
+  await middleware.close();
+  return api.getSkills(ctx)?.skills.length ?? 0;
+}
+
+export async function benchS3({ temp, quick, row, results, log }) {
+  const server = await startS3rver(join(temp, 's3rver'));
+  const endpoint = `http://127.0.0.1:${server.port}`;
+  const config = { endpoint, region: 'us-east-1', credentials: CREDENTIALS, forcePathStyle: true };
+  const client = new S3Client(config);
+  const bucket = 'bench';
+  await client.send(new CreateBucketCommand({ Bucket: bucket }));
+  const figures = {};
+  try {
+    const sizes = quick ? [2000] : [2000, 20000];
+    for (const size of sizes) {
+      log(`[bench] s3: writing and uploading ${size} skills...`);
+      const workload = await writeWorkload(join(temp, `s3-lib-${size}`), size, 30_000 + size);
+      // At 20,000 the SKILL.md files alone (s3rver takes minutes for every resource file): listing, first request, heap.
+      const objects = await upload(client, bucket, workload.root, `lib-${size}/`, size > 2000);
+      const place = `s3://${bucket}/lib-${size}/`;
+      const reps = size > 2000 ? 3 : quick ? 2 : 5;
+      const ours = [];
+      const floors = [];
+      let seen = 0;
+      for (let i = 0; i < reps; i++) {
+        floors.push((await timeAsync(() => floor(client, bucket, `lib-${size}/`))).ms);
+        const timed = await timeAsync(() => firstRequest(config, place));
+        ours.push(timed.ms);
+        seen = timed.value;
+      }
+      const ratio = median(ours) / median(floors);
+      const section = `s3 ${size}`;
+      row(section, `first request from a listing (${objects} objects, ${seen} skills)`, median(ours), 'ms');
+      row(section, 'floor: listing + GET every SKILL.md, 64 in flight', median(floors), 'ms');
+      row(section, 'first request / floor', ratio, 'x', size === 2000 ? '<= 1.3' : 'reported', size === 2000 ? ratio <= 1.3 : undefined);
+      gc();
+      const before = process.memoryUsage().heapUsed;
+      const middleware = api.skillsMiddleware({
+        directories: [place],
+        s3: config,
+        rankInstructions: false,
+        refresh: 0,
+        storageWait: 600_000,
+      });
+      await middleware(plainContext([{ role: 'user', content: 'hello' }]), async () => {});
+      gc();
+      const heapMb = (process.memoryUsage().heapUsed - before) / 1024 / 1024;
+      await middleware.close();
+      row(section, 'heap held by a middleware after its first request', heapMb, 'MB', 'reported');
+      figures[size] = { objects, skills: seen, oursMs: ours, floorMs: floors, ratio, heapMb };
+    }
+  } finally {
+    server.child.kill();
+  }
+  results.s3 = figures;
+}

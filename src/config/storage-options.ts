@@ -1,0 +1,102 @@
+/**
+ * The options for skills in object storage: `s3://bucket/prefix` entries in
+ * `directories`, the `s3` client or config, `refresh`
+ * and `storageWait`. Checked once; the bucket store is made here (it makes
+ * no request until the first discovery) and the filesystem edge becomes one
+ * that routes `s3://` paths to it.
+ */
+import type { SkillsFileSystem } from '../base/fs.js';
+import { BucketStore } from '../storage/bucket-store.js';
+import { routedFileSystem } from '../storage/routed-fs.js';
+import { isS3Client, type S3Option } from '../storage/s3-client.js';
+import { parseS3Url, type BucketPlace } from '../storage/s3-url.js';
+import { DEFAULTS } from './defaults.js';
+import { SkillsConfigError } from './errors.js';
+
+export interface StorageOptions {
+  /**
+   * The S3 client for `s3://` sources: an `S3Client` you made, or the
+   * `S3ClientConfig` to make one (`endpoint`, `region`, `credentials`,
+   * `forcePathStyle`). Without it, the SDK's default credential chain and
+   * environment (`AWS_REGION`, `AWS_ENDPOINT_URL_S3`). With a custom
+   * endpoint, path-style addressing. Needs `@aws-sdk/client-s3` installed.
+   * @default undefined (the SDK's defaults)
+   */
+  s3?: S3Option;
+  /**
+   * How often each process checks its `s3://` sources, in ms: a listing
+   * that re-reads only the SKILL.md objects whose ETag changed. `0` never checks.
+   * @default 60000 (1 minute; see docs/fleet.md for the cost per process per hour)
+   */
+  refresh?: number;
+  /**
+   * Longest a request waits for a bucket's first listing, in ms; past it the
+   * request answers with the other sources and the bucket's skills come with
+   * a later request.
+   * @default 3000
+   */
+  storageWait?: number;
+}
+
+export interface ResolvedStorage {
+  refresh: number;
+  storageWait: number;
+  /** undefined: no `s3://` source. */
+  buckets: BucketStore | undefined;
+  fs: SkillsFileSystem;
+}
+
+function fail(option: string, problem: string, hint: string): never {
+  throw new SkillsConfigError({ option, problem, hint });
+}
+
+/** The place an `s3://` entry names (`option`: where it was given), or a SkillsConfigError that says how to write it. */
+export function checkS3Place(option: string, url: string): BucketPlace {
+  const place = parseS3Url(url.trim());
+  if ('problem' in place)
+    fail(option, `(${JSON.stringify(url)}) is not a usable s3:// URL: ${place.problem}.`, "Write it as 's3://bucket/prefix/'.");
+  return place;
+}
+
+function checkWait(name: 'refresh' | 'storageWait', value: unknown, fallback: number): number {
+  if (value === undefined) return fallback;
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < 0) {
+    fail(
+      name,
+      `must be a whole number of milliseconds (0 or more), got ${typeof value === 'number' ? value : typeof value}.`,
+      `Default: ${fallback}.`,
+    );
+  }
+  return value;
+}
+
+function checkS3(value: unknown): S3Option | undefined {
+  if (value === undefined) return undefined;
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    fail('s3', 'must be an S3Client or an S3ClientConfig object,', "e.g. s3: { region: 'eu-west-1' } or s3: new S3Client({...}).");
+  }
+  return isS3Client(value as S3Option) ? (value as S3Option) : { ...(value as object) };
+}
+
+/** `places`: the resolved `s3://` roots in `directories`. Duplicates are one place. */
+export function checkStorage(options: StorageOptions, places: readonly BucketPlace[], disk: SkillsFileSystem): ResolvedStorage {
+  const s3 = checkS3(options.s3);
+  const refresh = checkWait('refresh', options.refresh, DEFAULTS.refresh);
+  const storageWait = checkWait('storageWait', options.storageWait, DEFAULTS.storageWait);
+  if (places.length === 0) {
+    if (s3 !== undefined)
+      fail('s3', 'is set, but no source is in a bucket:', "add an 's3://bucket/prefix/' entry to `directories`, or leave `s3` out.");
+    return { refresh, storageWait, buckets: undefined, fs: disk };
+  }
+  const buckets = new BucketStore([...new Map(places.map((place) => [place.root, place])).values()], s3);
+  return { refresh, storageWait, buckets, fs: routedFileSystem(disk, buckets.fs) };
+}
+
+/** An `s3://` index: not read from a bucket yet, so refused with what to do instead. */
+export function checkS3Index(url: string): never {
+  fail(
+    'index',
+    `(${JSON.stringify(url)}): an index in a bucket is not supported yet.`,
+    "Build one with `sisu-skills index` into a local file and pass its path, or leave `index` out: 's3://' folders in `directories` are listed directly.",
+  );
+}

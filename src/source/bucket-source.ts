@@ -1,0 +1,182 @@
+/**
+ * Keeping the s3:// places fresh: the first listing, waited for at most
+ * `storageWait` (a request never waits longer on storage); a check every
+ * `refresh` ms, whose listing re-reads only the SKILL.md objects whose ETag
+ * changed (the bucket filesystem keeps the rest); retries with backoff and
+ * jitter while a place cannot be listed. An outage keeps the last good
+ * listing and is logged once; so is the recovery.
+ */
+import { createDiagnostic, type Diagnostic } from '../base/diagnostics.js';
+import type { HostLogger } from '../index/types.js';
+import type { BucketStore, PlaceState } from '../storage/bucket-store.js';
+import { StorageCodes } from '../storage/storage-error.js';
+
+/** First retry after a failed listing, in ms; doubled each failure (with ±20% jitter) up to `refresh` or MAX_BACKOFF_MS. */
+export const FIRST_BACKOFF_MS = 1_000;
+export const MAX_BACKOFF_MS = 60_000;
+/** An object read newer than its listing: list again this soon, in ms. */
+const STALE_RECHECK_MS = 1_000;
+
+interface Note {
+  level: 'warn' | 'info';
+  message: string;
+  fields: Record<string, unknown>;
+}
+
+export interface BucketRefreshSettings {
+  refresh: number;
+  storageWait: number;
+  /** Called when a listing changed what the places hold: the index is rebuilt on the next request. */
+  onChange: () => void;
+  /** Clock for the jitter, for tests. */
+  random?: () => number;
+}
+
+export class BucketRefresh {
+  private timer: ReturnType<typeof setTimeout> | undefined;
+  private failures = 0;
+  private closed = false;
+  private checking: Promise<void> | undefined;
+  private readonly notes: Note[] = [];
+  /** Places in an outage already warned about. */
+  private readonly down = new Set<string>();
+
+  constructor(
+    private readonly store: BucketStore,
+    private readonly settings: BucketRefreshSettings,
+  ) {
+    store.onStale = () => this.schedule(STALE_RECHECK_MS);
+  }
+
+  /**
+   * Before a discovery: list the places never listed, waiting at most
+   * `storageWait`. Returns the roots to leave out of this discovery, each
+   * with the warning that says why; a listing that ends later rebuilds the index.
+   */
+  async beforeDiscovery(): Promise<{ leaveOut: Set<string>; diagnostics: Diagnostic[] }> {
+    const unlisted = this.store.places.filter((state) => !state.listing);
+    if (unlisted.length > 0) {
+      const waited = { over: false };
+      const attempts = unlisted.map((state) =>
+        this.store.list(state).then(
+          () => {
+            if (waited.over) this.settings.onChange();
+          },
+          () => this.scheduleRetry(),
+        ),
+      );
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      const timeout = new Promise<void>((done) => {
+        timer = setTimeout(done, this.settings.storageWait);
+        timer.unref?.();
+      });
+      await Promise.race([Promise.allSettled(attempts), timeout]);
+      clearTimeout(timer);
+      waited.over = true;
+    }
+    const missing = this.store.places.filter((state) => !state.listing);
+    if (missing.length > 0) this.scheduleRetry();
+    return { leaveOut: new Set(missing.map((state) => state.place.root)), diagnostics: missing.map((state) => this.unlisted(state)) };
+  }
+
+  /** Start the checks (each `refresh` ms). Nothing here keeps the process alive. */
+  start(): void {
+    if (this.settings.refresh > 0) this.schedule(this.settings.refresh);
+  }
+
+  /** One check of every place now; resolves when it is done (tests and the CLI call it). */
+  check(): Promise<void> {
+    this.checking ??= this.runCheck().finally(() => {
+      this.checking = undefined;
+    });
+    return this.checking;
+  }
+
+  /** Log what happened since the last request: outages begun (warn) and ended (info). */
+  report(log: HostLogger): void {
+    for (const note of this.notes.splice(0)) log[note.level](note.message, note.fields);
+  }
+
+  close(): void {
+    this.closed = true;
+    clearTimeout(this.timer);
+    this.timer = undefined;
+  }
+
+  private async runCheck(): Promise<void> {
+    this.store.stale = false;
+    const results = await Promise.all(this.store.places.map((state) => this.checkPlace(state)));
+    if (results.some((result) => result === 'changed')) this.settings.onChange();
+    const failing = results.includes('failed');
+    this.failures = failing ? this.failures + 1 : 0;
+    if (failing) this.scheduleRetry();
+    else if (this.store.stale) this.schedule(STALE_RECHECK_MS);
+    else if (this.settings.refresh > 0) this.schedule(this.settings.refresh);
+  }
+
+  private async checkPlace(state: PlaceState): Promise<'changed' | 'same' | 'failed'> {
+    const { root } = state.place;
+    const hadListing = state.listing !== undefined;
+    try {
+      const changed = await this.store.list(state);
+      if (this.down.delete(root)) this.notes.push({ level: 'info', message: '[skills] storage is back', fields: { place: root } });
+      return changed ? 'changed' : 'same';
+    } catch (error) {
+      if (!this.down.has(root)) {
+        this.down.add(root);
+        const fields = { place: root, error: state.problem?.reason ?? String(error), retryInMs: this.backoff() };
+        const message = hadListing ? '[skills] storage unavailable; serving the last good library' : '[skills] storage unavailable';
+        this.notes.push({ level: 'warn', message, fields });
+      }
+      return 'failed';
+    }
+  }
+
+  /** The next retry, after a failed listing. */
+  private scheduleRetry(): void {
+    this.schedule(this.backoff());
+  }
+
+  private backoff(): number {
+    const cap = this.settings.refresh > 0 ? Math.min(this.settings.refresh, MAX_BACKOFF_MS) : MAX_BACKOFF_MS;
+    const base = Math.min(cap, FIRST_BACKOFF_MS * 2 ** Math.min(this.failures, 16));
+    const jitter = 0.8 + 0.4 * (this.settings.random ?? Math.random)();
+    return Math.round(base * jitter);
+  }
+
+  /** One timer at a time: a sooner check replaces a later one. */
+  private schedule(delayMs: number): void {
+    if (this.closed) return;
+    const at = Date.now() + delayMs;
+    if (this.timer && this.nextAt <= at) return;
+    clearTimeout(this.timer);
+    this.nextAt = at;
+    this.timer = setTimeout(() => {
+      this.timer = undefined;
+      void this.check();
+    }, delayMs);
+    this.timer.unref?.();
+  }
+
+  private nextAt = 0;
+
+  /** The warning for a place this discovery goes without. */
+  private unlisted(state: PlaceState): Diagnostic {
+    const { root } = state.place;
+    const problem = state.problem;
+    if (problem && (problem.code === 'EACCES' || problem.code === StorageCodes.noBucket)) {
+      return createDiagnostic(
+        'STORAGE_ACCESS',
+        `${root}/`,
+        `cannot list the skills here: ${problem.reason}. Fix it; the place is listed again every check.`,
+      );
+    }
+    const why = problem ? problem.reason : `no listing within storageWait (${this.settings.storageWait} ms)`;
+    return createDiagnostic(
+      'STORAGE_UNAVAILABLE',
+      root,
+      `skills here are left out for now: ${why}. Requests answer with the other sources; ` +
+        'the listing is retried with backoff and its skills come without a restart.',
+    );
+  }
+}

@@ -1,0 +1,206 @@
+/**
+ * The AWS SDK v3, loaded only when an `s3://` place is configured (it is an
+ * optional peer), and the few requests the package makes through it:
+ * ListObjectsV2 pages, GetObject (whole, ranged, conditional), HeadObject and
+ * PutObject. Signing, XML and retries with backoff and jitter are the SDK's.
+ */
+import type * as SdkModule from '@aws-sdk/client-s3';
+import type { GetObjectCommandOutput, HeadObjectCommandOutput, ListObjectsV2CommandOutput } from '@aws-sdk/client-s3';
+import { StorageCodes, StorageError, httpStatusOf, storageError } from './storage-error.js';
+
+/** An `S3Client` of the user's: anything that sends the SDK's commands. */
+export interface S3ClientLike {
+  send(command: unknown, options?: { abortSignal?: AbortSignal }): Promise<unknown>;
+}
+
+/** The `S3ClientConfig` to make a client from (`endpoint`, `region`, `credentials`, `forcePathStyle`, `maxAttempts`...). */
+export interface S3ConfigLike {
+  endpoint?: unknown;
+  region?: unknown;
+  credentials?: unknown;
+  forcePathStyle?: unknown;
+  maxAttempts?: unknown;
+}
+
+/** The `s3` option: a client you made, or the config to make one. */
+export type S3Option = S3ClientLike | S3ConfigLike;
+
+type Sdk = typeof SdkModule;
+
+/**
+ * Attempts per request (the SDK's standard retry mode: exponential backoff
+ * with jitter, throttling answers such as 503 SlowDown and 429 included).
+ * One more than the SDK's default 3: a throttled bucket gets a 4th chance
+ * before a read is reported as failed.
+ */
+export const DEFAULT_MAX_ATTEMPTS = 4;
+
+/** Keys per ListObjectsV2 page: the most S3 returns. */
+export const LIST_PAGE_SIZE = 1000;
+
+let sdk: Promise<Sdk> | undefined;
+
+/** The SDK, imported once; rejects with a StorageError that says how to install it. */
+export function loadSdk(): Promise<Sdk> {
+  sdk ??= import('@aws-sdk/client-s3').catch((error: unknown) => {
+    sdk = undefined;
+    throw new StorageError(
+      StorageCodes.noSdk,
+      's3:// sources need the AWS SDK v3: run `npm install @aws-sdk/client-s3` (see the README for the versions that run on your Node)',
+      { cause: error },
+    );
+  });
+  return sdk;
+}
+
+export function isS3Client(option: S3Option | undefined): option is S3ClientLike {
+  return typeof (option as { send?: unknown } | undefined)?.send === 'function';
+}
+
+/**
+ * A client from `option`. Without one, the SDK's default credential chain and
+ * environment (AWS_REGION, AWS_ENDPOINT_URL_S3). With a custom endpoint
+ * (given, or from the environment), path-style addressing: MinIO, Ceph RGW
+ * and most self-hosted servers need it.
+ */
+export async function makeClient(option: S3Option | undefined): Promise<S3ClientLike> {
+  if (isS3Client(option)) return option;
+  const { S3Client } = await loadSdk();
+  const config = option ?? {};
+  const customEndpoint =
+    config.endpoint !== undefined || process.env.AWS_ENDPOINT_URL_S3 !== undefined || process.env.AWS_ENDPOINT_URL !== undefined;
+  return new S3Client({ forcePathStyle: customEndpoint, maxAttempts: DEFAULT_MAX_ATTEMPTS, ...(config as Record<string, unknown>) });
+}
+
+export interface ObjectInfo {
+  /** The key relative to the listed prefix. */
+  key: string;
+  size: number;
+  etag: string;
+  /** Last-Modified, in ms since the epoch. */
+  modifiedMs: number;
+}
+
+export interface GotObject {
+  bytes: Uint8Array;
+  etag: string;
+  /** The whole object's size (from Content-Range when a range was asked for). */
+  size: number;
+}
+
+/** The size of the whole object, from `Content-Range: bytes a-b/size`, else the body's length. */
+function totalSize(contentRange: string | undefined, length: number): number {
+  const total = contentRange?.split('/')[1];
+  return total !== undefined && total !== '*' ? Number(total) : length;
+}
+
+export interface GetRequest {
+  /** Bytes `start` to `end`, inclusive. */
+  range?: [number, number];
+  ifNoneMatch?: string;
+  signal?: AbortSignal;
+}
+
+/** The requests the package makes, on one client. */
+export class BucketClient {
+  /** `connect`: the client, made on first use. */
+  constructor(private readonly connect: () => Promise<S3ClientLike>) {}
+
+  /** One ListObjectsV2 page under `prefix`. */
+  async listPage(
+    bucket: string,
+    prefix: string,
+    token: string | undefined,
+    signal?: AbortSignal,
+    pageSize = LIST_PAGE_SIZE,
+  ): Promise<{ objects: ObjectInfo[]; next?: string }> {
+    const { ListObjectsV2Command } = await loadSdk();
+    try {
+      const client = await this.connect();
+      const command = new ListObjectsV2Command({ Bucket: bucket, Prefix: prefix, ContinuationToken: token, MaxKeys: pageSize });
+      const page = (await client.send(command, { abortSignal: signal })) as ListObjectsV2CommandOutput;
+      const objects = (page.Contents ?? []).map((item) => ({
+        key: (item.Key ?? '').slice(prefix.length),
+        size: item.Size ?? 0,
+        etag: item.ETag ?? '',
+        modifiedMs: item.LastModified?.getTime() ?? 0,
+      }));
+      return page.IsTruncated && page.NextContinuationToken ? { objects, next: page.NextContinuationToken } : { objects };
+    } catch (error) {
+      throw storageError(error, 'list', bucket, prefix);
+    }
+  }
+
+  /**
+   * The object (or the range asked for), or undefined when `ifNoneMatch`
+   * still matches: the SDK reports a 304 as an error, told by its status.
+   */
+  async get(bucket: string, key: string, request: GetRequest = {}): Promise<GotObject | undefined> {
+    const { GetObjectCommand } = await loadSdk();
+    let answer: GetObjectCommandOutput;
+    try {
+      const client = await this.connect();
+      const command = new GetObjectCommand({
+        Bucket: bucket,
+        Key: key,
+        Range: request.range ? `bytes=${request.range[0]}-${request.range[1]}` : undefined,
+        IfNoneMatch: request.ifNoneMatch,
+      });
+      answer = (await client.send(command, { abortSignal: request.signal })) as typeof answer;
+    } catch (error) {
+      if (httpStatusOf(error) === 304) return undefined;
+      throw storageError(error, 'get', bucket, key);
+    }
+    return {
+      bytes: await bodyOf(answer, `s3://${bucket}/${key}`),
+      etag: answer.ETag ?? '',
+      size: totalSize(answer.ContentRange, answer.ContentLength ?? 0),
+    };
+  }
+
+  /** HeadObject: the object's size, ETag and date. */
+  async head(bucket: string, key: string): Promise<ObjectInfo> {
+    const { HeadObjectCommand } = await loadSdk();
+    try {
+      const client = await this.connect();
+      const answer = (await client.send(new HeadObjectCommand({ Bucket: bucket, Key: key }))) as HeadObjectCommandOutput;
+      return { key, size: answer.ContentLength ?? 0, etag: answer.ETag ?? '', modifiedMs: answer.LastModified?.getTime() ?? 0 };
+    } catch (error) {
+      throw storageError(error, 'get', bucket, key);
+    }
+  }
+
+  async put(bucket: string, key: string, body: string, contentType: string): Promise<void> {
+    const { PutObjectCommand } = await loadSdk();
+    try {
+      const client = await this.connect();
+      await client.send(new PutObjectCommand({ Bucket: bucket, Key: key, Body: body, ContentType: contentType }));
+    } catch (error) {
+      throw storageError(error, 'put', bucket, key);
+    }
+  }
+}
+
+/**
+ * The whole body of an answer. A body cut off (the connection closed after
+ * the headers) or shorter than Content-Length is a StorageError `truncated`:
+ * worth a retry, never text to parse.
+ */
+async function bodyOf(
+  answer: { Body?: { transformToByteArray(): Promise<Uint8Array> }; ContentLength?: number },
+  where: string,
+): Promise<Uint8Array> {
+  let bytes: Uint8Array;
+  try {
+    bytes = answer.Body ? await answer.Body.transformToByteArray() : new Uint8Array(0);
+  } catch (error) {
+    throw new StorageError(StorageCodes.truncated, `the answer for ${where} was cut off`, { cause: error });
+  }
+  if (answer.ContentLength !== undefined && bytes.length < answer.ContentLength) {
+    throw new StorageError(
+      StorageCodes.truncated,
+      `the answer for ${where} ended early (${bytes.length} of ${answer.ContentLength} bytes)`,
+    );
+  }
+  return bytes;
+}

@@ -1,0 +1,19 @@
+/**
+ * s3rver in a process of its own: it needs `--openssl-legacy-provider`, which
+ * the test process must not run with. Prints its address as one JSON line,
+ * and exits when its parent closes stdin (or dies).
+ */
+import S3rver from 's3rver';
+
+const directory = process.argv[2];
+const server = new S3rver({ port: 0, address: '127.0.0.1', silent: true, directory });
+server.run().then(
+  (address) => process.stdout.write(`${JSON.stringify({ port: address.port })}\n`),
+  (error) => {
+    process.stderr.write(`s3rver failed to start: ${error?.stack}\n`);
+    process.exit(1);
+  },
+);
+process.stdin.on('end', () => process.exit(0));
+process.stdin.on('error', () => process.exit(0));
+process.stdin.resume();

@@ -1,0 +1,191 @@
+/**
+ * Storage faults never fail a request: storage unreachable at the first
+ * request, an outage later, throttling, access denied, no such bucket,
+ * objects changed, vanished or cut off between the listing and the read,
+ * an object over the size limit, a listing over many pages. Real storage
+ * (s3rver) behind a proxy that injects each fault.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { getSkills, skillsMiddleware, type SkillsOptions } from '../src/index.js';
+import { BucketFileSystem } from '../src/storage/bucket-fs.js';
+import { listPlace } from '../src/storage/bucket-listing.js';
+import { BucketClient, makeClient } from '../src/storage/s3-client.js';
+import { parseS3Url, type BucketPlace } from '../src/storage/s3-url.js';
+import { makeBucket, s3Config, type TestBucket } from './helpers/s3/bucket.js';
+import { startProxy, type S3Proxy } from './helpers/s3/proxy.js';
+import { sharedS3rver } from './helpers/s3/server.js';
+import { callTool, compose, conversation, createContext, SKILLS_FIXTURES, type StackContext } from './helpers/stack.js';
+
+let bucket: TestBucket;
+let proxy: S3Proxy;
+
+const skillText = (name: string, body = 'Do the thing.') =>
+  `---\nname: ${name}\ndescription: The ${name} skill, for fault tests.\n---\n${body}\n`;
+
+beforeAll(async () => {
+  bucket = await makeBucket('faults');
+  proxy = await startProxy(await sharedS3rver());
+  await Promise.all(['alpha', 'beta'].map((name) => bucket.put(`lib/${name}/SKILL.md`, skillText(name))));
+});
+afterAll(() => proxy.close());
+
+/** Retries quickly in tests: the SDK's backoff starts at 100 ms. */
+const fast = (extra: Partial<SkillsOptions> = {}): SkillsOptions => ({
+  directories: [SKILLS_FIXTURES, `s3://${bucket.name}/lib/`],
+  s3: s3Config(proxy.endpoint),
+  storageWait: 400,
+  rankInstructions: false,
+  ...extra,
+});
+
+async function ask(middleware: ReturnType<typeof skillsMiddleware>, user = 'Help me.'): Promise<StackContext> {
+  const ctx = createContext({ messages: conversation(user) });
+  await compose([middleware])(ctx);
+  return ctx;
+}
+
+const names = (ctx: StackContext): string[] => getSkills(ctx)?.skills.map((s) => s.metadata.name) ?? [];
+
+const sleep = (ms: number) => new Promise((done) => setTimeout(done, ms));
+
+async function until(check: () => boolean | Promise<boolean>, ms = 4000): Promise<void> {
+  const end = Date.now() + ms;
+  while (!(await check())) {
+    if (Date.now() > end) throw new Error('condition not met in time');
+    await sleep(50);
+  }
+}
+
+describe('storage faults', () => {
+  it('unreachable at the first request: answers with the other sources, warns once, and the skills come when storage is back', async () => {
+    proxy.reset();
+    proxy.faults.down = true;
+    const middleware = skillsMiddleware(fast());
+    const first = await ask(middleware);
+    expect(names(first)).toEqual(['code-review', 'debug', 'deploy-staging', 'explain', 'test-gen']);
+    const warnings = first.log.find('[skills] warning').map((e) => e.args[1] as { code: string; file: string; message: string });
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]).toMatchObject({ code: 'STORAGE_UNAVAILABLE', file: `s3://${bucket.name}/lib` });
+    expect(JSON.stringify(first.log.entries)).not.toContain('S3RVER');
+    const second = await ask(middleware);
+    expect(second.log.find('[skills] warning')).toHaveLength(0);
+    proxy.faults.down = false;
+    // The retry (backoff from 1 s) lists the bucket; the next request has its skills, with no restart.
+    await until(async () => names(await ask(middleware)).includes('alpha'));
+    await middleware.close();
+  });
+
+  it('an outage later: the last good library serves, one warning, then it recovers by itself', async () => {
+    proxy.reset();
+    const middleware = skillsMiddleware(fast({ refresh: 150 }));
+    expect(names(await ask(middleware))).toContain('beta');
+    proxy.faults.down = true;
+    const seen: StackContext[] = [];
+    await until(async () => {
+      const ctx = await ask(middleware);
+      seen.push(ctx);
+      expect(names(ctx)).toContain('beta');
+      return ctx.log.find('[skills] storage unavailable; serving the last good library').length > 0;
+    });
+    for (let i = 0; i < 3; i++) seen.push(await ask(middleware));
+    const warned = seen.flatMap((ctx) => ctx.log.find('[skills] storage unavailable; serving the last good library'));
+    expect(warned).toHaveLength(1);
+    expect(warned[0]?.args[1]).toMatchObject({ place: `s3://${bucket.name}/lib` });
+    proxy.faults.down = false;
+    await until(async () => (await ask(middleware)).log.find('[skills] storage is back').length > 0);
+    await middleware.close();
+  });
+
+  it('throttling (503 SlowDown, 429): bounded retries with backoff, then the listing', async () => {
+    for (const status of [503, 429] as const) {
+      proxy.reset();
+      proxy.faults.fail = { count: 1, status };
+      const middleware = skillsMiddleware(fast({ storageWait: 3000 }));
+      expect(names(await ask(middleware))).toContain('alpha');
+      expect(proxy.log.filter((r) => r.op === 'list').map((r) => r.status)).toEqual([status, 200]);
+      await middleware.close();
+    }
+    // Throttled for good: the request is answered without the bucket once storageWait is over, and the SDK's
+    // retries (backed off with jitter from 500 ms for throttling) stop at maxAttempts (4 by default; 2 here, to be quick).
+    proxy.reset();
+    proxy.faults.fail = { count: 1000, status: 503 };
+    const middleware = skillsMiddleware(fast({ storageWait: 300, s3: s3Config(proxy.endpoint, { maxAttempts: 2 }) }));
+    const ctx = await ask(middleware);
+    expect(names(ctx)).not.toContain('alpha');
+    expect(ctx.log.find('[skills] warning')[0]?.args[1]).toMatchObject({ code: 'STORAGE_UNAVAILABLE' });
+    await middleware.close();
+    await until(() => proxy.count('list') === 2, 3000);
+    await sleep(300);
+    expect(proxy.count('list')).toBe(2);
+  });
+
+  it('access denied or no such bucket: a diagnostic naming what to fix', async () => {
+    proxy.reset();
+    proxy.faults.fail = { count: 1000, status: 403 };
+    proxy.faults.only = (r) => r.op === 'list';
+    let middleware = skillsMiddleware(fast());
+    const denied = await ask(middleware);
+    expect(denied.log.find('[skills] warning')[0]?.args[1]).toMatchObject({
+      code: 'STORAGE_ACCESS',
+      message: expect.stringContaining(`grant s3:ListBucket on arn:aws:s3:::${bucket.name}`),
+    });
+    await middleware.close();
+    proxy.reset();
+    proxy.faults.fail = { count: 1000, status: 403 };
+    proxy.faults.only = (r) => r.op === 'get';
+    middleware = skillsMiddleware(fast());
+    const skipped = (await ask(middleware)).log.find('[skills] skipped').map((e) => e.args[1] as { code: string; message: string });
+    expect(skipped[0]).toMatchObject({
+      code: 'SKILL_UNREADABLE',
+      message: expect.stringContaining(`grant s3:GetObject on arn:aws:s3:::${bucket.name}/lib/`),
+    });
+    await middleware.close();
+    proxy.reset();
+    middleware = skillsMiddleware({ ...fast(), directories: ['s3://no-such-bucket-here/lib/'] });
+    const missing = await ask(middleware);
+    expect(missing.log.find('[skills] warning')[0]?.args[1]).toMatchObject({
+      code: 'STORAGE_ACCESS',
+      message: expect.stringContaining('bucket "no-such-bucket-here" does not exist'),
+    });
+    await middleware.close();
+  });
+
+  it('a body cut off is read again; an object changed or gone since the listing is read as it is now', async () => {
+    const long = skillText('gamma', `${'Long instructions line.\n'.repeat(300)}The end.`);
+    await bucket.put('lib/gamma/SKILL.md', long);
+    proxy.reset();
+    proxy.faults.truncate = 1;
+    proxy.faults.only = (r) => r.path.endsWith('gamma/SKILL.md');
+    const middleware = skillsMiddleware(fast({ refresh: 60_000 }));
+    const ctx = await ask(middleware);
+    expect(names(ctx)).toContain('gamma');
+    expect(proxy.count('get', (r) => r.path.endsWith('gamma/SKILL.md'))).toBe(2);
+    // Changed after the listing: activation reads the new text, and the store lists again soon to catch up.
+    await bucket.put('lib/gamma/SKILL.md', skillText('gamma', `${'Edited line.\n'.repeat(400)}Edited end.`));
+    proxy.reset();
+    expect(await callTool(ctx, 'use_skill', { skill_name: 'gamma' })).toContain('Edited end.');
+    await until(() => proxy.count('list') > 0, 3000);
+    // Gone after the listing: an answer (the last good text, or that it is unavailable), never a thrown request.
+    await bucket.remove('lib/beta/SKILL.md');
+    const answer = await callTool(ctx, 'use_skill', { skill_name: 'beta' });
+    expect(answer).toMatch(/beta/);
+    expect((await ask(middleware)).messages.length).toBeGreaterThan(0);
+    await middleware.close();
+    await bucket.put('lib/beta/SKILL.md', skillText('beta'));
+  });
+
+  it('an object over the size limit is refused before its bytes; a listing of many pages is whole', async () => {
+    const place = parseS3Url(`s3://${bucket.name}/pages/`) as BucketPlace;
+    await Promise.all(Array.from({ length: 20 }, (_, i) => bucket.put(`pages/s${i}/SKILL.md`, skillText(`s${i}`))));
+    await bucket.put('pages/huge/SKILL.md', 'x'.repeat(5000));
+    const client = new BucketClient(() => makeClient(s3Config(proxy.endpoint)));
+    proxy.reset();
+    const listing = await listPlace(client, place, undefined, 3);
+    expect(listing.pages).toBe(7);
+    expect(listing.files.size).toBe(21);
+    const fs = new BucketFileSystem({ client, listingOf: () => listing, onStale: () => undefined, maxObjectBytes: 4096 });
+    proxy.reset();
+    await expect(fs.readFile(`${place.root}/huge/SKILL.md`)).rejects.toMatchObject({ code: 'EFBIG' });
+    expect(proxy.count()).toBe(0);
+  });
+});

@@ -1,0 +1,139 @@
+/**
+ * Live across a fleet: each check is one listing that re-reads only the
+ * SKILL.md objects whose ETag changed; changes reach a running middleware
+ * with no restart while conversations go on; close() stops the checks; and
+ * several processes against one bucket all see a change within refresh + 1 s.
+ */
+import { spawn } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { build } from 'esbuild';
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
+import { getSkills, skillsMiddleware } from '../src/index.js';
+import { makeBucket, s3Config, type TestBucket } from './helpers/s3/bucket.js';
+import { startProxy, type S3Proxy } from './helpers/s3/proxy.js';
+import { sharedS3rver } from './helpers/s3/server.js';
+import { callTool, compose, conversation, createContext, type StackContext } from './helpers/stack.js';
+
+let bucket: TestBucket;
+let proxy: S3Proxy;
+const skillText = (name: string, body = 'Do the thing.') =>
+  `---\nname: ${name}\ndescription: The ${name} skill, for refresh tests.\n---\n${body}\n`;
+
+beforeAll(async () => {
+  bucket = await makeBucket('refresh');
+  proxy = await startProxy(await sharedS3rver());
+  await Promise.all(['one', 'two', 'three'].map((name) => bucket.put(`lib/${name}/SKILL.md`, skillText(name))));
+});
+afterAll(() => proxy.close());
+
+const sleep = (ms: number) => new Promise((done) => setTimeout(done, ms));
+
+async function until(check: () => boolean | Promise<boolean>, ms = 4000): Promise<void> {
+  const end = Date.now() + ms;
+  while (!(await check())) {
+    if (Date.now() > end) throw new Error('condition not met in time');
+    await sleep(25);
+  }
+}
+
+describe('refresh', () => {
+  it('a quiet check is one listing; an edit re-reads that SKILL.md only; add, edit and remove reach a running middleware', async () => {
+    const middleware = skillsMiddleware({
+      directories: [`s3://${bucket.name}/lib/`],
+      s3: s3Config(proxy.endpoint),
+      refresh: 200,
+      rankInstructions: false,
+    });
+    const ask = async (ctx: StackContext = createContext({ messages: conversation('Use $one.') })) => {
+      await compose([middleware])(ctx);
+      return ctx;
+    };
+    const names = async () => getSkills(await ask())?.skills.map((s) => s.metadata.name);
+    onTestFinished(async () => {
+      await bucket.put('lib/three/SKILL.md', skillText('three'));
+      await bucket.remove('lib/four/SKILL.md');
+    });
+    const talk = await ask();
+    expect(await callTool(talk, 'use_skill', { skill_name: 'one' })).toContain('Do the thing.');
+    proxy.reset();
+    await sleep(450);
+    // Quiet checks (every 200 ms; how many fit in 450 ms depends on the timers): listings only, no GET, no HEAD.
+    const quiet = proxy.log.map((r) => r.op);
+    expect(quiet.length).toBeGreaterThanOrEqual(1);
+    expect(quiet.every((op) => op === 'list')).toBe(true);
+
+    await bucket.put('lib/two/SKILL.md', skillText('two', 'Edited.'));
+    await bucket.put('lib/four/SKILL.md', skillText('four'));
+    await bucket.remove('lib/three/SKILL.md');
+    proxy.reset();
+    await until(async () => JSON.stringify(await names()) === JSON.stringify(['four', 'one', 'two']));
+    const gets = proxy.log.filter((r) => r.op === 'get').map((r) => r.path.split('/').slice(-2)[0]);
+    expect(gets.sort()).toEqual(['four', 'two']);
+
+    // The conversation in progress goes on: its next turn runs on the rebuilt index, with "one" still active.
+    talk.messages.push({ role: 'user', content: 'And now?' });
+    await ask(talk);
+    expect(await callTool(talk, 'use_skill', { skill_name: 'two' })).toContain('Edited.');
+    await middleware.close();
+    // A check already in flight may still land; after it, nothing more.
+    await sleep(150);
+    proxy.reset();
+    await sleep(450);
+    expect(proxy.count()).toBe(0);
+  });
+
+  it('a fleet: every process sees a change within refresh + 1 s, and exits by itself after close()', async () => {
+    // Inside node_modules/.cache: the bundle's external packages (the SDK, zod) resolve from there.
+    const cache = fileURLToPath(new URL('../node_modules/.cache', import.meta.url));
+    mkdirSync(cache, { recursive: true });
+    const dir = mkdtempSync(join(cache, 'skills-fleet-'));
+    const script = join(dir, 'fleet-child.mjs');
+    const entry = fileURLToPath(new URL('./helpers/s3/fleet-child.ts', import.meta.url));
+    await build({
+      entryPoints: [entry],
+      bundle: true,
+      platform: 'node',
+      format: 'esm',
+      outfile: script,
+      external: ['@aws-sdk/*', 'zod'],
+      logLevel: 'silent',
+      nodePaths: [fileURLToPath(new URL('../node_modules', import.meta.url))],
+    });
+    const refresh = 500;
+    const processes = 3;
+    const children = Array.from({ length: processes }, () => {
+      const child = spawn(process.execPath, [script, proxy.endpoint, `s3://${bucket.name}/lib/`, String(refresh)], {
+        stdio: ['pipe', 'pipe', 'inherit'],
+        cwd: fileURLToPath(new URL('..', import.meta.url)),
+      });
+      const seen: Array<{ at: number; names: string[] }> = [];
+      let out = '';
+      child.stdout.on('data', (chunk: Buffer) => {
+        out += chunk.toString();
+        const lines = out.split('\n');
+        out = lines.pop() ?? '';
+        for (const line of lines) if (line.startsWith('{')) seen.push(JSON.parse(line) as { at: number; names: string[] });
+      });
+      const exited = new Promise<number | null>((done) => child.once('exit', (code) => done(code)));
+      return { child, seen, exited };
+    });
+    try {
+      await until(() => children.every((c) => c.seen.some((s) => s.names.includes('one'))), 15_000);
+      const published = Date.now();
+      await bucket.put('lib/five/SKILL.md', skillText('five'));
+      await until(() => children.every((c) => c.seen.some((s) => s.names.includes('five'))), refresh + 3000);
+      const delays = children.map((c) => (c.seen.find((s) => s.names.includes('five'))?.at ?? Infinity) - published);
+      console.log(`fleet: ${processes} processes, refresh ${refresh} ms, propagation ms: ${delays.join(', ')}`);
+      expect(Math.max(...delays)).toBeLessThanOrEqual(refresh + 1000);
+      for (const c of children) c.child.stdin.write('close\n');
+      const codes = await Promise.all(children.map((c) => Promise.race([c.exited, sleep(5000).then(() => 'still running')])));
+      expect(codes).toEqual(children.map(() => 0));
+    } finally {
+      for (const c of children) c.child.kill();
+      rmSync(dir, { recursive: true, force: true });
+      await bucket.remove('lib/five/SKILL.md');
+    }
+  });
+});

@@ -1,0 +1,191 @@
+/**
+ * A bucket is a skill source like a folder: the same files give the same
+ * skills, catalog, activation answers and diagnostics, read from disk or
+ * from a real S3-compatible server (s3rver, behind a counting proxy), and
+ * the reads cost what they must.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { discoverSkills, getSkills, skillsMiddleware, type SkillsOptions } from '../src/index.js';
+import type { DiscoveryResult } from '../src/index/types.js';
+import { runCli, type CliIO } from '../src/cli/run.js';
+import { makeBucket, s3Config, type TestBucket } from './helpers/s3/bucket.js';
+import { startProxy, type S3Proxy } from './helpers/s3/proxy.js';
+import { sharedS3rver } from './helpers/s3/server.js';
+import { callTool, compose, conversation, createContext, INVALID_FIXTURES, SKILLS_FIXTURES, type StackContext } from './helpers/stack.js';
+
+let bucket: TestBucket;
+let proxy: S3Proxy;
+let place: string;
+
+beforeAll(async () => {
+  bucket = await makeBucket('source');
+  proxy = await startProxy(await sharedS3rver());
+  await bucket.upload(SKILLS_FIXTURES, 'team/skills/');
+  await bucket.upload(INVALID_FIXTURES, 'team/invalid/');
+  place = `s3://${bucket.name}/team/skills/`;
+});
+afterAll(() => proxy.close());
+
+async function request(options: SkillsOptions, user = 'Please review my code.'): Promise<StackContext> {
+  const middleware = skillsMiddleware(options);
+  const ctx = createContext({ messages: conversation(user) });
+  await compose([middleware])(ctx);
+  await middleware.close();
+  return ctx;
+}
+
+/** The text of a ctx's catalog, with each source's location made the same. */
+function systemText(ctx: StackContext, location: string): string {
+  return (ctx.messages[0]?.content ?? '').split(location).join('<root>');
+}
+
+describe('a bucket as a skill source', () => {
+  it('gives the same skills, resources and catalog as the same files on disk', async () => {
+    const disk = await discoverSkills({ directories: [SKILLS_FIXTURES] });
+    const remote = await discoverSkills({ directories: [place], s3: s3Config(proxy.endpoint) });
+    const root = place.slice(0, -1);
+    const shape = (result: DiscoveryResult, from: string) =>
+      result.skills.map((s) => ({
+        metadata: s.metadata,
+        path: s.path.replace(from, '<root>'),
+        instructions: s.instructions,
+        line: s.instructionsLine,
+        resources: s.resources.map((r) => ({ ...r, absolutePath: r.absolutePath.replace(from, '<root>') })),
+      }));
+    expect(shape(remote, root)).toEqual(shape(disk, SKILLS_FIXTURES));
+    expect(remote.errors).toEqual([]);
+    expect(remote.warnings).toEqual([]);
+    const fromDisk = await request({ directories: [SKILLS_FIXTURES] });
+    const fromBucket = await request({ directories: [place], s3: s3Config(proxy.endpoint) });
+    expect(getSkills(fromBucket)?.skills.map((s) => s.metadata)).toEqual(getSkills(fromDisk)?.skills.map((s) => s.metadata));
+    expect(systemText(fromBucket, root)).toBe(systemText(fromDisk, SKILLS_FIXTURES));
+  });
+
+  it('reads each SKILL.md once at the first request, with a ranged GET, and resources from the listing', async () => {
+    proxy.reset();
+    const middleware = skillsMiddleware({ directories: [place], s3: s3Config(proxy.endpoint), rankInstructions: false });
+    const ctx = createContext({ messages: conversation('Please review my code.') });
+    await compose([middleware])(ctx);
+    const skillGets = proxy.log.filter((r) => r.op === 'get' && r.path.endsWith('/SKILL.md'));
+    expect(proxy.count('list')).toBe(1);
+    expect(skillGets).toHaveLength(5);
+    expect(new Set(skillGets.map((r) => r.path)).size).toBe(5);
+    expect(skillGets.every((r) => r.range === 'bytes=0-4095')).toBe(true);
+    expect(proxy.count('head')).toBe(0);
+
+    // Activation lists resources from the listing: no request per resource; instructions come with one GET, then from the cache.
+    proxy.reset();
+    const answer = await callTool(ctx, 'use_skill', { skill_name: 'code-review' });
+    expect(answer).toContain('references/');
+    const again = createContext({ messages: conversation('Review it again.') });
+    await compose([middleware])(again);
+    await callTool(again, 'use_skill', { skill_name: 'code-review' });
+    expect(proxy.log.filter((r) => r.op !== 'get' || !r.path.endsWith('code-review/SKILL.md'))).toEqual([]);
+    expect(proxy.count('get')).toBeLessThanOrEqual(1);
+    await middleware.close();
+  });
+
+  it('names s3://bucket/key with line and column in diagnostics', async () => {
+    const ctx = await request({ directories: [`s3://${bucket.name}/team/invalid`], s3: s3Config(proxy.endpoint) });
+    const warned = ctx.log.find('[skills] skipped').map((e) => e.args[1] as { file: string; line: number; column: number });
+    const local = await request({ directories: [INVALID_FIXTURES] });
+    const expected = local.log.find('[skills] skipped').map((e) => e.args[1] as { file: string });
+    expect(warned.length).toBe(expected.length);
+    expect(warned.map((d) => d.file).sort()).toEqual(
+      expected.map((d) => d.file.replace(INVALID_FIXTURES, `s3://${bucket.name}/team/invalid`)).sort(),
+    );
+    expect(warned.some((d) => d.line > 0 && d.column > 0)).toBe(true);
+  });
+
+  it("confines read_skill_resource to the skill's prefix, refuses secrets and sizes files from the listing", async () => {
+    const skill = '---\nname: conf\ndescription: Confinement test skill for bucket keys.\n---\nRead references/a.md.\n';
+    await Promise.all([
+      bucket.put('conf/skills/conf/SKILL.md', skill),
+      bucket.put('conf/skills/conf/references/a.md', 'line one\nline two\n'),
+      bucket.put('conf/skills/conf/references/big.txt', 'x'.repeat(4000)),
+      bucket.put('conf/skills/conf/.env', 'TOKEN=1'),
+      bucket.put('conf/skills/conf/credentials.json', '{}'),
+      bucket.put('conf/skills/outside.md', 'not part of the skill'),
+      bucket.put('conf/private.md', 'outside the place'),
+    ]);
+    const middleware = skillsMiddleware({
+      directories: [`s3://${bucket.name}/conf/skills`],
+      s3: s3Config(proxy.endpoint),
+      maxFileSize: 1000,
+    });
+    const ctx = createContext({ messages: conversation('Use $conf please.') });
+    await compose([middleware])(ctx);
+    const listing = await callTool(ctx, 'use_skill', { skill_name: 'conf' });
+    expect(listing).toContain('references/a.md');
+    expect(listing).not.toContain('.env');
+    expect(listing).not.toContain('credentials');
+    proxy.reset();
+    const read = (path: string) => callTool(ctx, 'read_skill_resource', { skill_name: 'conf', path });
+    expect(await read('references/a.md')).toContain('line two');
+    const refused = [
+      '../outside.md',
+      '../../private.md',
+      '%2e%2e/outside.md',
+      '..%2foutside.md',
+      '/conf/private.md',
+      `s3://${bucket.name}/conf/private.md`,
+      '.env',
+      'credentials.json',
+    ];
+    for (const path of refused) expect(await read(path), path).not.toMatch(/not part of the skill|outside the place|TOKEN/);
+    expect(await read('references/big.txt')).toMatch(/over the .* limit/);
+    // Only references/a.md was downloaded: every refusal, the size one included, was decided without a byte.
+    expect(proxy.log.filter((r) => r.op === 'get').map((r) => r.path)).toEqual([`/${bucket.name}/conf/skills/conf/references/a.md`]);
+    await middleware.close();
+  });
+
+  it("the CLI reads s3:// sources with the SDK's environment (validate, list, show, prompt)", async () => {
+    const env = {
+      AWS_ENDPOINT_URL_S3: proxy.endpoint,
+      AWS_REGION: 'us-east-1',
+      AWS_ACCESS_KEY_ID: 'S3RVER',
+      AWS_SECRET_ACCESS_KEY: 'S3RVER',
+    };
+    const saved = Object.fromEntries(Object.keys(env).map((key) => [key, process.env[key]]));
+    Object.assign(process.env, env);
+    try {
+      const cli = async (...argv: string[]) => {
+        const out: string[] = [];
+        const err: string[] = [];
+        const code = await runCli(argv, {
+          cwd: process.cwd(),
+          out: (line: string) => out.push(line),
+          err: (line: string) => err.push(line),
+        } satisfies CliIO);
+        return { code, out: out.join('\n'), err: err.join('\n') };
+      };
+      const listed = await cli('list', place);
+      expect(listed.code).toBe(0);
+      for (const name of ['code-review', 'debug', 'deploy-staging', 'explain', 'test-gen']) expect(listed.out).toContain(name);
+      expect((await cli('validate', place)).code).toBe(0);
+      expect((await cli('show', 'debug', place)).out).toContain('scripts/collect-env.py');
+      expect((await cli('prompt', place)).out).toContain('code-review');
+      const bad = await cli('validate', `s3://${bucket.name}/team/invalid`);
+      expect(bad.code).toBe(1);
+      expect(bad.out).toMatch(new RegExp(`s3://${bucket.name}/team/invalid/unclosed-frontmatter/SKILL.md:\\d+:\\d+ error`));
+    } finally {
+      for (const [key, value] of Object.entries(saved)) {
+        if (value === undefined) delete process.env[key];
+        else process.env[key] = value;
+      }
+    }
+  });
+
+  it('checks the storage options at construction, with a fix in each error', () => {
+    const bad: Array<[SkillsOptions, RegExp]> = [
+      [{ directories: ['s3://Bad_Bucket/x'] }, /`directories\[0\]` .* is not a bucket name/],
+      [{ directories: ['s3://bucket/../x'] }, /cannot hold `\.` or `\.\.`/],
+      [{ directories: ['./skills'], s3: { region: 'eu-west-1' } }, /`s3` is set, but no source is in a bucket/],
+      [{ directories: ['./skills'], index: 's3://bucket/index.json' }, /an index in a bucket is not supported yet/],
+      [{ directories: [place], refresh: -1 }, /`refresh` must be a whole number of milliseconds/],
+      [{ directories: [place], storageWait: 1.5 }, /`storageWait` must be a whole number/],
+      [{ directories: [place], s3: 'us-east-1' as never }, /`s3` must be an S3Client or an S3ClientConfig/],
+    ];
+    for (const [options, message] of bad) expect(() => skillsMiddleware(options), JSON.stringify(options)).toThrow(message);
+  });
+});
