@@ -383,7 +383,7 @@ function keptVocabulary(
 }
 
 /** The k-th largest of values[0, n) (1-based k), by quickselect; reorders `values`. */
-function kthLargest(values: Float64Array, n: number, k: number): number {
+export function kthLargest(values: Float64Array, n: number, k: number): number {
   let low = 0;
   let high = n - 1;
   const target = k - 1;
