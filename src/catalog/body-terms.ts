@@ -48,13 +48,13 @@ const DIGITS = /^\d+$/;
 const LINE_CHARS = 2000;
 
 /** Skills per step of `buildSteps`. */
-const BUILD_STEP = 64;
+const BUILD_STEP = 16;
 
 /** Postings per step of the postings' packing (at 2,000 skills about 400,000 are packed). */
-const PACK_STEP = 65_536;
+const PACK_STEP = 16_384;
 
 /** Terms per step of sorting the kept vocabulary. */
-const SORT_STEP = 8192;
+const SORT_STEP = 2048;
 
 /** BM25 saturation, as in src/catalog/rank.ts. */
 const K1 = 1.2;
@@ -380,8 +380,11 @@ function* keptVocabulary(
   yield;
   const sorted = yield* sortInSteps(kept, SORT_STEP);
   // Flat copies: a term sliced from a body's line would keep the whole line alive.
-  const terms = flatStrings(sorted);
-  yield;
+  const terms: string[] = [];
+  for (let from = 0; from < sorted.length; from += SORT_STEP) {
+    terms.push(...flatStrings(sorted.slice(from, from + SORT_STEP)));
+    yield;
+  }
   const position = new Int32Array(size);
   for (let i = 0; i < terms.length; i++) position[collected.get(terms[i] as string) ?? 0] = i;
   return { terms, vocabulary: vocabularyOf(terms), position };
