@@ -89,17 +89,17 @@ describe('body terms', () => {
   });
 
   it('builds in steps a vocabulary sorted by code unit, each term finding its own postings, past one sorting run', () => {
-    // 100 skills x 90 distinct words: more terms than one sorting run (8,192) and than one step of skills (64).
+    // 100 skills x 30 distinct words: more terms than one sorting run (2,048) and than one step of skills (16).
     const collector = bodyCollectorFor(100);
     const wordOf = (doc: number, i: number): string => `w${((doc * 7919 + i * 104729) % 1_000_003).toString(36)}z`;
-    for (let doc = 0; doc < 100; doc++) collector.add(doc, Array.from({ length: 90 }, (_, i) => wordOf(doc, i)).join(' '));
+    for (let doc = 0; doc < 100; doc++) collector.add(doc, Array.from({ length: 30 }, (_, i) => wordOf(doc, i)).join(' '));
     const steps = collector.buildSteps();
     let step = steps.next();
     let count = 1;
     for (; !step.done; count++) step = steps.next();
     const index = step.value;
     expect(count).toBeGreaterThan(5);
-    expect(index.terms.length).toBe(9_000);
+    expect(index.terms.length).toBe(3_000);
     expect(index.terms).toEqual([...index.terms].sort());
     for (const doc of [0, 57, 99]) {
       const id = index.vocabulary.idOf(stem(wordOf(doc, 3))) ?? -1;
