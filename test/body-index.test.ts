@@ -88,6 +88,25 @@ describe('body terms', () => {
     expect(kept).toEqual(['rollback', 'plan', 'one', 'five']);
   });
 
+  it('builds in steps a vocabulary sorted by code unit, each term finding its own postings, past one sorting run', () => {
+    // 100 skills x 30 distinct words: more terms than one sorting run (2,048) and than one step of skills (16).
+    const collector = bodyCollectorFor(100);
+    const wordOf = (doc: number, i: number): string => `w${((doc * 7919 + i * 104729) % 1_000_003).toString(36)}z`;
+    for (let doc = 0; doc < 100; doc++) collector.add(doc, Array.from({ length: 30 }, (_, i) => wordOf(doc, i)).join(' '));
+    const steps = collector.buildSteps();
+    let step = steps.next();
+    let count = 1;
+    for (; !step.done; count++) step = steps.next();
+    const index = step.value;
+    expect(count).toBeGreaterThan(5);
+    expect(index.terms.length).toBe(3_000);
+    expect(index.terms).toEqual([...index.terms].sort());
+    for (const doc of [0, 57, 99]) {
+      const id = index.vocabulary.idOf(stem(wordOf(doc, 3))) ?? -1;
+      expect(index.postings.doc(index.postings.start(id))).toBe(doc);
+    }
+  });
+
   it('ignores a second body for the same skill, and skills out of range', () => {
     const collector = bodyCollectorFor(1);
     collector.add(0, 'alpha');

@@ -318,6 +318,15 @@ export class PackedPostings implements Postings {
  * 973f996).
  */
 export function packPostings(terms: number, docs: number, list: PostingList): PackedPostings {
+  const steps = packPostingsSteps(terms, docs, list, Infinity);
+  for (;;) {
+    const step = steps.next();
+    if (step.done) return step.value;
+  }
+}
+
+/** `packPostings` in steps of `step` postings, for a build that lets requests run between them. */
+export function* packPostingsSteps(terms: number, docs: number, list: PostingList, step: number): Generator<void, PackedPostings, void> {
   const total = list.term.length;
   const offsets = new Int32Array(terms + 1);
   for (let i = 0; i < total; i++) {
@@ -329,6 +338,7 @@ export function packPostings(terms: number, docs: number, list: PostingList): Pa
   const weights = new Uint16Array(total);
   const fill = offsets.slice(0, terms);
   for (let i = 0; i < total; i++) {
+    if (i % step === step - 1) yield;
     const term = list.term[i] ?? 0;
     const at = fill[term] ?? 0;
     fill[term] = at + 1;

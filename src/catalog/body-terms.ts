@@ -15,7 +15,7 @@
  * scripts/body-rank-experiment.mjs on both labelled sets' train parts, and
  * docs/performance.md.
  */
-import { flatStrings, Int32List, PackedPostings, packPostings, sortedVocabulary, vocabularyOf, type Vocabulary } from '../base/compact.js';
+import { flatStrings, Int32List, PackedPostings, packPostingsSteps, vocabularyOf, type Vocabulary } from '../base/compact.js';
 
 /** How a body is read and weighed; BODY_DEFAULTS are the measured choice. */
 export interface BodyTuning {
@@ -48,7 +48,13 @@ const DIGITS = /^\d+$/;
 const LINE_CHARS = 2000;
 
 /** Skills per step of `buildSteps`. */
-const BUILD_STEP = 256;
+const BUILD_STEP = 16;
+
+/** Postings per step of the postings' packing (at 2,000 skills about 400,000 are packed). */
+const PACK_STEP = 16_384;
+
+/** Terms per step of sorting the kept vocabulary. */
+const SORT_STEP = 2048;
 
 /** BM25 saturation, as in src/catalog/rank.ts. */
 const K1 = 1.2;
@@ -259,18 +265,15 @@ export class BodyCollector {
     yield;
     const chosen = yield* this.choosePostings(idfById);
     yield;
-    const { terms, vocabulary, position } = keptVocabulary(this.terms.vocabulary, chosen.usedIds);
+    const { terms, vocabulary, position } = yield* keptVocabulary(this.terms.vocabulary, chosen.usedIds);
     yield;
     const { term, count } = chosen;
     for (let i = 0; i < count; i++) term[i] = position[term[i] ?? 0] ?? 0;
     const idf = new Float64Array(vocabulary.size);
     for (let id = 0; id < vocabularySize; id++) if (chosen.usedIds[id] === 1) idf[position[id] ?? 0] = idfById[id] ?? 0;
     yield;
-    const postings = packPostings(vocabulary.size, this.size, {
-      term: term.subarray(0, count),
-      doc: chosen.doc.subarray(0, count),
-      weight: chosen.weight.subarray(0, count),
-    });
+    const list = { term: term.subarray(0, count), doc: chosen.doc.subarray(0, count), weight: chosen.weight.subarray(0, count) };
+    const postings = yield* packPostingsSteps(vocabulary.size, this.size, list, PACK_STEP);
     return { terms, vocabulary, postings, idf, size: this.size, read: this.added, rareIdf: idfOf(1, Math.max(this.added, 1)) };
   }
 
@@ -359,31 +362,73 @@ interface ChosenPostings {
   count: number;
 }
 
-/** The vocabulary of the terms used (`usedIds[id] === 1`), numbered in sorted order, and each collector id's position in it. */
-function keptVocabulary(
+/**
+ * The vocabulary of the terms used (`usedIds[id] === 1`), numbered in sorted order, and each collector id's position
+ * in it; yields between its passes (at 2,000 skills the collected vocabulary holds some 100,000 terms).
+ */
+function* keptVocabulary(
   collected: ReadonlyMap<string, number>,
   usedIds: Uint8Array,
-): { terms: readonly string[]; vocabulary: Vocabulary; position: Int32Array } {
+): Generator<void, { terms: readonly string[]; vocabulary: Vocabulary; position: Int32Array }, void> {
   const size = usedIds.length;
-  const names = new Array<string>(size);
-  for (const [name, id] of collected) if (id < size) names[id] = name;
-  const used = new Map<string, number>();
-  const local = new Int32Array(size);
-  for (let id = 0; id < size; id++) {
-    if (usedIds[id] !== 1) continue;
-    local[id] = used.size;
-    used.set(names[id] as string, used.size);
+  const kept: string[] = [];
+  let seen = 0;
+  for (const [name, id] of collected) {
+    if (id < size && usedIds[id] === 1) kept.push(name);
+    if (++seen % (4 * SORT_STEP) === 0) yield;
   }
-  const { terms: sorted, renumbered } = sortedVocabulary(used);
+  yield;
+  const sorted = yield* sortInSteps(kept, SORT_STEP);
   // Flat copies: a term sliced from a body's line would keep the whole line alive.
-  const terms = flatStrings(sorted);
+  const terms: string[] = [];
+  for (let from = 0; from < sorted.length; from += SORT_STEP) {
+    terms.push(...flatStrings(sorted.slice(from, from + SORT_STEP)));
+    yield;
+  }
   const position = new Int32Array(size);
-  for (let id = 0; id < size; id++) if (usedIds[id] === 1) position[id] = renumbered[local[id] ?? 0] ?? 0;
+  for (let i = 0; i < terms.length; i++) position[collected.get(terms[i] as string) ?? 0] = i;
   return { terms, vocabulary: vocabularyOf(terms), position };
 }
 
+/** Distinct `strings` in code-unit order (`Array.prototype.sort`'s), in steps of about `step`: runs sorted natively, then merged. */
+function* sortInSteps(strings: readonly string[], step: number): Generator<void, string[], void> {
+  let runs: string[][] = [];
+  for (let from = 0; from < strings.length; from += step) {
+    runs.push(strings.slice(from, from + step).sort());
+    yield;
+  }
+  while (runs.length > 1) {
+    const merged: string[][] = [];
+    for (let r = 0; r < runs.length; r += 2) {
+      const [first, second] = [runs[r] as string[], runs[r + 1]];
+      merged.push(second ? yield* mergeInSteps(first, second, step) : first);
+    }
+    runs = merged;
+  }
+  return runs[0] ?? [];
+}
+
+/** Sorted distinct `a` and `b` merged, yielding every `step` strings. */
+function* mergeInSteps(a: readonly string[], b: readonly string[], step: number): Generator<void, string[], void> {
+  const out = new Array<string>(a.length + b.length);
+  let i = 0;
+  let j = 0;
+  let k = 0;
+  while (i < a.length && j < b.length) {
+    const x = a[i] as string;
+    const y = b[j] as string;
+    if (x < y) i++;
+    else j++;
+    out[k++] = x < y ? x : y;
+    if (k % step === 0) yield;
+  }
+  while (i < a.length) out[k++] = a[i++] as string;
+  while (j < b.length) out[k++] = b[j++] as string;
+  return out;
+}
+
 /** The k-th largest of values[0, n) (1-based k), by quickselect; reorders `values`. */
-function kthLargest(values: Float64Array, n: number, k: number): number {
+export function kthLargest(values: Float64Array, n: number, k: number): number {
   let low = 0;
   let high = n - 1;
   const target = k - 1;
