@@ -14,6 +14,7 @@ import { parseS3Url, type BucketPlace } from '../src/storage/s3-url.js';
 import { makeBucket, s3Config, type TestBucket } from './helpers/s3/bucket.js';
 import { startProxy, type S3Proxy } from './helpers/s3/proxy.js';
 import { sharedS3rver } from './helpers/s3/server.js';
+import { until as untilEvery } from './helpers/until.js';
 import { callTool, compose, conversation, createContext, SKILLS_FIXTURES, type StackContext } from './helpers/stack.js';
 
 let bucket: TestBucket;
@@ -47,14 +48,7 @@ async function ask(middleware: ReturnType<typeof skillsMiddleware>, user = 'Help
 const names = (ctx: StackContext): string[] => getSkills(ctx)?.skills.map((s) => s.metadata.name) ?? [];
 
 const sleep = (ms: number) => new Promise((done) => setTimeout(done, ms));
-
-async function until(check: () => boolean | Promise<boolean>, ms = 4000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > end) throw new Error('condition not met in time');
-    await sleep(50);
-  }
-}
+const until = (check: () => boolean | Promise<boolean>, ms = 4000) => untilEvery(check, ms, 50);
 
 describe('storage faults', () => {
   it('unreachable at the first request: answers with the other sources, warns once, and the skills come when storage is back', async () => {

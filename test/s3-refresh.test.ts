@@ -14,6 +14,7 @@ import { getSkills, skillsMiddleware } from '../src/index.js';
 import { makeBucket, s3Config, type TestBucket } from './helpers/s3/bucket.js';
 import { startProxy, type S3Proxy } from './helpers/s3/proxy.js';
 import { sharedS3rver } from './helpers/s3/server.js';
+import { until as untilEvery } from './helpers/until.js';
 import { callTool, compose, conversation, createContext, type StackContext } from './helpers/stack.js';
 
 let bucket: TestBucket;
@@ -29,14 +30,7 @@ beforeAll(async () => {
 afterAll(() => proxy.close());
 
 const sleep = (ms: number) => new Promise((done) => setTimeout(done, ms));
-
-async function until(check: () => boolean | Promise<boolean>, ms = 4000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > end) throw new Error('condition not met in time');
-    await sleep(25);
-  }
-}
+const until = (check: () => boolean | Promise<boolean>, ms = 4000) => untilEvery(check, ms, 25);
 
 describe('refresh', () => {
   it('a quiet check is one listing; an edit re-reads that SKILL.md only; add, edit and remove reach a running middleware', async () => {

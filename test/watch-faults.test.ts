@@ -11,9 +11,10 @@
  * the injectable fs, failing watchFolder() the way node does.
  */
 import { fork, type ChildProcess } from 'node:child_process';
-import { chmod, mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
+import { existsSync, realpathSync, statSync } from 'node:fs';
+import { chmod, copyFile, mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -231,6 +232,28 @@ process.send('started');
  * clone under root's home or a `mktemp -d`), so it would die before starting.
  * The bundle needs nothing from the checkout, and the child runs in `temp`.
  */
+/**
+ * A node binary the unprivileged account can run: this one when every folder above it lets others through,
+ * else a copy in the test's folder (CI's Node 22 and 24 live inside the clone, in a private folder).
+ */
+async function nodeRunnableBy(): Promise<string> {
+  const node = realpathSync(process.execPath);
+  if (othersMayRun(node)) return node;
+  const copy = join(temp, 'node');
+  if (!existsSync(copy)) {
+    await copyFile(node, copy);
+    await chmod(copy, 0o755);
+  }
+  return copy;
+}
+
+function othersMayRun(file: string): boolean {
+  for (let path = file; ; path = dirname(path)) {
+    if ((statSync(path).mode & 0o001) === 0) return false;
+    if (dirname(path) === path) return true;
+  }
+}
+
 function standaloneChild(): { env: NodeJS.ProcessEnv; execArgv: string[]; cwd: string } {
   const env = Object.fromEntries(Object.entries(process.env).filter(([key]) => key !== 'NODE_OPTIONS' && !key.startsWith('VITEST')));
   return { env, execArgv: [], cwd: temp };
@@ -252,12 +275,14 @@ class Child {
   static async start(script: string, root: string, uid: number | undefined): Promise<Child> {
     const proc = fork(script, [root], {
       stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
-      ...(uid === undefined ? {} : { uid, gid: uid }),
+      ...(uid === undefined ? {} : { uid, gid: uid, execPath: await nodeRunnableBy() }),
       ...standaloneChild(),
     });
     const child = new Child(proc);
     await new Promise<void>((resolve, reject) => {
       proc.once('message', () => resolve());
+      // A child that cannot be started (EACCES on the binary) fails the test now, not at its timeout.
+      proc.once('error', reject);
       void child.exited.then(({ stderr }) => reject(new Error(`the child ended before starting: ${stderr}`)));
     });
     return child;
