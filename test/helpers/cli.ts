@@ -8,12 +8,11 @@
 import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { copyFile, mkdir, mkdtemp, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { copyFile, mkdir, mkdtemp, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { build as tsupBuild } from 'tsup';
 import { afterAll, beforeAll } from 'vitest';
 import { runCli, type CliIO } from '../../src/cli/run.js';
 
@@ -128,36 +127,62 @@ let building: Promise<string> | undefined;
 /**
  * The package built with the real tsup config, once for what goes into it:
  * the folder is named after a hash of src/, tsup.config.ts and package.json,
- * so suites (in this worker, in the other worker, in a later run) reuse it
+ * so suites (in this worker, in the other workers, in a later run) reuse it
  * while nothing it is built from changed. Five suites each built their own
- * before (a tsup build costs about a second of CPU). A build is made in a
- * folder of its own and renamed into place when complete, so a reader never
- * sees half of one; two workers that build at once keep the first.
+ * before (a tsup build costs about a second of CPU). One worker builds, under
+ * a lock folder; the others wait for its result (before the lock, workers
+ * that started together each built a copy and kept the first).
  */
 function sharedBuild(): Promise<string> {
   building ??= (async () => {
     const target = join(BUILDS, await buildKey());
-    if (existsSync(join(target, 'package.json'))) return target;
     await mkdir(BUILDS, { recursive: true });
-    const scratch = await mkdtemp(join(BUILDS, 'building-'));
-    // tsup's own API with the project's config, in this process (no npx, no second node to start). Type
-    // declarations are the library build's business, not the binary's: skip them to build in a second.
-    await tsupBuild({ config: join(ROOT, 'tsup.config.ts'), silent: true, dts: false, outDir: join(scratch, 'dist') });
-    await copyFile(join(ROOT, 'package.json'), join(scratch, 'package.json'));
-    try {
-      await rename(scratch, target);
-    } catch (error) {
-      // Another worker finished the same build first: use its copy.
-      await rm(scratch, { recursive: true, force: true });
-      if (!existsSync(join(target, 'package.json'))) throw error;
-    }
-    // Builds of sources that are gone (an earlier edit) are only taking room.
-    for (const old of await readdir(BUILDS)) {
-      if (join(BUILDS, old) !== target && !old.startsWith('building-')) await rm(join(BUILDS, old), { recursive: true, force: true });
+    while (!existsSync(join(target, 'package.json'))) {
+      if (await tryLock(`${target}.lock`)) {
+        try {
+          if (!existsSync(join(target, 'package.json'))) await buildInto(target);
+        } finally {
+          await rm(`${target}.lock`, { recursive: true, force: true });
+        }
+      } else await new Promise((done) => setTimeout(done, 100));
     }
     return target;
   })();
   return building;
+}
+
+/** Longest a build may hold its lock: past it, the lock is a crashed run's and is taken over. */
+const STALE_LOCK_MS = 120_000;
+
+/** Takes the lock folder `lock` (true), or says another worker holds it (false). */
+async function tryLock(lock: string): Promise<boolean> {
+  try {
+    await mkdir(lock);
+    return true;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    const held = await stat(lock).catch(() => undefined);
+    if (held && Date.now() - held.mtimeMs > STALE_LOCK_MS) await rm(lock, { recursive: true, force: true });
+    return false;
+  }
+}
+
+/** Builds into a scratch folder, renamed to `target` when complete (a reader never sees half a build). */
+async function buildInto(target: string): Promise<void> {
+  const scratch = await mkdtemp(join(BUILDS, 'building-'));
+  // tsup's own API with the project's config, in this process (no npx, no second node to start), imported only by the
+  // worker that builds (importing it costs most of a second). Type declarations are the library build's business,
+  // not the binary's: skip them to build in a second.
+  const { build } = await import('tsup');
+  await build({ config: join(ROOT, 'tsup.config.ts'), silent: true, dts: false, outDir: join(scratch, 'dist') });
+  await copyFile(join(ROOT, 'package.json'), join(scratch, 'package.json'));
+  await rename(scratch, target);
+  // Builds of sources that are gone (an earlier edit) are only taking room.
+  for (const old of await readdir(BUILDS)) {
+    const path = join(BUILDS, old);
+    if (path !== target && !path.startsWith(`${target}.`) && !old.startsWith('building-') && !old.endsWith('.lock'))
+      await rm(path, { recursive: true, force: true });
+  }
 }
 
 /** A hash of every file a build is made from. */
