@@ -14,6 +14,7 @@ import { parseFrontmatter } from '../src/frontmatter/parse.js';
 import { DESCRIPTION_PLACEHOLDER, isDescriptionPlaceholder } from '../src/metadata/placeholder.js';
 import { validateMetadata } from '../src/metadata/schema.js';
 import { cli, useBuiltBinary, useTempFolder } from './helpers/cli.js';
+import { anyCodePoint } from './helpers/awkward-text.js';
 
 const temp = useTempFolder('mw-skills-cli-init-');
 
@@ -107,7 +108,7 @@ describe('skillFileText', () => {
     '\u{1F600}',
   );
   const descriptions = fc
-    .oneof(fc.string({ unit: yamlish, minLength: 1 }), fc.string({ unit: 'binary', minLength: 1 }), fc.string({ minLength: 1 }))
+    .oneof(fc.string({ unit: yamlish, minLength: 1 }), fc.string({ unit: anyCodePoint, minLength: 1 }), fc.string({ minLength: 1 }))
     .filter((text) => text.trim() !== '' && [...text.trim()].length <= 1024);
 
   it('any description reads back as given (trimmed), by our parser with no diagnostic and by the yaml package', () => {

@@ -15,7 +15,7 @@ import {
   words,
   type RankEntry,
 } from '../src/catalog/rank.js';
-import { awkwardCharacter, awkwardText, awkwardWord } from './helpers/awkward-text.js';
+import { anyCodePoint, awkwardCharacter, awkwardText, awkwardWord } from './helpers/awkward-text.js';
 
 const entries = [
   { name: 'code-review', description: 'Reviews a change for bugs, security and style. Use when asked to review a pull request.' },
@@ -48,7 +48,7 @@ describe('tokenize and stem', () => {
   it('the index build finds the same terms as tokenize, on any text (property)', () => {
     const tricky = awkwardCharacter;
     fc.assert(
-      fc.property(fc.oneof(fc.string({ unit: 'binary' }), fc.string({ unit: tricky, maxLength: 60 })), (text) => {
+      fc.property(fc.oneof(fc.string({ unit: anyCodePoint }), fc.string({ unit: tricky, maxLength: 60 })), (text) => {
         expect(indexTerms(text)).toEqual(tokenize(text));
       }),
       { numRuns: 3000 },
@@ -62,7 +62,7 @@ describe('tokenize and stem', () => {
     // The ASCII split is taken when no letter or digit outside ASCII is in the text: it must give the same words.
     fc.assert(
       fc.property(
-        fc.oneof(fc.string({ unit: 'binary' }), fc.string({ unit: awkwardCharacter, maxLength: 60 }), awkwardText(12)),
+        fc.oneof(fc.string({ unit: anyCodePoint }), fc.string({ unit: awkwardCharacter, maxLength: 60 }), awkwardText(12)),
         (text) => {
           const unicode = text
             .toLowerCase()

@@ -6,6 +6,13 @@
  */
 import fc from 'fast-check';
 
+/**
+ * Any one code point, lone surrogate halves included: what fast-check's
+ * `unit: 'binary'` draws, without its set-up (building that unit maps every
+ * code point once, 3 s of CPU in each test worker that asks for it).
+ */
+export const anyCodePoint = fc.integer({ min: 0, max: 0x10ffff }).map((code) => String.fromCodePoint(code));
+
 /** Single characters (or halves of a surrogate pair) and a few stopwords. */
 export const awkwardCharacter = fc.constantFrom(
   'a',
