@@ -1,8 +1,9 @@
 /**
  * Type test against the real host: a strict TypeScript SISU app, compiled
  * with SISU's own published `.d.ts` from ../shared/sisu and our package from
- * src/index.ts. The app's files are checked; src/ itself is checked by
- * `npm run typecheck`, whose tsconfig must hold the app's settings. Nothing here is a copy of SISU's types, so a drift between
+ * src/index.ts, by compile-app.mjs in a process of its own. The app's files
+ * are checked; src/ itself is checked by `npm run typecheck`, whose tsconfig
+ * must hold the app's settings. Nothing here is a copy of SISU's types, so a drift between
  * our structural host types and SISU's shows up as a compile error.
  *
  * SISU is reached by path from a tsconfig generated into a temporary folder
@@ -12,11 +13,12 @@
  * each ```ts block as its own module; a later block may use the README's first
  * block's `app` (declared for it as SISU's `Agent`).
  */
+import { execFile } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, relative, resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import ts from 'typescript';
+import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -165,12 +167,16 @@ const APP_SETTINGS = {
 
 interface Compiled {
   dir: string;
-  program: ts.Program;
-  /** Problems per root file name, each as "file:line:col TSnnnn message". */
+  /** Every file the program read, as the compiler named it. */
+  sourceFiles: string[];
+  /** Problems per root file name ("(other)" for the rest), each as "file:line:col TSnnnn message". */
   problems: Map<string, string[]>;
 }
 
-function compile(files: Record<string, string>): Compiled {
+const exec = promisify(execFile);
+
+/** Writes `files` and their tsconfig into a new folder and compiles them with compile-app.mjs. */
+async function compile(files: Record<string, string>): Promise<Compiled> {
   const dir = mkdtempSync(join(tmpdir(), 'mw-skills-real-types-'));
   for (const [name, text] of Object.entries(files)) writeFileSync(join(dir, name), text);
   // The repo's compiler settings, plus paths: SISU from ../shared/sisu, our package from src (no build needed).
@@ -188,35 +194,18 @@ function compile(files: Record<string, string>): Compiled {
     files: Object.keys(files),
   };
   writeFileSync(join(dir, 'tsconfig.json'), JSON.stringify(config, null, 2));
-  const parsed = ts.parseJsonConfigFileContent(config, ts.sys, dir);
-  const program = ts.createProgram({ rootNames: parsed.fileNames, options: parsed.options });
-  const problems = new Map<string, string[]>();
-  // The files given, not every file they import: src/ is checked by `npm run typecheck` under the same settings
-  // (asserted below), and checking it again here was a third of this suite's CPU.
-  const roots = program.getRootFileNames().map((name) => program.getSourceFile(name));
-  const diagnostics = [
-    ...parsed.errors,
-    ...program.getOptionsDiagnostics(),
-    ...program.getGlobalDiagnostics(),
-    ...roots.flatMap((file) => [...program.getSyntacticDiagnostics(file), ...program.getSemanticDiagnostics(file)]),
-  ];
-  for (const d of diagnostics) {
-    const text = ts.flattenDiagnosticMessageText(d.messageText, '\n  ');
-    const file = d.file ? relative(d.file.fileName.startsWith(dir) ? dir : ROOT, d.file.fileName) : '(config)';
-    const at = d.file && d.start !== undefined ? d.file.getLineAndCharacterOfPosition(d.start) : undefined;
-    const line = `${file}${at ? `:${at.line + 1}:${at.character + 1}` : ''} TS${d.code} ${text}`;
-    const key = d.file && Object.keys(files).some((n) => join(dir, n) === d.file?.fileName) ? relative(dir, d.file.fileName) : '(other)';
-    problems.set(key, [...(problems.get(key) ?? []), line]);
-  }
-  return { dir, program, problems };
+  const script = fileURLToPath(new URL('compile-app.mjs', import.meta.url));
+  const { stdout } = await exec(process.execPath, [script, dir], { maxBuffer: 64 * 1024 * 1024 });
+  const result = JSON.parse(stdout) as { sourceFiles: string[]; problems: Record<string, string[]> };
+  return { dir, sourceFiles: result.sourceFiles, problems: new Map(Object.entries(result.problems)) };
 }
 
 describe.skipIf(!present)("types against SISU's real .d.ts (../shared/sisu)", () => {
   const usage = readmeUsageBlocks();
   const readmeFiles = Object.fromEntries(usage.map((code, i) => [`readme-usage-${i + 1}.ts`, code]));
   let compiled: Compiled;
-  beforeAll(() => {
-    compiled = compile({ 'app.ts': APP, 'readme-globals.d.ts': README_GLOBALS, ...readmeFiles });
+  beforeAll(async () => {
+    compiled = await compile({ 'app.ts': APP, 'readme-globals.d.ts': README_GLOBALS, ...readmeFiles });
   }, 120_000);
   afterAll(() => {
     if (compiled) rmSync(compiled.dir, { recursive: true, force: true });
@@ -224,7 +213,7 @@ describe.skipIf(!present)("types against SISU's real .d.ts (../shared/sisu)", ()
 
   it('reads SISU from its published .d.ts and our package from src', () => {
     // Real paths on both sides: the compiler follows links (../shared may be one).
-    const files = compiled.program.getSourceFiles().map((f) => realpathSync(f.fileName));
+    const files = compiled.sourceFiles.map((f) => realpathSync(f));
     expect(files).toContain(realpathSync(join(SISU_MODULES, '@sisu-ai/core/dist/types.d.ts')));
     expect(files).toContain(realpathSync(join(SISU_MODULES, '@sisu-ai/mw-register-tools/dist/index.d.ts')));
     expect(files).toContain(realpathSync(join(ROOT, 'src/index.ts')));
@@ -238,9 +227,11 @@ describe.skipIf(!present)("types against SISU's real .d.ts (../shared/sisu)", ()
 
   it("our source is type-checked under the app's strict settings: npm run typecheck's tsconfig has every one of them", () => {
     expect(compiled.problems.get('(other)') ?? []).toEqual([]);
-    const read = ts.readConfigFile(join(ROOT, 'tsconfig.json'), ts.sys.readFile);
-    const repo = read.config as { compilerOptions: Record<string, unknown>; include: string[] };
-    expect(read.error).toBeUndefined();
+    // Plain JSON (no comments in it), read without loading the compiler into the worker.
+    const repo = JSON.parse(readFileSync(join(ROOT, 'tsconfig.json'), 'utf8')) as {
+      compilerOptions: Record<string, unknown>;
+      include: string[];
+    };
     expect(repo.include).toContain('src');
     const lower = (value: unknown): unknown => (typeof value === 'string' ? value.toLowerCase() : value);
     for (const [option, value] of Object.entries(APP_SETTINGS))
