@@ -5,11 +5,18 @@
  * changed (the bucket filesystem keeps the rest); retries with backoff and
  * jitter while a place cannot be listed. An outage keeps the last good
  * listing and is logged once; so is the recovery.
+ *
+ * With a published index (`index: 's3://...'`) nothing is listed: the first
+ * request waits at most `storageWait` for one GET of the index, and each
+ * check is one conditional GET of it (304 while it is unchanged).
  */
 import { createDiagnostic, type Diagnostic } from '../base/diagnostics.js';
-import type { HostLogger } from '../index/types.js';
+import type { ResolvedOptions } from '../config/options.js';
+import { discover, type DiscoverMode } from '../discover/discover.js';
+import type { ResourceLimits } from '../discover/resources.js';
+import type { DiscoveryResult, HostLogger } from '../index/types.js';
 import type { BucketStore, PlaceState } from '../storage/bucket-store.js';
-import { StorageCodes } from '../storage/storage-error.js';
+import { StorageCodes, StorageError } from '../storage/storage-error.js';
 
 /** First retry after a failed listing, in ms; doubled each failure (with ±20% jitter) up to `refresh` or MAX_BACKOFF_MS. */
 export const FIRST_BACKOFF_MS = 1_000;
@@ -40,12 +47,60 @@ export class BucketRefresh {
   private readonly notes: Note[] = [];
   /** Places in an outage already warned about. */
   private readonly down = new Set<string>();
+  /** Checks read the published index, until `useListings` (an index that cannot be used). */
+  private published: boolean;
+  /** Why the published index could not be read last time, cleared by a read that works. */
+  private indexProblem: StorageError | undefined;
 
   constructor(
     private readonly store: BucketStore,
     private readonly settings: BucketRefreshSettings,
   ) {
     store.onStale = () => this.schedule(STALE_RECHECK_MS);
+    this.published = store.index !== undefined;
+  }
+
+  /** From now on checks list the places (the published index cannot be used). */
+  useListings(): void {
+    this.published = false;
+    this.schedule(0);
+  }
+
+  /**
+   * Before a request that starts from the published index: one GET of it when
+   * none has answered yet, waited for at most `storageWait` (a GET that ends
+   * later rebuilds the index). The text and ETag held, or why there are none.
+   */
+  async beforeIndex(): Promise<{ text: string; etag: string | undefined } | { problem: StorageError | undefined }> {
+    const index = this.store.index;
+    if (!index) return { problem: undefined };
+    if (index.text === undefined) {
+      const waited = { over: false };
+      const attempt = index.fetch().then(
+        () => {
+          this.indexProblem = undefined;
+          if (waited.over) this.settings.onChange();
+        },
+        (error: unknown) => {
+          this.indexProblem = asStorageError(error);
+          this.scheduleRetry();
+        },
+      );
+      await this.waitAtMost([attempt]);
+      waited.over = true;
+    }
+    return index.text === undefined ? { problem: this.indexProblem } : { text: index.text, etag: index.etag };
+  }
+
+  /** Wait for `attempts`, or `storageWait` ms, whichever ends first. */
+  private async waitAtMost(attempts: ReadonlyArray<Promise<unknown>>): Promise<void> {
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const timeout = new Promise<void>((done) => {
+      timer = setTimeout(done, this.settings.storageWait);
+      timer.unref?.();
+    });
+    await Promise.race([Promise.allSettled(attempts), timeout]);
+    clearTimeout(timer);
   }
 
   /**
@@ -65,13 +120,7 @@ export class BucketRefresh {
           () => this.scheduleRetry(),
         ),
       );
-      let timer: ReturnType<typeof setTimeout> | undefined;
-      const timeout = new Promise<void>((done) => {
-        timer = setTimeout(done, this.settings.storageWait);
-        timer.unref?.();
-      });
-      await Promise.race([Promise.allSettled(attempts), timeout]);
-      clearTimeout(timer);
+      await this.waitAtMost(attempts);
       waited.over = true;
     }
     const missing = this.store.places.filter((state) => !state.listing);
@@ -105,7 +154,13 @@ export class BucketRefresh {
 
   private async runCheck(): Promise<void> {
     this.store.stale = false;
-    const results = await Promise.all(this.store.places.map((state) => this.checkPlace(state)));
+    const { index } = this.store;
+    const results =
+      this.published && index
+        ? [await this.checkOne(index.url, index.text !== undefined, () => index.fetch())]
+        : await Promise.all(
+            this.store.places.map((state) => this.checkOne(state.place.root, state.listing !== undefined, () => this.store.list(state))),
+          );
     if (results.some((result) => result === 'changed')) this.settings.onChange();
     const failing = results.includes('failed');
     this.failures = failing ? this.failures + 1 : 0;
@@ -114,17 +169,16 @@ export class BucketRefresh {
     else if (this.settings.refresh > 0) this.schedule(this.settings.refresh);
   }
 
-  private async checkPlace(state: PlaceState): Promise<'changed' | 'same' | 'failed'> {
-    const { root } = state.place;
-    const hadListing = state.listing !== undefined;
+  /** One place listed, or the published index read (`root`: its URL), with an outage warned about once and its end said once. */
+  private async checkOne(root: string, hadListing: boolean, read: () => Promise<boolean>): Promise<'changed' | 'same' | 'failed'> {
     try {
-      const changed = await this.store.list(state);
+      const changed = await read();
       if (this.down.delete(root)) this.notes.push({ level: 'info', message: '[skills] storage is back', fields: { place: root } });
       return changed ? 'changed' : 'same';
     } catch (error) {
       if (!this.down.has(root)) {
         this.down.add(root);
-        const fields = { place: root, error: state.problem?.reason ?? String(error), retryInMs: this.backoff() };
+        const fields = { place: root, error: asStorageError(error).reason, retryInMs: this.backoff() };
         const message = hadListing ? '[skills] storage unavailable; serving the last good library' : '[skills] storage unavailable';
         this.notes.push({ level: 'warn', message, fields });
       }
@@ -160,6 +214,18 @@ export class BucketRefresh {
 
   private nextAt = 0;
 
+  /** The warning for the s3:// places a request goes without while the published index cannot be read. */
+  indexUnavailable(): Diagnostic {
+    const url = this.store.index?.url ?? '';
+    const why = this.indexProblem ? this.indexProblem.reason : `no answer within storageWait (${this.settings.storageWait} ms)`;
+    return createDiagnostic(
+      'STORAGE_UNAVAILABLE',
+      url,
+      `the skills in buckets are left out for now: the published index cannot be read (${why}). ` +
+        'Requests answer with the other sources; the index is read again with backoff and its skills come without a restart.',
+    );
+  }
+
   /** The warning for a place this discovery goes without. */
   private unlisted(state: PlaceState): Diagnostic {
     const { root } = state.place;
@@ -178,5 +244,39 @@ export class BucketRefresh {
       `skills here are left out for now: ${why}. Requests answer with the other sources; ` +
         'the listing is retried with backoff and its skills come without a restart.',
     );
+  }
+}
+
+function asStorageError(error: unknown): StorageError {
+  return error instanceof StorageError ? error : new StorageError(StorageCodes.unavailable, String(error), { cause: error });
+}
+
+/** A discovery, without the s3:// places storage has not listed yet (each reported by a warning). */
+export async function discoverWithBuckets(
+  options: ResolvedOptions,
+  buckets: BucketRefresh | undefined,
+  mode: DiscoverMode,
+  limits?: ResourceLimits,
+): Promise<DiscoveryResult> {
+  if (!buckets) return discover(options, mode, limits);
+  const { leaveOut, diagnostics } = await buckets.beforeDiscovery();
+  const directories = options.directories.filter((directory) => !leaveOut.has(directory));
+  const scanned = await discover({ ...options, directories }, mode, limits);
+  return { ...scanned, scannedDirectories: options.directories, warnings: [...diagnostics, ...scanned.warnings] };
+}
+
+/**
+ * One discovery with no checks after it (`discoverSkills`, the CLI, an index
+ * build): s3:// places listed first, each waited for at most `storageWait`.
+ */
+export async function discoverOnce(options: ResolvedOptions, mode: DiscoverMode): Promise<DiscoveryResult> {
+  const buckets = options.buckets
+    ? new BucketRefresh(options.buckets, { refresh: 0, storageWait: options.storageWait, onChange: () => undefined })
+    : undefined;
+  try {
+    return await discoverWithBuckets(options, buckets, mode);
+  } finally {
+    // No retry outlives the call.
+    buckets?.close();
   }
 }

@@ -1,0 +1,58 @@
+/**
+ * The skills of an index published to a bucket (`index: 's3://bucket/key'`):
+ * the text the refresh loop holds, parsed on each load. A republished index
+ * that cannot be used leaves the last good one serving, with its warning; an
+ * index storage cannot deliver yet leaves the s3:// places out of this
+ * request (the other sources answer) until the GET succeeds.
+ */
+import type { Diagnostic } from '../base/diagnostics.js';
+import type { ResolvedOptions } from '../config/options.js';
+import { discover } from '../discover/discover.js';
+import type { ResourceLimits } from '../discover/resources.js';
+import type { DiscoveryResult } from '../index/types.js';
+import { isS3Url } from '../storage/s3-url.js';
+import { isTransient } from '../storage/storage-error.js';
+import type { BucketRefresh } from './bucket-source.js';
+import { parsePrebuiltIndex, publishedIndexUnreadable, type PrebuiltDiscovery } from './prebuilt-index.js';
+
+/** What a load gave: the skills, or why the published index cannot be used at all (the caller lists the places from then on). */
+export type IndexLoad = DiscoveryResult | { unusable: Diagnostic };
+
+export function publishedIndexLoader(
+  options: ResolvedOptions,
+  url: string,
+  buckets: BucketRefresh,
+  limits: ResourceLimits,
+): () => Promise<IndexLoad> {
+  const store = options.buckets;
+  // The last text that parsed: a damaged republish keeps serving it.
+  let good: string | undefined;
+
+  const parsed = (text: string, etag: string | undefined): PrebuiltDiscovery | Diagnostic => {
+    const read = parsePrebuiltIndex(text, url, options);
+    if (!read.ok) return read.diagnostic;
+    good = text;
+    // The skill folders are listed when first used (an activation); a new version forgets the old listings.
+    store?.useSkillFolders(
+      read.result.skills.flatMap((skill) => (isS3Url(skill.directory) ? [skill.directory] : [])),
+      etag,
+    );
+    return read.result;
+  };
+
+  return async () => {
+    const held = await buckets.beforeIndex();
+    if ('text' in held) {
+      const result = parsed(held.text, held.etag);
+      if (!('code' in result)) return result;
+      if (good === undefined) return { unusable: result };
+      const last = parsed(good, undefined);
+      return 'code' in last ? { unusable: result } : { ...last, warnings: [result, ...last.warnings] };
+    }
+    if (held.problem && !isTransient(held.problem)) return { unusable: publishedIndexUnreadable(url, held.problem) };
+    // Storage does not answer yet: the other sources now, the index's skills when its GET succeeds.
+    const local = options.directories.filter((directory) => !isS3Url(directory));
+    const scanned = await discover({ ...options, directories: local }, { frontmatterOnly: true }, limits);
+    return { ...scanned, scannedDirectories: options.directories, warnings: [buckets.indexUnavailable(), ...scanned.warnings] };
+  };
+}
