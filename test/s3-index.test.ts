@@ -9,6 +9,7 @@
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { getSkills, skillsMiddleware, type SkillsOptions } from '../src/index.js';
 import { buildPrebuiltIndex, serializePrebuiltIndex } from '../src/source/prebuilt-index.js';
+import { cliAgainst } from './helpers/s3/cli.js';
 import { makeBucket, s3Config, type TestBucket } from './helpers/s3/bucket.js';
 import { startProxy, type S3Proxy } from './helpers/s3/proxy.js';
 import { sharedS3rver } from './helpers/s3/server.js';
@@ -156,6 +157,27 @@ describe('a published index', () => {
     const damaged = await untilWarned(middleware, 'INDEX_UNUSABLE');
     expect(names(damaged)).toEqual(['one', 'two']);
     await middleware.close();
+  });
+});
+
+describe('sisu-skills index over s3:// sources', () => {
+  it('publishes with -o s3://bucket/key; a middleware starts from it with one GET; -o naming a folder is wrong usage', async () => {
+    const url = `s3://${bucket.name}/cli/skills.index.json`;
+    const built = await cliAgainst(bucket.endpoint, 'index', place(), '-o', url, '--instructions');
+    expect(built.err).toBe('');
+    expect(built.out).toBe(`Wrote ${url}: 2 skills, 0 errors, 0 warnings.`);
+    expect(built.code).toBe(0);
+    proxy.reset();
+    const middleware = skillsMiddleware(options({ index: url, refresh: 0, rankInstructions: true }));
+    const ctx = await ask(middleware, createContext({ messages: conversation('Do the thing.') }));
+    expect(names(ctx)).toEqual(['one', 'two']);
+    // The instructions' terms are in the index: ranking by them reads no SKILL.md, now or in the background.
+    await middleware.instructionsRanked();
+    expect(proxy.log.map((r) => `${r.op} ${r.path}`)).toEqual([`get /${bucket.name}/cli/skills.index.json`]);
+    await middleware.close();
+    const folder = await cliAgainst(bucket.endpoint, 'index', place(), '-o', `s3://${bucket.name}/cli/`);
+    expect(folder.code).toBe(2);
+    expect(folder.err).toMatch(/names a folder, not an object/);
   });
 });
 

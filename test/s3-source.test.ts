@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { discoverSkills, getSkills, skillsMiddleware, type SkillsOptions } from '../src/index.js';
 import type { DiscoveryResult } from '../src/index/types.js';
-import { runCli, type CliIO } from '../src/cli/run.js';
+import { cliAgainst } from './helpers/s3/cli.js';
 import { makeBucket, s3Config, type TestBucket } from './helpers/s3/bucket.js';
 import { startProxy, type S3Proxy } from './helpers/s3/proxy.js';
 import { sharedS3rver } from './helpers/s3/server.js';
@@ -140,40 +140,16 @@ describe('a bucket as a skill source', () => {
   });
 
   it("the CLI reads s3:// sources with the SDK's environment (validate, list, show, prompt)", async () => {
-    const env = {
-      AWS_ENDPOINT_URL_S3: proxy.endpoint,
-      AWS_REGION: 'us-east-1',
-      AWS_ACCESS_KEY_ID: 'S3RVER',
-      AWS_SECRET_ACCESS_KEY: 'S3RVER',
-    };
-    const saved = Object.fromEntries(Object.keys(env).map((key) => [key, process.env[key]]));
-    Object.assign(process.env, env);
-    try {
-      const cli = async (...argv: string[]) => {
-        const out: string[] = [];
-        const err: string[] = [];
-        const code = await runCli(argv, {
-          cwd: process.cwd(),
-          out: (line: string) => out.push(line),
-          err: (line: string) => err.push(line),
-        } satisfies CliIO);
-        return { code, out: out.join('\n'), err: err.join('\n') };
-      };
-      const listed = await cli('list', place);
-      expect(listed.code).toBe(0);
-      for (const name of ['code-review', 'debug', 'deploy-staging', 'explain', 'test-gen']) expect(listed.out).toContain(name);
-      expect((await cli('validate', place)).code).toBe(0);
-      expect((await cli('show', 'debug', place)).out).toContain('scripts/collect-env.py');
-      expect((await cli('prompt', place)).out).toContain('code-review');
-      const bad = await cli('validate', `s3://${bucket.name}/team/invalid`);
-      expect(bad.code).toBe(1);
-      expect(bad.out).toMatch(new RegExp(`s3://${bucket.name}/team/invalid/unclosed-frontmatter/SKILL.md:\\d+:\\d+ error`));
-    } finally {
-      for (const [key, value] of Object.entries(saved)) {
-        if (value === undefined) delete process.env[key];
-        else process.env[key] = value;
-      }
-    }
+    const cli = (...argv: string[]) => cliAgainst(proxy.endpoint, ...argv);
+    const listed = await cli('list', place);
+    expect(listed.code).toBe(0);
+    for (const name of ['code-review', 'debug', 'deploy-staging', 'explain', 'test-gen']) expect(listed.out).toContain(name);
+    expect((await cli('validate', place)).code).toBe(0);
+    expect((await cli('show', 'debug', place)).out).toContain('scripts/collect-env.py');
+    expect((await cli('prompt', place)).out).toContain('code-review');
+    const bad = await cli('validate', `s3://${bucket.name}/team/invalid`);
+    expect(bad.code).toBe(1);
+    expect(bad.out).toMatch(new RegExp(`s3://${bucket.name}/team/invalid/unclosed-frontmatter/SKILL.md:\\d+:\\d+ error`));
   });
 
   it('checks the storage options at construction, with a fix in each error', () => {

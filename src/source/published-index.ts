@@ -10,7 +10,9 @@ import type { ResolvedOptions } from '../config/options.js';
 import { discover } from '../discover/discover.js';
 import type { ResourceLimits } from '../discover/resources.js';
 import type { DiscoveryResult } from '../index/types.js';
-import { isS3Url } from '../storage/s3-url.js';
+import { checkS3Index } from '../config/storage-options.js';
+import { BucketClient, makeClient } from '../storage/s3-client.js';
+import { isS3Url, splitS3Path } from '../storage/s3-url.js';
 import { isTransient } from '../storage/storage-error.js';
 import type { BucketRefresh } from './bucket-source.js';
 import { parsePrebuiltIndex, publishedIndexUnreadable, type PrebuiltDiscovery } from './prebuilt-index.js';
@@ -55,4 +57,23 @@ export function publishedIndexLoader(
     const scanned = await discover({ ...options, directories: local }, { frontmatterOnly: true }, limits);
     return { ...scanned, scannedDirectories: options.directories, warnings: [buckets.indexUnavailable(), ...scanned.warnings] };
   };
+}
+
+/**
+ * `-o s3://bucket/key` of `sisu-skills index`: the object to publish to
+ * (throws SkillsConfigError when the URL names no object), or undefined for
+ * a file on disk.
+ */
+export function publishTarget(output: string): string | undefined {
+  return isS3Url(output.trim()) ? checkS3Index(output) : undefined;
+}
+
+/**
+ * Put the index at `url` with one PutObject, with a client from the SDK's
+ * environment (AWS_REGION, AWS_ENDPOINT_URL_S3, the credential chain). S3
+ * replaces an object whole: a reader gets the old index or the new one.
+ */
+export async function publishIndex(url: string, text: string): Promise<void> {
+  const { bucket, key } = splitS3Path(url);
+  await new BucketClient(() => makeClient(undefined)).put(bucket, key, text, 'application/json');
 }
