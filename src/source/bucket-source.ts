@@ -17,6 +17,7 @@ import type { ResourceLimits } from '../discover/resources.js';
 import type { DiscoveryResult, HostLogger } from '../index/types.js';
 import type { BucketStore, PlaceState } from '../storage/bucket-store.js';
 import { StorageCodes, StorageError } from '../storage/storage-error.js';
+import { isS3Url } from '../storage/s3-url.js';
 
 /** First retry after a failed listing, in ms; doubled each failure (with ±20% jitter) up to `refresh` or MAX_BACKOFF_MS. */
 export const FIRST_BACKOFF_MS = 1_000;
@@ -49,6 +50,10 @@ export class BucketRefresh {
   private readonly down = new Set<string>();
   /** Checks read the published index, until `useListings` (an index that cannot be used). */
   private published: boolean;
+  /** The first discovery that reads the bucket places' SKILL.md objects: in flight, or done. */
+  private firstRead: Promise<DiscoveryResult> | 'done' | undefined;
+  /** Whether a request stopped waiting for it (its end then rebuilds the index). */
+  private lateRead = false;
   /** Why the published index could not be read last time, cleared by a read that works. */
   private indexProblem: StorageError | undefined;
 
@@ -92,15 +97,16 @@ export class BucketRefresh {
     return index.text === undefined ? { problem: this.indexProblem } : { text: index.text, etag: index.etag };
   }
 
-  /** Wait for `attempts`, or `storageWait` ms, whichever ends first. */
-  private async waitAtMost(attempts: ReadonlyArray<Promise<unknown>>): Promise<void> {
+  /** Wait for `attempts`, or `ms` (`storageWait`), whichever ends first; true when they all ended. */
+  private async waitAtMost(attempts: ReadonlyArray<Promise<unknown>>, ms = this.settings.storageWait): Promise<boolean> {
     let timer: ReturnType<typeof setTimeout> | undefined;
-    const timeout = new Promise<void>((done) => {
-      timer = setTimeout(done, this.settings.storageWait);
+    const timeout = new Promise<false>((done) => {
+      timer = setTimeout(() => done(false), ms);
       timer.unref?.();
     });
-    await Promise.race([Promise.allSettled(attempts), timeout]);
+    const ended = await Promise.race([Promise.allSettled(attempts).then(() => true), timeout]);
     clearTimeout(timer);
+    return ended;
   }
 
   /**
@@ -126,6 +132,45 @@ export class BucketRefresh {
     const missing = this.store.places.filter((state) => !state.listing);
     if (missing.length > 0) this.scheduleRetry();
     return { leaveOut: new Set(missing.map((state) => state.place.root)), diagnostics: missing.map((state) => this.unlisted(state)) };
+  }
+
+  /**
+   * The first discovery over listed bucket places (`read`), waited for until
+   * `storageWait` has passed since `started`. Past it, `others` (a discovery
+   * without the bucket places) answers with a warning, and the first one, still
+   * reading, rebuilds the index when it ends; later requests share it. Once one
+   * has ended, discoveries are waited for whole: the SKILL.md objects are kept
+   * by ETag, so they read only what a refresh found changed.
+   */
+  async withinWait(
+    read: () => Promise<DiscoveryResult>,
+    started: number,
+    others: () => Promise<DiscoveryResult>,
+  ): Promise<DiscoveryResult> {
+    if (this.firstRead === 'done') return read();
+    if (!this.firstRead) {
+      const reading = read();
+      this.firstRead = reading;
+      reading.then(
+        () => {
+          this.firstRead = 'done';
+          if (this.lateRead) this.settings.onChange();
+        },
+        () => {
+          this.firstRead = undefined;
+        },
+      );
+    }
+    const reading = this.firstRead;
+    const ended = await this.waitAtMost([reading], Math.max(0, started + this.settings.storageWait - Date.now()));
+    if (ended) return reading;
+    this.lateRead = true;
+    const answered = await others();
+    const note = `reading the SKILL.md objects took longer than storageWait (${this.settings.storageWait} ms)`;
+    const late = this.store.places
+      .filter((state) => state.listing)
+      .map((state) => this.slow(state.place.root, note, 'its skills come once they are read, without a restart'));
+    return { ...answered, warnings: [...late, ...answered.warnings] };
   }
 
   /** Start the checks (each `refresh` ms). Nothing here keeps the process alive. */
@@ -226,6 +271,15 @@ export class BucketRefresh {
     );
   }
 
+  /** The warning for a place left out of a request because storage is slow or down (`why`). */
+  private slow(root: string, why: string, then = 'the listing is retried with backoff and its skills come without a restart'): Diagnostic {
+    return createDiagnostic(
+      'STORAGE_UNAVAILABLE',
+      root,
+      `skills here are left out for now: ${why}. Requests answer with the other sources; ${then}.`,
+    );
+  }
+
   /** The warning for a place this discovery goes without. */
   private unlisted(state: PlaceState): Diagnostic {
     const { root } = state.place;
@@ -237,13 +291,7 @@ export class BucketRefresh {
         `cannot list the skills here: ${problem.reason}. Fix it; the place is listed again every check.`,
       );
     }
-    const why = problem ? problem.reason : `no listing within storageWait (${this.settings.storageWait} ms)`;
-    return createDiagnostic(
-      'STORAGE_UNAVAILABLE',
-      root,
-      `skills here are left out for now: ${why}. Requests answer with the other sources; ` +
-        'the listing is retried with backoff and its skills come without a restart.',
-    );
+    return this.slow(root, problem ? problem.reason : `no listing within storageWait (${this.settings.storageWait} ms)`);
   }
 }
 
@@ -251,7 +299,13 @@ function asStorageError(error: unknown): StorageError {
   return error instanceof StorageError ? error : new StorageError(StorageCodes.unavailable, String(error), { cause: error });
 }
 
-/** A discovery, without the s3:// places storage has not listed yet (each reported by a warning). */
+/**
+ * A discovery, without the s3:// places storage has not listed yet (each
+ * reported by a warning). Until one has read the bucket places' SKILL.md
+ * objects, the listing and those reads together are waited for at most
+ * `storageWait`: past it the other sources answer, and the discovery, when
+ * it ends, rebuilds the index.
+ */
 export async function discoverWithBuckets(
   options: ResolvedOptions,
   buckets: BucketRefresh | undefined,
@@ -259,9 +313,18 @@ export async function discoverWithBuckets(
   limits?: ResourceLimits,
 ): Promise<DiscoveryResult> {
   if (!buckets) return discover(options, mode, limits);
+  const started = Date.now();
   const { leaveOut, diagnostics } = await buckets.beforeDiscovery();
   const directories = options.directories.filter((directory) => !leaveOut.has(directory));
-  const scanned = await discover({ ...options, directories }, mode, limits);
+  const local = directories.filter((directory) => !isS3Url(directory));
+  const scanned =
+    local.length === directories.length
+      ? await discover({ ...options, directories }, mode, limits)
+      : await buckets.withinWait(
+          () => discover({ ...options, directories }, mode, limits),
+          started,
+          () => discover({ ...options, directories: local }, mode, limits),
+        );
   return { ...scanned, scannedDirectories: options.directories, warnings: [...diagnostics, ...scanned.warnings] };
 }
 
