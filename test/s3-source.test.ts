@@ -147,6 +147,11 @@ describe('a bucket as a skill source', () => {
     expect((await cli('validate', place)).code).toBe(0);
     expect((await cli('show', 'debug', place)).out).toContain('scripts/collect-env.py');
     expect((await cli('prompt', place)).out).toContain('code-review');
+    // A bucket that does not exist is a source that cannot be read: an error, and nothing written by index.
+    const missing = await cli('list', 's3://no-such-bucket-cli/skills/');
+    expect(missing.code).toBe(1);
+    expect(missing.out + missing.err).toMatch(/STORAGE_ACCESS .*bucket "no-such-bucket-cli" does not exist/);
+    expect((await cli('index', 's3://no-such-bucket-cli/skills/', '-o', `s3://${bucket.name}/never.json`)).code).toBe(1);
     const bad = await cli('validate', `s3://${bucket.name}/team/invalid`);
     expect(bad.code).toBe(1);
     expect(bad.out).toMatch(new RegExp(`s3://${bucket.name}/team/invalid/unclosed-frontmatter/SKILL.md:\\d+:\\d+ error`));

@@ -25,15 +25,17 @@ export interface StorageOptions {
   s3?: S3Option;
   /**
    * How often each process checks its `s3://` sources, in ms: a listing
-   * that re-reads only the SKILL.md objects whose ETag changed. `0` never checks.
+   * that re-reads only the SKILL.md objects whose ETag changed, or, with an
+   * index published to a bucket, one conditional GET of it. `0` never checks.
    * @default 60000 (1 minute; see docs/fleet.md for the cost per process per hour)
    */
   refresh?: number;
   /**
-   * Longest a request waits for a bucket's first listing, in ms; past it the
-   * request answers with the other sources and the bucket's skills come with
-   * a later request.
-   * @default 3000
+   * Longest the first request waits on storage, in ms: a bucket's listing and
+   * the SKILL.md reads after it (or the published index's GET). Past it the
+   * request answers with the other sources, and the bucket's skills come with
+   * a later request once read.
+   * @default 3000 (docs/fleet.md, How long a request waits)
    */
   storageWait?: number;
 }

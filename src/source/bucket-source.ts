@@ -285,9 +285,10 @@ export class BucketRefresh {
     const { root } = state.place;
     const problem = state.problem;
     if (problem && (problem.code === 'EACCES' || problem.code === StorageCodes.noBucket)) {
+      // Named by the place's root, as the place is named everywhere else (the CLI reads it as about a source it was given).
       return createDiagnostic(
         'STORAGE_ACCESS',
-        `${root}/`,
+        root,
         `cannot list the skills here: ${problem.reason}. Fix it; the place is listed again every check.`,
       );
     }
