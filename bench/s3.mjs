@@ -191,7 +191,7 @@ export async function benchS3({ temp, quick, row, results, log }) {
       const heapMb = (process.memoryUsage().heapUsed - before) / 1024 / 1024;
       await middleware.close();
       row(section, 'heap held by a middleware after its first request', heapMb, 'MB', 'reported');
-      const published = await publishedRows({ endpoint, bucket, size, reps: size > 2000 ? 3 : quick ? 2 : 5, row, log });
+      const published = await publishedRows({ endpoint, bucket, size, reps: size > 2000 ? 5 : quick ? 3 : 9, row, log });
       figures[size] = { objects, pages, skills: seen, listingMs: listings, oursMs: ours, floorMs: floors, ratio, heapMb, published };
     }
   } finally {
