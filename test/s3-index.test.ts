@@ -177,7 +177,7 @@ describe('sisu-skills index over s3:// sources', () => {
     await middleware.close();
     const folder = await cliAgainst(bucket.endpoint, 'index', place(), '-o', `s3://${bucket.name}/cli/`);
     expect(folder.code).toBe(2);
-    expect(folder.err).toMatch(/names a folder, not an object/);
+    expect(folder.err).toMatch(/-o s3:\/\/.* cannot be published to: it names a folder, not an object/);
   });
 });
 

@@ -65,10 +65,9 @@ export class BucketRefresh {
     this.published = store.index !== undefined;
   }
 
-  /** From now on checks list the places (the published index cannot be used). */
+  /** From now on checks list the places (the published index cannot be used); the discovery that follows lists them first. */
   useListings(): void {
     this.published = false;
-    this.schedule(0);
   }
 
   /**

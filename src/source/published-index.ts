@@ -10,9 +10,9 @@ import type { ResolvedOptions } from '../config/options.js';
 import { discover } from '../discover/discover.js';
 import type { ResourceLimits } from '../discover/resources.js';
 import type { DiscoveryResult } from '../index/types.js';
-import { checkS3Index } from '../config/storage-options.js';
+import { SkillsUsageError } from '../config/errors.js';
 import { BucketClient, makeClient } from '../storage/s3-client.js';
-import { isS3Url, splitS3Path } from '../storage/s3-url.js';
+import { isS3Url, parseS3Url, splitS3Path } from '../storage/s3-url.js';
 import { isTransient } from '../storage/storage-error.js';
 import type { BucketRefresh } from './bucket-source.js';
 import { parsePrebuiltIndex, publishedIndexUnreadable, type PrebuiltDiscovery } from './prebuilt-index.js';
@@ -27,13 +27,13 @@ export function publishedIndexLoader(
   limits: ResourceLimits,
 ): () => Promise<IndexLoad> {
   const store = options.buckets;
-  // The last text that parsed: a damaged republish keeps serving it.
-  let good: string | undefined;
+  // The last text that parsed, and its ETag: a damaged republish keeps serving it.
+  let good: { text: string; etag: string | undefined } | undefined;
 
   const parsed = (text: string, etag: string | undefined): PrebuiltDiscovery | Diagnostic => {
     const read = parsePrebuiltIndex(text, url, options);
     if (!read.ok) return read.diagnostic;
-    good = text;
+    good = { text, etag };
     // The skill folders are listed when first used (an activation); a new version forgets the old listings.
     store?.useSkillFolders(
       read.result.skills.flatMap((skill) => (isS3Url(skill.directory) ? [skill.directory] : [])),
@@ -48,7 +48,7 @@ export function publishedIndexLoader(
       const result = parsed(held.text, held.etag);
       if (!('code' in result)) return result;
       if (good === undefined) return { unusable: result };
-      const last = parsed(good, undefined);
+      const last = parsed(good.text, good.etag);
       return 'code' in last ? { unusable: result } : { ...last, warnings: [result, ...last.warnings] };
     }
     if (held.problem && !isTransient(held.problem)) return { unusable: publishedIndexUnreadable(url, held.problem) };
@@ -65,7 +65,16 @@ export function publishedIndexLoader(
  * a file on disk.
  */
 export function publishTarget(output: string): string | undefined {
-  return isS3Url(output.trim()) ? checkS3Index(output) : undefined;
+  if (!isS3Url(output.trim())) return undefined;
+  const place = parseS3Url(output.trim());
+  const fail = (problem: string): never => {
+    throw new SkillsUsageError(
+      `index: -o ${output} cannot be published to: ${problem}. Give the key, e.g. -o s3://bucket/skills.index.json.`,
+    );
+  };
+  if ('problem' in place) return fail(place.problem);
+  if (place.prefix === '' || output.trim().endsWith('/')) return fail('it names a folder, not an object');
+  return place.root;
 }
 
 /**
