@@ -149,6 +149,18 @@ describe('a published index', () => {
     expect(warningsOf(ctx)).toEqual([expect.objectContaining({ code: 'INDEX_UNUSABLE', file: `s3://${bucket.name}/nowhere.json` })]);
     expect(proxy.count('list')).toBe(1);
     await missing.close();
+    proxy.reset();
+    proxy.faults.fail = { count: 1000, status: 403 };
+    proxy.faults.only = (r) => isIndex(r);
+    const denied = skillsMiddleware(options({ refresh: 0 }));
+    const deniedCtx = await ask(denied);
+    expect(names(deniedCtx)).toEqual(['one', 'two']);
+    expect(deniedCtx.log.find('[skills] warning')[0]?.args[1]).toMatchObject({
+      code: 'INDEX_UNUSABLE',
+      message: expect.stringContaining(`grant s3:GetObject on arn:aws:s3:::${bucket.name}/${INDEX_KEY}`),
+    });
+    await denied.close();
+    proxy.reset();
 
     onTestFinished(() => publish());
     const middleware = skillsMiddleware(options({ refresh: 100 }));
@@ -178,6 +190,7 @@ describe('sisu-skills index over s3:// sources', () => {
     const folder = await cliAgainst(bucket.endpoint, 'index', place(), '-o', `s3://${bucket.name}/cli/`);
     expect(folder.code).toBe(2);
     expect(folder.err).toMatch(/-o s3:\/\/.* cannot be published to: it names a folder, not an object/);
+    expect((await cliAgainst(bucket.endpoint, 'index', place(), '-o', 's3://Bad_Bucket/x.json')).err).toMatch(/is not a bucket name/);
   });
 });
 
