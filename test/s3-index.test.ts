@@ -81,11 +81,11 @@ describe('a published index', () => {
       await bucket.remove('lib/three/SKILL.md');
       await publish();
     });
-    const middleware = skillsMiddleware(options({ refresh: 200 }));
+    const middleware = skillsMiddleware(options({ refresh: 100 }));
     const talk = await ask(middleware, createContext({ messages: conversation('Use $one.') }));
     expect(await callTool(talk, 'use_skill', { skill_name: 'one' })).toContain('Do the thing.');
     proxy.reset();
-    await sleep(450);
+    await sleep(250);
     expect(proxy.log.length).toBeGreaterThanOrEqual(1);
     expect(proxy.log.every((r) => r.op === 'get' && isIndex(r) && r.ifNoneMatch !== undefined && r.status === 304)).toBe(true);
 
@@ -101,15 +101,15 @@ describe('a published index', () => {
     expect(await callTool(fresh, 'use_skill', { skill_name: 'one' })).toContain('Edited.');
     await bucket.put('lib/one/SKILL.md', skillText('one'));
     await middleware.close();
-    await sleep(100);
+    await sleep(50);
     proxy.reset();
-    await sleep(450);
+    await sleep(250);
     expect(proxy.count()).toBe(0);
   });
 
   it('an outage: the last good library serves with one warning, and recovers by itself', async () => {
     proxy.reset();
-    const middleware = skillsMiddleware(options({ refresh: 150 }));
+    const middleware = skillsMiddleware(options({ refresh: 100 }));
     expect(names(await ask(middleware))).toEqual(['one', 'two']);
     proxy.faults.down = true;
     const seen: StackContext[] = [];
@@ -118,7 +118,7 @@ describe('a published index', () => {
       seen.push(ctx);
       return ctx.log.find('[skills] storage unavailable; serving the last good library').length > 0;
     });
-    await sleep(400);
+    await sleep(250);
     seen.push(await ask(middleware));
     expect(seen.every((ctx) => names(ctx).join() === 'one,two')).toBe(true);
     expect(seen.flatMap((ctx) => ctx.log.find('[skills] storage unavailable; serving the last good library'))).toHaveLength(1);
