@@ -90,6 +90,30 @@ describe('storage faults', () => {
     await middleware.close();
   });
 
+  it('slow SKILL.md reads at the first request: the other sources answer within storageWait, the bucket skills come once read, each read once', async () => {
+    proxy.reset();
+    proxy.faults.only = (r) => r.op === 'get';
+    proxy.faults.delayMs = 900;
+    const middleware = skillsMiddleware(fast({ storageWait: 400, refresh: 60_000 }));
+    const first = await ask(middleware);
+    // Answered while every SKILL.md GET was still waiting at the proxy.
+    const gets = proxy.log.filter((r) => r.op === 'get');
+    expect(gets.length).toBeGreaterThanOrEqual(2);
+    expect(gets.every((r) => r.status === undefined)).toBe(true);
+    expect(names(first)).toEqual(['code-review', 'debug', 'deploy-staging', 'explain', 'test-gen']);
+    expect(first.log.find('[skills] warning')[0]?.args[1]).toMatchObject({
+      code: 'STORAGE_UNAVAILABLE',
+      message: expect.stringContaining('reading the SKILL.md objects took longer than storageWait (400 ms)'),
+    });
+    // A request meanwhile shares the reads in flight.
+    expect(names(await ask(middleware))).not.toContain('alpha');
+    await until(async () => names(await ask(middleware)).includes('alpha'));
+    const perKey = new Map<string, number>();
+    for (const r of proxy.log.filter((r) => r.op === 'get')) perKey.set(r.path, (perKey.get(r.path) ?? 0) + 1);
+    expect([...perKey.values()].every((n) => n === 1)).toBe(true);
+    await middleware.close();
+  });
+
   it('throttling (503 SlowDown, 429): bounded retries with backoff, then the listing', async () => {
     for (const status of [503, 429] as const) {
       proxy.reset();

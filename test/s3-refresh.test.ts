@@ -2,7 +2,8 @@
  * Live across a fleet: each check is one listing that re-reads only the
  * SKILL.md objects whose ETag changed; changes reach a running middleware
  * with no restart while conversations go on; close() stops the checks; and
- * several processes against one bucket all see a change within refresh + 1 s.
+ * several processes against one bucket all see a change within refresh + 1 s,
+ * listed or read from a republished index.
  */
 import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
@@ -11,6 +12,7 @@ import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { getSkills, skillsMiddleware } from '../src/index.js';
+import { buildPrebuiltIndex, serializePrebuiltIndex } from '../src/source/prebuilt-index.js';
 import { makeBucket, s3Config, type TestBucket } from './helpers/s3/bucket.js';
 import { startProxy, type S3Proxy } from './helpers/s3/proxy.js';
 import { sharedS3rver } from './helpers/s3/server.js';
@@ -78,7 +80,7 @@ describe('refresh', () => {
     expect(proxy.count()).toBe(0);
   });
 
-  it('a fleet: every process sees a change within refresh + 1 s, and exits by itself after close()', async () => {
+  it('a fleet: every process sees a change within refresh + 1 s (a listing, then a republished index), and exits by itself after close()', async () => {
     // Inside node_modules/.cache: the bundle's external packages (the SDK, zod) resolve from there.
     const cache = fileURLToPath(new URL('../node_modules/.cache', import.meta.url));
     mkdirSync(cache, { recursive: true });
@@ -95,39 +97,60 @@ describe('refresh', () => {
       logLevel: 'silent',
       nodePaths: [fileURLToPath(new URL('../node_modules', import.meta.url))],
     });
-    const refresh = 500;
-    const processes = 3;
-    const children = Array.from({ length: processes }, () => {
-      const child = spawn(process.execPath, [script, proxy.endpoint, `s3://${bucket.name}/lib/`, String(refresh)], {
-        stdio: ['pipe', 'pipe', 'inherit'],
-        cwd: fileURLToPath(new URL('..', import.meta.url)),
-      });
-      const seen: Array<{ at: number; names: string[] }> = [];
-      let out = '';
-      child.stdout.on('data', (chunk: Buffer) => {
-        out += chunk.toString();
-        const lines = out.split('\n');
-        out = lines.pop() ?? '';
-        for (const line of lines) if (line.startsWith('{')) seen.push(JSON.parse(line) as { at: number; names: string[] });
-      });
-      const exited = new Promise<number | null>((done) => child.once('exit', (code) => done(code)));
-      return { child, seen, exited };
-    });
+    const place = `s3://${bucket.name}/lib/`;
+    const indexUrl = `s3://${bucket.name}/fleet.index.json`;
+    const publish = async () => {
+      const document = await buildPrebuiltIndex({ directories: [place], s3: s3Config(bucket.endpoint) }, indexUrl);
+      await bucket.put('fleet.index.json', serializePrebuiltIndex(document));
+    };
     try {
-      await until(() => children.every((c) => c.seen.some((s) => s.names.includes('one'))), 15_000);
-      const published = Date.now();
-      await bucket.put('lib/five/SKILL.md', skillText('five'));
-      await until(() => children.every((c) => c.seen.some((s) => s.names.includes('five'))), refresh + 3000);
-      const delays = children.map((c) => (c.seen.find((s) => s.names.includes('five'))?.at ?? Infinity) - published);
-      console.log(`fleet: ${processes} processes, refresh ${refresh} ms, propagation ms: ${delays.join(', ')}`);
-      expect(Math.max(...delays)).toBeLessThanOrEqual(refresh + 1000);
-      for (const c of children) c.child.stdin.write('close\n');
-      const codes = await Promise.all(children.map((c) => Promise.race([c.exited, sleep(5000).then(() => 'still running')])));
-      expect(codes).toEqual(children.map(() => 0));
+      await fleet(script, place, undefined, () => bucket.put('lib/five/SKILL.md', skillText('five')));
+      await bucket.remove('lib/five/SKILL.md');
+      await publish();
+      await fleet(script, place, indexUrl, async () => {
+        await bucket.put('lib/five/SKILL.md', skillText('five'));
+        await publish();
+      });
     } finally {
-      for (const c of children) c.child.kill();
       rmSync(dir, { recursive: true, force: true });
       await bucket.remove('lib/five/SKILL.md');
     }
   });
 });
+
+/** Three processes on `place` (listed, or from `index`): `change` adds skill "five"; each must see it within refresh + 1 s, then exit after close(). */
+async function fleet(script: string, place: string, index: string | undefined, change: () => Promise<unknown>): Promise<void> {
+  const refresh = 500;
+  const processes = 3;
+  const children = Array.from({ length: processes }, () => {
+    const child = spawn(process.execPath, [script, proxy.endpoint, place, String(refresh), ...(index ? [index] : [])], {
+      stdio: ['pipe', 'pipe', 'inherit'],
+      cwd: fileURLToPath(new URL('..', import.meta.url)),
+    });
+    const seen: Array<{ at: number; names: string[] }> = [];
+    let out = '';
+    child.stdout.on('data', (chunk: Buffer) => {
+      out += chunk.toString();
+      const lines = out.split('\n');
+      out = lines.pop() ?? '';
+      for (const line of lines) if (line.startsWith('{')) seen.push(JSON.parse(line) as { at: number; names: string[] });
+    });
+    const exited = new Promise<number | null>((done) => child.once('exit', (code) => done(code)));
+    return { child, seen, exited };
+  });
+  try {
+    await until(() => children.every((c) => c.seen.some((s) => s.names.includes('one'))), 15_000);
+    const published = Date.now();
+    await change();
+    await until(() => children.every((c) => c.seen.some((s) => s.names.includes('five'))), refresh + 3000);
+    const delays = children.map((c) => (c.seen.find((s) => s.names.includes('five'))?.at ?? Infinity) - published);
+    const what = index ? 'a republished index' : 'a listing';
+    console.log(`fleet (${what}): ${processes} processes, refresh ${refresh} ms, propagation ms: ${delays.join(', ')}`);
+    expect(Math.max(...delays)).toBeLessThanOrEqual(refresh + 1000);
+    for (const c of children) c.child.stdin.write('close\n');
+    const codes = await Promise.all(children.map((c) => Promise.race([c.exited, sleep(5000).then(() => 'still running')])));
+    expect(codes).toEqual(children.map(() => 0));
+  } finally {
+    for (const c of children) c.child.kill();
+  }
+}

@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { discoverSkills, getSkills, skillsMiddleware, type SkillsOptions } from '../src/index.js';
 import type { DiscoveryResult } from '../src/index/types.js';
-import { runCli, type CliIO } from '../src/cli/run.js';
+import { cliAgainst } from './helpers/s3/cli.js';
 import { makeBucket, s3Config, type TestBucket } from './helpers/s3/bucket.js';
 import { startProxy, type S3Proxy } from './helpers/s3/proxy.js';
 import { sharedS3rver } from './helpers/s3/server.js';
@@ -140,40 +140,21 @@ describe('a bucket as a skill source', () => {
   });
 
   it("the CLI reads s3:// sources with the SDK's environment (validate, list, show, prompt)", async () => {
-    const env = {
-      AWS_ENDPOINT_URL_S3: proxy.endpoint,
-      AWS_REGION: 'us-east-1',
-      AWS_ACCESS_KEY_ID: 'S3RVER',
-      AWS_SECRET_ACCESS_KEY: 'S3RVER',
-    };
-    const saved = Object.fromEntries(Object.keys(env).map((key) => [key, process.env[key]]));
-    Object.assign(process.env, env);
-    try {
-      const cli = async (...argv: string[]) => {
-        const out: string[] = [];
-        const err: string[] = [];
-        const code = await runCli(argv, {
-          cwd: process.cwd(),
-          out: (line: string) => out.push(line),
-          err: (line: string) => err.push(line),
-        } satisfies CliIO);
-        return { code, out: out.join('\n'), err: err.join('\n') };
-      };
-      const listed = await cli('list', place);
-      expect(listed.code).toBe(0);
-      for (const name of ['code-review', 'debug', 'deploy-staging', 'explain', 'test-gen']) expect(listed.out).toContain(name);
-      expect((await cli('validate', place)).code).toBe(0);
-      expect((await cli('show', 'debug', place)).out).toContain('scripts/collect-env.py');
-      expect((await cli('prompt', place)).out).toContain('code-review');
-      const bad = await cli('validate', `s3://${bucket.name}/team/invalid`);
-      expect(bad.code).toBe(1);
-      expect(bad.out).toMatch(new RegExp(`s3://${bucket.name}/team/invalid/unclosed-frontmatter/SKILL.md:\\d+:\\d+ error`));
-    } finally {
-      for (const [key, value] of Object.entries(saved)) {
-        if (value === undefined) delete process.env[key];
-        else process.env[key] = value;
-      }
-    }
+    const cli = (...argv: string[]) => cliAgainst(proxy.endpoint, ...argv);
+    const listed = await cli('list', place);
+    expect(listed.code).toBe(0);
+    for (const name of ['code-review', 'debug', 'deploy-staging', 'explain', 'test-gen']) expect(listed.out).toContain(name);
+    expect((await cli('validate', place)).code).toBe(0);
+    expect((await cli('show', 'debug', place)).out).toContain('scripts/collect-env.py');
+    expect((await cli('prompt', place)).out).toContain('code-review');
+    // A bucket that does not exist is a source that cannot be read: an error, and nothing written by index.
+    const missing = await cli('list', 's3://no-such-bucket-cli/skills/');
+    expect(missing.code).toBe(1);
+    expect(missing.out + missing.err).toMatch(/STORAGE_ACCESS .*bucket "no-such-bucket-cli" does not exist/);
+    expect((await cli('index', 's3://no-such-bucket-cli/skills/', '-o', `s3://${bucket.name}/never.json`)).code).toBe(1);
+    const bad = await cli('validate', `s3://${bucket.name}/team/invalid`);
+    expect(bad.code).toBe(1);
+    expect(bad.out).toMatch(new RegExp(`s3://${bucket.name}/team/invalid/unclosed-frontmatter/SKILL.md:\\d+:\\d+ error`));
   });
 
   it('checks the storage options at construction, with a fix in each error', () => {
@@ -181,7 +162,8 @@ describe('a bucket as a skill source', () => {
       [{ directories: ['s3://Bad_Bucket/x'] }, /`directories\[0\]` .* is not a bucket name/],
       [{ directories: ['s3://bucket/../x'] }, /cannot hold `\.` or `\.\.`/],
       [{ directories: ['./skills'], s3: { region: 'eu-west-1' } }, /`s3` is set, but no source is in a bucket/],
-      [{ directories: ['./skills'], index: 's3://bucket/index.json' }, /an index in a bucket is not supported yet/],
+      [{ directories: [place], index: 's3://bucket/indexes/' }, /`index` .* names a folder, not an object/],
+      [{ directories: [place], index: 's3://Bad_Bucket/index.json' }, /`index` .* is not a bucket name/],
       [{ directories: [place], refresh: -1 }, /`refresh` must be a whole number of milliseconds/],
       [{ directories: [place], storageWait: 1.5 }, /`storageWait` must be a whole number/],
       [{ directories: [place], s3: 'us-east-1' as never }, /`s3` must be an S3Client or an S3ClientConfig/],

@@ -17,7 +17,8 @@ import { errorReason } from '../base/fs.js';
 import { buildPrebuiltIndex, serializePrebuiltIndex, type PrebuiltIndexDocument } from '../source/prebuilt-index.js';
 import { shellArgs, type IndexArgs } from './args.js';
 import { count, displayPath, EXIT, formatForCli, type CliIO } from './io.js';
-import { classifyDiagnostics } from './load.js';
+import { CLI_STORAGE_WAIT_MS, classifyDiagnostics } from './load.js';
+import { publishIndex, publishTarget } from '../source/published-index.js';
 import { writeFileAtomically } from './write-atomic.js';
 import { isModelInvocable } from '../run/activation.js';
 import { vectorsForIndex } from '../source/prebuilt-vectors.js';
@@ -28,15 +29,16 @@ export async function indexCommand(
   args: IndexArgs,
   io: CliIO,
   write: (path: string, text: string) => Promise<void> = writeFileAtomically,
+  publish: (url: string, text: string) => Promise<void> = publishIndex,
 ): Promise<number> {
-  const output = resolve(io.cwd, args.output);
+  const published = publishTarget(args.output);
+  const output = published ?? resolve(io.cwd, args.output);
   const shown = displayPath(output, io.cwd);
   const { directories, packages, include, exclude, strict } = args;
   const embeddings = args.embeddings === undefined ? undefined : await importEmbeddings('index', args.embeddings, io);
   if (embeddings === null) return EXIT.problems;
-  const document = await buildPrebuiltIndex({ directories, packages, include, exclude, strict, cwd: io.cwd }, output, undefined, {
-    instructions: args.instructions,
-  });
+  const options = { directories, packages, include, exclude, strict, cwd: io.cwd, storageWait: CLI_STORAGE_WAIT_MS };
+  const document = await buildPrebuiltIndex(options, output, undefined, { instructions: args.instructions });
   const found = classifyDiagnostics(withAbsolutePaths(document, output));
   if (found.unreadable.length > 0) {
     for (const d of found.unreadable) io.err(formatForCli(d, io.cwd));
@@ -50,11 +52,10 @@ export async function indexCommand(
   for (const d of found.diagnostics) io.out(formatForCli(d, io.cwd));
   if (embeddings && !(await addVectors(document, embeddings, io, shown))) return EXIT.problems;
   try {
-    await write(output, serializePrebuiltIndex(document));
+    await (published ? publish : write)(output, serializePrebuiltIndex(document));
   } catch (error) {
-    io.err(
-      `sisu-skills: index: cannot write ${shown} (${errorReason(error)}); it was left as it was. Pass a file in a folder you can write to with -o.`,
-    );
+    const fix = published ? 'Check the bucket, its credentials and s3:PutObject.' : 'Pass a file in a folder you can write to with -o.';
+    io.err(`sisu-skills: index: cannot write ${shown} (${errorReason(error)}); it was left as it was. ${fix}`);
     return EXIT.problems;
   }
   io.out(
@@ -76,6 +77,8 @@ function withAbsolutePaths(
   document: PrebuiltIndexDocument,
   output: string,
 ): { errors: Diagnostic[]; warnings: Diagnostic[]; scannedDirectories: string[] } {
+  // A published index holds its paths as they are.
+  if (output.startsWith('s3://')) return document;
   const base = dirname(output);
   const decode = (path: string): string => (isAbsolute(path) || !/^\.\.?(\/|$)/.test(path) ? path : resolve(base, path));
   const absolute = (d: Diagnostic): Diagnostic => ({ ...d, file: decode(d.file) });

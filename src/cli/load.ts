@@ -35,7 +35,7 @@ export interface Loaded {
 }
 
 /** How long a command waits for an s3:// source's listing, in ms. */
-const CLI_STORAGE_WAIT_MS = 120_000;
+export const CLI_STORAGE_WAIT_MS = 120_000;
 
 /** The codes that say a folder or package cannot be read or found. */
 const PLACE_CODES: ReadonlySet<DiagnosticCode> = new Set<DiagnosticCode>([

@@ -68,7 +68,7 @@ const DETAILS: Record<CommandName, string[]> = {
     ...FILTER_HELP,
   ],
   index: [
-    'Write the prebuilt index a middleware with `index: <file>` starts from instead of scanning.',
+    'Write the prebuilt index a middleware with `index: <file>` starts from instead of scanning. Sources may be s3:// places.',
     'Give the folders, packages, filters and strict the middleware is given: an index built for others is not used.',
     'Prints each problem as validate does, then one line: skills, errors and warnings, and where it wrote.',
     'Replaces <file> at once (a temporary file beside it, then a rename): a reader never sees half of it.',
@@ -76,7 +76,8 @@ const DETAILS: Record<CommandName, string[]> = {
     'run validate to fail a build on them); 1 when a folder or package named cannot be read or found, or <file>',
     'cannot be written (an existing <file> is then left as it was); 2 for wrong usage, such as no -o.',
     'Skills added or changed later are not seen, or not activated, until the index is built again.',
-    '-o, --output  the file to write (its folder is created if missing); paths inside are relative to it',
+    '-o, --output  the file to write (its folder is created if missing); paths inside are relative to it;',
+    "              or s3://bucket/key: publish it there (one PutObject, credentials from the SDK's environment) for `index: 's3://...'`",
     "--instructions  store the instructions' terms too: ranking reads them from the first request, not after",
     '                reading every SKILL.md in the background (a larger index, about 25% at 2,000 skills)',
     '--embeddings  a module whose default export (or export `embeddings`) is an embeddings provider, e.g. openAIEmbeddings()',

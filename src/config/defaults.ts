@@ -32,7 +32,10 @@ export const DEFAULTS = {
    * within it, and a listing at 2,000 skills costs 8 requests a check (docs/fleet.md, Request costs).
    */
   refresh: 60_000,
-  /** Longest a request waits on a bucket's first listing, in ms (docs/fleet.md, Faults). */
+  /**
+   * Longest the first request waits on storage (listing and SKILL.md reads, or the published index), in ms:
+   * 3 s covers a first request from a listing over 2,000 skills several times over (docs/fleet.md, How long a request waits).
+   */
   storageWait: 3_000,
   /** What `watch: true` means. */
   watch: { debounceMs: 200 },

@@ -136,6 +136,8 @@ export interface SkillsOptions extends StorageOptions {
    * A prebuilt index (`sisu-skills index ... -o skills.index.json`): start-up
    * reads this one file instead of scanning. A missing, unreadable or
    * incompatible index falls back to scanning with one warning. Relative to `cwd`.
+   * `s3://bucket/key`: an index published to a bucket (`sisu-skills index -o s3://...`),
+   * read with one GET and checked every `refresh` ms with one conditional GET.
    * @default undefined (scan)
    */
   index?: string;
@@ -252,7 +254,7 @@ export interface ResolvedOptions {
   cacheTtl: number;
   strict: boolean;
   preload: boolean;
-  /** Absolute path of the prebuilt index; undefined: scan. */
+  /** Absolute path (or `s3://bucket/key`) of the prebuilt index; undefined: scan. */
   index: string | undefined;
   catalogBudget: number;
   /** undefined: only when over budget. */
@@ -459,7 +461,7 @@ export function resolveOptions(options: SkillsOptions | undefined): ResolvedOpti
   const resolvedCwd = resolveDirectory(cwd, process.cwd());
   const places = listed.flatMap((d, i) => (isS3Url(d.trim()) ? [checkS3Place(`directories[${i}]`, d)] : []));
   const index = checkIndex(options, resolvedCwd);
-  const storage = checkStorage(options, places, disk);
+  const storage = checkStorage(options, places, disk, index !== undefined && isS3Url(index) ? index : undefined);
   const { fs } = storage;
   return {
     // The same folder listed twice is scanned once; an s3:// place is kept as its root URL.

@@ -25,15 +25,17 @@ export interface StorageOptions {
   s3?: S3Option;
   /**
    * How often each process checks its `s3://` sources, in ms: a listing
-   * that re-reads only the SKILL.md objects whose ETag changed. `0` never checks.
+   * that re-reads only the SKILL.md objects whose ETag changed, or, with an
+   * index published to a bucket, one conditional GET of it. `0` never checks.
    * @default 60000 (1 minute; see docs/fleet.md for the cost per process per hour)
    */
   refresh?: number;
   /**
-   * Longest a request waits for a bucket's first listing, in ms; past it the
-   * request answers with the other sources and the bucket's skills come with
-   * a later request.
-   * @default 3000
+   * Longest the first request waits on storage, in ms: a bucket's listing and
+   * the SKILL.md reads after it (or the published index's GET). Past it the
+   * request answers with the other sources, and the bucket's skills come with
+   * a later request once read.
+   * @default 3000 (docs/fleet.md, How long a request waits)
    */
   storageWait?: number;
 }
@@ -78,25 +80,34 @@ function checkS3(value: unknown): S3Option | undefined {
   return isS3Client(value as S3Option) ? (value as S3Option) : { ...(value as object) };
 }
 
-/** `places`: the resolved `s3://` roots in `directories`. Duplicates are one place. */
-export function checkStorage(options: StorageOptions, places: readonly BucketPlace[], disk: SkillsFileSystem): ResolvedStorage {
+/** `places`: the resolved `s3://` roots in `directories`; `indexUrl`: a published index (`index: 's3://...'`). Duplicates are one place. */
+export function checkStorage(
+  options: StorageOptions,
+  places: readonly BucketPlace[],
+  disk: SkillsFileSystem,
+  indexUrl?: string,
+): ResolvedStorage {
   const s3 = checkS3(options.s3);
   const refresh = checkWait('refresh', options.refresh, DEFAULTS.refresh);
   const storageWait = checkWait('storageWait', options.storageWait, DEFAULTS.storageWait);
-  if (places.length === 0) {
+  if (places.length === 0 && indexUrl === undefined) {
     if (s3 !== undefined)
       fail('s3', 'is set, but no source is in a bucket:', "add an 's3://bucket/prefix/' entry to `directories`, or leave `s3` out.");
     return { refresh, storageWait, buckets: undefined, fs: disk };
   }
-  const buckets = new BucketStore([...new Map(places.map((place) => [place.root, place])).values()], s3);
+  const buckets = new BucketStore([...new Map(places.map((place) => [place.root, place])).values()], s3, indexUrl);
   return { refresh, storageWait, buckets, fs: routedFileSystem(disk, buckets.fs) };
 }
 
-/** An `s3://` index: not read from a bucket yet, so refused with what to do instead. */
-export function checkS3Index(url: string): never {
-  fail(
-    'index',
-    `(${JSON.stringify(url)}): an index in a bucket is not supported yet.`,
-    "Build one with `sisu-skills index` into a local file and pass its path, or leave `index` out: 's3://' folders in `directories` are listed directly.",
-  );
+/** A published index's `s3://bucket/key`, or a SkillsConfigError that says how to write it. */
+export function checkS3Index(url: string): string {
+  const place = checkS3Place('index', url);
+  if (place.prefix === '' || url.trim().endsWith('/')) {
+    fail(
+      'index',
+      `(${JSON.stringify(url)}) names a folder, not an object.`,
+      "Give the key `sisu-skills index -o` published, e.g. 's3://bucket/skills.index.json'.",
+    );
+  }
+  return place.root;
 }

@@ -5,11 +5,19 @@
  * changed (the bucket filesystem keeps the rest); retries with backoff and
  * jitter while a place cannot be listed. An outage keeps the last good
  * listing and is logged once; so is the recovery.
+ *
+ * With a published index (`index: 's3://...'`) nothing is listed: the first
+ * request waits at most `storageWait` for one GET of the index, and each
+ * check is one conditional GET of it (304 while it is unchanged).
  */
 import { createDiagnostic, type Diagnostic } from '../base/diagnostics.js';
-import type { HostLogger } from '../index/types.js';
+import type { ResolvedOptions } from '../config/options.js';
+import { discover, type DiscoverMode } from '../discover/discover.js';
+import type { ResourceLimits } from '../discover/resources.js';
+import type { DiscoveryResult, HostLogger } from '../index/types.js';
 import type { BucketStore, PlaceState } from '../storage/bucket-store.js';
-import { StorageCodes } from '../storage/storage-error.js';
+import { StorageCodes, StorageError } from '../storage/storage-error.js';
+import { isS3Url } from '../storage/s3-url.js';
 
 /** First retry after a failed listing, in ms; doubled each failure (with ±20% jitter) up to `refresh` or MAX_BACKOFF_MS. */
 export const FIRST_BACKOFF_MS = 1_000;
@@ -40,12 +48,64 @@ export class BucketRefresh {
   private readonly notes: Note[] = [];
   /** Places in an outage already warned about. */
   private readonly down = new Set<string>();
+  /** Checks read the published index, until `useListings` (an index that cannot be used). */
+  private published: boolean;
+  /** The first discovery that reads the bucket places' SKILL.md objects: in flight, or done. */
+  private firstRead: Promise<DiscoveryResult> | 'done' | undefined;
+  /** Whether a request stopped waiting for it (its end then rebuilds the index). */
+  private lateRead = false;
+  /** Why the published index could not be read last time, cleared by a read that works. */
+  private indexProblem: StorageError | undefined;
 
   constructor(
     private readonly store: BucketStore,
     private readonly settings: BucketRefreshSettings,
   ) {
     store.onStale = () => this.schedule(STALE_RECHECK_MS);
+    this.published = store.index !== undefined;
+  }
+
+  /** From now on checks list the places (the published index cannot be used); the discovery that follows lists them first. */
+  useListings(): void {
+    this.published = false;
+  }
+
+  /**
+   * Before a request that starts from the published index: one GET of it when
+   * none has answered yet, waited for at most `storageWait` (a GET that ends
+   * later rebuilds the index). The text and ETag held, or why there are none.
+   */
+  async beforeIndex(): Promise<{ text: string; etag: string | undefined } | { problem: StorageError | undefined }> {
+    const index = this.store.index;
+    if (!index) return { problem: undefined };
+    if (index.text === undefined) {
+      const waited = { over: false };
+      const attempt = index.fetch().then(
+        () => {
+          this.indexProblem = undefined;
+          if (waited.over) this.settings.onChange();
+        },
+        (error: unknown) => {
+          this.indexProblem = asStorageError(error);
+          this.scheduleRetry();
+        },
+      );
+      await this.waitAtMost([attempt]);
+      waited.over = true;
+    }
+    return index.text === undefined ? { problem: this.indexProblem } : { text: index.text, etag: index.etag };
+  }
+
+  /** Wait for `attempts`, or `ms` (`storageWait`), whichever ends first; true when they all ended. */
+  private async waitAtMost(attempts: ReadonlyArray<Promise<unknown>>, ms = this.settings.storageWait): Promise<boolean> {
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const timeout = new Promise<false>((done) => {
+      timer = setTimeout(() => done(false), ms);
+      timer.unref?.();
+    });
+    const ended = await Promise.race([Promise.allSettled(attempts).then(() => true), timeout]);
+    clearTimeout(timer);
+    return ended;
   }
 
   /**
@@ -65,18 +125,51 @@ export class BucketRefresh {
           () => this.scheduleRetry(),
         ),
       );
-      let timer: ReturnType<typeof setTimeout> | undefined;
-      const timeout = new Promise<void>((done) => {
-        timer = setTimeout(done, this.settings.storageWait);
-        timer.unref?.();
-      });
-      await Promise.race([Promise.allSettled(attempts), timeout]);
-      clearTimeout(timer);
+      await this.waitAtMost(attempts);
       waited.over = true;
     }
     const missing = this.store.places.filter((state) => !state.listing);
     if (missing.length > 0) this.scheduleRetry();
     return { leaveOut: new Set(missing.map((state) => state.place.root)), diagnostics: missing.map((state) => this.unlisted(state)) };
+  }
+
+  /**
+   * The first discovery over listed bucket places (`read`), waited for until
+   * `storageWait` has passed since `started`. Past it, `others` (a discovery
+   * without the bucket places) answers with a warning, and the first one, still
+   * reading, rebuilds the index when it ends; later requests share it. Once one
+   * has ended, discoveries are waited for whole: the SKILL.md objects are kept
+   * by ETag, so they read only what a refresh found changed.
+   */
+  async withinWait(
+    read: () => Promise<DiscoveryResult>,
+    started: number,
+    others: () => Promise<DiscoveryResult>,
+  ): Promise<DiscoveryResult> {
+    if (this.firstRead === 'done') return read();
+    if (!this.firstRead) {
+      const reading = read();
+      this.firstRead = reading;
+      reading.then(
+        () => {
+          this.firstRead = 'done';
+          if (this.lateRead) this.settings.onChange();
+        },
+        () => {
+          this.firstRead = undefined;
+        },
+      );
+    }
+    const reading = this.firstRead;
+    const ended = await this.waitAtMost([reading], Math.max(0, started + this.settings.storageWait - Date.now()));
+    if (ended) return reading;
+    this.lateRead = true;
+    const answered = await others();
+    const note = `reading the SKILL.md objects took longer than storageWait (${this.settings.storageWait} ms)`;
+    const late = this.store.places
+      .filter((state) => state.listing)
+      .map((state) => this.slow(state.place.root, note, 'its skills come once they are read, without a restart'));
+    return { ...answered, warnings: [...late, ...answered.warnings] };
   }
 
   /** Start the checks (each `refresh` ms). Nothing here keeps the process alive. */
@@ -105,7 +198,13 @@ export class BucketRefresh {
 
   private async runCheck(): Promise<void> {
     this.store.stale = false;
-    const results = await Promise.all(this.store.places.map((state) => this.checkPlace(state)));
+    const { index } = this.store;
+    const results =
+      this.published && index
+        ? [await this.checkOne(index.url, index.text !== undefined, () => index.fetch())]
+        : await Promise.all(
+            this.store.places.map((state) => this.checkOne(state.place.root, state.listing !== undefined, () => this.store.list(state))),
+          );
     if (results.some((result) => result === 'changed')) this.settings.onChange();
     const failing = results.includes('failed');
     this.failures = failing ? this.failures + 1 : 0;
@@ -114,17 +213,16 @@ export class BucketRefresh {
     else if (this.settings.refresh > 0) this.schedule(this.settings.refresh);
   }
 
-  private async checkPlace(state: PlaceState): Promise<'changed' | 'same' | 'failed'> {
-    const { root } = state.place;
-    const hadListing = state.listing !== undefined;
+  /** One place listed, or the published index read (`root`: its URL), with an outage warned about once and its end said once. */
+  private async checkOne(root: string, hadListing: boolean, read: () => Promise<boolean>): Promise<'changed' | 'same' | 'failed'> {
     try {
-      const changed = await this.store.list(state);
+      const changed = await read();
       if (this.down.delete(root)) this.notes.push({ level: 'info', message: '[skills] storage is back', fields: { place: root } });
       return changed ? 'changed' : 'same';
     } catch (error) {
       if (!this.down.has(root)) {
         this.down.add(root);
-        const fields = { place: root, error: state.problem?.reason ?? String(error), retryInMs: this.backoff() };
+        const fields = { place: root, error: asStorageError(error).reason, retryInMs: this.backoff() };
         const message = hadListing ? '[skills] storage unavailable; serving the last good library' : '[skills] storage unavailable';
         this.notes.push({ level: 'warn', message, fields });
       }
@@ -160,23 +258,88 @@ export class BucketRefresh {
 
   private nextAt = 0;
 
+  /** The warning for the s3:// places a request goes without while the published index cannot be read. */
+  indexUnavailable(): Diagnostic {
+    const url = this.store.index?.url ?? '';
+    const why = this.indexProblem ? this.indexProblem.reason : `no answer within storageWait (${this.settings.storageWait} ms)`;
+    return createDiagnostic(
+      'STORAGE_UNAVAILABLE',
+      url,
+      `the skills in buckets are left out for now: the published index cannot be read (${why}). ` +
+        'Requests answer with the other sources; the index is read again with backoff and its skills come without a restart.',
+    );
+  }
+
+  /** The warning for a place left out of a request because storage is slow or down (`why`). */
+  private slow(root: string, why: string, then = 'the listing is retried with backoff and its skills come without a restart'): Diagnostic {
+    return createDiagnostic(
+      'STORAGE_UNAVAILABLE',
+      root,
+      `skills here are left out for now: ${why}. Requests answer with the other sources; ${then}.`,
+    );
+  }
+
   /** The warning for a place this discovery goes without. */
   private unlisted(state: PlaceState): Diagnostic {
     const { root } = state.place;
     const problem = state.problem;
     if (problem && (problem.code === 'EACCES' || problem.code === StorageCodes.noBucket)) {
+      // Named by the place's root, as the place is named everywhere else (the CLI reads it as about a source it was given).
       return createDiagnostic(
         'STORAGE_ACCESS',
-        `${root}/`,
+        root,
         `cannot list the skills here: ${problem.reason}. Fix it; the place is listed again every check.`,
       );
     }
-    const why = problem ? problem.reason : `no listing within storageWait (${this.settings.storageWait} ms)`;
-    return createDiagnostic(
-      'STORAGE_UNAVAILABLE',
-      root,
-      `skills here are left out for now: ${why}. Requests answer with the other sources; ` +
-        'the listing is retried with backoff and its skills come without a restart.',
-    );
+    return this.slow(root, problem ? problem.reason : `no listing within storageWait (${this.settings.storageWait} ms)`);
+  }
+}
+
+function asStorageError(error: unknown): StorageError {
+  return error instanceof StorageError ? error : new StorageError(StorageCodes.unavailable, String(error), { cause: error });
+}
+
+/**
+ * A discovery, without the s3:// places storage has not listed yet (each
+ * reported by a warning). Until one has read the bucket places' SKILL.md
+ * objects, the listing and those reads together are waited for at most
+ * `storageWait`: past it the other sources answer, and the discovery, when
+ * it ends, rebuilds the index.
+ */
+export async function discoverWithBuckets(
+  options: ResolvedOptions,
+  buckets: BucketRefresh | undefined,
+  mode: DiscoverMode,
+  limits?: ResourceLimits,
+): Promise<DiscoveryResult> {
+  if (!buckets) return discover(options, mode, limits);
+  const started = Date.now();
+  const { leaveOut, diagnostics } = await buckets.beforeDiscovery();
+  const directories = options.directories.filter((directory) => !leaveOut.has(directory));
+  const local = directories.filter((directory) => !isS3Url(directory));
+  const scanned =
+    local.length === directories.length
+      ? await discover({ ...options, directories }, mode, limits)
+      : await buckets.withinWait(
+          () => discover({ ...options, directories }, mode, limits),
+          started,
+          () => discover({ ...options, directories: local }, mode, limits),
+        );
+  return { ...scanned, scannedDirectories: options.directories, warnings: [...diagnostics, ...scanned.warnings] };
+}
+
+/**
+ * One discovery with no checks after it (`discoverSkills`, the CLI, an index
+ * build): s3:// places listed first, each waited for at most `storageWait`.
+ */
+export async function discoverOnce(options: ResolvedOptions, mode: DiscoverMode): Promise<DiscoveryResult> {
+  const buckets = options.buckets
+    ? new BucketRefresh(options.buckets, { refresh: 0, storageWait: options.storageWait, onChange: () => undefined })
+    : undefined;
+  try {
+    return await discoverWithBuckets(options, buckets, mode);
+  } finally {
+    // No retry outlives the call.
+    buckets?.close();
   }
 }

@@ -22,9 +22,10 @@ import { isModelInvocable } from '../run/activation.js';
 import { catalogEntries } from '../catalog/catalog.js';
 import { createLimiter, MAX_CONCURRENT_FS_CALLS } from '../base/concurrency.js';
 import { createDiagnostic, type Diagnostic } from '../base/diagnostics.js';
-import { discover } from '../discover/discover.js';
 import { errorCode, errorReason, type FileStats, type SkillsFileSystem } from '../base/fs.js';
 import { FolderSet } from '../base/paths.js';
+import { isS3Url } from '../storage/s3-url.js';
+import { discoverOnce } from './bucket-source.js';
 import { SKILL_FILE } from '../base/skill-file.js';
 import { resolveOptions, type ResolvedOptions, type SkillsOptions } from '../config/options.js';
 import { bodyIndexOf, bodyIndexProblem, type BodyIndex } from '../catalog/body-terms.js';
@@ -222,7 +223,7 @@ export async function buildPrebuiltIndex(
   build: IndexBuildOptions = {},
 ): Promise<PrebuiltIndexDocument> {
   const resolved = resolveOptions(options);
-  const result = await discover(resolved, { frontmatterOnly: true });
+  const result = await discoverOnce(resolved, { frontmatterOnly: true });
   return prebuiltIndexFrom(result, resolved, output, now(), build);
 }
 
@@ -245,7 +246,7 @@ export async function prebuiltIndexFrom(
   createdAt: Date,
   build: IndexBuildOptions = {},
 ): Promise<PrebuiltIndexDocument> {
-  const base = dirname(resolve(output));
+  const encode = pathEncoder(output);
   const run = createLimiter(MAX_CONCURRENT_FS_CALLS);
   const errors = [...result.errors];
   const stamped = await Promise.all(
@@ -263,24 +264,24 @@ export async function prebuiltIndexFrom(
   const kept: SkillEntry[] = [];
   for (const item of stamped) {
     if (item) {
-      skills.push(recordOf(item.entry, item.stamp, base));
+      skills.push(recordOf(item.entry, item.stamp, encode));
       kept.push(item.entry);
     }
   }
-  const encodeDiagnostic = (d: Diagnostic): Diagnostic => ({ ...d, file: encodePath(d.file, base) });
+  const encodeDiagnostic = (d: Diagnostic): Diagnostic => ({ ...d, file: encode(d.file) });
   return {
     format: PREBUILT_INDEX_FORMAT,
     version: PREBUILT_INDEX_VERSION,
     packageVersion,
     createdAt: createdAt.toISOString(),
     options: {
-      directories: options.directories.map((d) => encodePath(d, base)),
+      directories: options.directories.map(encode),
       packages: [...options.packages],
       include: [...options.include],
       exclude: [...options.exclude],
       strict: options.strict,
     },
-    scannedDirectories: result.scannedDirectories.map((d) => encodePath(d, base)),
+    scannedDirectories: result.scannedDirectories.map(encode),
     errors: errors.map(encodeDiagnostic),
     warnings: result.warnings.map(encodeDiagnostic),
     skills,
@@ -350,14 +351,14 @@ function asciiJson(text: string): string {
   return text.replace(/[\u0080-\uffff]/g, (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }
 
-function recordOf(entry: SkillEntry, stamp: SkillStamp, base: string): PrebuiltSkillRecord {
+function recordOf(entry: SkillEntry, stamp: SkillStamp, encode: (path: string) => string): PrebuiltSkillRecord {
   const record: PrebuiltSkillRecord = {
-    directory: encodePath(entry.directory, base),
+    directory: encode(entry.directory),
     size: stamp.size,
     mtimeMs: stamp.mtimeMs,
     metadata: entry.metadata,
   };
-  if (entry.path !== skillFileIn(entry.directory)) record.file = encodePath(entry.path, base);
+  if (entry.path !== skillFileIn(entry.directory)) record.file = encode(entry.path);
   const specials: SpecialNumber[] = [];
   if (!jsonCarries(entry.metadata)) {
     record.metadata = withoutSpecials(entry.metadata, [], specials) as SkillMetadata;
@@ -379,6 +380,22 @@ function vanishedAtBuild(entry: SkillEntry, error: unknown): Diagnostic {
 
 const SKILL_SUFFIX = sep + SKILL_FILE;
 const skillFileIn = (directory: string): string => (directory.endsWith(sep) ? directory + SKILL_FILE : directory + sep + SKILL_FILE);
+
+/**
+ * How paths are written into an index bound for `output`: relative to its
+ * folder on disk; as they are (absolute, or `s3://`) for an index published
+ * to a bucket, whose folder is no place on any machine.
+ */
+function pathEncoder(output: string): (path: string) => string {
+  if (isS3Url(output)) return (path) => path;
+  const base = dirname(resolve(output));
+  return (path) => encodePath(path, base);
+}
+
+/** Where an index was read from: an absolute path, or its `s3://bucket/key` as it is. */
+function indexLocation(file: string): string {
+  return isS3Url(file) ? file : resolve(file);
+}
 
 /** `./a/b` or `../a/b` (always `/`) for an absolute path; anything else (`<options>`, another drive) as it is. */
 function encodePath(path: string, base: string): string {
@@ -649,7 +666,7 @@ const REBUILD =
 
 /** `readPrebuiltIndex` for text already read; `file` is where it came from (paths inside are relative to its folder). */
 export function parsePrebuiltIndex(text: string, file: string, options: DiscoveryShape): PrebuiltIndexRead {
-  const path = resolve(file);
+  const path = indexLocation(file);
   let document: unknown;
   try {
     document = JSON.parse(text);
@@ -675,7 +692,8 @@ export function parsePrebuiltIndex(text: string, file: string, options: Discover
       REBUILD,
     );
   }
-  const decode = pathDecoder(dirname(path));
+  // A published index holds its paths as they are (see pathEncoder).
+  const decode = isS3Url(path) ? (stored: string) => stored : pathDecoder(dirname(path));
   const shape = decodeShape(document.options, decode);
   if (!shape) return malformed(path, '"options" is missing or not { directories, packages, include, exclude, strict }');
   const difference = shapeDifference(shape, options);
@@ -816,11 +834,27 @@ function shapeDifference(built: DiscoveryShape, wanted: DiscoveryShape): string 
   return undefined;
 }
 
+/** The warning for a published index that cannot be read for a reason storage will not mend by itself (missing, access denied). */
+export function publishedIndexUnreadable(url: string, error: unknown): Diagnostic {
+  const missing = errorCode(error) === 'ENOENT';
+  const fix = missing
+    ? 'Publish it with `sisu-skills index <sources> -o ' + url + '`, or leave the `index` option out.'
+    : 'Fix the access named, or leave the `index` option out.';
+  return unusable(url, missing ? 'missing' : 'unreadable', missing ? 'does not exist' : `cannot be read (${errorReason(error)})`, fix)
+    .diagnostic;
+}
+
 function malformed(path: string, detail: string): PrebuiltIndexRead {
   return unusable(path, 'malformed', `is damaged: ${detail}`, REBUILD);
 }
 
-function unusable(path: string, reason: PrebuiltIndexReason, what: string, fix: string, at = { line: 0, column: 0 }): PrebuiltIndexRead {
+function unusable(
+  path: string,
+  reason: PrebuiltIndexReason,
+  what: string,
+  fix: string,
+  at = { line: 0, column: 0 },
+): Extract<PrebuiltIndexRead, { ok: false }> {
   const message = `skills index ${path} ${what}. ${fix} Until then skills are found by scanning the directories.`;
   return { ok: false, reason, message, diagnostic: createDiagnostic('INDEX_UNUSABLE', { file: path, ...at }, message) };
 }

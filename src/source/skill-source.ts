@@ -4,14 +4,16 @@
  * index cache calls `load` and `toIndex`; nothing here is per request.
  */
 import { SkillUnavailableError } from '../config/errors.js';
-import { discover, loadSkillContent, type DiscoverMode } from '../discover/discover.js';
+import { loadSkillContent } from '../discover/discover.js';
 import { resourceLimits, type ResourceLimits } from '../discover/resources.js';
 import { createLimiter, MAX_CONCURRENT_FS_CALLS } from '../base/concurrency.js';
 import { resolveOptions, type ResolvedOptions, type SkillsOptions } from '../config/options.js';
 import { checkSkillFile, readPrebuiltIndex, type PrebuiltRankerData, type SkillStamps } from './prebuilt-index.js';
 import { createLazySkillIndex, createSkillIndex, type SkillIndex, type SkillLoader } from '../index/skill-index.js';
 import type { DiscoveryResult } from '../index/types.js';
-import { BucketRefresh } from './bucket-source.js';
+import { BucketRefresh, discoverOnce, discoverWithBuckets } from './bucket-source.js';
+import { publishedIndexLoader, type IndexLoad } from './published-index.js';
+import { isS3Url } from '../storage/s3-url.js';
 
 export interface SkillSource {
   /** The skills as they are now: the prebuilt index while it is usable, else a scan. */
@@ -27,36 +29,13 @@ export interface SkillSource {
   buckets: BucketRefresh | undefined;
 }
 
-/** A discovery, without the s3:// places storage has not listed yet (each reported by a warning). */
-export async function discoverWithBuckets(
-  options: ResolvedOptions,
-  buckets: BucketRefresh | undefined,
-  mode: DiscoverMode,
-  limits?: ResourceLimits,
-): Promise<DiscoveryResult> {
-  if (!buckets) return discover(options, mode, limits);
-  const { leaveOut, diagnostics } = await buckets.beforeDiscovery();
-  const directories = options.directories.filter((directory) => !leaveOut.has(directory));
-  const scanned = await discover({ ...options, directories }, mode, limits);
-  return { ...scanned, scannedDirectories: options.directories, warnings: [...diagnostics, ...scanned.warnings] };
-}
-
 /**
  * Public entry: check options (throws SkillsConfigError on mistakes), then
  * discover: every skill read in full, s3:// places listed first (each
  * waited for at most `storageWait`).
  */
 export async function discoverSkills(options: SkillsOptions): Promise<DiscoveryResult> {
-  const resolved = resolveOptions(options);
-  const buckets = resolved.buckets
-    ? new BucketRefresh(resolved.buckets, { refresh: 0, storageWait: resolved.storageWait, onChange: () => undefined })
-    : undefined;
-  try {
-    return await discoverWithBuckets(resolved, buckets, {});
-  } finally {
-    // No retry outlives the call.
-    buckets?.close();
-  }
+  return discoverOnce(resolveOptions(options), {});
 }
 
 /**
@@ -80,13 +59,17 @@ export function createSkillSource(
     ? new BucketRefresh(options.buckets, { refresh: options.refresh, storageWait: options.storageWait, onChange: onStorageChange })
     : undefined;
 
+  const published = options.index !== undefined && isS3Url(options.index) && buckets;
+  const readIndex = published ? publishedIndexLoader(options, options.index as string, published, limits) : localIndexLoader(options);
+
   async function load(): Promise<DiscoveryResult> {
     if (indexFile !== undefined) {
-      const read = await readPrebuiltIndex(indexFile, options);
-      if (read.ok) return read.result;
+      const read = await readIndex();
+      if (!('unusable' in read)) return read;
       indexFile = undefined;
+      if (published) published.useListings();
       const scanned = await scan(true);
-      return { ...scanned, warnings: [read.diagnostic, ...scanned.warnings] };
+      return { ...scanned, warnings: [read.unusable, ...scanned.warnings] };
     }
     return scan(!options.preload);
   }
@@ -109,11 +92,20 @@ export function createSkillSource(
     load,
     toIndex,
     preferScan: () => {
+      if (published && indexFile !== undefined) published.useListings();
       indexFile = undefined;
     },
     rankerDataOf: (index) => rankerData.get(index),
     vectorsOf: (index) => vectorData.get(index),
     buckets,
+  };
+}
+
+/** The local index file's skills, or why it cannot be used (scanning takes over). */
+function localIndexLoader(options: ResolvedOptions): () => Promise<IndexLoad> {
+  return async () => {
+    const read = await readPrebuiltIndex(options.index as string, options);
+    return read.ok ? read.result : { unusable: read.diagnostic };
   };
 }
 

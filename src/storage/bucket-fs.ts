@@ -26,6 +26,12 @@ export interface BucketFileSystemSettings {
   client: BucketClient;
   /** The listing whose place holds `path`, if any. */
   listingOf(path: string): Listing | undefined;
+  /**
+   * A listing made now for `path` when none holds it (a skill folder a
+   * published index names), if one can be: readdir, stat and open ask it;
+   * reads do not (a GET needs no listing).
+   */
+  listOnDemand?(path: string): Promise<Listing | undefined>;
   /** Told when an object turned out to have changed since its listing: the store lists again soon. */
   onStale(path: string): void;
   /** Largest object read whole, in bytes. */
@@ -44,14 +50,14 @@ export class BucketFileSystem implements Pick<
   }
 
   async readdir(path: string): Promise<DirEntry[]> {
-    const folder = this.listing(path).folders.get(trimmed(path));
+    const folder = (await this.listing(path)).folders.get(trimmed(path));
     if (!folder) throw this.missing(path);
     return [...folder].map(([name, kind]) => ({ name, ...statsOf(kind) }));
   }
 
   async stat(path: string): Promise<FileStats> {
-    const listing = this.settings.listingOf(path);
-    // An object no listing covers (a published index): asked for.
+    const listing = await this.listingAt(path);
+    // An object no listing covers: asked for.
     if (!listing) {
       const { bucket, key } = splitS3Path(path);
       const info = await this.settings.client.head(bucket, key);
@@ -101,7 +107,7 @@ export class BucketFileSystem implements Pick<
   }
 
   async open(path: string): Promise<FileHandle> {
-    const info = this.info(path);
+    const info = (await this.listingAt(path))?.files.get(path);
     if (!info) throw this.missing(path);
     let loaded: Promise<Uint8Array> | undefined;
     // One GET, on the first read, of at most the listed size and one byte more (which shows an object that grew).
@@ -153,8 +159,13 @@ export class BucketFileSystem implements Pick<
     return this.settings.listingOf(path)?.files.get(path);
   }
 
-  private listing(path: string): Listing {
-    const listing = this.settings.listingOf(path);
+  /** The listing that holds `path`: a place's, or one made now for its skill folder. */
+  private async listingAt(path: string): Promise<Listing | undefined> {
+    return this.settings.listingOf(path) ?? (await this.settings.listOnDemand?.(path));
+  }
+
+  private async listing(path: string): Promise<Listing> {
+    const listing = await this.listingAt(path);
     if (!listing) throw fileError(StorageCodes.unavailable, `${path} has not been listed yet`);
     return listing;
   }

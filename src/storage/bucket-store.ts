@@ -6,8 +6,9 @@
  */
 import { BucketFileSystem } from './bucket-fs.js';
 import { listPlace, sameObjects, type Listing } from './bucket-listing.js';
+import { PublishedObject } from './published-object.js';
 import { BucketClient, makeClient, type S3ClientLike, type S3Option } from './s3-client.js';
-import type { BucketPlace } from './s3-url.js';
+import { splitS3Path, type BucketPlace } from './s3-url.js';
 import { StorageError } from './storage-error.js';
 
 export interface PlaceState {
@@ -26,8 +27,20 @@ export class BucketStore {
   stale = false;
   /** Told when `stale` is set (the refresh loop schedules a check). */
   onStale: () => void = () => undefined;
+  /** The published index (`index: 's3://...'`), when there is one. */
+  readonly index: PublishedObject | undefined;
+  /**
+   * With a published index no place is listed whole: the skill folders it
+   * names are each listed on first use (an activation), by root.
+   */
+  private skillFolders: ReadonlySet<string> = new Set();
+  private readonly folderListings = new Map<string, Listing>();
+  private readonly folderInFlight = new Map<string, Promise<Listing>>();
+  /** The index version the skill folders came from: a new one forgets their listings. */
+  private foldersOf: string | undefined;
 
-  constructor(places: readonly BucketPlace[], s3: S3Option | undefined) {
+  /** `indexUrl`: the published index's `s3://bucket/key`, if any. */
+  constructor(places: readonly BucketPlace[], s3: S3Option | undefined, indexUrl?: string) {
     // Longest root first: a path belongs to the most specific place that holds it.
     this.places = [...places].sort((a, b) => b.root.length - a.root.length).map((place) => ({ place }));
     let made: Promise<S3ClientLike> | undefined;
@@ -39,9 +52,11 @@ export class BucketStore {
       });
       return made;
     });
+    this.index = indexUrl === undefined ? undefined : new PublishedObject(this.client, indexUrl);
     this.fs = new BucketFileSystem({
       client: this.client,
-      listingOf: (path) => this.stateOf(path)?.listing,
+      listingOf: (path) => this.listingOf(path),
+      listOnDemand: (path) => this.listSkillFolder(path),
       onStale: () => {
         this.stale = true;
         this.onStale();
@@ -52,6 +67,53 @@ export class BucketStore {
   /** The place holding `path` (`s3://bucket/key`), if any. */
   stateOf(path: string): PlaceState | undefined {
     return this.places.find(({ place }) => path === place.root || path.startsWith(`${place.root}/`));
+  }
+
+  /** The listing that covers `path`: its place's, else its skill folder's (published index). */
+  listingOf(path: string): Listing | undefined {
+    const listing = this.stateOf(path)?.listing;
+    if (listing || this.folderListings.size === 0) return listing;
+    for (let folder = path; folder.includes('/', 5); folder = folder.slice(0, folder.lastIndexOf('/'))) {
+      const found = this.folderListings.get(folder);
+      if (found) return found;
+    }
+    return undefined;
+  }
+
+  /**
+   * The skill folders of the index version `version` (its ETag): listed on
+   * first use. A new version forgets the listings of the last one, so an
+   * activation after a republish sees the objects as they are now.
+   */
+  useSkillFolders(folders: Iterable<string>, version: string | undefined): void {
+    if (version !== undefined && version === this.foldersOf) return;
+    this.foldersOf = version;
+    this.skillFolders = new Set(folders);
+    this.folderListings.clear();
+    this.fs.cache.prune((path, etag) => this.listingOf(path)?.files.get(path)?.etag === etag);
+  }
+
+  /** The listing of the skill folder that holds `path` (one ListObjectsV2 under it, shared while in flight), if a skill folder does. */
+  private async listSkillFolder(path: string): Promise<Listing | undefined> {
+    let root: string | undefined;
+    for (let folder = path; folder.includes('/', 5); folder = folder.slice(0, folder.lastIndexOf('/'))) {
+      if (this.skillFolders.has(folder)) root = folder;
+    }
+    if (root === undefined) return undefined;
+    const { bucket, key } = splitS3Path(root);
+    const place: BucketPlace = { bucket, prefix: `${key}/`, root };
+    let listing = this.folderInFlight.get(root);
+    if (!listing) {
+      const skillFolders = this.skillFolders;
+      listing = listPlace(this.client, place).finally(() => this.folderInFlight.delete(root));
+      this.folderInFlight.set(root, listing);
+      // Kept only while the index that named the folder is the current one.
+      void listing.then(
+        (done) => skillFolders === this.skillFolders && this.folderListings.set(root, done),
+        () => undefined,
+      );
+    }
+    return listing;
   }
 
   /** The state of the place whose root is `root`. */
@@ -71,7 +133,7 @@ export class BucketStore {
         state.problem = undefined;
         const changed = !state.listing || !sameObjects(state.listing, listing);
         state.listing = listing;
-        if (changed) this.fs.cache.prune((path, etag) => this.stateOf(path)?.listing?.files.get(path)?.etag === etag);
+        if (changed) this.fs.cache.prune((path, etag) => this.listingOf(path)?.files.get(path)?.etag === etag);
         return changed;
       },
       (error: unknown) => {

@@ -24,7 +24,7 @@ export interface Faults {
   down: boolean;
   /** Answer the next N requests with this status (503 SlowDown, 429 or 403 AccessDenied). */
   fail: { count: number; status: 503 | 429 | 403 | 500 } | undefined;
-  /** Which requests `fail` and `truncate` apply to (default: all). */
+  /** Which requests `fail`, `truncate` and `delayMs` apply to (default: all). */
   only: ((request: LoggedRequest) => boolean) | undefined;
   /** Milliseconds each answer waits. */
   delayMs: number;
@@ -72,8 +72,8 @@ export async function startProxy(target: { port: number }): Promise<S3Proxy> {
     if (typeof req.headers['if-none-match'] === 'string') entry.ifNoneMatch = req.headers['if-none-match'];
     log.push(entry);
     if (faults.down) return void req.socket.destroy();
-    if (faults.delayMs > 0) await new Promise((done) => setTimeout(done, faults.delayMs));
     const applies = faults.only ? faults.only(entry) : true;
+    if (faults.delayMs > 0 && applies) await new Promise((done) => setTimeout(done, faults.delayMs));
     if (faults.fail && faults.fail.count > 0 && applies) {
       faults.fail.count--;
       entry.status = faults.fail.status;

@@ -1,0 +1,88 @@
+/**
+ * The skills of an index published to a bucket (`index: 's3://bucket/key'`):
+ * the text the refresh loop holds, parsed on each load. A republished index
+ * that cannot be used leaves the last good one serving, with its warning; an
+ * index storage cannot deliver yet leaves the s3:// places out of this
+ * request (the other sources answer) until the GET succeeds.
+ */
+import type { Diagnostic } from '../base/diagnostics.js';
+import type { ResolvedOptions } from '../config/options.js';
+import { discover } from '../discover/discover.js';
+import type { ResourceLimits } from '../discover/resources.js';
+import type { DiscoveryResult } from '../index/types.js';
+import { SkillsUsageError } from '../config/errors.js';
+import { BucketClient, makeClient } from '../storage/s3-client.js';
+import { isS3Url, parseS3Url, splitS3Path } from '../storage/s3-url.js';
+import { isTransient } from '../storage/storage-error.js';
+import type { BucketRefresh } from './bucket-source.js';
+import { parsePrebuiltIndex, publishedIndexUnreadable, type PrebuiltDiscovery } from './prebuilt-index.js';
+
+/** What a load gave: the skills, or why the published index cannot be used at all (the caller lists the places from then on). */
+export type IndexLoad = DiscoveryResult | { unusable: Diagnostic };
+
+export function publishedIndexLoader(
+  options: ResolvedOptions,
+  url: string,
+  buckets: BucketRefresh,
+  limits: ResourceLimits,
+): () => Promise<IndexLoad> {
+  const store = options.buckets;
+  // The last text that parsed, and its ETag: a damaged republish keeps serving it.
+  let good: { text: string; etag: string | undefined } | undefined;
+
+  const parsed = (text: string, etag: string | undefined): PrebuiltDiscovery | Diagnostic => {
+    const read = parsePrebuiltIndex(text, url, options);
+    if (!read.ok) return read.diagnostic;
+    good = { text, etag };
+    // The skill folders are listed when first used (an activation); a new version forgets the old listings.
+    store?.useSkillFolders(
+      read.result.skills.flatMap((skill) => (isS3Url(skill.directory) ? [skill.directory] : [])),
+      etag,
+    );
+    return read.result;
+  };
+
+  return async () => {
+    const held = await buckets.beforeIndex();
+    if ('text' in held) {
+      const result = parsed(held.text, held.etag);
+      if (!('code' in result)) return result;
+      if (good === undefined) return { unusable: result };
+      const last = parsed(good.text, good.etag);
+      return 'code' in last ? { unusable: result } : { ...last, warnings: [result, ...last.warnings] };
+    }
+    if (held.problem && !isTransient(held.problem)) return { unusable: publishedIndexUnreadable(url, held.problem) };
+    // Storage does not answer yet: the other sources now, the index's skills when its GET succeeds.
+    const local = options.directories.filter((directory) => !isS3Url(directory));
+    const scanned = await discover({ ...options, directories: local }, { frontmatterOnly: true }, limits);
+    return { ...scanned, scannedDirectories: options.directories, warnings: [buckets.indexUnavailable(), ...scanned.warnings] };
+  };
+}
+
+/**
+ * `-o s3://bucket/key` of `sisu-skills index`: the object to publish to
+ * (throws SkillsConfigError when the URL names no object), or undefined for
+ * a file on disk.
+ */
+export function publishTarget(output: string): string | undefined {
+  if (!isS3Url(output.trim())) return undefined;
+  const place = parseS3Url(output.trim());
+  const fail = (problem: string): never => {
+    throw new SkillsUsageError(
+      `index: -o ${output} cannot be published to: ${problem}. Give the key, e.g. -o s3://bucket/skills.index.json.`,
+    );
+  };
+  if ('problem' in place) return fail(place.problem);
+  if (place.prefix === '' || output.trim().endsWith('/')) return fail('it names a folder, not an object');
+  return place.root;
+}
+
+/**
+ * Put the index at `url` with one PutObject, with a client from the SDK's
+ * environment (AWS_REGION, AWS_ENDPOINT_URL_S3, the credential chain). S3
+ * replaces an object whole: a reader gets the old index or the new one.
+ */
+export async function publishIndex(url: string, text: string): Promise<void> {
+  const { bucket, key } = splitS3Path(url);
+  await new BucketClient(() => makeClient(undefined)).put(bucket, key, text, 'application/json');
+}

@@ -1,0 +1,47 @@
+/**
+ * One object read whole and kept by its ETag: a published index. Each
+ * `fetch` after the first is one conditional GET (`If-None-Match` with the
+ * ETag held), which storage answers 304 while the object is unchanged.
+ */
+import type { BucketClient } from './s3-client.js';
+import { splitS3Path } from './s3-url.js';
+
+export class PublishedObject {
+  /** The text last read, undefined until a GET has answered. */
+  text: string | undefined;
+  /** Its ETag: what the next fetch sends as `If-None-Match`. */
+  etag: string | undefined;
+  private inFlight: Promise<boolean> | undefined;
+  private readonly bucket: string;
+  private readonly key: string;
+
+  constructor(
+    private readonly client: BucketClient,
+    /** `s3://bucket/key`. */
+    readonly url: string,
+  ) {
+    ({ bucket: this.bucket, key: this.key } = splitS3Path(url));
+  }
+
+  /**
+   * Read the object if it changed (a GET in flight is shared). Resolves true
+   * when new text came, false on a 304; rejects with the StorageError,
+   * keeping the text held.
+   */
+  fetch(signal?: AbortSignal): Promise<boolean> {
+    this.inFlight ??= this.read(signal).finally(() => {
+      this.inFlight = undefined;
+    });
+    return this.inFlight;
+  }
+
+  private async read(signal?: AbortSignal): Promise<boolean> {
+    const got = await this.client.get(this.bucket, this.key, { ifNoneMatch: this.etag, signal });
+    if (!got) return false;
+    const text = new TextDecoder('utf-8').decode(got.bytes);
+    const changed = text !== this.text;
+    this.text = text;
+    this.etag = got.etag;
+    return changed;
+  }
+}
