@@ -30,11 +30,18 @@ beforeAll(async () => {
 });
 afterAll(() => proxy.close());
 
+/**
+ * Short waits only where the wait is what a test is about: elsewhere a first
+ * request waits as long as s3rver takes on a loaded machine (a 400 ms wait
+ * failed tests that expect the bucket's skills at once).
+ */
+const SHORT_WAIT = 400;
+
 /** Retries quickly in tests: the SDK's backoff starts at 100 ms. */
 const fast = (extra: Partial<SkillsOptions> = {}): SkillsOptions => ({
   directories: [SKILLS_FIXTURES, `s3://${bucket.name}/lib/`],
   s3: s3Config(proxy.endpoint),
-  storageWait: 400,
+  storageWait: 10_000,
   rankInstructions: false,
   ...extra,
 });
@@ -54,7 +61,7 @@ describe('storage faults', () => {
   it('unreachable at the first request: answers with the other sources, warns once, and the skills come when storage is back', async () => {
     proxy.reset();
     proxy.faults.down = true;
-    const middleware = skillsMiddleware(fast());
+    const middleware = skillsMiddleware(fast({ storageWait: SHORT_WAIT }));
     const first = await ask(middleware);
     expect(names(first)).toEqual(['code-review', 'debug', 'deploy-staging', 'explain', 'test-gen']);
     const warnings = first.log.find('[skills] warning').map((e) => e.args[1] as { code: string; file: string; message: string });
@@ -94,7 +101,7 @@ describe('storage faults', () => {
     proxy.reset();
     proxy.faults.only = (r) => r.op === 'get';
     proxy.faults.delayMs = 900;
-    const middleware = skillsMiddleware(fast({ storageWait: 400, refresh: 60_000 }));
+    const middleware = skillsMiddleware(fast({ storageWait: SHORT_WAIT, refresh: 60_000 }));
     const first = await ask(middleware);
     // Answered while every SKILL.md GET was still waiting at the proxy.
     const gets = proxy.log.filter((r) => r.op === 'get');
@@ -118,9 +125,12 @@ describe('storage faults', () => {
     for (const status of [503, 429] as const) {
       proxy.reset();
       proxy.faults.fail = { count: 1, status };
-      const middleware = skillsMiddleware(fast({ storageWait: 3000 }));
+      const middleware = skillsMiddleware(fast());
       expect(names(await ask(middleware))).toContain('alpha');
-      expect(proxy.log.filter((r) => r.op === 'list').map((r) => r.status)).toEqual([status, 200]);
+      // One throttled answer, then the listing (a slow machine may see a later, successful check too).
+      const statuses = proxy.log.filter((r) => r.op === 'list').map((r) => r.status);
+      expect(statuses.slice(0, 2)).toEqual([status, 200]);
+      expect(statuses.slice(2).every((s) => s === 200)).toBe(true);
       await middleware.close();
     }
     // Throttled for good: the request is answered without the bucket once storageWait is over, and the SDK's
