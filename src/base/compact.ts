@@ -166,10 +166,18 @@ function flatString(text: string): string {
  * 26.17 -> 25.00 MB (ec92c42); a lookup is ~15 string compares at 20,000.
  */
 export function nameLookup<T>(items: readonly T[], nameOf: (item: T) => string, sorted?: Int32Array): (name: string) => T | undefined {
-  let order: Int32Array | undefined;
-  const nameAt = (position: number): string => nameOf(items[position] as T);
+  const find = positionLookup(items.length, (position) => nameOf(items[position] as T), sorted);
   return (name) => {
-    order ??= sorted && isNameOrder(sorted, items.length, nameAt) ? sorted : sortedByName(items.length, nameAt);
+    const position = find(name);
+    return position === -1 ? undefined : items[position];
+  };
+}
+
+/** nameLookup by position: the position of the first item named `name` among `count`, or -1. */
+export function positionLookup(count: number, nameAt: (position: number) => string, sorted?: Int32Array): (name: string) => number {
+  let order: Int32Array | undefined;
+  return (name) => {
+    order ??= sorted && isNameOrder(sorted, count, nameAt) ? sorted : sortedByName(count, nameAt);
     // Leftmost position whose name is >= `name`.
     let low = 0;
     let high = order.length;
@@ -178,9 +186,9 @@ export function nameLookup<T>(items: readonly T[], nameOf: (item: T) => string, 
       if (nameAt(order[mid] as number) < name) low = mid + 1;
       else high = mid;
     }
-    if (low === order.length) return undefined;
-    const item = items[order[low] as number] as T;
-    return nameOf(item) === name ? item : undefined;
+    if (low === order.length) return -1;
+    const position = order[low] as number;
+    return nameAt(position) === name ? position : -1;
   };
 }
 
