@@ -337,9 +337,13 @@ export function packPostings(terms: number, docs: number, list: PostingList): Pa
 export function* packPostingsSteps(terms: number, docs: number, list: PostingList, step: number): Generator<void, PackedPostings, void> {
   const total = list.term.length;
   const offsets = new Int32Array(terms + 1);
-  for (let i = 0; i < total; i++) {
-    const term = list.term[i] ?? 0;
-    offsets[term + 1] = (offsets[term + 1] ?? 0) + 1;
+  for (let from = 0; from < total; from += step) {
+    const to = Math.min(total, from + step);
+    for (let i = from; i < to; i++) {
+      const term = list.term[i] ?? 0;
+      offsets[term + 1] = (offsets[term + 1] ?? 0) + 1;
+    }
+    if (to < total) yield;
   }
   for (let term = 0; term < terms; term++) offsets[term + 1] = (offsets[term + 1] ?? 0) + (offsets[term] ?? 0);
   const packedDocs = docs <= 0x10000 ? new Uint16Array(total) : new Uint32Array(total);
