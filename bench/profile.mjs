@@ -5,52 +5,18 @@
 // prints the self time of the top functions and of each file, summed over the
 // runs (shares of the total sampled time; "(garbage collector)", "(program)"
 // and "(idle)" are V8's own). The .cpuprofile files are kept for DevTools.
-import { existsSync, readFileSync } from 'node:fs';
 import { mkdir, mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
-import { SourceMap } from 'node:module';
 import { tmpdir } from 'node:os';
-import { basename, join } from 'node:path';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ioFloor } from './floor.mjs';
+import { fileKey, functionKey, printTotals as print, selfTimes } from './profile-summary.mjs';
 import { bundlePrebuilt } from './prebuilt-bundle.mjs';
 import { prepareReal, runContender } from './real.mjs';
 import { loadCorpus } from './realshape.mjs';
 
 const [size = '2000', kind = 'ours', runs = '3', top = '25'] = process.argv.slice(2);
 const here = fileURLToPath(new URL('.', import.meta.url));
-
-/** Self time (ms) per key over one .cpuprofile. */
-function selfTimes(profile, keyOf, into) {
-  const byId = new Map(profile.nodes.map((node) => [node.id, node]));
-  for (let i = 0; i < profile.samples.length; i++) {
-    const node = byId.get(profile.samples[i]);
-    const key = keyOf(node.callFrame);
-    into.set(key, (into.get(key) ?? 0) + (profile.timeDeltas[i] ?? 0) / 1000);
-  }
-}
-
-/** Source maps of bundles (dist/index.js.map), to name the src/ module each sampled function comes from. */
-const maps = new Map();
-function sourceOf(frame) {
-  const file = frame.url.replace(/^file:\/\//, '');
-  if (!maps.has(file))
-    maps.set(file, existsSync(`${file}.map`) ? new SourceMap(JSON.parse(readFileSync(`${file}.map`, 'utf8'))) : undefined);
-  const entry = maps.get(file)?.findEntry(frame.lineNumber, frame.columnNumber);
-  return entry?.originalSource ? entry.originalSource.replace(/^.*?\/src\//, 'src/') : undefined;
-}
-
-const where = (frame) => (frame.url ? `${basename(frame.url.replace(/^file:\/\//, ''))}:${frame.lineNumber + 1}` : '');
-const functionKey = (frame) => `${frame.functionName || '(anonymous)'} ${(frame.url && sourceOf(frame)) || where(frame)}`.trim();
-const fileKey = (frame) =>
-  frame.url ? (sourceOf(frame) ?? basename(frame.url.replace(/^file:\/\//, ''))) : frame.functionName || '(native)';
-
-function print(title, totals, limit) {
-  const all = [...totals.values()].reduce((a, b) => a + b, 0);
-  console.log(`\n${title} (total ${all.toFixed(0)} ms sampled)`);
-  for (const [key, ms] of [...totals].sort((a, b) => b[1] - a[1]).slice(0, limit)) {
-    console.log(`${((100 * ms) / all).toFixed(1).padStart(5)}%  ${ms.toFixed(1).padStart(8)} ms  ${key}`);
-  }
-}
 
 const corpus = await loadCorpus();
 if (!corpus) {

@@ -1,4 +1,4 @@
-// npm run bench [-- --quick] [--real-only | --startup | --overlap-only | --visible-only | --s3-only]
+// npm run bench [-- --quick] [--real-only | --startup | --overlap-only | --visible-only | --s3-only | --requests-only]
 // Builds skill libraries in a temporary folder, measures discovery, the
 // per-request cost, use_skill and find_skills, the parser (against `yaml`,
 // and on hostile input) and the index's memory, then the real-shaped rows
@@ -12,20 +12,19 @@ import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { performance } from 'node:perf_hooks';
-import { setImmediate } from 'node:timers';
 import { Buffer } from 'node:buffer';
 import { parse as parseYaml } from 'yaml';
 import * as api from '../dist/index.js';
 import { FAMILIES } from './adversarial.mjs';
 import { benchOverlap } from './overlap.mjs';
 import { benchReal } from './real.mjs';
+import { benchRequestsAB } from './requests-ab.mjs';
 import { benchScaling } from './scaling.mjs';
 import { benchS3 } from './s3.mjs';
 import { ioFloor } from './floor.mjs';
-import { plainContext, recordingLogger } from './plain-ctx.mjs';
 import { gc, median, round, timeAsync, timeSync } from './stats.mjs';
 import { writeWorkload } from './workload.mjs';
+import { createContext, ctxFor, duringBodyIndexing, requestText, sampleRequests } from './requests.mjs';
 
 const run = promisify(execFile);
 const here = fileURLToPath(new URL('.', import.meta.url));
@@ -44,6 +43,9 @@ const baseBuild = process.argv.find((arg) => arg.startsWith('--base='))?.slice('
 const startupOnly = process.argv.includes('--startup');
 // --s3-only: issue 30's object-storage rows alone (bench/s3.mjs), written to bench-results/s3-only.json.
 const s3Only = process.argv.includes('--s3-only');
+// --requests-only: issue 29's per-request rows alone (bench/requests-ab.mjs), with --base=<build> by turns.
+const requestsOnly = process.argv.includes('--requests-only');
+const rounds = Number(process.argv.find((arg) => arg.startsWith('--rounds='))?.slice('--rounds='.length) ?? 3);
 
 const CONFIG = quick
   ? { sizes: [500, 2000], reps: [3, 3], requests: 1000, activations: 100, parserReps: 3, adversarialSizes: [16_384, 131_072, 524_288] }
@@ -59,11 +61,6 @@ const REQUEST_SIZE = 2000;
 const SEED = 20240605;
 
 const log = (...args) => process.stderr.write(`${args.join(' ')}\n`);
-
-/** A plain request ctx (bench/plain-ctx.mjs) whose logger keeps its entries: discovery time is read from them. */
-function createContext({ messages = [] } = {}) {
-  return plainContext(messages, recordingLogger());
-}
 
 /** What a host hands a tool handler: never the request ctx. */
 const toolContextOf = (ctx) => ({ signal: ctx.signal, log: ctx.log });
@@ -140,42 +137,13 @@ async function benchDiscovery(workload, reps) {
 // ---------------------------------------------------------------------------
 // (2) Per-request cost with the index cached, (3) use_skill and find_skills
 
-const REQUESTS = [
-  'review my pull request before I merge it',
-  'deploy the docker images to production',
-  'summarize these meeting notes',
-  'the data pipelines keep failing, debug them',
-  'draft release notes for version 2',
-  'validate our api schemas',
-  'convert this spreadsheet to a chart',
-  'audit contracts for compliance',
-  'write unit tests for the parser',
-  'optimize slow sql queries in the monorepo',
-];
-const requestText = (i) => `${REQUESTS[i % REQUESTS.length]} (${i})`;
-
-function ctxFor(i) {
-  return createContext({
-    messages: [
-      { role: 'system', content: 'You are a careful assistant.' },
-      { role: 'user', content: requestText(i) },
-    ],
-  });
-}
-
 function growth(samples) {
   const tenth = Math.max(1, Math.floor(samples.length / 10));
   return { first: median(samples.slice(0, tenth)), last: median(samples.slice(-tenth)) };
 }
 
 async function perRequest(label, handle, requests, section = `per request ${REQUEST_SIZE}`, maxMedianMs = 1) {
-  for (let i = 0; i < 200; i++) await handle(ctxFor(i)); // warm-up: JIT and caches
-  const samples = [];
-  for (let i = 0; i < requests; i++) {
-    const ctx = ctxFor(i + 200);
-    const { ms } = await timeAsync(() => handle(ctx));
-    samples.push(ms);
-  }
+  const samples = await sampleRequests(handle, requests);
   const m = median(samples);
   const { first, last } = growth(samples);
   results[`perRequest_${label}`] = {
@@ -189,54 +157,15 @@ async function perRequest(label, handle, requests, section = `per request ${REQU
   row(section, `${label}: last/first 10%`, last / first, 'x', '<= 1.2', last / first <= 1.2);
 }
 
-const percentile = (sorted, p) => sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))];
-
-/**
- * Requests while the middleware reads the instructions for ranking (issue 23):
- * after a first request, the reading is started at once (instead of a second
- * later) and requests arrive one after another, each on its own turn of the
- * event loop, as a server's would, until it is done. A request's latency runs
- * from its arrival to its answer, so it includes waiting for whatever the
- * reading does on the main thread meanwhile. Then as many requests once it is done.
- */
+/** Requests while the middleware reads the instructions for ranking (bench/requests.mjs). */
 async function benchDuringBodyIndexing(workload, section) {
-  const middleware = api.skillsMiddleware({ directories: [workload.root] });
-  await middleware(ctxFor(0), async () => {});
-  for (let i = 0; i < 200; i++) await middleware(ctxFor(i), async () => {}); // warm-up: the ranker is built
-  const arrive = () => new Promise((resolve) => setImmediate(resolve));
-  const timed = async (i) => {
-    const start = performance.now();
-    await arrive();
-    await middleware(ctxFor(i), async () => {});
-    return performance.now() - start;
-  };
-  let done = false;
-  const started = performance.now();
-  const indexing = middleware.instructionsRanked().then(() => {
-    done = true;
-  });
-  const during = [];
-  while (!done) during.push(await timed(during.length + 200));
-  await indexing;
-  const indexingMs = performance.now() - started;
-  const after = [];
-  for (let i = 0; i < during.length; i++) after.push(await timed(i + 200));
-  const sortedDuring = [...during].sort((a, b) => a - b);
-  const sortedAfter = [...after].sort((a, b) => a - b);
-  const p99 = percentile(sortedDuring, 0.99);
-  results.duringBodyIndexing = {
-    indexingMs,
-    requests: during.length,
-    medianMs: median(during),
-    p99Ms: p99,
-    maxMs: sortedDuring.at(-1),
-    afterMedianMs: median(after),
-    afterP99Ms: percentile(sortedAfter, 0.99),
-  };
-  row(section, `reading the instructions for ranking, in the background (${during.length} requests meanwhile)`, indexingMs, 'ms', '(info)');
-  row(section, 'request while the instructions are read: p99', p99, 'ms', '< 5', p99 < 5);
-  row(section, 'same: median / max', median(during), 'ms', `max ${sortedDuring.at(-1)?.toFixed(1)} ms`);
-  row(section, 'request once they are ranked: median / p99', median(after), 'ms', `p99 ${percentile(sortedAfter, 0.99).toFixed(2)} ms`);
+  const figures = await duringBodyIndexing(api, workload.root);
+  results.duringBodyIndexing = figures;
+  const { indexingMs, requests, p99Ms } = figures;
+  row(section, `reading the instructions for ranking, in the background (${requests} requests meanwhile)`, indexingMs, 'ms', '(info)');
+  row(section, 'request while the instructions are read: p99', p99Ms, 'ms', '< 5', p99Ms < 5);
+  row(section, 'same: median / max', figures.medianMs, 'ms', `max ${figures.maxMs?.toFixed(1)} ms`);
+  row(section, 'request once they are ranked: median / p99', figures.afterMedianMs, 'ms', `p99 ${figures.afterP99Ms.toFixed(2)} ms`);
 }
 
 /**
@@ -553,6 +482,8 @@ async function main() {
   try {
     if (s3Only) {
       await benchS3({ temp, quick, row, results, log });
+    } else if (requestsOnly) {
+      await benchRequestsAB({ temp, row, results, log, requests: CONFIG.requests, base: baseBuild, rounds });
     } else if (visibleOnly) {
       log(`[bench] writing ${REQUEST_SIZE} skills...`);
       const workload = await writeWorkload(join(temp, `lib-${REQUEST_SIZE}`), REQUEST_SIZE, SEED + REQUEST_SIZE);
@@ -574,7 +505,8 @@ async function main() {
         await benchS3({ temp, quick, row, results, log });
       }
     }
-    if (overlapOnly || (!realOnly && !startupOnly && !visibleOnly && !s3Only)) await benchOverlap({ temp, quick, row, results, log });
+    if (overlapOnly || (!realOnly && !startupOnly && !visibleOnly && !s3Only && !requestsOnly))
+      await benchOverlap({ temp, quick, row, results, log });
   } finally {
     await cleanup();
   }
@@ -590,17 +522,19 @@ async function main() {
   );
   const outDir = join(here, '..', 'bench-results');
   await mkdir(outDir, { recursive: true });
-  const outFile = s3Only
-    ? 's3-only.json'
-    : visibleOnly
-      ? 'visible-only.json'
-      : realOnly
-        ? 'real-only.json'
-        : startupOnly
-          ? 'startup.json'
-          : overlapOnly
-            ? 'overlap-only.json'
-            : 'latest.json';
+  const outFile = requestsOnly
+    ? 'requests-only.json'
+    : s3Only
+      ? 's3-only.json'
+      : visibleOnly
+        ? 'visible-only.json'
+        : realOnly
+          ? 'real-only.json'
+          : startupOnly
+            ? 'startup.json'
+            : overlapOnly
+              ? 'overlap-only.json'
+              : 'latest.json';
   await writeFile(join(outDir, outFile), `${JSON.stringify({ date: new Date().toISOString(), ...results }, null, 2)}\n`);
   console.log(`wrote bench-results/${outFile}`);
 }

@@ -1,4 +1,4 @@
-// Usage: node scripts/body-rank-experiment.mjs [--held-back] [--all] [--try=<json>] [--misses] [--dump=<file>]
+// Usage: node scripts/body-rank-experiment.mjs [--held-back] [--all] [--prf] [--try=<json>] [--misses] [--dump=<file>]
 // Measures the ranker on the labelled request sets over the shared corpus (1,088 distinct
 // skills), beside the plain BM25 baseline (scripts/plain-bm25.mjs) every figure must stand by:
 // - test/relevance/body-set: requests written from what skills are for (issue 23);
@@ -12,7 +12,8 @@
 // src/catalog/rank.ts is bundled from source, so every weight can be tried without a build.
 // Without --held-back only the train parts are measured: tune there. --held-back adds the
 // held-back parts, for the final figures. --all adds the candidates that were tried; --try adds
-// others, as JSON [[label, change of RANK_TUNING], ...], e.g. --try='[["w1", {"bodyWeight": 1}]]'.
+// others, as JSON [[label, change of RANK_TUNING], ...], e.g. --try='[["w1", {"bodyWeight": 1}]]'. --prf adds
+// pseudo-relevance feedback over the chosen ranker (tried, left out; no catalog column).
 // --misses lists the chosen ranker's train misses; --dump writes its top 5 per request as JSON.
 import { build } from 'esbuild';
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -90,7 +91,31 @@ function rankersOf(candidate) {
     candidate.tuning,
     bodies(library),
   );
+  if (candidate.prf) return { rank: feedbackRank(ranker, candidate.prf) };
   return { rank: (query, k) => ranker.rank(query, k).map((r) => r.name), big };
+}
+
+/**
+ * Pseudo-relevance feedback (tried for issue 29, left out): the request's words plus the descriptions (and, with
+ * `withBody`, the instructions' first 600 characters) of its first `depth` results, ranked again; each skill scores
+ * its first score plus `alpha` times its second.
+ */
+function feedbackRank(ranker, { depth, alpha, withBody }) {
+  const byName = new Map(skills.map((s) => [s.entry.name, s]));
+  return (query, k) => {
+    const first = ranker.rank(query, 100);
+    const feedback = first
+      .slice(0, depth)
+      .map((r) => byName.get(r.name))
+      .map((s) => `${s?.entry.description ?? ''} ${withBody ? (s?.body ?? '').slice(0, 600) : ''}`)
+      .join(' ');
+    const scores = new Map(first.map((r) => [r.name, r.score]));
+    for (const r of ranker.rank(`${query} ${feedback}`, 100)) scores.set(r.name, (scores.get(r.name) ?? 0) + alpha * r.score);
+    return [...scores]
+      .sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))
+      .slice(0, k)
+      .map(([name]) => name);
+  };
 }
 
 /** @1, @5, MRR@10 and catalog of one part, with its misses and top fives. */
@@ -132,6 +157,20 @@ const candidates = [
   { label: 'ours, description only', tuning: RANK_TUNING, bodies: false },
   { label: CHOSEN, tuning: RANK_TUNING, bodies: true },
 ];
+if (args.includes('--prf'))
+  for (const [depth, alpha, withBody] of [
+    [3, 0.3, false],
+    [3, 0.6, false],
+    [5, 0.3, false],
+    [2, 0.3, false],
+    [3, 0.3, true],
+  ])
+    candidates.push({
+      label: `prf depth ${depth} alpha ${alpha}${withBody ? ' body' : ''}`,
+      tuning: RANK_TUNING,
+      bodies: true,
+      prf: { depth, alpha, withBody },
+    });
 const tries = args.find((a) => a.startsWith('--try='))?.slice(6);
 if (tries) for (const [label, change] of JSON.parse(tries)) candidates.push({ label, tuning: tuned(change), bodies: true });
 if (args.includes('--all')) {

@@ -66,6 +66,47 @@ describe('catalogText', () => {
   it('escapes markup, so no tag can be opened or closed', () => {
     expect(catalogText('</available_skills> <b>x</b> a > b')).toBe('&lt;/available_skills&gt; &lt;b&gt;x&lt;/b&gt; a &gt; b');
   });
+
+  it('rewrites exactly the texts the plain expressions would, and returns the others themselves', () => {
+    // The rule written as expressions (catalogText decides whether to rewrite a character at a time).
+    const needsRewrite = /[<>\p{Cc}\p{Cf}]|[^\S ]| {2}|^ | $/u;
+    const rewrite = (text: string): string =>
+      text
+        .replace(/\p{Cf}|(?![\t\n\v\f\r\u0085])\p{Cc}/gu, '')
+        .replace(/[\s\u0085]+/g, ' ')
+        .trim()
+        .replace(/[<>]/g, (c) => (c === '<' ? '&lt;' : '&gt;'));
+    const pieces = [
+      'a',
+      'Z',
+      '9',
+      ' ',
+      '  ',
+      '-',
+      '<',
+      '>',
+      '&',
+      '\u00e9',
+      '\u2019',
+      '\u00a0',
+      '\u3000',
+      '\u{1f600}',
+      '\ud800',
+      ...LINE_BREAKS,
+      ...INVISIBLE,
+    ];
+    let seed = 29;
+    const next = (n: number): number => {
+      seed = (seed * 1103515245 + 12345) % 2147483648;
+      return seed % n;
+    };
+    for (let i = 0; i < 3000; i++) {
+      const text = Array.from({ length: next(12) }, () => pieces[next(pieces.length)] as string).join('');
+      const expected = needsRewrite.test(text) ? rewrite(text) : text;
+      if (catalogText(text) !== expected) expect({ text, got: catalogText(text) }).toEqual({ text, got: expected });
+    }
+    expect(catalogText('plain-name')).toBe('plain-name');
+  });
 });
 
 describe('a catalog whose skills try to forge it', () => {

@@ -233,6 +233,37 @@ describe('createCatalog', () => {
   });
 });
 
+describe('a ranked catalog finds the ranked skills', () => {
+  const entries = library(400, 100).map((entry, i) => ({
+    ...entry,
+    description: `${entry.description} ${i % 7 === 0 ? 'pdf forms' : 'reports'}`,
+  }));
+
+  it('by the positions a ranker over its entries gives, as it would by looking their names up', () => {
+    const ranker = createRanker(entries);
+    // Without rankDocs (a ranker a caller made, or one fusing meaning in), names are looked up.
+    const byNames = { size: ranker.size, rank: (query: string, limit?: number) => ranker.rank(query, limit) };
+    for (const query of ['pdf forms', 'task 7 reports', 'filler3 pdf', 'nothing matches this']) {
+      const withPositions = createCatalog(entries, { budget: 2000, ranker }).render(query);
+      expect(withPositions.report.mode).toBe('ranked');
+      expect(withPositions).toEqual(createCatalog(entries, { budget: 2000, ranker: byNames }).render(query));
+    }
+  });
+
+  it('lists each name once, as its first entry, when names repeat', () => {
+    const twice = [
+      ...entries.slice(0, 50),
+      ...entries.slice(0, 50).map((entry) => ({ ...entry, description: `Other. ${entry.description}` })),
+    ];
+    const { text, report } = buildCatalog(twice, { budget: 1500, query: 'pdf forms' });
+    expect(report.mode).toBe('ranked');
+    expect(new Set(report.included).size).toBe(report.included.length);
+    expect(report.ranked[0]).toBe('skill-0000');
+    expect(text).toContain('- skill-0000: Does task 0.');
+    expect(text).not.toContain('Other.');
+  });
+});
+
 describe('withCatalog', () => {
   it('appends to the first system message and leaves the input untouched', () => {
     const messages = [

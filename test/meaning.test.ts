@@ -279,6 +279,7 @@ describe('hybridRanker', () => {
     version: 3,
     extra: 'kept',
     rank: (query: string, limit?: number) => (query.includes('pdf') && limit !== 0 ? [{ name: 'pdf-forms', score: 1 }] : []),
+    rankDocs: () => [{ doc: 1, name: 'pdf-forms', score: 1 }],
     describe() {
       return this.extra;
     },
@@ -298,6 +299,8 @@ describe('hybridRanker', () => {
       ['pdf-forms', 'meaning'],
     ]);
     expect(hybrid.describe()).toBe('kept');
+    // Positions are the words' answer alone: a ranked catalog must not take them from a hybrid ranker.
+    expect(hybrid.rankDocs).toBeUndefined();
     expect(hybrid.version).toBeGreaterThan(3);
     expect(matchedBy({ name: 'x', score: 1 })).toBeUndefined();
   });

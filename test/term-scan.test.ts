@@ -150,9 +150,13 @@ describe('a ranker built from a scan', () => {
       const shared = createRanker(entries);
       for (const request of requests) {
         const expected = whole.rank(request);
-        expect(shared.rank(request), request).toEqual(expected);
-        expect(createRanker(entries).rank(request), request).toEqual(expected);
+        // Answers of about 1,000 skills each: expect only on a difference (deep-equal answers always pass toEqual,
+        // and its comparisons were most of this test's 20 s).
+        const [fromShared, fromFresh] = [shared.rank(request), createRanker(entries).rank(request)];
+        if (!isDeepStrictEqual(fromShared, expected)) expect(fromShared, request).toEqual(expected);
+        if (!isDeepStrictEqual(fromFresh, expected)) expect(fromFresh, request).toEqual(expected);
       }
+      expect(requests.length).toBeGreaterThan(280);
     }, 60_000);
   });
 });

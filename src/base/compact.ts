@@ -166,10 +166,18 @@ function flatString(text: string): string {
  * 26.17 -> 25.00 MB (ec92c42); a lookup is ~15 string compares at 20,000.
  */
 export function nameLookup<T>(items: readonly T[], nameOf: (item: T) => string, sorted?: Int32Array): (name: string) => T | undefined {
-  let order: Int32Array | undefined;
-  const nameAt = (position: number): string => nameOf(items[position] as T);
+  const find = positionLookup(items.length, (position) => nameOf(items[position] as T), sorted);
   return (name) => {
-    order ??= sorted && isNameOrder(sorted, items.length, nameAt) ? sorted : sortedByName(items.length, nameAt);
+    const position = find(name);
+    return position === -1 ? undefined : items[position];
+  };
+}
+
+/** nameLookup by position: the position of the first item named `name` among `count`, or -1. */
+export function positionLookup(count: number, nameAt: (position: number) => string, sorted?: Int32Array): (name: string) => number {
+  let order: Int32Array | undefined;
+  return (name) => {
+    order ??= sorted && isNameOrder(sorted, count, nameAt) ? sorted : sortedByName(count, nameAt);
     // Leftmost position whose name is >= `name`.
     let low = 0;
     let high = order.length;
@@ -178,9 +186,9 @@ export function nameLookup<T>(items: readonly T[], nameOf: (item: T) => string, 
       if (nameAt(order[mid] as number) < name) low = mid + 1;
       else high = mid;
     }
-    if (low === order.length) return undefined;
-    const item = items[order[low] as number] as T;
-    return nameOf(item) === name ? item : undefined;
+    if (low === order.length) return -1;
+    const position = order[low] as number;
+    return nameAt(position) === name ? position : -1;
   };
 }
 
@@ -329,9 +337,13 @@ export function packPostings(terms: number, docs: number, list: PostingList): Pa
 export function* packPostingsSteps(terms: number, docs: number, list: PostingList, step: number): Generator<void, PackedPostings, void> {
   const total = list.term.length;
   const offsets = new Int32Array(terms + 1);
-  for (let i = 0; i < total; i++) {
-    const term = list.term[i] ?? 0;
-    offsets[term + 1] = (offsets[term + 1] ?? 0) + 1;
+  for (let from = 0; from < total; from += step) {
+    const to = Math.min(total, from + step);
+    for (let i = from; i < to; i++) {
+      const term = list.term[i] ?? 0;
+      offsets[term + 1] = (offsets[term + 1] ?? 0) + 1;
+    }
+    if (to < total) yield;
   }
   for (let term = 0; term < terms; term++) offsets[term + 1] = (offsets[term + 1] ?? 0) + (offsets[term] ?? 0);
   const packedDocs = docs <= 0x10000 ? new Uint16Array(total) : new Uint32Array(total);

@@ -56,6 +56,13 @@ const PACK_STEP = 16_384;
 /** Terms per step of sorting the kept vocabulary. */
 const SORT_STEP = 2048;
 
+/**
+ * Items per step of a pass over the collected vocabulary (some 100,000 terms
+ * at 2,000 skills) or the chosen postings (some 340,000): each pass in one
+ * step took 5-20 ms, the longest steps of the build.
+ */
+const PASS_STEP = 16_384;
+
 /** BM25 saturation, as in src/catalog/rank.ts. */
 const K1 = 1.2;
 
@@ -261,17 +268,28 @@ export class BodyCollector {
   *buildSteps(): Generator<void, BodyIndex, void> {
     const vocabularySize = this.terms.vocabulary.size;
     const idfById = new Float64Array(vocabularySize);
-    for (let id = 0; id < vocabularySize; id++) idfById[id] = idfOf(this.df[id] ?? 0, Math.max(this.added, 1));
-    yield;
+    const bodies = Math.max(this.added, 1);
+    for (let from = 0; from < vocabularySize; from += PASS_STEP) {
+      const to = Math.min(vocabularySize, from + PASS_STEP);
+      for (let id = from; id < to; id++) idfById[id] = idfOf(this.df[id] ?? 0, bodies);
+      yield;
+    }
     const chosen = yield* this.choosePostings(idfById);
     yield;
     const { terms, vocabulary, position } = yield* keptVocabulary(this.terms.vocabulary, chosen.usedIds);
     yield;
     const { term, count } = chosen;
-    for (let i = 0; i < count; i++) term[i] = position[term[i] ?? 0] ?? 0;
+    for (let from = 0; from < count; from += PASS_STEP) {
+      const to = Math.min(count, from + PASS_STEP);
+      for (let i = from; i < to; i++) term[i] = position[term[i] ?? 0] ?? 0;
+      yield;
+    }
     const idf = new Float64Array(vocabulary.size);
-    for (let id = 0; id < vocabularySize; id++) if (chosen.usedIds[id] === 1) idf[position[id] ?? 0] = idfById[id] ?? 0;
-    yield;
+    for (let from = 0; from < vocabularySize; from += PASS_STEP) {
+      const to = Math.min(vocabularySize, from + PASS_STEP);
+      for (let id = from; id < to; id++) if (chosen.usedIds[id] === 1) idf[position[id] ?? 0] = idfById[id] ?? 0;
+      yield;
+    }
     const list = { term: term.subarray(0, count), doc: chosen.doc.subarray(0, count), weight: chosen.weight.subarray(0, count) };
     const postings = yield* packPostingsSteps(vocabulary.size, this.size, list, PACK_STEP);
     return { terms, vocabulary, postings, idf, size: this.size, read: this.added, rareIdf: idfOf(1, Math.max(this.added, 1)) };
@@ -301,7 +319,11 @@ export class BodyCollector {
     };
     // Numbers (versions, ports, counts, numbered names) say little about a task, yet would rank as the rarest terms.
     const numeric = new Uint8Array(vocabularySize);
-    for (const [name, id] of this.terms.vocabulary) if (DIGITS.test(name)) numeric[id] = 1;
+    let seen = 0;
+    for (const [name, id] of this.terms.vocabulary) {
+      if (DIGITS.test(name)) numeric[id] = 1;
+      if (++seen % PASS_STEP === 0) yield;
+    }
     yield;
     const scratch = { scores: new Float64Array(0), sorted: new Float64Array(0) };
     for (let d = 0; d < this.size; d++) {
@@ -386,7 +408,11 @@ function* keptVocabulary(
     yield;
   }
   const position = new Int32Array(size);
-  for (let i = 0; i < terms.length; i++) position[collected.get(terms[i] as string) ?? 0] = i;
+  for (let from = 0; from < terms.length; from += SORT_STEP) {
+    const to = Math.min(terms.length, from + SORT_STEP);
+    for (let i = from; i < to; i++) position[collected.get(terms[i] as string) ?? 0] = i;
+    yield;
+  }
   return { terms, vocabulary: vocabularyOf(terms), position };
 }
 

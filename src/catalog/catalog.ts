@@ -4,7 +4,7 @@
  * same input (no clocks, no Map order), so provider prompt caches keep hitting.
  * withCatalog puts that text into a message list exactly once.
  */
-import { nameLookup } from '../base/compact.js';
+import { positionLookup } from '../base/compact.js';
 import { createRanker, type BodyAwareRanker, type Ranker } from './rank.js';
 import { FIND_SKILLS_TOOL, USE_SKILL_TOOL } from '../base/tool-names.js';
 import type { HostMessage } from '../base/host.js';
@@ -68,6 +68,42 @@ const INVISIBLE = /\p{Cf}|(?![\t\n\v\f\r\u0085])\p{Cc}/gu;
 const SPACES = /[\s\u0085]+/g;
 const MARKUP = /[<>]/g;
 
+/** A character outside ASCII that NEEDS_REWRITE matches on its own (control, format or whitespace). */
+const REWRITTEN_CHAR = /^[\p{Cc}\p{Cf}\s]$/u;
+/** REWRITTEN_CHAR's answer by UTF-16 code, for codes met so far: a text holds few distinct ones. */
+const rewrittenCodes = new Map<number, boolean>();
+const MAX_REMEMBERED_CODES = 4096;
+
+/**
+ * NEEDS_REWRITE.test(text), a character at a time: the expression costs about
+ * 1 µs a skill name and 12 µs a description (a ranked catalog checks some 270
+ * of each per request); printable ASCII is decided by its code.
+ */
+function needsRewrite(text: string): boolean {
+  const n = text.length;
+  if (n === 0) return false;
+  if (text.charCodeAt(0) === 32 || text.charCodeAt(n - 1) === 32) return true;
+  let previous = 0;
+  for (let i = 0; i < n; i++) {
+    const code = text.charCodeAt(i);
+    if (code < 0x20 || code === 0x3c || code === 0x3e || (code === 32 && previous === 32)) return true;
+    if (code >= 0x7f && rewritten(text, code)) return true;
+    previous = code;
+  }
+  return false;
+}
+
+/** Whether a code at or past U+007F makes `text` need NEEDS_REWRITE's rewrite; for a surrogate, the expression decides over the whole text. */
+function rewritten(text: string, code: number): boolean {
+  if (code >= 0xd800 && code <= 0xdfff) return NEEDS_REWRITE.test(text);
+  let known = rewrittenCodes.get(code);
+  if (known === undefined) {
+    known = REWRITTEN_CHAR.test(String.fromCharCode(code));
+    if (rewrittenCodes.size < MAX_REMEMBERED_CODES) rewrittenCodes.set(code, known);
+  }
+  return known;
+}
+
 /**
  * A name or description as the catalog lists it: on one line (every run of
  * whitespace and line breaks, U+2028/2029 and NEL included, is one space),
@@ -77,7 +113,7 @@ const MARKUP = /[<>]/g;
  * case), so listing a clean library copies nothing.
  */
 export function catalogText(text: string): string {
-  if (!NEEDS_REWRITE.test(text)) return text;
+  if (!needsRewrite(text)) return text;
   const flat = text.replace(INVISIBLE, '').replace(SPACES, ' ').trim();
   return flat.replace(MARKUP, (c) => (c === '<' ? '&lt;' : '&gt;'));
 }
@@ -297,7 +333,10 @@ function renderFixed(entries: readonly CatalogEntry[], settings: Settings): Cata
 /** What ranked mode needs besides the query, worked out once per catalog. */
 interface RankedContext {
   entries: readonly CatalogEntry[];
-  byName: (name: string) => CatalogEntry | undefined;
+  /** The position of the first entry of a name, or -1. */
+  positionOf: (name: string) => number;
+  /** Whether no two entries share a name (worked out on the first ranked render): then a ranker's positions are the catalog's. */
+  unique?: boolean;
   settings: Settings;
   /**
    * Characters of the section before any skill line, with the longest header
@@ -319,7 +358,8 @@ function rankedContext(entries: readonly CatalogEntry[], settings: Settings, nam
     CATALOG_CLOSE,
   ]);
   // First wins, like the index; a sorted lookup rather than a Map, which costs ~40 bytes a skill for as long as the index lives.
-  return { entries, byName: nameLookup(entries, (entry) => entry.name, nameOrder), settings, reserved };
+  const positionOf = positionLookup(total, (position) => (entries[position] as CatalogEntry).name, nameOrder);
+  return { entries, positionOf, settings, reserved };
 }
 
 /** The lines of a ranked section: the query's matches first, best first, then other names in catalog order. */
@@ -351,29 +391,33 @@ function renderRanked(context: RankedContext, query: string, ranker: Ranker | un
  * fit, listing stops, so nothing less relevant is ever listed above it.
  */
 function fillRanked(context: RankedContext, query: string, ranker: Ranker | undefined): RankedLines {
-  const { entries, byName, settings } = context;
+  const { entries, settings } = context;
   const out: RankedLines = { lines: [], included: [], shortened: [], ranked: [] };
-  const listed = new Set<string>();
+  const matches = query === '' ? [] : rankedPositions(context, query, ranker ?? createRanker(entries));
+  // By position; and by name too unless names are known to be unique: each name once, as its first entry.
+  const listed = new Uint8Array(entries.length);
+  const listedNames = context.unique === true ? undefined : new Set<string>();
   let used = context.reserved;
-  const add = (text: string, name: string): boolean => {
+  const add = (text: string, position: number): boolean => {
     if (used + text.length + 1 > settings.budget) return false;
     used += text.length + 1;
+    const { name } = entries[position] as CatalogEntry;
     out.lines.push(text);
     out.included.push(name);
-    listed.add(name);
+    listed[position] = 1;
+    listedNames?.add(name);
     return true;
   };
-  const matches = query === '' ? [] : (ranker ?? createRanker(entries)).rank(query, settings.rankedListed);
-  for (const match of matches) {
-    const entry = byName(match.name);
-    if (!entry || listed.has(entry.name)) continue;
+  for (const position of matches) {
+    if (position === -1 || listed[position] === 1) continue;
+    const entry = entries[position] as CatalogEntry;
     const name = catalogText(entry.name);
     // Past the first RANKED_WITH_DESCRIPTION, names only: their descriptions are not even rewritten.
     const whole = out.ranked.length < RANKED_WITH_DESCRIPTION ? catalogText(entry.description) : entry.description;
     const description = out.ranked.length < RANKED_WITH_DESCRIPTION ? shorten(whole, MIN_DESCRIPTION_CHARS) : '';
-    if (add(line(name, description), entry.name)) {
+    if (add(line(name, description), position)) {
       if (description !== whole) out.shortened.push(entry.name);
-    } else if (add(nameLine(name), entry.name)) {
+    } else if (add(nameLine(name), position)) {
       if (whole !== '') out.shortened.push(entry.name);
     } else {
       return out;
@@ -381,11 +425,31 @@ function fillRanked(context: RankedContext, query: string, ranker: Ranker | unde
     out.ranked.push(entry.name);
   }
   // Then other names in catalog order, so this part changes little between requests.
-  for (const entry of entries) {
-    if (listed.has(entry.name)) continue;
-    if (!add(nameLine(catalogText(entry.name)), entry.name)) break;
+  for (let position = 0; position < entries.length; position++) {
+    if (listed[position] === 1) continue;
+    const entry = entries[position] as CatalogEntry;
+    if (listedNames?.has(entry.name) === true) continue;
+    if (!add(nameLine(catalogText(entry.name)), position)) break;
   }
   return out;
+}
+
+/**
+ * The positions of the query's matches, best first (-1 for a name no entry
+ * has): a ranker over these entries gives them with its answer (rankDocs);
+ * names are looked up otherwise (a ranker fusing meaning in, one a caller
+ * made), or when two entries share a name.
+ */
+function rankedPositions(context: RankedContext, query: string, ranker: Ranker): number[] {
+  const { entries, settings } = context;
+  context.unique ??= new Set(entries.map((entry) => entry.name)).size === entries.length;
+  const byDoc = (ranker as Partial<BodyAwareRanker>).rankDocs;
+  if (!byDoc || !context.unique || ranker.size !== entries.length) {
+    return ranker.rank(query, settings.rankedListed).map((match) => context.positionOf(match.name));
+  }
+  return byDoc
+    .call(ranker, query, settings.rankedListed)
+    .map(({ doc, name }) => (entries[doc]?.name === name ? doc : context.positionOf(name)));
 }
 
 /** The smallest sections, largest first: how many skills there are and, when there is one, the tool that searches them. */

@@ -51,6 +51,11 @@ export interface RankResult {
   score: number;
 }
 
+/** A result of `rankDocs`: also the entry's position among the ranker's entries. */
+export interface RankedDoc extends RankResult {
+  doc: number;
+}
+
 export interface Ranker {
   /** Best matches first; only entries sharing a term with the query. Ties break by name. */
   rank(query: string, limit?: number): RankResult[];
@@ -71,6 +76,12 @@ export interface BodyAwareRanker extends Ranker {
   readonly bodies: BodyIndex | undefined;
   /** Which of `terms` (as `queryTerms` gives them) the indexed instructions of the skill named `name` hold; [] before they are indexed. */
   instructionsHold(name: string, terms: readonly string[]): string[];
+  /**
+   * `rank`, each result with its entry's position, so a ranked catalog lists
+   * it without looking its name up. Absent on a ranker that fuses other
+   * answers in (by meaning: src/meaning/hybrid-ranker.ts hides it).
+   */
+  rankDocs?(query: string, limit?: number): RankedDoc[];
 }
 
 /** Everything ranking weighs, for measurement (scripts/body-rank-experiment.mjs); RANK_TUNING is the measured choice. */
@@ -366,7 +377,8 @@ export function createTunedRanker(
 /** The public face of a Bm25Ranker. */
 function bodyAware(ranker: Bm25Ranker, size: number): BodyAwareRanker {
   return {
-    rank: (query, limit) => ranker.rank(query, limit),
+    rank: (query, limit) => ranker.rankDocs(query, limit).map(({ name, score }) => ({ name, score })),
+    rankDocs: (query, limit) => ranker.rankDocs(query, limit),
     size,
     get bodyAware() {
       return ranker.body !== undefined;
@@ -428,7 +440,7 @@ class Bm25Ranker {
     this.version++;
   }
 
-  rank(query: string, limit: number | undefined): RankResult[] {
+  rankDocs(query: string, limit: number | undefined): RankedDoc[] {
     const plan = queryWords(query);
     if (plan.length === 0) return [];
     this.source.learn(plan.map((item) => item.term));
@@ -760,7 +772,7 @@ function rankTerms(
   tuning: Readonly<RankTuning>,
   plan: readonly QueryWord[],
   limit: number | undefined,
-): RankResult[] {
+): RankedDoc[] {
   if (plan.length === 0 || index.names.length === 0) return [];
   const { scores, touched, names } = index;
   const { hits, evidence } = accumulate(index, body, tuning, plan);
@@ -782,17 +794,36 @@ function rankTerms(
   // Only docs scoring at least the max-th best can be listed: objects are made and sorted for those alone
   // (with the instructions a request touches most of a library: 1,130 of 2,000 skills for ~250 listed).
   const cut = hits > max ? topCut(index, hits, max) : -Infinity;
-  const results: Scored[] = [];
+  const results: RankedDoc[] = [];
   for (let i = 0; i < hits; i++) {
     const score = final[i] ?? 0;
     if (score < cut) continue;
     const doc = touched[i] ?? 0;
     results.push({ doc, name: names[doc] ?? '', score });
   }
-  return results
-    .sort(better)
-    .slice(0, max)
-    .map(({ name, score }) => ({ name, score }));
+  // By score, then (within runs of equal scores, which copies of one skill make common) by name: `better`'s order,
+  // with names compared only where scores tie.
+  results.sort(byScore);
+  tiesByName(results);
+  if (results.length > max) results.length = max;
+  return results;
+}
+
+function byScore(x: RankedDoc, y: RankedDoc): number {
+  return y.score - x.score || x.doc - y.doc;
+}
+
+/** Sorts each run of equal scores in `sorted` (sorted by score) by `better`: runs are short, so by insertion. */
+function tiesByName(sorted: RankedDoc[]): void {
+  for (let i = 1; i < sorted.length; i++) {
+    const item = sorted[i] as RankedDoc;
+    let j = i - 1;
+    while (j >= 0 && better(sorted[j] as RankedDoc, item) > 0) {
+      sorted[j + 1] = sorted[j] as RankedDoc;
+      j--;
+    }
+    sorted[j + 1] = item;
+  }
 }
 
 /** The `max`-th best of the first `hits` final scores (every doc above it is listed, and ties are decided by name). */
@@ -846,13 +877,7 @@ function addPostings(
   }
 }
 
-interface Scored {
-  doc: number;
-  name: string;
-  score: number;
-}
-
-function better(x: Scored, y: Scored): number {
+function better(x: RankedDoc, y: RankedDoc): number {
   return y.score - x.score || compareNames(x.name, y.name) || x.doc - y.doc;
 }
 

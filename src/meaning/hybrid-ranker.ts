@@ -26,6 +26,8 @@ export function hybridRanker<R extends Ranker>(words: R, parts: HybridParts): R 
   return new Proxy(words, {
     get(target, property) {
       if (property === 'rank') return rank;
+      // Positions are the word ranker's answer alone: a ranked catalog then looks the fused names up.
+      if (property === 'rankDocs') return undefined;
       if (property === 'version') {
         const own = Reflect.get(target, property, target) as unknown;
         return (typeof own === 'number' ? own : 0) + parts.meaning.store.version + parts.queries.arrivals;
