@@ -8,9 +8,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { getSkills, skillsMiddleware, type SkillsOptions } from '../src/index.js';
-import { buildPrebuiltIndex, serializePrebuiltIndex } from '../src/source/prebuilt-index.js';
 import { cliAgainst } from './helpers/s3/cli.js';
-import { makeBucket, s3Config, type TestBucket } from './helpers/s3/bucket.js';
+import { makeBucket, publishIndex, s3Config, type TestBucket } from './helpers/s3/bucket.js';
 import { startProxy, type S3Proxy } from './helpers/s3/proxy.js';
 import { sharedS3rver } from './helpers/s3/server.js';
 import { until as untilEvery } from './helpers/until.js';
@@ -25,23 +24,8 @@ const skillText = (name: string, body = 'Do the thing.') =>
 const place = () => `s3://${bucket.name}/lib/`;
 const indexUrl = () => `s3://${bucket.name}/${INDEX_KEY}`;
 
-/**
- * Build the index over the bucket's lib/ (straight to s3rver) and put it at INDEX_KEY. `mustHold`: skill names the
- * index must hold; the build is made again until it does. Once in CI, on a loaded machine, a republish right after a
- * PUT came out the same as the index before it (the middleware then rightly got 304s for 4 s); s3rver's listing is
- * the suspect, as S3's own is strongly consistent. The test is about the middleware, so it waits for the listing.
- */
-async function publish(directories: string[] = [place()], mustHold: string[] = []): Promise<void> {
-  const options = { directories, s3: s3Config(bucket.endpoint) };
-  let document = await buildPrebuiltIndex(options, indexUrl(), () => new Date(0));
-  const holds = () => mustHold.every((name) => document.skills.some((skill) => skill.metadata.name === name));
-  for (let attempt = 1; !holds(); attempt++) {
-    if (attempt === 20) throw new Error(`publish: s3rver's listing still lacks ${mustHold.join(', ')} after ${attempt} builds`);
-    await new Promise((done) => setTimeout(done, 100));
-    document = await buildPrebuiltIndex(options, indexUrl(), () => new Date(0));
-  }
-  await bucket.put(INDEX_KEY, serializePrebuiltIndex(document));
-}
+/** Build the index over the bucket's lib/ (or `directories`) and put it at INDEX_KEY; see publishIndex for `mustHold`. */
+const publish = (directories: string[] = [place()], mustHold: string[] = []) => publishIndex(bucket, INDEX_KEY, directories, mustHold);
 
 beforeAll(async () => {
   bucket = await makeBucket('published');

@@ -12,8 +12,7 @@ import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { getSkills, skillsMiddleware } from '../src/index.js';
-import { buildPrebuiltIndex, serializePrebuiltIndex } from '../src/source/prebuilt-index.js';
-import { makeBucket, s3Config, type TestBucket } from './helpers/s3/bucket.js';
+import { makeBucket, publishIndex, s3Config, type TestBucket } from './helpers/s3/bucket.js';
 import { startProxy, type S3Proxy } from './helpers/s3/proxy.js';
 import { sharedS3rver } from './helpers/s3/server.js';
 import { until as untilEvery } from './helpers/until.js';
@@ -99,10 +98,7 @@ describe('refresh', () => {
     });
     const place = `s3://${bucket.name}/lib/`;
     const indexUrl = `s3://${bucket.name}/fleet.index.json`;
-    const publish = async () => {
-      const document = await buildPrebuiltIndex({ directories: [place], s3: s3Config(bucket.endpoint) }, indexUrl);
-      await bucket.put('fleet.index.json', serializePrebuiltIndex(document));
-    };
+    const publish = () => publishIndex(bucket, 'fleet.index.json', [place]);
     try {
       await fleet(script, place, undefined, () => bucket.put('lib/five/SKILL.md', skillText('five')));
       await bucket.remove('lib/five/SKILL.md');

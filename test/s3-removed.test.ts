@@ -11,8 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { getSkills, skillsMiddleware, type SkillsOptions } from '../src/index.js';
-import { buildPrebuiltIndex, serializePrebuiltIndex } from '../src/source/prebuilt-index.js';
-import { makeBucket, s3Config, type TestBucket } from './helpers/s3/bucket.js';
+import { makeBucket, publishIndex, s3Config, type TestBucket } from './helpers/s3/bucket.js';
 import { sharedS3rver } from './helpers/s3/server.js';
 import { until as untilEvery } from './helpers/until.js';
 import { callTool, compose, conversation, createContext, type StackContext } from './helpers/stack.js';
@@ -58,10 +57,7 @@ async function bucketSource(prefix: string, published = false): Promise<Source> 
   await Promise.all(Object.entries(FILES).map(([path, text]) => bucket.put(`${prefix}/${path}`, text)));
   const directories = [`s3://${bucket.name}/${prefix}/`];
   const index = `s3://${bucket.name}/${prefix}.index.json`;
-  const publish = async () => {
-    const document = await buildPrebuiltIndex({ directories, s3: s3Config(bucket.endpoint) }, index);
-    await bucket.put(`${prefix}.index.json`, serializePrebuiltIndex(document));
-  };
+  const publish = () => publishIndex(bucket, `${prefix}.index.json`, directories);
   if (published) await publish();
   return {
     root: `s3://${bucket.name}/${prefix}`,
