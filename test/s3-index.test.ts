@@ -91,7 +91,7 @@ describe('a published index', () => {
       await bucket.put('lib/three/SKILL.md', skillText('three'));
       await bucket.put('lib/one/SKILL.md', skillText('one', 'Edited.'));
       await publish([place()], ['three']);
-      // Not a timing claim (s3-refresh's fleet test times propagation): room for a loaded machine.
+      // Not a timing claim (s3-refresh's fleet test times propagation): room for a loaded CI machine.
       await until(async () => names(await ask(middleware)).includes('three'), 15_000);
       talk.messages.push({ role: 'user', content: 'And now?' });
       await ask(middleware, talk);

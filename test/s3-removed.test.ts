@@ -92,7 +92,7 @@ async function removedWhileActive(source: Source): Promise<unknown> {
     expect(getSkills(talk)?.activated).toEqual(['gone']);
     expect(await callTool(talk, 'read_skill_resource', { skill_name: 'gone', path: 'references/notes.md' })).toContain('Notes of');
     await source.remove();
-    // Not a timing claim (s3-refresh's fleet test times propagation): room for a loaded machine.
+    // Not a timing claim (s3-refresh's fleet test times propagation): room for a loaded CI machine.
     await untilEvery(async () => JSON.stringify(await names()) === '["keep"]', 15_000, 25);
     talk.messages.push({ role: 'assistant', content: 'Tidied.' }, { role: 'user', content: 'Now do it again.' });
     await turn(talk);

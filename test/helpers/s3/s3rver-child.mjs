@@ -2,9 +2,16 @@
  * s3rver in a process of its own: it needs `--openssl-legacy-provider`, which
  * the test process must not run with. Prints its address as one JSON line,
  * and exits when its parent closes stdin (or dies).
+ *
+ * Its filesystem store is made to read after write as S3 does (see
+ * s3rver-consistency.mjs): unpatched, a GET racing a PUT of the same key can
+ * answer the new ETag with the old or an empty body, and a refresh that keeps
+ * objects by ETag then waits forever for a change it was told it has.
  */
 import S3rver from 's3rver';
+import { makeStoreConsistent } from './s3rver-consistency.mjs';
 
+makeStoreConsistent();
 const directory = process.argv[2];
 const server = new S3rver({ port: 0, address: '127.0.0.1', silent: true, directory });
 server.run().then(
