@@ -216,4 +216,26 @@ describe('storage faults', () => {
     await expect(fs.readFile(`${place.root}/huge/SKILL.md`)).rejects.toMatchObject({ code: 'EFBIG' });
     expect(proxy.count()).toBe(0);
   });
+
+  it('a request storage never answers is abandoned at the time limit as unavailable (worth a retry); a caller abort still ends it at once', async () => {
+    await bucket.put('hang/SKILL.md', skillText('hang'));
+    const client = new BucketClient(() => makeClient(s3Config(proxy.endpoint, { maxAttempts: 1 })), 300);
+    proxy.reset();
+    // An answer a minute away: without a limit of ours the SDK would wait for it.
+    proxy.faults.delayMs = 60_000;
+    const started = Date.now();
+    const hung = client.get(bucket.name, 'hang/SKILL.md');
+    await expect(hung).rejects.toMatchObject({ code: 'STORAGE_UNAVAILABLE', reason: expect.stringContaining('no answer within 300 ms') });
+    await expect(client.listPage(bucket.name, 'hang/', undefined)).rejects.toMatchObject({ code: 'STORAGE_UNAVAILABLE' });
+    expect(Date.now() - started).toBeLessThan(10_000);
+    const caller = new AbortController();
+    const aborted = new BucketClient(() => makeClient(s3Config(proxy.endpoint, { maxAttempts: 1 })), 60_000).get(bucket.name, 'hang/SKILL.md', {
+      signal: caller.signal,
+    });
+    caller.abort();
+    await expect(aborted).rejects.toMatchObject({ code: 'STORAGE_UNAVAILABLE', reason: expect.not.stringContaining('no answer within') });
+    proxy.reset();
+    const got = await client.get(bucket.name, 'hang/SKILL.md');
+    expect(new TextDecoder().decode(got?.bytes)).toContain('name: hang');
+  });
 });
