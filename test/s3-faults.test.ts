@@ -229,9 +229,13 @@ describe('storage faults', () => {
     await expect(client.listPage(bucket.name, 'hang/', undefined)).rejects.toMatchObject({ code: 'STORAGE_UNAVAILABLE' });
     expect(Date.now() - started).toBeLessThan(10_000);
     const caller = new AbortController();
-    const aborted = new BucketClient(() => makeClient(s3Config(proxy.endpoint, { maxAttempts: 1 })), 60_000).get(bucket.name, 'hang/SKILL.md', {
-      signal: caller.signal,
-    });
+    const aborted = new BucketClient(() => makeClient(s3Config(proxy.endpoint, { maxAttempts: 1 })), 60_000).get(
+      bucket.name,
+      'hang/SKILL.md',
+      {
+        signal: caller.signal,
+      },
+    );
     caller.abort();
     await expect(aborted).rejects.toMatchObject({ code: 'STORAGE_UNAVAILABLE', reason: expect.not.stringContaining('no answer within') });
     proxy.reset();

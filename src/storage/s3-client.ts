@@ -141,7 +141,11 @@ export class BucketClient {
    * `work` with the client and a signal limited to `requestTimeoutMs`; a
    * request that runs over is a StorageError `unavailable` (worth a retry).
    */
-  private async limited<T>(signal: AbortSignal | undefined, where: string, work: (client: S3ClientLike, signal: AbortSignal) => Promise<T>) {
+  private async limited<T>(
+    signal: AbortSignal | undefined,
+    where: string,
+    work: (client: S3ClientLike, signal: AbortSignal) => Promise<T>,
+  ) {
     const client = await this.connect();
     const limit = timeLimit(signal, this.requestTimeoutMs);
     try {
