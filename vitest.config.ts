@@ -1,3 +1,4 @@
+import { accessSync, constants, statfsSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { relative } from 'node:path';
 import { defineConfig } from 'vitest/config';
@@ -34,10 +35,30 @@ class LongestFirst extends BaseSequencer {
   }
 }
 
+/**
+ * Where the tests keep their scratch files: in memory (/dev/shm) on Linux when it has 1 GB free and TMPDIR is not set,
+ * else the system's temp folder. On the 2-core CI VM a file made on disk cost about 1.3 ms and in /dev/shm 0.02 ms
+ * (2,000 skill folders of two files: 7.7 s against 0.13 s), and the suite makes tens of thousands (trees, watched
+ * folders, s3rver's objects). Set TMPDIR to choose another place.
+ */
+function scratchDirectory(): string | undefined {
+  if (process.env.TMPDIR !== undefined || process.platform !== 'linux') return undefined;
+  try {
+    accessSync('/dev/shm', constants.W_OK);
+    const { bavail, bsize } = statfsSync('/dev/shm');
+    return bavail * bsize >= 1024 ** 3 ? '/dev/shm' : undefined;
+  } catch {
+    // No /dev/shm, or not writable here: the system's temp folder serves.
+    return undefined;
+  }
+}
+const scratch = scratchDirectory();
+
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
     environment: 'node',
+    env: scratch === undefined ? {} : { TMPDIR: scratch },
     testTimeout: 20_000,
     // vitest's default for `run` is one worker per core less one: a single worker on a 2-core machine. Test
     // files wait often: profiled one by one, watch.test.ts idles 10 of its 12 s (real fs events and timers),

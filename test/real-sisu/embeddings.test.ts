@@ -7,10 +7,10 @@
  * "regular check-ups for our automobiles" and "periodic maintenance for
  * company cars" point the same way without sharing a word.
  */
-import { writeFileSync } from 'node:fs';
+import { rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { afterEach, beforeAll, expect, it } from 'vitest';
+import { afterEach, beforeAll, expect, it, onTestFinished } from 'vitest';
 import {
   startEmbeddingsServer,
   type EmbeddingsFault,
@@ -237,7 +237,9 @@ describeSisu('embeddings through SISU createEmbeddingsClient', () => {
       return file;
     }
     async function buildIndex(server: EmbeddingsServer): Promise<string> {
+      // Beside the skills folder, not in it (it would be read as one of its files); removed after the test.
       const output = path.join(fixture.root, '..', `${path.basename(fixture.root)}.index.json`);
+      onTestFinished(() => rmSync(output, { force: true }));
       const run = await cli(['index', fixture.root, '-o', output, '--embeddings', embedder(server, MODEL)]);
       expect(run.stderr).toBe('');
       expect(run.stdout).toContain(`Embedded ${SKILLS.length} skills with model ${MODEL} (8 dimensions, int8, 3 calls)`);
@@ -273,6 +275,7 @@ describeSisu('embeddings through SISU createEmbeddingsClient', () => {
     it('eval --offline --embeddings ranks each case by words and by words + meaning, side by side', async () => {
       const server = await serve();
       const cases = path.join(fixture.root, '..', `${path.basename(fixture.root)}.cases.jsonl`);
+      onTestFinished(() => rmSync(cases, { force: true }));
       writeFileSync(
         cases,
         [
