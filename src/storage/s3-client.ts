@@ -199,20 +199,25 @@ export class BucketClient {
       Range: request.range ? `bytes=${request.range[0]}-${request.range[1]}` : undefined,
       IfNoneMatch: request.ifNoneMatch,
     });
-    return this.limited(request.signal, where, async (client, abortSignal) => {
-      let answer: GetObjectCommandOutput;
-      try {
-        answer = (await client.send(command, { abortSignal })) as typeof answer;
-      } catch (error) {
-        if (httpStatusOf(error) === 304) return undefined;
-        throw storageError(error, 'get', bucket, key);
-      }
-      return {
-        bytes: await bodyOf(answer, where),
-        etag: answer.ETag ?? '',
-        size: totalSize(answer.ContentRange, answer.ContentLength ?? 0),
-      };
-    });
+    try {
+      return await this.limited(request.signal, where, async (client, abortSignal) => {
+        let answer: GetObjectCommandOutput;
+        try {
+          answer = (await client.send(command, { abortSignal })) as typeof answer;
+        } catch (error) {
+          if (httpStatusOf(error) === 304) return undefined;
+          throw error;
+        }
+        return {
+          bytes: await bodyOf(answer, where),
+          etag: answer.ETag ?? '',
+          size: totalSize(answer.ContentRange, answer.ContentLength ?? 0),
+        };
+      });
+    } catch (error) {
+      // Making the client can fail too (the SDK missing, a config it refuses): every failure is a StorageError.
+      throw storageError(error, 'get', bucket, key);
+    }
   }
 
   /** HeadObject: the object's size, ETag and date. */
