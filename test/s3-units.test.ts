@@ -1,12 +1,23 @@
 /** The storage edge's pure parts, without a server: URLs, errors, the listing's tree, the object cache, the routed filesystem. */
 import { Volume } from 'memfs';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, expectTypeOf, it } from 'vitest';
 import type { SkillsFileSystem } from '../src/base/fs.js';
 import { sameObjects, treeOf, type Listing } from '../src/storage/bucket-listing.js';
 import type { BucketFileSystem } from '../src/storage/bucket-fs.js';
 import { ObjectCache } from '../src/storage/object-cache.js';
 import { routedFileSystem } from '../src/storage/routed-fs.js';
-import { isS3Client, makeClient } from '../src/storage/s3-client.js';
+import type { GetObjectCommandOutput, HeadObjectCommandOutput, ListObjectsV2CommandOutput } from '@aws-sdk/client-s3';
+import {
+  importSdk,
+  isS3Client,
+  loadSdk,
+  makeClient,
+  SDK_MODULE,
+  type GetAnswer,
+  type HeadAnswer,
+  type ListAnswer,
+  type Sdk,
+} from '../src/storage/s3-client.js';
 import { parseS3Url, s3Path, splitS3Path, type BucketPlace } from '../src/storage/s3-url.js';
 import { httpStatusOf, isTransient, StorageError, storageError } from '../src/storage/storage-error.js';
 
@@ -118,5 +129,28 @@ describe('the routed filesystem', () => {
     expect(isS3Client(client)).toBe(true);
     expect(isS3Client({ region: 'x' })).toBe(false);
     expect(await makeClient(client)).toBe(client);
+  });
+});
+
+describe('the AWS SDK, an optional peer', () => {
+  it('is loaded by name, and its real module has every part the package writes out (a compile-time check too)', async () => {
+    // Typed against the SDK's own declarations (the tests have them; src/ names the parts it uses instead).
+    const real: Sdk = await import('@aws-sdk/client-s3');
+    expect(SDK_MODULE).toBe('@aws-sdk/client-s3');
+    expect(await loadSdk()).toBe(await importSdk(SDK_MODULE));
+    for (const part of ['S3Client', 'ListObjectsV2Command', 'GetObjectCommand', 'HeadObjectCommand', 'PutObjectCommand'] as const)
+      expect(typeof real[part], part).toBe('function');
+    // The answers as the package reads them are the SDK's answers (checked by the compiler; nothing to run).
+    expectTypeOf<ListObjectsV2CommandOutput>().toExtend<ListAnswer>();
+    expectTypeOf<GetObjectCommandOutput>().toExtend<GetAnswer>();
+    expectTypeOf<HeadObjectCommandOutput>().toExtend<HeadAnswer>();
+  });
+  it('missing, fails with a StorageError that says what to install', async () => {
+    const missing = importSdk('@aws-sdk/client-s3-not-installed');
+    await expect(missing).rejects.toBeInstanceOf(StorageError);
+    await expect(missing).rejects.toMatchObject({
+      code: 'S3_SDK_MISSING',
+      message: expect.stringContaining('npm install @aws-sdk/client-s3'),
+    });
   });
 });

@@ -4,8 +4,6 @@
  * ListObjectsV2 pages, GetObject (whole, ranged, conditional), HeadObject and
  * PutObject. Signing, XML and retries with backoff and jitter are the SDK's.
  */
-import type * as SdkModule from '@aws-sdk/client-s3';
-import type { GetObjectCommandOutput, HeadObjectCommandOutput, ListObjectsV2CommandOutput } from '@aws-sdk/client-s3';
 import { StorageCodes, StorageError, httpStatusOf, storageError } from './storage-error.js';
 
 /** An `S3Client` of the user's: anything that sends the SDK's commands. */
@@ -25,7 +23,48 @@ export interface S3ConfigLike {
 /** The `s3` option: a client you made, or the config to make one. */
 export type S3Option = S3ClientLike | S3ConfigLike;
 
-type Sdk = typeof SdkModule;
+/**
+ * The parts of `@aws-sdk/client-s3` used here, written out: naming the SDK in
+ * a type (or in a literal `import()`) pulls its ~600 declaration files into
+ * every program that type-checks this source (ours: typecheck, the build's
+ * declarations, the real-SISU type test). The s3 tests run the real SDK.
+ */
+export interface Sdk {
+  S3Client: new (config: Record<string, unknown>) => S3ClientLike;
+  ListObjectsV2Command: new (input: { Bucket: string; Prefix: string; ContinuationToken?: string; MaxKeys: number }) => object;
+  GetObjectCommand: new (input: { Bucket: string; Key: string; Range?: string; IfNoneMatch?: string }) => object;
+  HeadObjectCommand: new (input: { Bucket: string; Key: string }) => object;
+  PutObjectCommand: new (input: { Bucket: string; Key: string; Body: string; ContentType: string }) => object;
+}
+
+/** What the SDK answers to ListObjectsV2, as read here. */
+export interface ListAnswer {
+  Contents?: { Key?: string; Size?: number; ETag?: string; LastModified?: Date }[];
+  IsTruncated?: boolean;
+  NextContinuationToken?: string;
+}
+
+/** What the SDK answers to GetObject, as read here. */
+export interface GetAnswer {
+  Body?: { transformToByteArray(): Promise<Uint8Array> };
+  ETag?: string;
+  ContentRange?: string;
+  ContentLength?: number;
+}
+
+/** What the SDK answers to HeadObject, as read here. */
+export interface HeadAnswer {
+  ContentLength?: number;
+  ETag?: string;
+  LastModified?: Date;
+}
+
+/**
+ * The SDK's module name, held in a constant: a literal would make bundlers
+ * (webpack, Vite) demand the optional peer at build time in apps that never
+ * use a bucket; the comments keep them from rewriting the import.
+ */
+export const SDK_MODULE = '@aws-sdk/client-s3';
 
 /**
  * Attempts per request (the SDK's standard retry mode: exponential backoff
@@ -51,15 +90,24 @@ let sdk: Promise<Sdk> | undefined;
 
 /** The SDK, imported once; rejects with a StorageError that says how to install it. */
 export function loadSdk(): Promise<Sdk> {
-  sdk ??= import('@aws-sdk/client-s3').catch((error: unknown) => {
+  sdk ??= importSdk(SDK_MODULE).catch((error: unknown) => {
     sdk = undefined;
+    throw error;
+  });
+  return sdk;
+}
+
+/** Imports the SDK from `moduleName` (not cached: see loadSdk); a StorageError that says how to install it when that fails. */
+export async function importSdk(moduleName: string): Promise<Sdk> {
+  try {
+    return (await import(/* webpackIgnore: true */ /* @vite-ignore */ moduleName)) as Sdk;
+  } catch (error) {
     throw new StorageError(
       StorageCodes.noSdk,
       's3:// sources need the AWS SDK v3: run `npm install @aws-sdk/client-s3` (see the README for the versions that run on your Node)',
       { cause: error },
     );
-  });
-  return sdk;
+  }
 }
 
 export function isS3Client(option: S3Option | undefined): option is S3ClientLike {
@@ -171,7 +219,7 @@ export class BucketClient {
     const command = new ListObjectsV2Command({ Bucket: bucket, Prefix: prefix, ContinuationToken: token, MaxKeys: pageSize });
     try {
       const page = await this.limited(signal, `s3://${bucket}/${prefix}`, async (client, abortSignal) => {
-        return (await client.send(command, { abortSignal })) as ListObjectsV2CommandOutput;
+        return (await client.send(command, { abortSignal })) as ListAnswer;
       });
       const objects = (page.Contents ?? []).map((item) => ({
         key: (item.Key ?? '').slice(prefix.length),
@@ -201,7 +249,7 @@ export class BucketClient {
     });
     try {
       return await this.limited(request.signal, where, async (client, abortSignal) => {
-        let answer: GetObjectCommandOutput;
+        let answer: GetAnswer;
         try {
           answer = (await client.send(command, { abortSignal })) as typeof answer;
         } catch (error) {
@@ -225,7 +273,7 @@ export class BucketClient {
     const { HeadObjectCommand } = await loadSdk();
     try {
       const answer = await this.limited(undefined, `s3://${bucket}/${key}`, async (client, abortSignal) => {
-        return (await client.send(new HeadObjectCommand({ Bucket: bucket, Key: key }), { abortSignal })) as HeadObjectCommandOutput;
+        return (await client.send(new HeadObjectCommand({ Bucket: bucket, Key: key }), { abortSignal })) as HeadAnswer;
       });
       return { key, size: answer.ContentLength ?? 0, etag: answer.ETag ?? '', modifiedMs: answer.LastModified?.getTime() ?? 0 };
     } catch (error) {
@@ -249,10 +297,7 @@ export class BucketClient {
  * the headers) or shorter than Content-Length is a StorageError `truncated`:
  * worth a retry, never text to parse.
  */
-async function bodyOf(
-  answer: { Body?: { transformToByteArray(): Promise<Uint8Array> }; ContentLength?: number },
-  where: string,
-): Promise<Uint8Array> {
+async function bodyOf(answer: GetAnswer, where: string): Promise<Uint8Array> {
   let bytes: Uint8Array;
   try {
     bytes = answer.Body ? await answer.Body.transformToByteArray() : new Uint8Array(0);
