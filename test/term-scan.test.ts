@@ -100,6 +100,21 @@ describe('a ranker built from a scan', () => {
     expect(scanned.rank('kubernetes').map((r) => r.name)).toEqual(['kelvin']);
   });
 
+  it('finds a term whose start is empty ("y") beside letters and symbols outside the BMP, as the whole index does', () => {
+    // "y" is looked for from its start less the final "y": the empty string, which matches at every position. The
+    // search must step over a surrogate pair whole, as a /u expression does (stepping into one, it never ended).
+    const entries = [
+      { name: 'emoji', description: 'y\u{1F600}y \u{1F600} yes \u{1D49C}y y\u{1D49C} \u{1F600}' },
+      { name: 'astral-letters', description: '\u{1D49C}\u{1D49D} y', tags: ['\u{1F600}y'] },
+      { name: 'plain', description: 'Why yes, y.' },
+    ];
+    const scanned = createRanker(entries);
+    const whole = wholeIndexRanker(entries);
+    for (const q of ['y', 'yes y', '\u{1D49C}y']) expect(scanned.rank(q), q).toEqual(whole.rank(q));
+    expect(scanned.rank('y').map((r) => r.name)).toEqual(whole.rank('y').map((r) => r.name));
+    expect(whole.rank('y').length).toBeGreaterThan(1);
+  });
+
   it('reads the descriptions for a term once: a query of known terms reads none', () => {
     const { entries, reads } = counted(fillers);
     const ranker = createRanker(entries);

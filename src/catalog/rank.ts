@@ -621,40 +621,91 @@ function mayHoldTerms(terms: readonly string[]): {
 } {
   // Terms are letters and digits only: nothing to escape.
   const starts = terms.map((term) => (term.endsWith('y') ? term.slice(0, -1) : term)).join('|');
-  const atWordStart = new RegExp(`(?<![\\p{L}\\p{N}])(?:${starts})`, 'u');
-  // A plain search first: most texts hold no query term at all, and the word-start test is several times slower.
-  const anywhere = new RegExp(starts);
+  // Plain searches, made for each scan: a word start is checked in code (wordCharBefore), not by a lookbehind of
+  // Unicode classes, which cost 0.5-1 ms each to compile (three of them were most of a warm scan's time).
+  const anywhere = new RegExp(starts, 'g');
   // Whole words, split as `words` splits them: on ASCII letters and digits where no other letter is.
   const asciiWords = new RegExp(`(?<![a-z0-9])(?:${starts})[a-z0-9]*`, 'g');
-  const unicodeWordsOf = new RegExp(`(?<![\\p{L}\\p{N}])(?:${starts})[\\p{L}\\p{N}]*`, 'gu');
   // Lowercasing a sigma depends on what is around it, so a piece of a text may lowercase otherwise.
   const sigma = /[σς]/u.test(starts);
   // Terms of ASCII letters and digits are searched for in a text as it is, any case: no lowercased copy of
   // every text (at 20,000 skills, most of a scan's time). Exact for a text without LOWERCASES_TO_ASCII.
   const asciiTerms = /^[a-z0-9|]*$/.test(starts);
-  const anywhereAnyCase = new RegExp(starts, 'i');
-  const atWordStartAnyCase = new RegExp(`(?<![\\p{L}\\p{N}])(?:${starts})`, 'iu');
+  const anywhereAnyCase = new RegExp(starts, 'gi');
   /** Whether `text` holds a term at a word start, once lowercased; `anyCase`: searched as it is (asciiTerms, and no LOWERCASES_TO_ASCII in it). */
-  const holds = (text: string, anyCase: boolean): boolean => {
-    if (anyCase) return anywhereAnyCase.test(text) && atWordStartAnyCase.test(text);
-    const lower = text.toLowerCase();
-    return anywhere.test(lower) && atWordStart.test(lower);
-  };
+  const holds = (text: string, anyCase: boolean): boolean =>
+    (anyCase ? termAt(anywhereAnyCase, text) : termAt(anywhere, text.toLowerCase())) === 'word start';
   return {
-    words: (lower) => lower.match(unicodeWords(lower) ? unicodeWordsOf : asciiWords) ?? [],
+    words: (lower) => (unicodeWords(lower) ? wordsFrom(anywhere, lower) : (lower.match(asciiWords) ?? [])),
     entry(entry, asIs) {
       const anyCase = asciiTerms && asIs;
       if (holds(entry.name, anyCase)) return true;
       if (entry.tags && holds(entry.tags.join(' '), anyCase)) return true;
       const { description } = entry;
       // The description as it is searched, once: most descriptions hold no term at all.
-      const searched = anyCase ? description : description.toLowerCase();
-      const somewhere = (anyCase ? anywhereAnyCase : anywhere).test(searched);
-      if (somewhere && (anyCase ? atWordStartAnyCase : atWordStart).test(searched)) return true;
+      const found = anyCase ? termAt(anywhereAnyCase, description) : termAt(anywhere, description.toLowerCase());
+      if (found === 'word start') return true;
       // "Use when" clauses are pieces of the description: what it does not hold at all, they do not.
-      return (sigma || somewhere) && holds(whenClauses(description), anyCase);
+      return (sigma || found === 'inside a word') && holds(whenClauses(description), anyCase);
     },
   };
+}
+
+/** A letter or digit: what `(?<![\p{L}\p{N}])` looks back for. Compiled once. */
+const WORD_CHAR = /[\p{L}\p{N}]/u;
+/** The letters and digits from lastIndex on. */
+const WORD_CHARS_FROM = /[\p{L}\p{N}]*/uy;
+
+/** Whether the code point that ends at `index` of `text` is a letter or a digit (a surrogate pair read as one). */
+function wordCharBefore(text: string, index: number): boolean {
+  if (index === 0) return false;
+  const unit = text.charCodeAt(index - 1);
+  if (unit < 0x80) return (unit >= 0x30 && unit <= 0x39) || (unit >= 0x61 && unit <= 0x7a) || (unit >= 0x41 && unit <= 0x5a);
+  const high = index >= 2 ? text.charCodeAt(index - 2) : 0;
+  const pair = unit >= 0xdc00 && unit <= 0xdfff && high >= 0xd800 && high <= 0xdbff;
+  return WORD_CHAR.test(text.slice(pair ? index - 2 : index - 1, index));
+}
+
+/** Where `search` (a 'g' expression of terms' starts) matches `text`: somewhere no letter or digit is before, only inside words, or nowhere. */
+function termAt(search: RegExp, text: string): 'word start' | 'inside a word' | 'nowhere' {
+  search.lastIndex = 0;
+  let found: 'inside a word' | 'nowhere' = 'nowhere';
+  for (let match = search.exec(text); match !== null; match = search.exec(text)) {
+    if (!wordCharBefore(text, match.index)) return 'word start';
+    found = 'inside a word';
+    // Inside a match every position follows a letter or digit, so none is a word start: the search goes on after it.
+    if (match[0] === '') search.lastIndex = nextCodePoint(text, match.index);
+  }
+  return found;
+}
+
+/** The words of `lower` that start with a match of `search` (a 'g' expression) where no letter or digit is before. */
+function wordsFrom(search: RegExp, lower: string): string[] {
+  const found: string[] = [];
+  search.lastIndex = 0;
+  for (let match = search.exec(lower); match !== null; match = search.exec(lower)) {
+    if (wordCharBefore(lower, match.index)) {
+      if (match[0] === '') search.lastIndex = nextCodePoint(lower, match.index);
+      continue;
+    }
+    WORD_CHARS_FROM.lastIndex = match.index + match[0].length;
+    WORD_CHARS_FROM.exec(lower);
+    const end = WORD_CHARS_FROM.lastIndex;
+    if (end > match.index) found.push(lower.slice(match.index, end));
+    search.lastIndex = end > match.index ? end : nextCodePoint(lower, match.index);
+  }
+  return found;
+}
+
+/**
+ * The index after the code point at `index`: a search that matched nothing
+ * there goes on from it, never from inside a surrogate pair (as a /u
+ * expression would), where the empty term start would match again.
+ */
+function nextCodePoint(text: string, index: number): number {
+  const unit = text.charCodeAt(index);
+  const next = text.charCodeAt(index + 1);
+  return unit >= 0xd800 && unit <= 0xdbff && next >= 0xdc00 && next <= 0xdfff ? index + 2 : index + 1;
 }
 
 /** Whether the texts of `entry` can be searched in any case, not lowercased (mayHoldTerms): none holds a letter of LOWERCASES_TO_ASCII. */
