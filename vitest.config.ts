@@ -5,24 +5,25 @@ import { defineConfig } from 'vitest/config';
 import { BaseSequencer, type TestSpecification } from 'vitest/node';
 
 /**
- * Seconds each long test file took in a fresh clone's `npm test` (quiet 2-core machine, 2026-11-26). Vitest orders
+ * Seconds each long test file took in `npm test` (the whole suite, coverage on, 2-core machine, 2026-11-26). Vitest orders
  * files by their last run's durations, which a fresh clone (CI's, a new contributor's) does not have: it falls back to
  * the largest files first, and the longest files, which are not the largest, started last and set the suite's end.
  * A stale entry costs only wall time, never a result.
  */
 const LONG_FILES: Record<string, number> = {
-  'test/term-scan.test.ts': 18.8,
-  'test/real-sisu/tenants.test.ts': 14.1,
-  'test/prebuilt-ranker.test.ts': 9.6,
-  'test/watch.test.ts': 9.0,
-  'test/s3-faults.test.ts': 7.4,
-  'test/types/real-sisu.test.ts': 7.1,
-  'test/real-sisu/trigger-eval.test.ts': 6.9,
-  'test/cli.test.ts': 5.4,
-  'test/s3-refresh.test.ts': 5.4,
-  'test/rank.test.ts': 5.3,
-  'test/cli-commands.test.ts': 4.9,
-  'test/s3-index.test.ts': 4.7,
+  'test/real-sisu/tenants.test.ts': 13.5,
+  'test/prebuilt-ranker.test.ts': 13.5,
+  'test/cli.test.ts': 9.8,
+  'test/watch.test.ts': 9.7,
+  'test/s3-faults.test.ts': 9.2,
+  'test/real-sisu/trigger-eval.test.ts': 8.1,
+  'test/s3-refresh.test.ts': 7.9,
+  'test/types/real-sisu.test.ts': 6.8,
+  'test/cli-commands.test.ts': 6.5,
+  'test/term-scan.test.ts': 6.4,
+  'test/real-sisu/resume.test.ts': 5.7,
+  'test/cli-init.test.ts': 5.6,
+  'test/s3-index.test.ts': 5.4,
 };
 
 /** Vitest's order (the last run's durations, when this clone has run the suite), else the long files first. */
