@@ -9,7 +9,7 @@ export function loadEntries(parseFrontmatter: (text: string, options?: ParseOpti
 export function loadSkills(
   parseFrontmatter: (text: string, options?: ParseOptions) => ParsedFrontmatter,
   dir?: string,
-): Array<{ entry: RankEntry; body: string }>;
+): ReadonlyArray<{ readonly entry: RankEntry; readonly body: string }>;
 
 export interface AutoActivationFigures {
   threshold: number;

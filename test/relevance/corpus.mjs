@@ -17,8 +17,22 @@ export function loadEntries(parseFrontmatter, dir = CORPUS_DIR) {
   return loadSkills(parseFrontmatter, dir).map((skill) => skill.entry);
 }
 
-/** loadEntries with each skill's instructions: [{ entry, body }]. */
+/**
+ * Skills read, by folder, with the parser that read them: test files in one worker share them (vitest runs files
+ * without isolation), and several read the corpus twice. Frozen, so no caller can change what another reads.
+ */
+const loaded = new Map();
+
+/** loadEntries with each skill's instructions: [{ entry, body }]. Read once per folder and parser. */
 export function loadSkills(parseFrontmatter, dir = CORPUS_DIR) {
+  const kept = loaded.get(dir);
+  if (kept?.parseFrontmatter === parseFrontmatter) return kept.skills;
+  const skills = readSkills(parseFrontmatter, dir);
+  loaded.set(dir, { parseFrontmatter, skills });
+  return skills;
+}
+
+function readSkills(parseFrontmatter, dir) {
   const skills = [];
   const seen = new Set();
   for (const file of findSkillFiles(dir)) {
@@ -27,9 +41,10 @@ export function loadSkills(parseFrontmatter, dir = CORPUS_DIR) {
     if (typeof name !== 'string' || typeof description !== 'string' || seen.has(name)) continue;
     seen.add(name);
     const tagList = Array.isArray(tags) ? tags.filter((t) => typeof t === 'string') : undefined;
-    skills.push({ entry: { name, description, ...(tagList ? { tags: tagList } : {}) }, body });
+    const entry = Object.freeze({ name, description, ...(tagList ? { tags: Object.freeze(tagList) } : {}) });
+    skills.push(Object.freeze({ entry, body }));
   }
-  return skills;
+  return Object.freeze(skills);
 }
 
 /**
