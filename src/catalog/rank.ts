@@ -666,33 +666,44 @@ function wordCharBefore(text: string, index: number): boolean {
   return WORD_CHAR.test(text.slice(pair ? index - 2 : index - 1, index));
 }
 
-/** Where `search` (a 'g' expression of terms' starts) matches `text`: somewhere no letter or digit is before, only inside words, or nowhere. */
-function termAt(search: RegExp, text: string): 'word start' | 'inside a word' | 'nowhere' {
-  search.lastIndex = 0;
-  let found: 'inside a word' | 'nowhere' = 'nowhere';
+/** What nextWordStart gives when `search` matches nowhere from its lastIndex on, and when it matches only inside words. */
+const NO_MATCH = -1;
+const ONLY_INSIDE_WORDS = -2;
+
+/**
+ * Where the next match of `search` (a 'g' expression of terms' starts), from
+ * its lastIndex on, has no letter or digit before it; lastIndex is then the
+ * match's end. Else NO_MATCH or ONLY_INSIDE_WORDS.
+ */
+function nextWordStart(search: RegExp, text: string): number {
+  let missed = NO_MATCH;
   for (let match = search.exec(text); match !== null; match = search.exec(text)) {
-    if (!wordCharBefore(text, match.index)) return 'word start';
-    found = 'inside a word';
+    if (!wordCharBefore(text, match.index)) return match.index;
+    missed = ONLY_INSIDE_WORDS;
     // Inside a match every position follows a letter or digit, so none is a word start: the search goes on after it.
     if (match[0] === '') search.lastIndex = nextCodePoint(text, match.index);
   }
-  return found;
+  return missed;
+}
+
+/** Where `search` (a 'g' expression of terms' starts) matches `text`: somewhere no letter or digit is before, only inside words, or nowhere. */
+function termAt(search: RegExp, text: string): 'word start' | 'inside a word' | 'nowhere' {
+  search.lastIndex = 0;
+  const start = nextWordStart(search, text);
+  if (start >= 0) return 'word start';
+  return start === ONLY_INSIDE_WORDS ? 'inside a word' : 'nowhere';
 }
 
 /** The words of `lower` that start with a match of `search` (a 'g' expression) where no letter or digit is before. */
 function wordsFrom(search: RegExp, lower: string): string[] {
   const found: string[] = [];
   search.lastIndex = 0;
-  for (let match = search.exec(lower); match !== null; match = search.exec(lower)) {
-    if (wordCharBefore(lower, match.index)) {
-      if (match[0] === '') search.lastIndex = nextCodePoint(lower, match.index);
-      continue;
-    }
-    WORD_CHARS_FROM.lastIndex = match.index + match[0].length;
+  for (let start = nextWordStart(search, lower); start >= 0; start = nextWordStart(search, lower)) {
+    WORD_CHARS_FROM.lastIndex = search.lastIndex;
     WORD_CHARS_FROM.exec(lower);
     const end = WORD_CHARS_FROM.lastIndex;
-    if (end > match.index) found.push(lower.slice(match.index, end));
-    search.lastIndex = end > match.index ? end : nextCodePoint(lower, match.index);
+    if (end > start) found.push(lower.slice(start, end));
+    search.lastIndex = end > start ? end : nextCodePoint(lower, start);
   }
   return found;
 }
