@@ -15,61 +15,23 @@
 // others, as JSON [[label, change of RANK_TUNING], ...], e.g. --try='[["w1", {"bodyWeight": 1}]]'. --prf adds
 // pseudo-relevance feedback over the chosen ranker (tried, left out; no catalog column).
 // --misses lists the chosen ranker's train misses; --dump writes its top 5 per request as JSON.
-import { build } from 'esbuild';
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { loadRequests as loadBodySet } from '../test/relevance/body-set/set.mjs';
+import { writeFileSync } from 'node:fs';
 import { QUERIES } from '../test/relevance/queries.mjs';
-import { loadSkills } from '../test/relevance/corpus.mjs';
 import { plainBm25 } from './plain-bm25.mjs';
+import { bundleSources, corpusSkills, libraryOf, loadParts } from './rank-experiment-setup.mjs';
 
-const root = fileURLToPath(new URL('..', import.meta.url));
 const args = process.argv.slice(2);
 const showHeld = args.includes('--held-back');
 
-const out = mkdtempSync(join(tmpdir(), 'body-rank-'));
-await build({
-  entryPoints: {
-    rank: join(root, 'src/catalog/rank.ts'),
-    catalog: join(root, 'src/catalog/catalog.ts'),
-    parse: join(root, 'src/frontmatter/parse.ts'),
-  },
-  bundle: true,
-  format: 'esm',
-  platform: 'node',
-  outdir: out,
-  logLevel: 'error',
-});
-const { createTunedRanker, RANK_TUNING } = await import(join(out, 'rank.js'));
-const { buildCatalog, catalogEntries } = await import(join(out, 'catalog.js'));
-const { parseFrontmatter } = await import(join(out, 'parse.js'));
-rmSync(out, { recursive: true, force: true });
+const { rank: rankModule, catalog: catalogModule, parse } = await bundleSources();
+const { createTunedRanker, RANK_TUNING } = rankModule;
+const { buildCatalog, catalogEntries } = catalogModule;
 
-// The corpus as the relevance tests read it: first of each name wins, as in discovery.
-const skills = loadSkills(parseFrontmatter);
-
-// The 2,000-skill library: the corpus, then copies of its first skills under new names.
-const LIBRARY = 2000;
-const copies = skills.slice(0, LIBRARY - skills.length).map((s) => ({ ...s, entry: { ...s.entry, name: `${s.entry.name}-copy` } }));
-const library = [...skills, ...copies];
+const skills = corpusSkills(parse.parseFrontmatter);
+const library = libraryOf(skills);
 const accepts = (accept, name) => accept.includes(name) || (name.endsWith('-copy') && accept.includes(name.slice(0, -5)));
 const catalogList = catalogEntries(library.map((s) => ({ metadata: s.entry })));
-
-/** The labelled sets present, each split into its parts (held-back only with --held-back). */
-async function loadSets() {
-  const sets = { 'body-set': loadBodySet() };
-  const second = join(root, 'test/relevance/instructions-set/set.mjs');
-  if (existsSync(second)) sets['instructions-set'] = (await import(second)).loadRequests();
-  const parts = [];
-  for (const [set, requests] of Object.entries(sets)) {
-    parts.push({ set, part: 'train', list: requests.filter((r) => !r.heldBack) });
-    if (showHeld) parts.push({ set, part: 'held-back', list: requests.filter((r) => r.heldBack) });
-  }
-  return parts;
-}
-const parts = await loadSets();
+const parts = await loadParts(showHeld);
 
 /** What a candidate ranks with: a local ranker (and its 2,000-skill twin for the catalog), or plain BM25. */
 function rankersOf(candidate) {

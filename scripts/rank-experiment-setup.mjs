@@ -1,0 +1,60 @@
+// What the ranking experiments share (scripts/body-rank-experiment.mjs, scripts/assoc-rank-experiment.mjs): the
+// ranker bundled from source (src/catalog/rank.ts, so every weight can be tried without a build), the shared corpus
+// as the relevance tests read it, the 2,000-skill library the catalog column ranks, and the labelled sets' parts.
+import { build } from 'esbuild';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { loadRequests as loadBodySet } from '../test/relevance/body-set/set.mjs';
+import { loadSkills } from '../test/relevance/corpus.mjs';
+
+export const root = fileURLToPath(new URL('..', import.meta.url));
+
+/** The ranker's, the catalog's and the parser's modules, bundled from source. */
+export async function bundleSources() {
+  const out = mkdtempSync(join(tmpdir(), 'body-rank-'));
+  await build({
+    entryPoints: {
+      rank: join(root, 'src/catalog/rank.ts'),
+      catalog: join(root, 'src/catalog/catalog.ts'),
+      parse: join(root, 'src/frontmatter/parse.ts'),
+    },
+    bundle: true,
+    format: 'esm',
+    platform: 'node',
+    outdir: out,
+    logLevel: 'error',
+  });
+  const modules = {
+    rank: await import(join(out, 'rank.js')),
+    catalog: await import(join(out, 'catalog.js')),
+    parse: await import(join(out, 'parse.js')),
+  };
+  rmSync(out, { recursive: true, force: true });
+  return modules;
+}
+
+/** The 2,000-skill library: the corpus, then copies of its first skills under new names. */
+export function libraryOf(skills, size = 2000) {
+  const copies = skills.slice(0, size - skills.length).map((s) => ({ ...s, entry: { ...s.entry, name: `${s.entry.name}-copy` } }));
+  return [...skills, ...copies];
+}
+
+/** The corpus as the relevance tests read it: first of each name wins, as in discovery. */
+export function corpusSkills(parseFrontmatter) {
+  return loadSkills(parseFrontmatter);
+}
+
+/** The labelled sets present, each split into its parts (the held-back parts only when `showHeld`). */
+export async function loadParts(showHeld) {
+  const sets = { 'body-set': loadBodySet() };
+  const second = join(root, 'test/relevance/instructions-set/set.mjs');
+  if (existsSync(second)) sets['instructions-set'] = (await import(second)).loadRequests();
+  const parts = [];
+  for (const [set, requests] of Object.entries(sets)) {
+    parts.push({ set, part: 'train', list: requests.filter((r) => !r.heldBack) });
+    if (showHeld) parts.push({ set, part: 'held-back', list: requests.filter((r) => r.heldBack) });
+  }
+  return parts;
+}
