@@ -19,14 +19,16 @@
 // --show prints the associates of some words' terms; --misses=<label> lists the requests a variant moves.
 import { QUERIES } from '../test/relevance/queries.mjs';
 import { plainBm25 } from './plain-bm25.mjs';
-import { bundleSources, corpusSkills, loadParts } from './rank-experiment-setup.mjs';
+import { loadSkills } from '../test/relevance/corpus.mjs';
+import { bundleSources, loadParts } from './rank-experiment-setup.mjs';
 
 const args = process.argv.slice(2);
 const option = (name) => args.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3);
 if (args.includes('--held-back')) throw new Error('this experiment measures the train parts only');
 
 const { rank: R, parse } = await bundleSources();
-const skills = corpusSkills(parse.parseFrontmatter);
+// The corpus as the relevance tests read it: first of each name wins, as in discovery.
+const skills = loadSkills(parse.parseFrontmatter);
 const entries = skills.map((s) => s.entry);
 const names = entries.map((e) => e.name);
 const N = entries.length;

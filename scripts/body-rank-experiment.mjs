@@ -18,7 +18,8 @@
 import { writeFileSync } from 'node:fs';
 import { QUERIES } from '../test/relevance/queries.mjs';
 import { plainBm25 } from './plain-bm25.mjs';
-import { bundleSources, corpusSkills, libraryOf, loadParts } from './rank-experiment-setup.mjs';
+import { loadSkills } from '../test/relevance/corpus.mjs';
+import { bundleSources, libraryOf, loadParts } from './rank-experiment-setup.mjs';
 
 const args = process.argv.slice(2);
 const showHeld = args.includes('--held-back');
@@ -27,7 +28,8 @@ const { rank: rankModule, catalog: catalogModule, parse } = await bundleSources(
 const { createTunedRanker, RANK_TUNING } = rankModule;
 const { buildCatalog, catalogEntries } = catalogModule;
 
-const skills = corpusSkills(parse.parseFrontmatter);
+// The corpus as the relevance tests read it: first of each name wins, as in discovery.
+const skills = loadSkills(parse.parseFrontmatter);
 const library = libraryOf(skills);
 const accepts = (accept, name) => accept.includes(name) || (name.endsWith('-copy') && accept.includes(name.slice(0, -5)));
 const catalogList = catalogEntries(library.map((s) => ({ metadata: s.entry })));

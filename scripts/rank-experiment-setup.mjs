@@ -1,13 +1,12 @@
 // What the ranking experiments share (scripts/body-rank-experiment.mjs, scripts/assoc-rank-experiment.mjs): the
-// ranker bundled from source (src/catalog/rank.ts, so every weight can be tried without a build), the shared corpus
-// as the relevance tests read it, the 2,000-skill library the catalog column ranks, and the labelled sets' parts.
+// ranker bundled from source (src/catalog/rank.ts, so every weight can be tried without a build), the 2,000-skill
+// library the catalog column ranks, and the labelled sets' parts. The corpus comes from test/relevance/corpus.mjs.
 import { build } from 'esbuild';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { loadRequests as loadBodySet } from '../test/relevance/body-set/set.mjs';
-import { loadSkills } from '../test/relevance/corpus.mjs';
 
 export const root = fileURLToPath(new URL('..', import.meta.url));
 
@@ -39,11 +38,6 @@ export async function bundleSources() {
 export function libraryOf(skills, size = 2000) {
   const copies = skills.slice(0, size - skills.length).map((s) => ({ ...s, entry: { ...s.entry, name: `${s.entry.name}-copy` } }));
   return [...skills, ...copies];
-}
-
-/** The corpus as the relevance tests read it: first of each name wins, as in discovery. */
-export function corpusSkills(parseFrontmatter) {
-  return loadSkills(parseFrontmatter);
 }
 
 /** The labelled sets present, each split into its parts (the held-back parts only when `showHeld`). */
