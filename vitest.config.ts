@@ -1,40 +1,7 @@
 import { accessSync, constants, statfsSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
-import { relative } from 'node:path';
 import { defineConfig } from 'vitest/config';
-import { BaseSequencer, type TestSpecification } from 'vitest/node';
-
-/**
- * Seconds each long test file took in `npm test` (the whole suite, coverage on, 2-core machine, 2026-11-26). Vitest orders
- * files by their last run's durations, which a fresh clone (CI's, a new contributor's) does not have: it falls back to
- * the largest files first, and the longest files, which are not the largest, started last and set the suite's end.
- * A stale entry costs only wall time, never a result.
- */
-const LONG_FILES: Record<string, number> = {
-  'test/real-sisu/tenants.test.ts': 13.5,
-  'test/prebuilt-ranker.test.ts': 13.5,
-  'test/cli.test.ts': 9.8,
-  'test/watch.test.ts': 9.7,
-  'test/s3-faults.test.ts': 9.2,
-  'test/real-sisu/trigger-eval.test.ts': 8.1,
-  'test/s3-refresh.test.ts': 7.9,
-  'test/types/real-sisu.test.ts': 6.8,
-  'test/cli-commands.test.ts': 6.5,
-  'test/term-scan.test.ts': 6.4,
-  'test/real-sisu/resume.test.ts': 5.7,
-  'test/cli-init.test.ts': 5.6,
-  'test/s3-index.test.ts': 5.4,
-};
-
-/** Vitest's order (the last run's durations, when this clone has run the suite), else the long files first. */
-class LongestFirst extends BaseSequencer {
-  override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
-    const sorted = await super.sort(files);
-    const path = (file: TestSpecification): string => relative(this.ctx.config.root, file.moduleId);
-    if (sorted.every((file) => this.ctx.cache.getFileTestResults(`${file.project.name}:${path(file)}`))) return sorted;
-    return [...sorted].sort((a, b) => (LONG_FILES[path(b)] ?? 0) - (LONG_FILES[path(a)] ?? 0));
-  }
-}
+import { PlannedOrder } from './test/helpers/file-order.js';
 
 /**
  * Where the tests keep their scratch files: in memory (/dev/shm) on Linux when it has 1 GB free and TMPDIR is not set,
@@ -64,13 +31,17 @@ export default defineConfig({
     // vitest's default for `run` is one worker per core less one: a single worker on a 2-core machine. Test
     // files wait often: profiled one by one, watch.test.ts idles 10 of its 12 s (real fs events and timers),
     // the real-SISU eval suite 10 of 17 (timeouts), the CLI suites on their child processes. One worker more
-    // than there are cores keeps the cores busy while one of them waits.
+    // than there are cores keeps the cores busy while one of them waits; the order keeps it to one at a time.
+    // One more still (4 on 2 cores) was no faster in fresh clones (74.4 s against 71.4 s, two runs each).
     maxWorkers: availableParallelism() + 1,
     // Test files in a worker share its module cache (src, zod, SISU's packages) instead of importing them
     // afresh for each file: per-file imports were a third of the suite's time. Sound because no test leaves
     // module state behind: state lives in objects, spies are restored and process.env edits undone.
     isolate: false,
-    sequence: { sequencer: LongestFirst },
+    // Busy files longest first, the files that mostly wait taking turns beside them (test/helpers/file-order.ts).
+    sequence: { sequencer: PlannedOrder },
+    // Set MW_SKILLS_FILE_COSTS to a file to measure each test file's CPU and wall time into it, for that order's table.
+    setupFiles: process.env.MW_SKILLS_FILE_COSTS ? ['test/helpers/file-costs.ts'] : [],
     coverage: {
       provider: 'v8',
       include: ['src/**/*.ts'],
