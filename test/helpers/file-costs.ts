@@ -10,16 +10,19 @@
  */
 import { appendFileSync, existsSync, readFileSync } from 'node:fs';
 import { relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterAll, expect } from 'vitest';
 
 const output = process.env.MW_SKILLS_FILE_COSTS;
-const ROOT = new URL('../..', import.meta.url).pathname;
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
 /** CPU seconds of this process, and of its ended children where the system says. */
 function cpuSeconds(): number {
   if (existsSync('/proc/self/stat')) {
-    // Fields after the command's closing parenthesis: utime, stime, cutime and cstime are the 12th to 15th.
-    const fields = readFileSync('/proc/self/stat', 'utf8').split(') ')[1]?.split(' ') ?? [];
+    // Fields after the command's closing parenthesis (the last one: a command may hold one): utime, stime, cutime and
+    // cstime are the 12th to 15th.
+    const stat = readFileSync('/proc/self/stat', 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
     return [11, 12, 13, 14].reduce((sum, i) => sum + Number(fields[i]), 0) / 100;
   }
   const { user, system } = process.cpuUsage();
