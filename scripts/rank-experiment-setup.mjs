@@ -1,37 +1,14 @@
 // What the ranking experiments share (scripts/body-rank-experiment.mjs, scripts/assoc-rank-experiment.mjs): the
 // ranker bundled from source (src/catalog/rank.ts, so every weight can be tried without a build), the 2,000-skill
 // library the catalog column ranks, and the labelled sets' parts. The corpus comes from test/relevance/corpus.mjs.
-import { build } from 'esbuild';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { importSource, root } from './import-source.mjs';
 import { loadRequests as loadBodySet } from '../test/relevance/body-set/set.mjs';
 
-export const root = fileURLToPath(new URL('..', import.meta.url));
-
 /** The ranker's, the catalog's and the parser's modules, bundled from source. */
-export async function bundleSources() {
-  const out = mkdtempSync(join(tmpdir(), 'body-rank-'));
-  await build({
-    entryPoints: {
-      rank: join(root, 'src/catalog/rank.ts'),
-      catalog: join(root, 'src/catalog/catalog.ts'),
-      parse: join(root, 'src/frontmatter/parse.ts'),
-    },
-    bundle: true,
-    format: 'esm',
-    platform: 'node',
-    outdir: out,
-    logLevel: 'error',
-  });
-  const modules = {
-    rank: await import(join(out, 'rank.js')),
-    catalog: await import(join(out, 'catalog.js')),
-    parse: await import(join(out, 'parse.js')),
-  };
-  rmSync(out, { recursive: true, force: true });
-  return modules;
+export function bundleSources() {
+  return importSource({ rank: 'src/catalog/rank.ts', catalog: 'src/catalog/catalog.ts', parse: 'src/frontmatter/parse.ts' });
 }
 
 /** The 2,000-skill library: the corpus, then copies of its first skills under new names. */

@@ -7,11 +7,7 @@
 // instructions. The same again counting only rare terms (in the name, tags or
 // description of at most RARE skills of the corpus): shared everyday words ("app",
 // "build", "data") say little. It ranks nothing: these figures describe the sets, not a ranker.
-import { build } from 'esbuild';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { importSource } from './import-source.mjs';
 import { CORPUS_DIR, corpusPresent, loadSkills } from '../test/relevance/corpus.mjs';
 import { loadRequests as loadBodySet } from '../test/relevance/body-set/set.mjs';
 import { loadRequests as loadInstructionsSet } from '../test/relevance/instructions-set/set.mjs';
@@ -20,19 +16,9 @@ if (!corpusPresent()) {
   console.log(`corpus not found at ${CORPUS_DIR}: nothing to count`);
   process.exit(0);
 }
-const root = fileURLToPath(new URL('..', import.meta.url));
-const out = mkdtempSync(join(tmpdir(), 'request-set-words-'));
-await build({
-  entryPoints: { rank: join(root, 'src/catalog/rank.ts'), parse: join(root, 'src/frontmatter/parse.ts') },
-  bundle: true,
-  format: 'esm',
-  platform: 'node',
-  outdir: out,
-  logLevel: 'error',
-});
-const { tokenize } = await import(join(out, 'rank.js'));
-const { parseFrontmatter } = await import(join(out, 'parse.js'));
-rmSync(out, { recursive: true, force: true });
+const { rank, parse } = await importSource({ rank: 'src/catalog/rank.ts', parse: 'src/frontmatter/parse.ts' });
+const { tokenize } = rank;
+const { parseFrontmatter } = parse;
 
 const RARE = 10;
 const skills = new Map(loadSkills(parseFrontmatter).map((s) => [s.entry.name, s]));
