@@ -13,13 +13,9 @@ import { BODY_DEFAULTS, type BodyCollector } from '../src/catalog/body-terms.js'
 import { indexBodies } from '../src/source/body-indexer.js';
 import { nodeFileSystem, type SkillsFileSystem } from '../src/base/fs.js';
 import { skillsMiddleware } from '../src/middleware.js';
-import {
-  buildPrebuiltIndex,
-  parsePrebuiltIndex,
-  serializePrebuiltIndex,
-  type PrebuiltBody,
-  type PrebuiltIndexDocument,
-} from '../src/source/prebuilt-index.js';
+import { buildPrebuiltIndex, serializePrebuiltIndex } from '../src/source/prebuilt/build.js';
+import type { PrebuiltBody, PrebuiltIndexDocument } from '../src/source/prebuilt/format.js';
+import { parsePrebuiltIndex } from '../src/source/prebuilt/read.js';
 import { bodyCollectorFor, createRanker, createTunedRanker, RANK_TUNING, stem } from '../src/catalog/rank.js';
 import type { SkillEntry } from '../src/index/types.js';
 import { callTool, conversation, createContext, type RecordingLogger, type StackContext } from './helpers/stack.js';

@@ -5,12 +5,10 @@
  * ties two modules together for a reader); the leaf modules import nothing
  * of ours but other leaves.
  */
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { dirname, join, relative, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-
-const SRC = fileURLToPath(new URL('../src', import.meta.url));
+import { importGraph, SRC } from './helpers/import-graph.js';
 
 /**
  * src/'s folders, lowest first, then the files at its top (each a layer of its own). Each folder's
@@ -54,28 +52,6 @@ function upwardImports(graph: Map<string, string[]>, layers: readonly string[]):
     }
   }
   return found;
-}
-
-function sourceFiles(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
-    const path = join(dir, entry.name);
-    return entry.isDirectory() ? sourceFiles(path) : entry.name.endsWith('.ts') ? [path] : [];
-  });
-}
-
-/** Each module's relative imports and re-exports (`from './x.js'`), as paths under src/. */
-function importGraph(): Map<string, string[]> {
-  const graph = new Map<string, string[]>();
-  for (const file of sourceFiles(SRC)) {
-    const text = readFileSync(file, 'utf8');
-    const targets = [
-      ...text.matchAll(/^(?:import|export)\s[^;]*?from\s+'(\.[^']+)'/gms),
-      ...text.matchAll(/^import\s+'(\.[^']+)'/gm),
-      ...text.matchAll(/\bimport\(\s*'(\.[^']+)'\s*\)/g),
-    ].map((match) => relative(SRC, resolve(dirname(file), (match[1] ?? '').replace(/\.js$/, '.ts'))));
-    graph.set(relative(SRC, file), targets);
-  }
-  return graph;
 }
 
 function cycles(graph: Map<string, string[]>): string[] {

@@ -12,21 +12,16 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { discover } from '../src/discover/discover.js';
 import { nodeFileSystem } from '../src/base/fs.js';
 import { resolveOptions } from '../src/config/options.js';
+import { buildPrebuiltIndex, prebuiltIndexFrom, serializePrebuiltIndex } from '../src/source/prebuilt/build.js';
 import {
-  buildPrebuiltIndex,
-  checkSkillFile,
-  compareSkillStamp,
-  parsePrebuiltIndex,
-  prebuiltIndexFrom,
   PREBUILT_INDEX_FORMAT,
   PREBUILT_INDEX_VERSION,
-  readPrebuiltIndex,
-  serializePrebuiltIndex,
   type DiscoveryShape,
   type PrebuiltIndexDocument,
-  type PrebuiltIndexRead,
   type PrebuiltRanker,
-} from '../src/source/prebuilt-index.js';
+} from '../src/source/prebuilt/format.js';
+import { parsePrebuiltIndex, readPrebuiltIndex, type PrebuiltIndexRead } from '../src/source/prebuilt/read.js';
+import { checkSkillFile, compareSkillStamp } from '../src/source/prebuilt/stamps.js';
 import { createLazySkillIndex } from '../src/index/skill-index.js';
 import type { SkillEntry } from '../src/index/types.js';
 import { cleanup, faultyFs, makeTempTree, skillMd } from './discover/helpers.js';

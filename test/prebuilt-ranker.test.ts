@@ -15,14 +15,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { catalogEntries } from '../src/catalog/catalog.js';
 import type { FileStats, SkillsFileSystem } from '../src/base/fs.js';
 import { skillsMiddleware } from '../src/index.js';
-import {
-  buildPrebuiltIndex,
-  parsePrebuiltIndex,
-  prebuiltIndexFrom,
-  rankedSkills,
-  serializePrebuiltIndex,
-  type PrebuiltIndexDocument,
-} from '../src/source/prebuilt-index.js';
+import { buildPrebuiltIndex, prebuiltIndexFrom, serializePrebuiltIndex } from '../src/source/prebuilt/build.js';
+import { rankedSkills, type PrebuiltIndexDocument } from '../src/source/prebuilt/format.js';
+import { parsePrebuiltIndex } from '../src/source/prebuilt/read.js';
 import { createRanker, rankerFromData } from '../src/catalog/rank.js';
 import type { SkillEntry, SkillMetadata } from '../src/index/types.js';
 import { callTool, conversation, createContext } from './helpers/stack.js';

@@ -1,6 +1,6 @@
 /**
  * `sisu-skills index <dir...> -o <file>`: the prebuilt index a middleware
- * with `index: <file>` starts from (see prebuilt-index.ts), built with the
+ * with `index: <file>` starts from (see source/prebuilt/), built with the
  * same folders, packages, filters and strict it will be given.
  *
  * Exit codes, as for list and validate: 0 when the file was written, which
@@ -14,7 +14,8 @@
 import { dirname, isAbsolute, resolve } from 'node:path';
 import type { Diagnostic } from '../base/diagnostics.js';
 import { errorReason } from '../base/fs.js';
-import { buildPrebuiltIndex, serializePrebuiltIndex, type PrebuiltIndexDocument } from '../source/prebuilt-index.js';
+import { buildPrebuiltIndex, serializePrebuiltIndex } from '../source/prebuilt/build.js';
+import type { PrebuiltIndexDocument } from '../source/prebuilt/format.js';
 import { shellArgs, type IndexArgs } from './args.js';
 import { count, displayPath, EXIT, formatForCli, type CliIO } from './io.js';
 import { CLI_STORAGE_WAIT_MS, classifyDiagnostics } from './load.js';

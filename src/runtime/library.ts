@@ -6,7 +6,7 @@
  */
 import { isModelInvocable } from '../run/activation.js';
 import { bodiesOfPart, indexBodies, indexedAlready, type BodyIndexing } from '../source/body-indexer.js';
-import type { PrebuiltRankerData } from '../source/prebuilt-index.js';
+import type { PrebuiltRankerData } from '../source/prebuilt/ranker-block.js';
 import { BACKGROUND_DEFAULTS } from '../config/defaults.js';
 import { catalogEntries, createCatalog, type Catalog, type CatalogMode } from '../catalog/catalog.js';
 import type { ResolvedOptions } from '../config/options.js';

@@ -15,7 +15,8 @@ import { BucketClient, makeClient } from '../storage/s3-client.js';
 import { isS3Url, parseS3Url, splitS3Path } from '../storage/s3-url.js';
 import { isTransient } from '../storage/storage-error.js';
 import type { BucketRefresh } from './bucket-source.js';
-import { parsePrebuiltIndex, publishedIndexUnreadable, type PrebuiltDiscovery } from './prebuilt-index.js';
+import { publishedIndexUnreadable } from './prebuilt/problems.js';
+import { parsePrebuiltIndex, type PrebuiltDiscovery } from './prebuilt/read.js';
 
 /** What a load gave: the skills, or why the published index cannot be used at all (the caller lists the places from then on). */
 export type IndexLoad = DiscoveryResult | { unusable: Diagnostic };
