@@ -137,9 +137,9 @@ async function rankerOf(
 }
 
 /**
- * The skills a middleware's ranker ranks, in its order: the index's skills
- * (first of each name) that the model may activate, as `libraryOf` narrows
- * them. Doc numbers in the stored ranker are positions in this list.
+ * The document as the file's text: one line per skill, so a diff of two
+ * builds reads skill by skill; the ranker last. ASCII only: every other
+ * character is written as a JSON `\\uXXXX` escape, the same value to any JSON
  * reader. A text with one character past ASCII is decoded from UTF-8, and
  * held, at two bytes a character: at 20,000 real-shaped skills (3,415 such
  * characters in 14.7 MB) that took 35 ms of start-up instead of 10 ms, and
