@@ -12,7 +12,7 @@
 //                                        terms' postings known): the median of 7
 //   node bench/ranker.mjs <root> whole   after that first query, LATER and MORE (12 requests with
 //                                        new words): the slowest, the one that builds the whole
-//                                        index (after SCANS_BEFORE_WHOLE_INDEX scans, src/catalog/rank.ts)
+//                                        index (after SCANS_BEFORE_WHOLE_INDEX scans, src/catalog/rank/term-scan.ts)
 // Each prints { mode, ms, skills } as JSON. The skills are found first by a first request
 // that matches none ("hello": the index as the middleware keeps it, instructions not
 // loaded; not timed); a fresh process per figure is a cold start, as a first request is.

@@ -9,7 +9,7 @@
 // library (the corpus and renamed copies of its first 912 skills, as the bench's real-shaped
 // library repeats it), whether the ranked catalog lists an accepted skill (or a copy of one).
 // The last column is recall@5 of the older labelled queries (test/relevance/queries.mjs).
-// src/catalog/rank.ts is bundled from source, so every weight can be tried without a build.
+// src/catalog/rank/ is bundled from source, so every weight can be tried without a build.
 // Without --held-back only the train parts are measured: tune there. --held-back adds the
 // held-back parts, for the final figures. --all adds the candidates that were tried; --try adds
 // others, as JSON [[label, change of RANK_TUNING], ...], e.g. --try='[["w1", {"bodyWeight": 1}]]'. --prf adds

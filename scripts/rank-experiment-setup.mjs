@@ -1,14 +1,21 @@
 // What the ranking experiments share (scripts/body-rank-experiment.mjs, scripts/assoc-rank-experiment.mjs): the
-// ranker bundled from source (src/catalog/rank.ts, so every weight can be tried without a build), the 2,000-skill
+// ranker bundled from source (src/catalog/rank/, so every weight can be tried without a build), the 2,000-skill
 // library the catalog column ranks, and the labelled sets' parts. The corpus comes from test/relevance/corpus.mjs.
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { importSource, root } from './import-source.mjs';
 import { loadRequests as loadBodySet } from '../test/relevance/body-set/set.mjs';
 
-/** The ranker's, the catalog's and the parser's modules, bundled from source. */
-export function bundleSources() {
-  return importSource({ rank: 'src/catalog/rank.ts', catalog: 'src/catalog/catalog.ts', parse: 'src/frontmatter/parse.ts' });
+/** The ranker's (its modules as one: score, tokenize, data), the catalog's and the parser's modules, bundled from source. */
+export async function bundleSources() {
+  const { score, tokenize, data, catalog, parse } = await importSource({
+    score: 'src/catalog/rank/score.ts',
+    tokenize: 'src/catalog/rank/tokenize.ts',
+    data: 'src/catalog/rank/data.ts',
+    catalog: 'src/catalog/catalog.ts',
+    parse: 'src/frontmatter/parse.ts',
+  });
+  return { rank: { ...score, ...tokenize, ...data }, catalog, parse };
 }
 
 /** The 2,000-skill library: the corpus, then copies of its first skills under new names. */

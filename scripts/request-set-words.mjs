@@ -16,8 +16,8 @@ if (!corpusPresent()) {
   console.log(`corpus not found at ${CORPUS_DIR}: nothing to count`);
   process.exit(0);
 }
-const { rank, parse } = await importSource({ rank: 'src/catalog/rank.ts', parse: 'src/frontmatter/parse.ts' });
-const { tokenize } = rank;
+const { tokens, parse } = await importSource({ tokens: 'src/catalog/rank/tokenize.ts', parse: 'src/frontmatter/parse.ts' });
+const { tokenize } = tokens;
 const { parseFrontmatter } = parse;
 
 const RARE = 10;

@@ -19,8 +19,9 @@ export { createFindSkillsTool, FindSkillsArgsSchema, FIND_SKILLS_TOOL, type Find
 export type { FindSkillsArgs } from './tools/find-skills.js';
 export { buildCatalog, catalogEntries, DEFAULT_CATALOG_BUDGET } from './catalog/catalog.js';
 export type { CatalogEntry, CatalogMode, CatalogOptions, CatalogReport, CatalogResult } from './catalog/catalog.js';
-export { createRanker } from './catalog/rank.js';
-export type { Ranker, RankEntry, RankResult } from './catalog/rank.js';
+export { createRanker } from './catalog/rank/score.js';
+export type { Ranker, RankResult } from './catalog/rank/score.js';
+export type { RankEntry } from './catalog/rank/build.js';
 export { findMentions, isModelInvocable, isUserInvocable, leadingMention, AUTO_ACTIVATE_DEFAULTS } from './run/activation.js';
 export { substitute as substitutePlaceholders, splitArguments, argumentHint, substitutesInCode } from './base/arguments.js';
 export type { Substitutions, Substituted } from './base/arguments.js';

@@ -16,7 +16,8 @@ import { skillsMiddleware } from '../src/middleware.js';
 import { buildPrebuiltIndex, serializePrebuiltIndex } from '../src/source/prebuilt/build.js';
 import type { PrebuiltBody, PrebuiltIndexDocument } from '../src/source/prebuilt/format.js';
 import { parsePrebuiltIndex } from '../src/source/prebuilt/read.js';
-import { bodyCollectorFor, createRanker, createTunedRanker, RANK_TUNING, stem } from '../src/catalog/rank.js';
+import { bodyCollectorFor, createRanker, createTunedRanker, RANK_TUNING } from '../src/catalog/rank/score.js';
+import { stem } from '../src/catalog/rank/tokenize.js';
 import type { SkillEntry } from '../src/index/types.js';
 import { callTool, conversation, createContext, type RecordingLogger, type StackContext } from './helpers/stack.js';
 

@@ -20,7 +20,7 @@ import {
   type CatalogOptions,
   type CatalogResult,
 } from '../src/catalog/catalog.js';
-import { createRanker, type Ranker } from '../src/catalog/rank.js';
+import { createRanker, type Ranker } from '../src/catalog/rank/score.js';
 
 const TOPICS = [
   'audio',

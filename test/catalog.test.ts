@@ -11,7 +11,7 @@ import {
   withCatalog,
   type CatalogEntry,
 } from '../src/catalog/catalog.js';
-import { createRanker } from '../src/catalog/rank.js';
+import { createRanker } from '../src/catalog/rank/score.js';
 import { oneLine } from '../src/base/text.js';
 import type { Skill } from '../src/index/types.js';
 

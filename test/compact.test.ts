@@ -1,16 +1,9 @@
 import { isDeepStrictEqual } from 'node:util';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import {
-  compactCopies,
-  compactCopy,
-  flatStrings,
-  nameLookup,
-  packPostings,
-  sharingParents,
-  sortedByName,
-  sortedVocabulary,
-} from '../src/base/compact.js';
+import { compactCopies, compactCopy, flatStrings, sharingParents } from '../src/base/compact.js';
+import { nameLookup, sortedByName } from '../src/base/name-lookup.js';
+import { packPostings, sortedVocabulary } from '../src/catalog/rank/postings.js';
 import { anyCodePoint } from './helpers/awkward-text.js';
 
 // Every trick must give back data equal to what it was given: these tests

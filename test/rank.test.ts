@@ -1,20 +1,9 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import {
-  buildRankerData,
-  createRanker,
-  queryWords,
-  indexTerms,
-  MAX_QUERY_CHARS,
-  RANKER_SCHEME,
-  rankerDataProblem,
-  rankerFromData,
-  stem,
-  tokenize,
-  whenClauses,
-  words,
-  type RankEntry,
-} from '../src/catalog/rank.js';
+import { buildRankerData, RANKER_SCHEME, rankerDataProblem, rankerFromData } from '../src/catalog/rank/data.js';
+import { createRanker } from '../src/catalog/rank/score.js';
+import { queryWords, indexTerms, MAX_QUERY_CHARS, stem, tokenize, whenClauses, words } from '../src/catalog/rank/tokenize.js';
+import type { RankEntry } from '../src/catalog/rank/build.js';
 import { anyCodePoint, awkwardCharacter, awkwardText, awkwardWord } from './helpers/awkward-text.js';
 
 const entries = [

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { createRanker, type RankEntry } from '../src/catalog/rank.js';
+import { createRanker } from '../src/catalog/rank/score.js';
+import type { RankEntry } from '../src/catalog/rank/build.js';
 import { suggestNames, type SuggestionSource } from '../src/catalog/suggest.js';
 import { closestNames, MAX_COMPARED_LENGTH, MAX_SUGGESTION_DISTANCE, type DistanceWork } from '../src/base/text.js';
 

@@ -1,5 +1,5 @@
 /**
- * A ranker built from a scan tokenises nothing up front (src/catalog/rank.ts,
+ * A ranker built from a scan tokenises nothing up front (src/catalog/rank/term-scan.ts,
  * TermScan): it measures field lengths in characters, and finds a term's
  * postings when a query first has it, reading only the entries that may hold
  * it. Every answer must be the whole index's (a prebuilt index's), bit for
@@ -11,9 +11,12 @@ import { join } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
 import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { ABSENT_LIMIT, GrowingPostings, packPostings, WEIGHT_SCALE } from '../src/base/compact.js';
+import { ABSENT_LIMIT, GrowingPostings, packPostings, WEIGHT_SCALE } from '../src/catalog/rank/postings.js';
 import { catalogEntries } from '../src/catalog/catalog.js';
-import { buildRankerData, createRanker, rankerFromData, SCANS_BEFORE_WHOLE_INDEX, type RankEntry } from '../src/catalog/rank.js';
+import { buildRankerData, rankerFromData } from '../src/catalog/rank/data.js';
+import { createRanker } from '../src/catalog/rank/score.js';
+import { SCANS_BEFORE_WHOLE_INDEX } from '../src/catalog/rank/term-scan.js';
+import type { RankEntry } from '../src/catalog/rank/build.js';
 import { discoverSkills } from '../src/discover/discover.js';
 import { loadRequests } from './relevance/body-set/set.mjs';
 import { QUERIES } from './relevance/queries.mjs';

@@ -1,7 +1,7 @@
 /**
  * What a skill's instructions add to ranking: the terms of SKILL.md's body
  * (its headings and its first words), bounded per skill, kept as a small
- * inverted index beside the ranker's own (src/catalog/rank.ts). Pure: text in,
+ * inverted index beside the ranker's own (src/catalog/rank/). Pure: text in,
  * typed arrays out; reading the files is src/source/body-indexer.ts's job.
  *
  * A skill's body is read once, term by term, as it arrives (`add`): its
@@ -15,7 +15,9 @@
  * scripts/body-rank-experiment.mjs on both labelled sets' train parts, and
  * docs/performance.md.
  */
-import { flatStrings, Int32List, PackedPostings, packPostingsSteps, vocabularyOf, type Vocabulary } from '../base/compact.js';
+import { flatStrings } from '../base/compact.js';
+import { Int32List, PackedPostings, packPostingsSteps, vocabularyOf, type Vocabulary } from './rank/postings.js';
+import { K1 } from './rank/build.js';
 
 /** How a body is read and weighed; BODY_DEFAULTS are the measured choice. */
 export interface BodyTuning {
@@ -63,9 +65,6 @@ const SORT_STEP = 2048;
  */
 const PASS_STEP = 16_384;
 
-/** BM25 saturation, as in src/catalog/rank.ts. */
-const K1 = 1.2;
-
 /** The built body index: one posting per (kept term, skill), weight saturated, and each term's IDF over bodies. */
 export interface BodyIndex {
   /** The kept terms, sorted by code unit: term id = position. */
@@ -81,7 +80,7 @@ export interface BodyIndex {
   readonly rareIdf: number;
 }
 
-/** A body index from its parts (a prebuilt index stores them; check them with `rankerDataProblem` and `bodyIndexProblem` first). */
+/** A body index from its parts (a prebuilt index stores them: src/catalog/rank/data.ts checks them first). */
 export function bodyIndexOf(parts: Omit<BodyIndex, 'vocabulary'>): BodyIndex {
   return { ...parts, vocabulary: vocabularyOf(parts.terms) };
 }
@@ -127,16 +126,6 @@ export function bodyIndexSubset(index: BodyIndex, docOf: Int32Array, size: numbe
   };
 }
 
-/** Why stored IDFs and counts cannot be ranked with, or undefined (postings are `rankerDataProblem`'s). */
-export function bodyIndexProblem(parts: Pick<BodyIndex, 'terms' | 'idf' | 'size' | 'read' | 'rareIdf'>): string | undefined {
-  if (parts.idf.length !== parts.terms.length) return 'there are not as many IDFs as terms';
-  if (!parts.idf.every((value) => Number.isFinite(value) && value >= 0)) return 'an IDF is not a number of 0 or more';
-  if (!Number.isFinite(parts.rareIdf) || parts.rareIdf < 0) return 'the rare-term IDF is not a number of 0 or more';
-  if (!Number.isInteger(parts.read) || parts.read < 0 || parts.read > parts.size)
-    return 'the count of bodies read is not a number of skills';
-  return undefined;
-}
-
 /** One skill's candidates: term ids in the collector's table and their weighted counts, and how many words were counted. */
 interface Candidates {
   ids: Int32Array;
@@ -147,7 +136,7 @@ interface Candidates {
 const FENCE = /^\s*(```|~~~)/;
 const HEADING = /^\s{0,3}#{1,6}\s+(.*)$/;
 
-/** The ranker's tokenizer (src/catalog/rank.ts TermTable): term ids of a text, and the term of each id. */
+/** The ranker's tokenizer (src/catalog/rank/tokenize.ts TermTable): term ids of a text, and the term of each id. */
 export interface TermSource {
   append(text: string, out: Int32List): void;
   readonly vocabulary: ReadonlyMap<string, number>;

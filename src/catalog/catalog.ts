@@ -4,8 +4,8 @@
  * same input (no clocks, no Map order), so provider prompt caches keep hitting.
  * withCatalog puts that text into a message list exactly once.
  */
-import { positionLookup } from '../base/compact.js';
-import { createRanker, type BodyAwareRanker, type Ranker } from './rank.js';
+import { positionLookup } from '../base/name-lookup.js';
+import { createRanker, type BodyAwareRanker, type Ranker } from './rank/score.js';
 import { FIND_SKILLS_TOOL, USE_SKILL_TOOL } from '../base/tool-names.js';
 import type { HostMessage } from '../base/host.js';
 import type { SkillEntry } from '../base/model.js';

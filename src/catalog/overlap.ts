@@ -3,7 +3,7 @@
  * level 1: the name and description as the catalog lists them. Pure: entries
  * in, pairs out, the same pairs for the same entries.
  *
- * Each skill is a TF-IDF vector over the ranker's terms (rank.ts's tokenizer:
+ * Each skill is a TF-IDF vector over the ranker's terms (rank/tokenize.ts:
  * stopwords dropped, words stemmed), its name's words counted NAME_WEIGHT
  * times since a name says most; a pair's score is the cosine of the two
  * vectors, in [0, 1] (IDF as if the library held at least MIN_LIBRARY_SIZE
@@ -14,7 +14,7 @@
  * on hand-labelled pairs of a real corpus (scripts/overlap-labels.json).
  */
 import { catalogText } from './catalog.js';
-import { tokenize } from './rank.js';
+import { tokenize } from './rank/tokenize.js';
 
 export interface OverlapEntry {
   name: string;

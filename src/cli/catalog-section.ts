@@ -5,7 +5,7 @@
 import { isModelInvocable } from '../run/activation.js';
 import { catalogEntries, createCatalog, DEFAULT_CATALOG_BUDGET, type CatalogResult } from '../catalog/catalog.js';
 import { FIND_SKILLS_TOOL, USE_SKILL_TOOL } from '../base/tool-names.js';
-import { createRanker } from '../catalog/rank.js';
+import { createRanker } from '../catalog/rank/score.js';
 import type { Skill, SkillEntry } from '../index/types.js';
 
 export interface SectionOptions {

@@ -10,7 +10,8 @@
 import { sep } from 'node:path';
 import type { AllowedTool } from '../base/allowed-tools.js';
 import type { CatalogReport } from '../catalog/catalog.js';
-import { compactCopies, nameLookup, sharingParents } from '../base/compact.js';
+import { compactCopies, sharingParents } from '../base/compact.js';
+import { nameLookup } from '../base/name-lookup.js';
 import type { Diagnostic } from '../base/diagnostics.js';
 import { SKILL_FILE } from '../base/skill-file.js';
 import type { Skill, SkillEntry } from '../base/model.js';

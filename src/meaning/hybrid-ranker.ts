@@ -6,7 +6,7 @@
  * calls the embedder). Without one, or before any skill has a vector, it
  * answers exactly as the word ranker does.
  */
-import type { Ranker, RankResult } from '../catalog/rank.js';
+import type { Ranker, RankResult } from '../catalog/rank/score.js';
 import { fuse, FUSION, type FusedResult, type FusionSettings } from './fusion.js';
 import type { QueryVectors } from './query-vectors.js';
 import type { SkillMeaning } from './skill-meaning.js';

@@ -174,7 +174,7 @@ export interface AutoActivation {
   threshold: number;
   /** Most skills the ranker may pick per request (already active ones count). */
   maxSkills: number;
-  /** Local ranker, e.g. rank.ts's BM25, best first or not: selection sorts by score. */
+  /** Local ranker, e.g. catalog/rank's BM25, best first or not: selection sorts by score. */
   rank: (query: string) => readonly RankedSkill[];
 }
 

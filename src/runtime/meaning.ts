@@ -14,7 +14,7 @@ import { QueryVectors } from '../meaning/query-vectors.js';
 import { SkillMeaning } from '../meaning/skill-meaning.js';
 import { SkillVectors, type EmbeddingOutcome } from '../meaning/skill-vectors.js';
 import { decodeVectors } from '../meaning/vector-file.js';
-import type { Ranker } from '../catalog/rank.js';
+import type { Ranker } from '../catalog/rank/score.js';
 import { FUSION, type FusionSettings } from '../meaning/fusion.js';
 
 type Note = { level: 'info' | 'warn'; message: string; fields: Record<string, unknown> };

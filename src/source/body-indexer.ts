@@ -16,7 +16,7 @@ import { MAX_CONCURRENT_FS_CALLS } from '../base/concurrency.js';
 import { errorReason, type SkillsFileSystem } from '../base/fs.js';
 import { splitFrontmatter } from '../frontmatter/split.js';
 import { bodyIndexSubset } from '../catalog/body-terms.js';
-import type { BodyAwareRanker } from '../catalog/rank.js';
+import type { BodyAwareRanker } from '../catalog/rank/score.js';
 import type { SkillEntry } from '../index/types.js';
 
 /** Bodies read at a time: few, so requests meanwhile wait for at most a handful of file callbacks. */

@@ -5,7 +5,8 @@
  */
 import { z } from 'zod';
 import { TOOL_DEFAULTS } from '../config/defaults.js';
-import { queryWords, tokenize, whenClauses, type BodyAwareRanker, type QueryWord } from '../catalog/rank.js';
+import { queryWords, tokenize, whenClauses, type QueryWord } from '../catalog/rank/tokenize.js';
+import type { BodyAwareRanker } from '../catalog/rank/score.js';
 import { createSkillIndex, type SkillIndex } from '../index/skill-index.js';
 import { oneLine } from '../base/text.js';
 import { FIND_SKILLS_TOOL, USE_SKILL_TOOL } from '../base/tool-names.js';

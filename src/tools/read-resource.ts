@@ -25,7 +25,7 @@ import type { Skill } from '../index/types.js';
 import { skillTool, type IndexSource, type SkillTool } from './skill-tool.js';
 import { unknownSkillMessage } from './unknown-skill.js';
 import { SkillRanker } from './skill-ranker.js';
-import type { Ranker } from '../catalog/rank.js';
+import type { Ranker } from '../catalog/rank/score.js';
 
 export { READ_RESOURCE_TOOL } from '../base/tool-names.js';
 

@@ -6,7 +6,9 @@
  * goes with its Library.
  */
 import { catalogEntries } from '../catalog/catalog.js';
-import { createRanker, RANKER_SCHEME, rankerFromData, type BodyAwareRanker, type RankerData } from '../catalog/rank.js';
+import { createRanker, type BodyAwareRanker } from '../catalog/rank/score.js';
+import { RANKER_SCHEME, rankerFromData } from '../catalog/rank/data.js';
+import type { RankerData } from '../base/ranker-data.js';
 import type { SkillEntry } from '../index/types.js';
 
 export class SkillRanker {

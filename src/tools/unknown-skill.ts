@@ -6,7 +6,7 @@
  */
 import type { SkillIndex } from '../index/skill-index.js';
 import { suggestNames } from '../catalog/suggest.js';
-import type { Ranker } from '../catalog/rank.js';
+import type { Ranker } from '../catalog/rank/score.js';
 
 /** How many names a "not found" message suggests. */
 const SUGGESTED_NAMES = 10;

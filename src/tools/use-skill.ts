@@ -15,7 +15,7 @@ import { renderResourceListing, type ListingOptions } from './resource-listing.j
 import { skillTool, type IndexSource, type SkillTool } from './skill-tool.js';
 import { unknownSkillMessage } from './unknown-skill.js';
 import { SkillRanker } from './skill-ranker.js';
-import type { Ranker } from '../catalog/rank.js';
+import type { Ranker } from '../catalog/rank/score.js';
 import type { Skill } from '../index/types.js';
 
 export { USE_SKILL_TOOL } from '../base/tool-names.js';

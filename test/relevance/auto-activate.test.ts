@@ -8,7 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { AUTO_ACTIVATE_DEFAULTS } from '../../src/run/activation.js';
 import { parseFrontmatter } from '../../src/frontmatter/parse.js';
-import { createRanker } from '../../src/catalog/rank.js';
+import { createRanker } from '../../src/catalog/rank/score.js';
 import { corpusPresent, loadEntries, loadSkills, measureAutoActivation } from './corpus.mjs';
 import { FIXTURE_QUERIES, NEGATIVES, NEGATIVES_HELD_OUT, QUERIES, QUERIES_HELD_OUT } from './queries.mjs';
 

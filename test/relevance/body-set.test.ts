@@ -10,7 +10,7 @@
 import { describe, expect, it } from 'vitest';
 import { buildCatalog, catalogEntries } from '../../src/catalog/catalog.js';
 import { parseFrontmatter } from '../../src/frontmatter/parse.js';
-import { createRanker, createTunedRanker, RANK_TUNING, type Ranker } from '../../src/catalog/rank.js';
+import { createRanker, createTunedRanker, RANK_TUNING, type Ranker } from '../../src/catalog/rank/score.js';
 import type { SkillEntry } from '../../src/index/types.js';
 import { CORPUS_DIR, corpusPresent, loadSkills } from './corpus.mjs';
 import { loadRequests as loadBodySet } from './body-set/set.mjs';

@@ -1,6 +1,7 @@
 // Types for corpus.mjs.
 import type { ParsedFrontmatter, ParseOptions } from '../../src/frontmatter/parse.js';
-import type { RankEntry, Ranker } from '../../src/catalog/rank.js';
+import type { RankEntry } from '../../src/catalog/rank/build.js';
+import type { Ranker } from '../../src/catalog/rank/score.js';
 import type { LabeledQuery } from './queries.mjs';
 
 export const CORPUS_DIR: string;

@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { parseFrontmatter } from '../../src/frontmatter/parse.js';
-import { createRanker } from '../../src/catalog/rank.js';
+import { createRanker } from '../../src/catalog/rank/score.js';
 import { CORPUS_DIR, corpusPresent, loadEntries as loadCorpus } from './corpus.mjs';
 import { QUERIES } from './queries.mjs';
 

@@ -5,7 +5,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import { catalogEntries } from '../../src/catalog/catalog.js';
-import { createRanker, queryWords } from '../../src/catalog/rank.js';
+import { createRanker } from '../../src/catalog/rank/score.js';
+import { queryWords } from '../../src/catalog/rank/tokenize.js';
 import { createSkillIndex } from '../../src/index/skill-index.js';
 import { createFindSkillsTool, matchReason, MAX_FIND_LIMIT } from '../../src/tools/find-skills.js';
 import { SkillRanker } from '../../src/tools/skill-ranker.js';

@@ -10,11 +10,12 @@ import { catalogEntries } from '../../catalog/catalog.js';
 import { createLimiter, MAX_CONCURRENT_FS_CALLS } from '../../base/concurrency.js';
 import { createDiagnostic, type Diagnostic } from '../../base/diagnostics.js';
 import { errorReason, type SkillsFileSystem } from '../../base/fs.js';
-import { sortedByName } from '../../base/compact.js';
+import { sortedByName } from '../../base/name-lookup.js';
 import { SKILL_FILE } from '../../base/skill-file.js';
 import { resolveOptions, type ResolvedOptions, type SkillsOptions } from '../../config/options.js';
 import { splitFrontmatter } from '../../frontmatter/split.js';
-import { bodyCollectorFor, buildRankerData } from '../../catalog/rank.js';
+import { bodyCollectorFor } from '../../catalog/rank/score.js';
+import { bodyData, buildRankerData } from '../../catalog/rank/data.js';
 import type { DiscoveryResult, SkillEntry, SkillMetadata } from '../../index/types.js';
 import { discoverOnce } from '../bucket-source.js';
 import { base64Of } from './codec-arrays.js';
@@ -133,7 +134,7 @@ async function rankerOf(
   const collector = bodyCollectorFor(ranked.length);
   bodies.forEach((body, doc) => body !== undefined && collector.add(doc, body));
   // No body read (none could be): nothing to store, the ranker reads metadata only.
-  return collector.count === 0 ? ranker : { ...ranker, body: encodeBody(collector.build()) };
+  return collector.count === 0 ? ranker : { ...ranker, body: encodeBody(bodyData(collector.build())) };
 }
 
 /**

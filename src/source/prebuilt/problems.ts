@@ -6,7 +6,7 @@
 import { version as packageVersion } from '../../../package.json';
 import { createDiagnostic, type Diagnostic } from '../../base/diagnostics.js';
 import { errorCode, errorReason } from '../../base/fs.js';
-import { RANKER_SCHEME } from '../../catalog/rank.js';
+import { RANKER_FORMAT } from '../../catalog/rank/data.js';
 
 export type PrebuiltIndexReason =
   'missing' | 'unreadable' | 'not-json' | 'wrong-format' | 'incompatible-version' | 'other-options' | 'malformed';
@@ -67,7 +67,8 @@ export function rankerOutdated(path: string, scheme: string): Diagnostic {
   return createDiagnostic(
     'INDEX_RANKER_OUTDATED',
     path,
-    `The skills index holds ranking data of another version (scheme ${scheme}; this version ${packageVersion} ranks with ${JSON.stringify(RANKER_SCHEME)}): ` +
+    `The skills index holds ranking data of another version (scheme ${scheme}; ` +
+      `this version ${packageVersion} ranks with ${JSON.stringify(RANKER_FORMAT.scheme)}): ` +
       `the index is used, but ranking reads the skills' texts for each new word on every start, as after a scan. ${REBUILD}`,
   );
 }

@@ -1,13 +1,14 @@
 /**
  * The ranker's index in the file (`PrebuiltRanker`): the builder's RankerData
- * and instructions' index as text, and back. Reading checks every array and
+ * and its instructions' BodyData (src/base/ranker-data.ts) as text, and back.
+ * What the data means is the ranker's: RANKER_FORMAT says which schemes it
+ * reads and checks a decoded block. Reading checks every array and
  * posting (a file is not trusted): damage makes the index unusable, while
  * data of another scheme is left unused (ranking then reads the skills'
  * texts, as after a scan).
  */
-import { bodyIndexOf, bodyIndexProblem, type BodyIndex } from '../../catalog/body-terms.js';
-import { PackedPostings } from '../../base/compact.js';
-import { BODY_SCHEME, RANKER_SCHEME, rankerDataProblem, type RankerData } from '../../catalog/rank.js';
+import { RANKER_FORMAT } from '../../catalog/rank/data.js';
+import type { BodyData, RankerData } from '../../base/ranker-data.js';
 import { arrayOf, base64Of } from './codec-arrays.js';
 import type { PrebuiltBody, PrebuiltRanker } from './format.js';
 import { isCount, isRecord } from './json-checks.js';
@@ -17,27 +18,26 @@ export interface PrebuiltRankerData extends RankerData {
   nameOrder?: Int32Array;
 }
 
-export function encodeBody(index: BodyIndex): PrebuiltBody {
-  const { offsets, docs, weights } = index.postings;
+export function encodeBody(body: BodyData): PrebuiltBody {
   return {
-    scheme: BODY_SCHEME,
-    count: index.size,
-    read: index.read,
-    terms: index.terms.join(' '),
-    offsets: base64Of(offsets),
-    docBits: docs instanceof Uint16Array ? 16 : 32,
-    docs: base64Of(docs),
-    weights: base64Of(weights),
-    idf: base64Of(Float32Array.from(index.idf)),
-    rareIdf: index.rareIdf,
+    scheme: body.scheme,
+    count: body.count,
+    read: body.read,
+    terms: body.terms.join(' '),
+    offsets: base64Of(body.offsets),
+    docBits: body.docs instanceof Uint16Array ? 16 : 32,
+    docs: base64Of(body.docs),
+    weights: base64Of(body.weights),
+    idf: base64Of(body.idf),
+    rareIdf: body.rareIdf,
   };
 }
 
 /** The stored body index, if there is one of this version's scheme over `count` skills; or why it is damaged. */
-function decodeInstructions(value: unknown, count: number): { ok: true; body?: BodyIndex } | { ok: false; problem: string } {
+function decodeInstructions(value: unknown, count: number): { ok: true; body?: BodyData } | { ok: false; problem: string } {
   if (value === undefined) return { ok: true };
   if (!isRecord(value)) return { ok: false, problem: '"ranker.body" is not an object' };
-  if (value.scheme !== BODY_SCHEME) return { ok: true };
+  if (value.scheme !== RANKER_FORMAT.bodyScheme) return { ok: true };
   const { terms, read, rareIdf } = value;
   if (value.count !== count) return { ok: false, problem: '"ranker.body.count" is not the ranker\'s' };
   if (typeof terms !== 'string' || !isCount(read) || typeof rareIdf !== 'number') {
@@ -47,21 +47,10 @@ function decodeInstructions(value: unknown, count: number): { ok: true; body?: B
   const idf = arrayOf(value.idf, (n) => new Float32Array(n));
   if (!offsets || !docs || !weights || !idf) return { ok: false, problem: '"ranker.body" arrays are not base64 arrays' };
   const list = terms === '' ? [] : terms.split(' ');
-  const problem =
-    rankerDataProblem({ scheme: RANKER_SCHEME, count, terms: list, offsets, docs, weights }) ??
-    bodyIndexProblem({ terms: list, idf: Float64Array.from(idf), size: count, read, rareIdf });
+  const body: BodyData = { scheme: RANKER_FORMAT.bodyScheme, count, read, terms: list, offsets, docs, weights, idf, rareIdf };
+  const problem = RANKER_FORMAT.bodyProblem(body);
   if (problem) return { ok: false, problem: `"ranker.body": ${problem}` };
-  return {
-    ok: true,
-    body: bodyIndexOf({
-      terms: list,
-      postings: new PackedPostings(offsets, docs, weights),
-      idf: Float64Array.from(idf),
-      size: count,
-      read,
-      rareIdf,
-    }),
-  };
+  return { ok: true, body };
 }
 
 export function encodeRanker(data: RankerData): PrebuiltRanker {
@@ -106,14 +95,14 @@ export function decodeRanker(
 ): { ok: true; data?: PrebuiltRankerData; otherScheme?: string } | { ok: false; problem: string } {
   if (value === undefined) return { ok: true };
   if (!isRecord(value)) return { ok: false, problem: '"ranker" is not an object' };
-  if (value.scheme !== RANKER_SCHEME) return { ok: true, otherScheme: JSON.stringify(value.scheme ?? null) };
+  if (value.scheme !== RANKER_FORMAT.scheme) return { ok: true, otherScheme: JSON.stringify(value.scheme ?? null) };
   const { count, terms } = value;
   if (!isCount(count) || count > skills) return { ok: false, problem: '"ranker.count" is not a number of skills' };
   if (typeof terms !== 'string') return { ok: false, problem: '"ranker.terms" is not a string' };
   const { offsets, docs, weights } = postingArrays(value);
   if (!offsets || !docs || !weights) return { ok: false, problem: '"ranker" offsets, docs or weights are not base64 arrays' };
-  const data: RankerData = { scheme: RANKER_SCHEME, count, terms: terms === '' ? [] : terms.split(' '), offsets, docs, weights };
-  const problem = rankerDataProblem(data);
+  const data: RankerData = { scheme: RANKER_FORMAT.scheme, count, terms: terms === '' ? [] : terms.split(' '), offsets, docs, weights };
+  const problem = RANKER_FORMAT.problem(data);
   if (problem) return { ok: false, problem: `"ranker": ${problem}` };
   // Whether it is the order of these names is checked where it is used (nameLookup): a wrong one is sorted again.
   const nameOrder = value.nameOrder === undefined ? undefined : arrayOf(value.nameOrder, (n) => new Int32Array(n));

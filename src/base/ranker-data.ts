@@ -1,0 +1,67 @@
+/**
+ * A ranker's index as plain data: typed arrays and strings, nothing that
+ * needs the ranker to read. The ranker makes it and ranks with it
+ * (src/catalog/rank/data.ts); a prebuilt index encodes, stores, decodes and
+ * carries it (src/source/prebuilt-index.ts) from a layer below the ranker,
+ * without knowing what its terms and weights mean. Whether a block can be
+ * ranked with is the ranker's to say: a reader is given a RankerFormat.
+ * Types only.
+ */
+
+/**
+ * Postings grouped by term, as stored: term t's postings are positions
+ * offsets[t] to offsets[t + 1] - 1 of `docs` and `weights`.
+ */
+export interface PostingsData {
+  /** The vocabulary, distinct and sorted by code unit: term id = position. */
+  terms: readonly string[];
+  /** terms.length + 1 of them, from 0 to docs.length. */
+  offsets: Int32Array;
+  /** Doc numbers, ascending within a term; 16 bits up to 65,536 entries. */
+  docs: Uint16Array | Uint32Array;
+  /** The saturated weight x 65,535, at least 1. */
+  weights: Uint16Array;
+}
+
+/**
+ * A built ranker's index: what the ranker ranks with, no text read again.
+ * Field lengths and weights are folded into each posting's saturated weight
+ * when it is built, so they are not kept apart.
+ */
+export interface RankerData extends PostingsData {
+  /** The ranker scheme of the version that built it (RankerFormat.scheme). */
+  scheme: string;
+  /** Entries ranked: doc numbers are positions in the entry list (0 to count - 1). */
+  count: number;
+  /** The instructions' index over the same entries, when it was built with them: ranking reads it at once. */
+  body?: BodyData;
+}
+
+/** The instructions' index (src/catalog/body-terms.ts) over a ranker's entries, as stored. */
+export interface BodyData extends PostingsData {
+  /** The body scheme of the version that built it (RankerFormat.bodyScheme). */
+  scheme: string;
+  /** Entries (docs) it was built for, read or not: the ranker's count. */
+  count: number;
+  /** Entries whose body it holds. */
+  read: number;
+  /** Each term's IDF over the bodies, as stored (32 bits). */
+  idf: Float32Array;
+  /** The IDF of a term only one body holds. */
+  rareIdf: number;
+}
+
+/**
+ * What a reader of stored ranker data needs from the ranker above it
+ * (src/catalog/rank/data.ts gives RANKER_FORMAT): which schemes this version
+ * ranks with (data of another is left out, not decoded), and why a decoded
+ * block of that scheme cannot be ranked with, checked posting by posting (a
+ * file is not trusted).
+ */
+export interface RankerFormat {
+  readonly scheme: string;
+  readonly bodyScheme: string;
+  /** The ranker's postings' problem, or undefined when they can be ranked with (its `body` is bodyProblem's). */
+  problem(data: RankerData): string | undefined;
+  bodyProblem(body: BodyData): string | undefined;
+}
