@@ -1,6 +1,6 @@
 /**
  * Ranking by what a skill's instructions say: the bounded body terms
- * (src/catalog/body-terms.ts), the ranker reading them (src/catalog/rank.ts), and the
+ * (src/catalog/body-terms.ts), the ranker reading them (src/catalog/rank/), and the
  * middleware indexing them in the background while requests keep being
  * answered (src/source/body-indexer.ts). Figures on real skills: test/relevance.
  */
