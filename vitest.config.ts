@@ -2,6 +2,7 @@ import { accessSync, constants, statfsSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { defineConfig } from 'vitest/config';
 import { PlannedOrder } from './test/helpers/file-order.js';
+import { missingShared } from './test/helpers/shared.js';
 
 /**
  * Where the tests keep their scratch files: in memory (/dev/shm) on Linux when it has 1 GB free and TMPDIR is not set,
@@ -22,11 +23,23 @@ function scratchDirectory(): string | undefined {
 }
 const scratch = scratchDirectory();
 
+/**
+ * The suites that need ../shared (SISU's packages, the corpus) skip in a clone without it: the thresholds hold for
+ * the whole suite, so they apply only when it can all run, as in CI. A run that skipped part prints its coverage and,
+ * last (test/helpers/run-summary.ts), what it skipped, that the thresholds were not applied, and how to run the rest.
+ */
+const wholeSuite = missingShared().length === 0;
+
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
     environment: 'node',
-    env: scratch === undefined ? {} : { TMPDIR: scratch },
+    env: {
+      ...(scratch === undefined ? {} : { TMPDIR: scratch }),
+      // On Node 20 the AWS SDK warns once per process that its 2027 releases need Node 22: once per test worker and
+      // per process a test starts. The run's closing lines say it once instead (test/helpers/run-summary.ts).
+      AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
+    },
     testTimeout: 20_000,
     // vitest's default for `run` is one worker per core less one: a single worker on a 2-core machine. Test
     // files wait often: profiled one by one, watch.test.ts idles 10 of its 12 s (real fs events and timers),
@@ -42,15 +55,14 @@ export default defineConfig({
     sequence: { sequencer: PlannedOrder },
     // Set MW_SKILLS_FILE_COSTS to a file to measure each test file's CPU and wall time into it, for that order's table.
     setupFiles: process.env.MW_SKILLS_FILE_COSTS ? ['test/helpers/file-costs.ts'] : [],
+    // Its teardown runs after the coverage report: the run's last lines.
+    globalSetup: ['test/helpers/run-summary.ts'],
     coverage: {
       provider: 'v8',
       include: ['src/**/*.ts'],
       exclude: ['src/**/*.d.ts'],
       reporter: ['text-summary', 'text'],
-      thresholds: {
-        lines: 90,
-        branches: 90,
-      },
+      thresholds: wholeSuite ? { lines: 90, branches: 90 } : {},
     },
   },
 });

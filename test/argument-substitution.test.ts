@@ -4,18 +4,15 @@
  * not opt in (`arguments` / `argument-hint`) has a byte of its code changed,
  * and the counts `npm run substitution` prints come from the same code.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { relative } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { describe, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { measureSubstitution } from '../scripts/argument-substitution-core.mjs';
 import { findSkillFiles } from '../scripts/conformance-core.mjs';
 import { codeSegments, substitute, substitutesInCode } from '../src/base/arguments.js';
 import { parseFrontmatter } from '../src/frontmatter/parse.js';
-
-const CORPUS = fileURLToPath(new URL('../../shared/corpus/skills', import.meta.url));
-const present = existsSync(CORPUS);
-if (!present) console.log(`argument substitution: corpus not found at ${CORPUS}, skipping`);
+import { describeWith } from './helpers/needs-shared.js';
+import { CORPUS, hasShared } from './helpers/shared.js';
 
 const ARGS = 'ARG0 ARG1 ARG2';
 const code = (text: string) =>
@@ -23,8 +20,10 @@ const code = (text: string) =>
     .filter((segment) => segment.code)
     .map((segment) => segment.text);
 
-describe.skipIf(!present)('placeholders on the real corpus', () => {
-  const files = present ? findSkillFiles(CORPUS).map((path) => ({ path: relative(CORPUS, path), text: readFileSync(path, 'utf8') })) : [];
+describeWith('corpus', 'placeholders on the real corpus', () => {
+  const files = hasShared('corpus')
+    ? findSkillFiles(CORPUS).map((path) => ({ path: relative(CORPUS, path), text: readFileSync(path, 'utf8') }))
+    : [];
 
   it('leaves every code block and inline span of a skill without the opt-in as written', () => {
     let checked = 0;

@@ -3,15 +3,16 @@
  * name or description can close the catalog section, open a tag, or start a
  * line of its own, and a rerun finds and replaces exactly its own section.
  */
-import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildCatalog, CATALOG_CLOSE, CATALOG_OPEN, catalogText, shorten, withCatalog, type CatalogEntry } from '../src/catalog/catalog.js';
 import { skillsMiddleware } from '../src/index.js';
 import type { SkillsContext } from '../src/index/types.js';
+import { describeWith } from './helpers/needs-shared.js';
+import { SISU_CORE } from './helpers/shared.js';
 
 const LINE_BREAKS = ['\n', '\r', '\r\n', '\v', '\f', '\u0085', '\u2028', '\u2029'];
 const INVISIBLE = [
@@ -166,11 +167,7 @@ describe('withCatalog on reruns', () => {
 });
 
 // The real host: the system prompt the middleware builds on one ctx, run again and again.
-const SISU_CORE = resolve(fileURLToPath(new URL('..', import.meta.url)), '../shared/sisu/node_modules/@sisu-ai/core/dist/index.js');
-const sisuPresent = existsSync(SISU_CORE);
-if (!sisuPresent) console.log(`catalog-markup: SISU not found at ${SISU_CORE}, skipping the real-host rerun test (CI has it)`);
-
-describe.skipIf(!sisuPresent)('the middleware on the real host', () => {
+describeWith('sisu', 'the middleware on the real host', () => {
   let root: string;
   beforeAll(async () => {
     root = await mkdtemp(join(tmpdir(), 'mw-skills-markup-'));

@@ -4,20 +4,18 @@
  * `findSkills: false` says instead how many skills it leaves out. Run on the
  * real host; `sisu-skills prompt --no-find-skills` prints the same section.
  */
-import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import { runCli } from '../src/cli/run.js';
 import { skillsMiddleware, type SkillsOptions } from '../src/index.js';
 import type { SkillsContext } from '../src/index/types.js';
+import { describeWith } from './helpers/needs-shared.js';
+import { SISU_CORE } from './helpers/shared.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
-const SISU_CORE = resolve(ROOT, '../shared/sisu/node_modules/@sisu-ai/core/dist/index.js');
-const sisuPresent = existsSync(SISU_CORE);
-if (!sisuPresent) console.log(`catalog-wiring: SISU not found at ${SISU_CORE}, skipping (CI has it)`);
 
 let root: string;
 beforeAll(async () => {
@@ -43,7 +41,7 @@ async function request(options: Partial<SkillsOptions>, query = 'do task 7'): Pr
   return { system: system === undefined ? '' : String(system.content), findSkills: ctx.tools.get('find_skills') !== undefined };
 }
 
-describe.skipIf(!sisuPresent)('catalog and find_skills in the middleware', () => {
+describeWith('sisu', 'catalog and find_skills in the middleware', () => {
   it.each([
     [300, '60 skills are not listed here.'],
     [700, 'more skills are not listed here.\n'],

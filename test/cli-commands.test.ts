@@ -4,15 +4,16 @@
  * prompt that prints exactly what the middleware injects at any budget, and
  * a show that prints exactly what use_skill answers (on the built binary).
  */
-import { existsSync } from 'node:fs';
 import { cp, mkdir, readdir, readFile, realpath, symlink, writeFile } from 'node:fs/promises';
-import { join, relative, resolve } from 'node:path';
+import { join, relative } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { discoverSkills, skillsMiddleware } from '../src/index.js';
 import { cli, ROOT, useBuiltBinary, useTempFolder, writeSkill } from './helpers/cli.js';
 import { callTool, conversation, createContext } from './helpers/stack.js';
 import type { SkillsContext } from '../src/index/types.js';
+import { describeWith } from './helpers/needs-shared.js';
+import { SISU_CORE, SISU_SKILLS } from './helpers/shared.js';
 
 const temp = useTempFolder('mw-skills-cli-commands-');
 /** Four valid skills. */
@@ -173,11 +174,7 @@ describe('prompt at tiny budgets', () => {
 });
 
 // The real host: what the middleware puts into a conversation, for the same folder, budget and request.
-const SISU_CORE = resolve(ROOT, '../shared/sisu/node_modules/@sisu-ai/core/dist/index.js');
-const sisuPresent = existsSync(SISU_CORE);
-if (!sisuPresent) console.log(`cli-commands: SISU not found at ${SISU_CORE}, skipping the comparisons with the middleware (CI has it)`);
-
-describe.skipIf(!sisuPresent)('prompt prints exactly what the middleware injects', () => {
+describeWith('sisu', 'prompt prints exactly what the middleware injects', () => {
   async function injected(folder: string, budget: number, query: string | undefined): Promise<string> {
     const core = (await import(pathToFileURL(SISU_CORE).href)) as {
       createCtx(options: { model: unknown; logLevel: string }): SkillsContext;
@@ -274,10 +271,6 @@ describe('the built binary', () => {
  */
 const PACKAGE_NAMES_WIRED = true;
 
-const SISU_SKILLS = resolve(ROOT, '../shared/sisu/skills');
-const sisuSkillsPresent = existsSync(SISU_SKILLS);
-if (!sisuSkillsPresent)
-  console.log(`cli-commands: SISU's skill packages not found at ${SISU_SKILLS}, skipping the --package tests on them (CI has them)`);
 const SISU_SKILL_PACKAGES = ['code-review', 'debug', 'deploy', 'explain', 'repo-search', 'test-gen'].map(
   (name) => `@sisu-ai/skill-${name}`,
 );
@@ -395,7 +388,7 @@ describe('--package', () => {
     expect(result.stderr).toMatch(why);
   });
 
-  describe.skipIf(!sisuSkillsPresent)("SISU's skill packages", () => {
+  describeWith('sisu-skills', "SISU's skill packages", () => {
     /** SISU's seven packages as npm lays them out. */
     let npmApp: string;
     /** The same, as pnpm lays them out: real folders under .pnpm, linked from node_modules/@sisu-ai. */

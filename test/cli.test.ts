@@ -4,6 +4,7 @@
  * a private folder and runs the built binary as a user would.
  */
 import { spawn } from 'node:child_process';
+import { createServer } from 'node:net';
 import { mkdtemp, readFile, stat } from 'node:fs/promises';
 import { join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -339,6 +340,27 @@ describe('sisu-skills (built binary)', () => {
     expect(usage.stderr).toMatch(/unknown command "lsit"[\s\S]*Usage:/);
   });
 
+  it("over a bucket on Node below 22, prints the AWS SDK's NodeVersionSupportWarning once: the tests keep it out of their own workers only", async () => {
+    const closed = await closedPort();
+    const env: NodeJS.ProcessEnv = {
+      ...process.env,
+      AWS_ENDPOINT_URL_S3: `http://127.0.0.1:${closed}`,
+      AWS_REGION: 'us-east-1',
+      AWS_ACCESS_KEY_ID: 'key',
+      AWS_SECRET_ACCESS_KEY: 'secret',
+    };
+    // vitest.config.ts sets it for the test workers; a user's process has no such variable.
+    delete env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED;
+    const run = await exec(process.execPath, [built.bin, 'list', 's3://skills-bucket/lib/'], { env }).then(
+      () => ({ stdout: '', stderr: '' }),
+      (error: { stdout: string; stderr: string }) => error,
+    );
+    // The SDK was loaded and asked: the storage did not answer.
+    expect(`${run.stdout}${run.stderr}`).toContain('STORAGE_UNAVAILABLE');
+    const warnings = run.stderr.match(/Warning: NodeVersionSupportWarning/g) ?? [];
+    expect(warnings).toHaveLength(Number(process.versions.node.split('.')[0]) < 22 ? 1 : 0);
+  });
+
   it('prompt, list and show give the same output as in-process', async () => {
     for (const argv of [
       ['prompt', skillsRel],
@@ -383,3 +405,12 @@ describe('sisu-skills (built binary)', () => {
     expect(PACKAGE.bin).toEqual({ 'sisu-skills': './dist/cli.js' });
   });
 });
+
+/** A port on 127.0.0.1 that nothing listens on: one the system just gave out and took back. */
+async function closedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
+  const { port } = server.address() as { port: number };
+  await new Promise((done) => server.close(done));
+  return port;
+}

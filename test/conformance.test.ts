@@ -2,20 +2,18 @@
  * Real-world conformance: every SKILL.md of the shared corpus, our metadata
  * against the `yaml` package's reading of the same frontmatter.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parse as parseYaml } from 'yaml';
 import { describe, expect, it } from 'vitest';
 import { checkSkill, findSkillFiles } from '../scripts/conformance-core.mjs';
 import { parseFrontmatter } from '../src/frontmatter/parse.js';
+import { describeWith } from './helpers/needs-shared.js';
+import { CORPUS } from './helpers/shared.js';
 
 // test/ -> repo root -> its parent, where the shared corpus sits beside the project.
-const CORPUS = fileURLToPath(new URL('../../shared/corpus/skills', import.meta.url));
-const present = existsSync(CORPUS);
-if (!present) console.log(`conformance: corpus not found at ${CORPUS}, skipping`);
-
-describe.skipIf(!present)('conformance with the yaml package on the shared corpus', () => {
+describeWith('corpus', 'conformance with the yaml package on the shared corpus', () => {
   it('reads every SKILL.md as yaml does, or recovers name and description with a warning', () => {
     const files = findSkillFiles(CORPUS);
     expect(files.length).toBeGreaterThan(0);

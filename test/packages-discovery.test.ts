@@ -4,19 +4,14 @@
  * through discoverSkills and through the middleware; the package-root name
  * rule; advice that never says to rename anything under node_modules.
  */
-import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, readdir, readFile, realpath, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { dirname, join, relative, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { dirname, join, relative } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { discoverSkills, getSkills, skillsMiddleware, SkillsConfigError } from '../src/index.js';
 import { conversation, createContext } from './helpers/stack.js';
-
-const REPO_ROOT = fileURLToPath(new URL('..', import.meta.url));
-const SISU_SKILLS = resolve(REPO_ROOT, '..', 'shared', 'sisu', 'skills');
-const sisuPresent = existsSync(SISU_SKILLS);
-if (!sisuPresent) console.log(`packages-discovery: SISU's skill packages not found at ${SISU_SKILLS}; skipped (CI has them)`);
+import { describeWith } from './helpers/needs-shared.js';
+import { SISU_SKILLS } from './helpers/shared.js';
 
 const SISU_SKILL_FOLDERS = ['skill-code-review', 'skill-debug', 'skill-deploy', 'skill-explain', 'skill-repo-search', 'skill-test-gen'];
 const PACKAGES = SISU_SKILL_FOLDERS.map((folder) => `@sisu-ai/${folder}`);
@@ -53,7 +48,7 @@ async function installPnpm(): Promise<void> {
   }
 }
 
-describe.skipIf(!sisuPresent)("SISU's skill packages", () => {
+describeWith('sisu-skills', "SISU's skill packages", () => {
   for (const [layout, install] of [
     ['npm', installNpm],
     ['pnpm', installPnpm],

@@ -4,11 +4,9 @@
  * collections, workspace links, shadowing, names that do not resolve and
  * packages that hold no skill. Every tree is built in a temporary folder.
  */
-import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, readdir, readFile, realpath, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { nodeFileSystem, type SkillsFileSystem } from '../src/base/fs.js';
 import { parseFrontmatter } from '../src/frontmatter/parse.js';
@@ -22,12 +20,8 @@ import {
   type PackageResolution,
   type UnresolvedPackage,
 } from '../src/config/packages.js';
-
-const REPO_ROOT = fileURLToPath(new URL('..', import.meta.url));
-const SISU_SKILLS = resolve(REPO_ROOT, '..', 'shared', 'sisu', 'skills');
-const sisuPresent = existsSync(SISU_SKILLS);
-if (!sisuPresent)
-  console.log(`packages: SISU's skill packages not found at ${SISU_SKILLS}; their npm and pnpm cases are skipped (CI has them)`);
+import { describeWith } from './helpers/needs-shared.js';
+import { SISU_SKILLS } from './helpers/shared.js';
 
 /** SISU's six skill packages (folder name under ../shared/sisu/skills). */
 const SISU_SKILL_FOLDERS = ['skill-code-review', 'skill-debug', 'skill-deploy', 'skill-explain', 'skill-repo-search', 'skill-test-gen'];
@@ -105,7 +99,7 @@ function faulty(faults: ReadonlyArray<{ method: 'stat' | 'readdir' | 'realpath';
   };
 }
 
-describe.skipIf(!sisuPresent)("SISU's skill packages (../shared/sisu/skills)", () => {
+describeWith('sisu-skills', "SISU's skill packages (../shared/sisu/skills)", () => {
   it('resolve in an npm layout: six skills, real paths, versions, and a SKILL.md name that expectedSkillName predicts', async () => {
     const app = join(root, 'app');
     await write(join(app, 'package.json'), manifest('app', '1.0.0'));

@@ -6,7 +6,6 @@
  * ranker of another scheme is left out, not trusted.
  */
 import { Buffer } from 'node:buffer';
-import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, readFile, realpath, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, sep } from 'node:path';
@@ -23,10 +22,8 @@ import { rankerFromData } from '../src/catalog/rank/data.js';
 import type { SkillEntry, SkillMetadata } from '../src/index/types.js';
 import { callTool, conversation, createContext } from './helpers/stack.js';
 import { QUERIES } from './relevance/queries.mjs';
-
-const CORPUS = join(import.meta.dirname, '..', '..', 'shared', 'corpus', 'skills');
-const hasCorpus = existsSync(CORPUS);
-if (!hasCorpus) console.warn('prebuilt-ranker: ../shared/corpus not found; the corpus comparison is skipped');
+import { describeWith } from './helpers/needs-shared.js';
+import { CORPUS } from './helpers/shared.js';
 
 let temp: string;
 beforeAll(async () => {
@@ -51,7 +48,7 @@ async function writeIndex(document: PrebuiltIndexDocument, file: string): Promis
   await writeFile(file, serializePrebuiltIndex(document));
 }
 
-describe.skipIf(!hasCorpus)('on the shared corpus', () => {
+describeWith('corpus', 'on the shared corpus', () => {
   const requests = [...QUERIES.map((q) => q.query), 'convert a pdf to markdown', 'hello', 'review my pull request'];
   let indexFile: string;
   let document: PrebuiltIndexDocument;

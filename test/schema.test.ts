@@ -1,6 +1,5 @@
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { ZodIssue } from 'zod';
@@ -17,6 +16,8 @@ import {
   suggestName,
   validateMetadata,
 } from '../src/metadata/schema.js';
+import { itWith } from './helpers/needs-shared.js';
+import { CORPUS } from './helpers/shared.js';
 
 const FILE = '/skills/pdf-tools/SKILL.md';
 
@@ -461,8 +462,7 @@ describe('fastParse agrees with zod on every SKILL.md of the shared corpus and o
     return true;
   }
 
-  const CORPUS = fileURLToPath(new URL('../../shared/corpus/skills', import.meta.url));
-  it.skipIf(!existsSync(CORPUS))('on the corpus, taking the fast path for nearly every file', () => {
+  itWith('corpus', 'on the corpus, taking the fast path for nearly every file', () => {
     const files = readdirSync(CORPUS, { recursive: true, encoding: 'utf8' }).filter((path) => path.endsWith('.md'));
     let fast = 0;
     for (const file of files) {

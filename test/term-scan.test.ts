@@ -6,8 +6,6 @@
  * bit, whatever queries came before; on random libraries and on the shared
  * corpus. Reads are counted, not timed: a term is looked for once.
  */
-import { existsSync } from 'node:fs';
-import { join } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
 import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -21,10 +19,8 @@ import { discoverSkills } from '../src/discover/discover.js';
 import { loadRequests } from './relevance/body-set/set.mjs';
 import { QUERIES } from './relevance/queries.mjs';
 import { awkwardText, awkwardWord } from './helpers/awkward-text.js';
-
-const CORPUS = join(import.meta.dirname, '..', '..', 'shared', 'corpus', 'skills');
-const hasCorpus = existsSync(CORPUS);
-if (!hasCorpus) console.warn('term-scan: ../shared/corpus not found; the corpus comparisons are skipped');
+import { describeWith } from './helpers/needs-shared.js';
+import { CORPUS } from './helpers/shared.js';
 
 /** A ranker over the whole index of `entries`, built at once: what a prebuilt index holds. */
 function wholeIndexRanker(entries: readonly RankEntry[]) {
@@ -156,7 +152,7 @@ describe('a ranker built from a scan', () => {
     for (const query of ['sit', 'never seen', 'lorem ipsum', 'consectetur 29']) expect(readsOf(query)).toBe(0);
   });
 
-  describe.skipIf(!hasCorpus)('on the shared corpus', () => {
+  describeWith('corpus', 'on the shared corpus', () => {
     let entries: RankEntry[];
     beforeAll(async () => {
       entries = catalogEntries((await discoverSkills({ directories: [CORPUS] })).skills);

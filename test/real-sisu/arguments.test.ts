@@ -6,10 +6,9 @@
  * written; `${CLAUDE_SKILL_DIR}` and `${CLAUDE_PLUGIN_ROOT}` become folders;
  * `user-invocable: false` keeps @ mentions out but not the model.
  */
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, expect, it } from 'vitest';
 import { codeSegments } from '../../src/base/arguments.js';
 import { getSkills, skillsMiddleware } from '../../src/index.js';
@@ -25,6 +24,8 @@ import {
   toolResults,
   type Provider,
 } from './host.js';
+import { itWith } from '../helpers/needs-shared.js';
+import { CORPUS } from '../helpers/shared.js';
 
 const DEPLOY = [
   'Deploy to $ARGUMENTS.',
@@ -33,12 +34,7 @@ const DEPLOY = [
   '',
 ].join('\n');
 
-const CORPUS_SKILL = fileURLToPath(
-  new URL(
-    '../../../shared/corpus/skills/wshobson__agents/plugins__shell-scripting__skills__bats-testing-patterns/SKILL.md',
-    import.meta.url,
-  ),
-);
+const CORPUS_SKILL = path.join(CORPUS, 'wshobson__agents/plugins__shell-scripting__skills__bats-testing-patterns/SKILL.md');
 
 describeSisu('arguments and folder placeholders reach the model filled in, code left as written', () => {
   const sisu = realSisu();
@@ -138,7 +134,8 @@ describeSisu('arguments and folder placeholders reach the model filled in, code 
       expect(warned.map((e) => (e.args[1] as { skill: string }).skill)).toEqual(['loose-skill']);
     });
 
-    it.skipIf(!existsSync(CORPUS_SKILL))(
+    itWith(
+      'corpus',
       `${provider.name}: a corpus skill with $1 in its shell code, activated with arguments, reaches the model with its code as written`,
       async () => {
         const folder = mkdtempSync(path.join(temp, `corpus-${provider.name}-`));

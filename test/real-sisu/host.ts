@@ -13,8 +13,8 @@ import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeF
 import { mkdir } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
-import { afterAll, afterEach, beforeAll, describe } from 'vitest';
+import { pathToFileURL } from 'node:url';
+import { afterAll, afterEach, beforeAll } from 'vitest';
 import {
   startAnthropicServer,
   startOpenAIServer,
@@ -24,28 +24,16 @@ import {
   type ServerOptions,
 } from '../../demo/scripted-model.mjs';
 import { recordingLogger, type RecordingLogger } from '../helpers/logger.js';
+import { describeWith } from '../helpers/needs-shared.js';
+import { hasShared, SISU_MODULES, SISU_ROOT, SISU_SKILLS, skipNote } from '../helpers/shared.js';
 
-const REPO_ROOT = fileURLToPath(new URL('../..', import.meta.url));
+export { SISU_ROOT, SISU_SKILLS } from '../helpers/shared.js';
 
-/** ../shared/sisu, beside the repo. */
-export const SISU_ROOT = path.resolve(REPO_ROOT, '..', 'shared', 'sisu');
-const SISU_MODULES = path.join(SISU_ROOT, 'node_modules');
+export const sisuPresent = hasShared('sisu');
 
-/** SISU's published skill packages (`skill-code-review`, ...). */
-export const SISU_SKILLS = path.join(SISU_ROOT, 'skills');
-
-export const sisuPresent = existsSync(path.join(SISU_MODULES, '@sisu-ai', 'core', 'dist', 'index.js'));
-
-export const SKIP_MESSAGE = '../shared/sisu not found: real-host tests skipped';
-
-/** `describe` when the real SISU is here; otherwise a skipped suite whose name says why. */
+/** `describe` when the real SISU is here; otherwise a skipped suite whose name says why (needs-shared.ts). */
 export function describeSisu(name: string, body: () => void): void {
-  if (sisuPresent) {
-    describe(name, body);
-    return;
-  }
-  console.warn(`${SKIP_MESSAGE} (${name})`);
-  describe.skip(`${name} (${SKIP_MESSAGE})`, body);
+  describeWith('sisu', name, body);
 }
 
 // ---------------------------------------------------------------------------
@@ -168,7 +156,7 @@ let loading: Promise<SisuHost> | undefined;
 /** SISU's packages, loaded once per worker (test files share its modules: vitest.config.ts). Call only inside `describeSisu`. */
 export function loadSisu(): Promise<SisuHost> {
   loading ??= (async () => {
-    if (!sisuPresent) throw new Error(SKIP_MESSAGE);
+    if (!sisuPresent) throw new Error(`SISU ${skipNote('sisu')}`);
     const [core, openai, anthropic, boundary, trace, buffer, register, calling] = await Promise.all([
       importPackage<SisuCore>('@sisu-ai/core'),
       importPackage<Pick<SisuHost, 'openAIAdapter'>>('@sisu-ai/adapter-openai'),

@@ -9,8 +9,10 @@ import { describe, expect, it } from 'vitest';
 import { AUTO_ACTIVATE_DEFAULTS } from '../../src/run/activation.js';
 import { parseFrontmatter } from '../../src/frontmatter/parse.js';
 import { createRanker } from '../../src/catalog/rank/score.js';
-import { corpusPresent, loadEntries, loadSkills, measureAutoActivation } from './corpus.mjs';
+import { loadEntries, loadSkills, measureAutoActivation } from './corpus.mjs';
 import { FIXTURE_QUERIES, NEGATIVES, NEGATIVES_HELD_OUT, QUERIES, QUERIES_HELD_OUT } from './queries.mjs';
+import { describeWith } from '../helpers/needs-shared.js';
+import { hasShared } from '../helpers/shared.js';
 
 const FIXTURES = fileURLToPath(new URL('../../fixtures/skills', import.meta.url));
 const { threshold, maxSkills } = AUTO_ACTIVATE_DEFAULTS;
@@ -47,8 +49,8 @@ describe('autoActivate default threshold on the example skills', () => {
   });
 });
 
-describe.skipIf(!corpusPresent())('autoActivate default threshold on the shared corpus, with the instructions ranked too', () => {
-  const skills = corpusPresent() ? loadSkills(parseFrontmatter) : [];
+describeWith('corpus', 'autoActivate default threshold on the shared corpus, with the instructions ranked too', () => {
+  const skills = hasShared('corpus') ? loadSkills(parseFrontmatter) : [];
   const ranker = createRanker(
     skills.map((s) => s.entry),
     skills.map((s) => s.body),
@@ -59,8 +61,8 @@ describe.skipIf(!corpusPresent())('autoActivate default threshold on the shared 
   });
 });
 
-describe.skipIf(!corpusPresent())('autoActivate default threshold on the shared corpus', () => {
-  const entries = corpusPresent() ? loadEntries(parseFrontmatter) : [];
+describeWith('corpus', 'autoActivate default threshold on the shared corpus', () => {
+  const entries = hasShared('corpus') ? loadEntries(parseFrontmatter) : [];
   const ranker = createRanker(entries);
 
   it('labels only skills that exist, in the held-out requests too', () => {

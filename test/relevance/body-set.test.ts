@@ -7,18 +7,17 @@
  * beside plain BM25); here, the floors they must not fall under. Skips when the
  * corpus is not beside the project.
  */
-import { describe, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { buildCatalog, catalogEntries } from '../../src/catalog/catalog.js';
 import { parseFrontmatter } from '../../src/frontmatter/parse.js';
 import { createRanker, createTunedRanker, RANK_TUNING, type Ranker } from '../../src/catalog/rank/score.js';
 import type { SkillEntry } from '../../src/index/types.js';
-import { CORPUS_DIR, corpusPresent, loadSkills } from './corpus.mjs';
+import { loadSkills } from './corpus.mjs';
 import { loadRequests as loadBodySet } from './body-set/set.mjs';
 import { loadRequests as loadInstructionsSet } from './instructions-set/set.mjs';
 import { QUERIES } from './queries.mjs';
-
-const present = corpusPresent();
-if (!present) console.log(`relevance (instructions): corpus not found at ${CORPUS_DIR}, skipping`);
+import { describeWith } from '../helpers/needs-shared.js';
+import { hasShared } from '../helpers/shared.js';
 
 /** Held-back floors, each a little under what was measured once at the end of issue 29 (docs/performance.md). */
 const FLOORS = {
@@ -26,8 +25,8 @@ const FLOORS = {
   'instructions-set': { at1: 0.65, at5: 0.85, catalog: 0.9 },
 };
 
-describe.skipIf(!present)('ranking by the instructions on the shared corpus', () => {
-  const skills = present ? loadSkills(parseFrontmatter) : [];
+describeWith('corpus', 'ranking by the instructions on the shared corpus', () => {
+  const skills = hasShared('corpus') ? loadSkills(parseFrontmatter) : [];
   const entries = skills.map((s) => s.entry);
   const bodies = skills.map((s) => s.body);
   const aware = createRanker(entries, bodies);

@@ -6,8 +6,9 @@
  */
 import { describe, expect, it } from 'vitest';
 import { parseFrontmatter } from '../../src/frontmatter/parse.js';
-import { CORPUS_DIR, corpusPresent, loadEntries } from './corpus.mjs';
+import { loadEntries } from './corpus.mjs';
 import { loadRequests } from './instructions-set/set.mjs';
+import { describeWith } from '../helpers/needs-shared.js';
 
 // Skills named after the product the user works in: a user names the product ("our
 // Notion tasks database"), so the request may hold the name.
@@ -40,10 +41,7 @@ describe('the instructions-written request set', () => {
   });
 });
 
-const present = corpusPresent();
-if (!present) console.log(`instructions-set shape: corpus not found at ${CORPUS_DIR}, skipping the check of accepted names`);
-
-describe.skipIf(!present)('the instructions-written request set against the shared corpus', () => {
+describeWith('corpus', 'the instructions-written request set against the shared corpus', () => {
   it('accepts only skills the corpus holds', () => {
     const names = new Set(loadEntries(parseFrontmatter).map((e) => e.name));
     expect(requests.flatMap((r) => r.accept.filter((name) => !names.has(name)).map((name) => `${r.id}: ${name}`))).toEqual([]);

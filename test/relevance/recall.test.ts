@@ -3,19 +3,17 @@
  * recall@5 (a query is found when one of its wanted skills is in the top 5).
  * Skips when the corpus is not beside the project.
  */
-import { describe, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { parseFrontmatter } from '../../src/frontmatter/parse.js';
 import { createRanker } from '../../src/catalog/rank/score.js';
-import { CORPUS_DIR, corpusPresent, loadEntries as loadCorpus } from './corpus.mjs';
+import { loadEntries as loadCorpus } from './corpus.mjs';
 import { QUERIES } from './queries.mjs';
-
-const present = corpusPresent();
-if (!present) console.log(`relevance: corpus not found at ${CORPUS_DIR}, skipping`);
+import { describeWith } from '../helpers/needs-shared.js';
 
 const K = 5;
 const loadEntries = () => loadCorpus(parseFrontmatter);
 
-describe.skipIf(!present)('ranker relevance on the shared corpus', () => {
+describeWith('corpus', 'ranker relevance on the shared corpus', () => {
   it('has at least 50 labeled queries, each naming skills that exist', () => {
     const names = new Set(loadEntries().map((e) => e.name));
     expect(QUERIES.length).toBeGreaterThanOrEqual(50);

@@ -14,18 +14,16 @@
  * block's `app` (declared for it as SISU's `Agent`).
  */
 import { execFile } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { describeWith } from '../helpers/needs-shared.js';
+import { SISU_MODULES } from '../helpers/shared.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-const SISU = resolve(ROOT, '../shared/sisu');
-const SISU_MODULES = join(SISU, 'node_modules');
-const present = existsSync(join(SISU_MODULES, '@sisu-ai/core/dist/index.d.ts'));
-if (!present) console.log(`real-sisu types: SISU's packages not found at ${SISU}, skipping (CI has them; see ../shared/sisu/README.md)`);
 
 /** The app a SISU user writes. Every `@ts-expect-error` must be needed: an unused one is itself an error. */
 const APP = `
@@ -200,7 +198,7 @@ async function compile(files: Record<string, string>): Promise<Compiled> {
   return { dir, sourceFiles: result.sourceFiles, problems: new Map(Object.entries(result.problems)) };
 }
 
-describe.skipIf(!present)("types against SISU's real .d.ts (../shared/sisu)", () => {
+describeWith('sisu', "types against SISU's real .d.ts (../shared/sisu)", () => {
   const usage = readmeUsageBlocks();
   const readmeFiles = Object.fromEntries(usage.map((code, i) => [`readme-usage-${i + 1}.ts`, code]));
   let compiled: Compiled;
