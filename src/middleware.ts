@@ -7,7 +7,7 @@
  * skills. Skill problems are logged, never thrown into the agent.
  */
 import type { BodyIndexingOutcome } from './source/body-indexer.js';
-import { withCatalog } from './catalog/catalog.js';
+import { withCatalog } from './catalog/system-prompt.js';
 import { insertAfterLatestUser, modelToolName, userTurn } from './run/conversation.js';
 import { ActivationGate } from './run/gate.js';
 import { KEPT_IN_VIEW, keepInView, loadActive, type KeepInViewSettings } from './runtime/keep-in-view.js';

@@ -8,18 +8,16 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
   buildCatalog,
-  CATALOG_CLOSE,
-  CATALOG_OPEN,
-  catalogText,
   createCatalog,
   MIN_DESCRIPTION_CHARS,
   RANKED_LISTED,
   RANKED_WITH_DESCRIPTION,
-  shorten,
   type CatalogEntry,
   type CatalogOptions,
   type CatalogResult,
 } from '../src/catalog/catalog.js';
+import { CATALOG_CLOSE, CATALOG_OPEN } from '../src/catalog/system-prompt.js';
+import { catalogText, shorten } from '../src/catalog/catalog-text.js';
 import { createRanker, type Ranker } from '../src/catalog/rank/score.js';
 
 const TOPICS = [

@@ -1,16 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import {
-  buildCatalog,
-  CATALOG_CLOSE,
-  CATALOG_OPEN,
-  catalogEntries,
-  createCatalog,
-  MIN_DESCRIPTION_CHARS,
-  shorten,
-  withCatalog,
-  type CatalogEntry,
-} from '../src/catalog/catalog.js';
+import { buildCatalog, catalogEntries, createCatalog, MIN_DESCRIPTION_CHARS, type CatalogEntry } from '../src/catalog/catalog.js';
+import { CATALOG_CLOSE, CATALOG_OPEN, withCatalog } from '../src/catalog/system-prompt.js';
+import { shorten } from '../src/catalog/catalog-text.js';
 import { createRanker } from '../src/catalog/rank/score.js';
 import { oneLine } from '../src/base/text.js';
 import type { Skill } from '../src/index/types.js';

@@ -1,32 +1,34 @@
 /**
- * The system-prompt section that lists the skills, within a character budget.
+ * The system-prompt section that lists the skills, laid out within a
+ * character budget: every description whole, the longest cut, names only,
+ * or the skills ranked for the request first and as many other names as fit.
  * Pure: entries and options in, text and a report out, the same text for the
  * same input (no clocks, no Map order), so provider prompt caches keep hitting.
- * withCatalog puts that text into a message list exactly once.
+ * Each name and description is cleaned by catalog-text.ts; system-prompt.ts
+ * puts the section into a message list exactly once.
  */
 import { positionLookup } from '../base/name-lookup.js';
 import { createRanker, type BodyAwareRanker, type Ranker } from './rank/score.js';
 import { FIND_SKILLS_TOOL, USE_SKILL_TOOL } from '../base/tool-names.js';
-import type { HostMessage } from '../base/host.js';
 import type { SkillEntry } from '../base/model.js';
-
-/** Opening and closing tags of the section; used to find it again on a rerun. */
-export const CATALOG_OPEN = '<available_skills>';
-export const CATALOG_CLOSE = '</available_skills>';
+import { catalogText, shorten } from './catalog-text.js';
+import { CATALOG_CLOSE, CATALOG_OPEN } from './system-prompt.js';
 
 /** About 1% of a 200k-token context, as other agent hosts budget their skill lists. */
 export const DEFAULT_CATALOG_BUDGET = 8000;
+
 /** Descriptions are never cut below this many characters; past that, names only. */
 export const MIN_DESCRIPTION_CHARS = 80;
+
 /** In ranked mode, how many of the best matches keep a (shortened) description. */
 export const RANKED_WITH_DESCRIPTION = 20;
+
 /**
  * In ranked mode, how many of the best matches are listed before other
  * names (past RANKED_WITH_DESCRIPTION, by name only): a weak match is a
  * better guess than a name taken in catalog order.
  */
 export const RANKED_LISTED = 250;
-const ELLIPSIS = '…';
 
 export interface CatalogEntry {
   readonly name: string;
@@ -56,67 +58,6 @@ export function catalogEntries(skills: readonly SkillEntry[]): CatalogEntry[] {
 }
 
 const isString = (value: unknown): value is string => typeof value === 'string';
-
-/**
- * Any markup character, any control or invisible format character (line
- * breaks, bidi overrides, zero-width characters), and any whitespace that
- * is not a single inner space: what catalogText has to rewrite.
- */
-const NEEDS_REWRITE = /[<>\p{Cc}\p{Cf}]|[^\S ]| {2}|^ | $/u;
-/** Invisible characters, and controls that are not whitespace: dropped. NEL is a line break, so it becomes a space instead. */
-const INVISIBLE = /\p{Cf}|(?![\t\n\v\f\r\u0085])\p{Cc}/gu;
-const SPACES = /[\s\u0085]+/g;
-const MARKUP = /[<>]/g;
-
-/** A character outside ASCII that NEEDS_REWRITE matches on its own (control, format or whitespace). */
-const REWRITTEN_CHAR = /^[\p{Cc}\p{Cf}\s]$/u;
-/** REWRITTEN_CHAR's answer by UTF-16 code, for codes met so far: a text holds few distinct ones. */
-const rewrittenCodes = new Map<number, boolean>();
-const MAX_REMEMBERED_CODES = 4096;
-
-/**
- * NEEDS_REWRITE.test(text), a character at a time: the expression costs about
- * 1 µs a skill name and 12 µs a description (a ranked catalog checks some 270
- * of each per request); printable ASCII is decided by its code.
- */
-function needsRewrite(text: string): boolean {
-  const n = text.length;
-  if (n === 0) return false;
-  if (text.charCodeAt(0) === 32 || text.charCodeAt(n - 1) === 32) return true;
-  let previous = 0;
-  for (let i = 0; i < n; i++) {
-    const code = text.charCodeAt(i);
-    if (code < 0x20 || code === 0x3c || code === 0x3e || (code === 32 && previous === 32)) return true;
-    if (code >= 0x7f && rewritten(text, code)) return true;
-    previous = code;
-  }
-  return false;
-}
-
-/** Whether a code at or past U+007F makes `text` need NEEDS_REWRITE's rewrite; for a surrogate, the expression decides over the whole text. */
-function rewritten(text: string, code: number): boolean {
-  if (code >= 0xd800 && code <= 0xdfff) return NEEDS_REWRITE.test(text);
-  let known = rewrittenCodes.get(code);
-  if (known === undefined) {
-    known = REWRITTEN_CHAR.test(String.fromCharCode(code));
-    if (rewrittenCodes.size < MAX_REMEMBERED_CODES) rewrittenCodes.set(code, known);
-  }
-  return known;
-}
-
-/**
- * A name or description as the catalog lists it: on one line (every run of
- * whitespace and line breaks, U+2028/2029 and NEL included, is one space),
- * without invisible or control characters, and with `<` and `>` escaped, so
- * nothing a skill's frontmatter holds can start a line of its own or open or
- * close a tag. Returns `text` itself when it needs none of that (the common
- * case), so listing a clean library copies nothing.
- */
-export function catalogText(text: string): string {
-  if (!needsRewrite(text)) return text;
-  const flat = text.replace(INVISIBLE, '').replace(SPACES, ' ').trim();
-  return flat.replace(MARKUP, (c) => (c === '<' ? '&lt;' : '&gt;'));
-}
 
 export type CatalogMode = 'full' | 'shortened' | 'names' | 'ranked' | 'none';
 
@@ -190,7 +131,9 @@ function settingsOf(options: Omit<CatalogOptions, 'query' | 'ranker'>): Settings
 }
 
 const INTRO = 'Skills are folders of instructions for specific tasks.';
+
 const thereAre = (n: number): string => (n === 1 ? 'There is 1' : `There are ${n}`);
+
 const skillsAre = (n: number): string => (n === 1 ? '1 skill is' : `${n} skills are`);
 
 function useLine(toolName: string): string {
@@ -222,25 +165,8 @@ function trailer(omitted: number, total: number, findToolName: string | undefine
   return `${omitted} more ${omitted === 1 ? 'skill is' : 'skills are'} not listed here.${search}`;
 }
 
-/**
- * `text` cut to at most `max` characters (ellipsis included), at the last
- * word boundary when there is one in the second half, else mid-word; never
- * inside an escaped `&lt;` or `&gt;`.
- */
-export function shorten(text: string, max: number): string {
-  if (text.length <= max) return text;
-  if (max <= ELLIPSIS.length) return ELLIPSIS.slice(0, Math.max(0, max));
-  const room = max - ELLIPSIS.length;
-  const space = text.lastIndexOf(' ', room);
-  const cut = space >= room / 2 ? space : room;
-  // A partial escape goes, and trailing punctuation too, but not the `;` that ends an escape.
-  return `${text
-    .slice(0, cut)
-    .replace(/&[lg]?t?$/, '')
-    .replace(/(?:[\s,:.\-–—]|(?<!&[lg]t);)+$/u, '')}${ELLIPSIS}`;
-}
-
 const line = (name: string, description: string): string => (description === '' ? `- ${name}` : `- ${name}: ${description}`);
+
 const nameLine = (name: string): string => `- ${name}`;
 
 /** Total characters of entry lines (each plus its '\n') when descriptions are capped at `cap`. */
@@ -529,48 +455,4 @@ export function createCatalog(entries: readonly CatalogEntry[], options: CreateC
       return rendered;
     },
   };
-}
-
-/**
- * Where this package's section is in `content`: from an opening tag that
- * starts a line to the first closing tag that ends one after it. Names and
- * descriptions are escaped (catalogText), so neither tag can come from a
- * skill and the closing tag found is the section's own.
- */
-function sectionRange(content: string): { start: number; end: number } | undefined {
-  let from = 0;
-  for (;;) {
-    const close = content.indexOf(`\n${CATALOG_CLOSE}`, from);
-    if (close === -1) return undefined;
-    const end = close + 1 + CATALOG_CLOSE.length;
-    if (end === content.length || content[end] === '\n') {
-      // The nearest opening line before it: text of the host's own above the section is kept.
-      let start = content.lastIndexOf(`${CATALOG_OPEN}\n`, close);
-      while (start > 0 && content[start - 1] !== '\n') start = content.lastIndexOf(`${CATALOG_OPEN}\n`, start - 1);
-      if (start !== -1) return { start, end };
-    }
-    from = end;
-  }
-}
-
-/**
- * Put `section` into the first system message (or a new one at the top),
- * replacing a section this package added earlier so reruns never duplicate it.
- * Returns a new message list; the input is not changed.
- */
-export function withCatalog<M extends HostMessage>(messages: readonly M[], section: string): Array<M | HostMessage> {
-  const index = messages.findIndex((m) => m.role === 'system');
-  if (index === -1) return [{ role: 'system', content: section }, ...messages];
-  const system = messages[index] as M;
-  const content = typeof system.content === 'string' ? system.content : '';
-  const range = sectionRange(content);
-  let updated: string;
-  if (range) {
-    updated = content.slice(0, range.start) + section + content.slice(range.end);
-  } else {
-    updated = content.length > 0 ? `${content}\n\n${section}` : section;
-  }
-  const copy = [...messages] as Array<M | HostMessage>;
-  copy[index] = { ...system, content: updated };
-  return copy;
 }

@@ -13,7 +13,7 @@
  * that share only common words score low anyway). The threshold was chosen
  * on hand-labelled pairs of a real corpus (scripts/overlap-labels.json).
  */
-import { catalogText } from './catalog.js';
+import { catalogText } from './catalog-text.js';
 import { tokenize } from './rank/tokenize.js';
 
 export interface OverlapEntry {
