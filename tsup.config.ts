@@ -1,7 +1,12 @@
 import { defineConfig, type Options } from 'tsup';
 
-// zod is a runtime dependency, @sisu-ai/core and @aws-sdk/client-s3 optional peers: none is bundled.
-const shared: Options = { target: 'node20', platform: 'node', external: ['zod', '@sisu-ai/core', '@aws-sdk/client-s3'], sourcemap: false };
+// zod is a runtime dependency, @sisu-ai/core, @aws-sdk/client-s3 and @azure/storage-blob optional peers: none is bundled.
+const shared: Options = {
+  target: 'node20',
+  platform: 'node',
+  external: ['zod', '@sisu-ai/core', '@aws-sdk/client-s3', '@azure/storage-blob'],
+  sourcemap: false,
+};
 
 // The declarations for both module systems, in one compiler pass.
 const declarations: Options = { ...shared, entry: { index: 'src/index.ts' }, format: ['esm', 'cjs'], dts: { only: true }, clean: false };

@@ -11,8 +11,8 @@ import { discover } from '../discover/discover.js';
 import type { ResourceLimits } from '../discover/resources.js';
 import type { DiscoveryResult } from '../index/types.js';
 import { SkillsUsageError } from '../config/errors.js';
-import { BucketClient, makeClient } from '../storage/s3-client.js';
-import { isS3Url, parseS3Url, splitS3Path } from '../storage/s3-url.js';
+import { ObjectStores } from '../storage/engines.js';
+import { isS3Url, parseS3Url } from '../storage/s3-url.js';
 import { isTransient } from '../storage/storage-error.js';
 import type { BucketRefresh } from './bucket-source.js';
 import { publishedIndexUnreadable } from './prebuilt/problems.js';
@@ -84,6 +84,6 @@ export function publishTarget(output: string): string | undefined {
  * replaces an object whole: a reader gets the old index or the new one.
  */
 export async function publishIndex(url: string, text: string): Promise<void> {
-  const { bucket, key } = splitS3Path(url);
-  await new BucketClient(() => makeClient(undefined)).put(bucket, key, text, 'application/json');
+  const { store, container, key } = new ObjectStores().locate(url);
+  await store.write(container, key, text, 'application/json');
 }

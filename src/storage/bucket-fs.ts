@@ -2,13 +2,14 @@
  * A `SkillsFileSystem` over buckets: readdir, stat and realpath are answered
  * from each place's last listing (no request); SKILL.md heads are read with
  * ranged GETs, whole objects with one GET, both kept by ETag so a rescan
- * after a refresh reads only what changed. Paths are `s3://bucket/key`.
+ * after a refresh reads only what changed. Paths are `s3://bucket/key` or
+ * `az://container/key`: each goes to its engine through the storage edge.
  */
 import { MAX_TEXT_FILE_BYTES, type DirEntry, type FileHandle, type FileStats, type SkillsFileSystem } from '../base/fs.js';
 import type { Listing } from './bucket-listing.js';
 import { ObjectCache } from './object-cache.js';
-import type { BucketClient, GotObject, ObjectInfo } from './s3-client.js';
-import { splitS3Path } from './s3-url.js';
+import type { ObjectStores } from './engines.js';
+import type { GotObject, ObjectInfo } from './object-store.js';
 import { StorageCodes, StorageError } from './storage-error.js';
 
 /** Attempts at a GET whose body was cut off (the SDK retries failed requests, not bodies cut after the headers). */
@@ -23,7 +24,7 @@ function statsOf(kind: 'file' | 'folder', size = 0, mtimeMs = 0): FileStats {
 }
 
 export interface BucketFileSystemSettings {
-  client: BucketClient;
+  stores: ObjectStores;
   /** The listing whose place holds `path`, if any. */
   listingOf(path: string): Listing | undefined;
   /**
@@ -59,8 +60,8 @@ export class BucketFileSystem implements Pick<
     const listing = await this.listingAt(path);
     // An object no listing covers: asked for.
     if (!listing) {
-      const { bucket, key } = splitS3Path(path);
-      const info = await this.settings.client.head(bucket, key);
+      const { store, container, key } = this.settings.stores.locate(path);
+      const info = await store.stat(container, key);
       return statsOf('file', info.size, info.modifiedMs);
     }
     const file = listing.files.get(path);
@@ -137,16 +138,15 @@ export class BucketFileSystem implements Pick<
   }
 
   /**
-   * A GET of `path` (a range of it), tried again when its body is cut off.
+   * A read of `path` (a range of it), tried again when its body is cut off.
    * An ETag other than the listed one means the object changed since the
    * listing: the newer bytes are used, and the store is told to list again.
    */
   private async fetch(path: string, info: ObjectInfo | undefined, range?: [number, number]): Promise<GotObject> {
-    const { bucket, key } = splitS3Path(path);
+    const { store, container, key } = this.settings.stores.locate(path);
     for (let attempt = 1; ; attempt++) {
       try {
-        const got = await this.settings.client.get(bucket, key, range ? { range } : {});
-        if (!got) throw fileError(StorageCodes.unavailable, `no answer for s3://${bucket}/${key}`);
+        const got = range ? await store.readRange(container, key, range) : await store.read(container, key);
         if (info && got.etag !== info.etag) this.settings.onStale(path);
         return got;
       } catch (error) {

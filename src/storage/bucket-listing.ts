@@ -1,31 +1,31 @@
 /**
- * A place's listing: every object under its prefix, from ListObjectsV2
- * pages, as a tree of folders (S3 has none: a key's `/`s make them). It is
+ * A place's listing: every object under its prefix, from the engine's listing
+ * pages, as a tree of folders (object stores have none: a key's `/`s make them). It is
  * what readdir, stat and the resources' sizes are answered from, with no
  * request per file.
  */
-import type { BucketClient, ObjectInfo } from './s3-client.js';
+import type { ObjectInfo, ObjectStore } from './object-store.js';
 import type { BucketPlace } from './s3-url.js';
 
 export interface Listing {
   place: BucketPlace;
-  /** Each object by its path (`s3://bucket/key`). */
+  /** Each object by its path (`s3://bucket/key`, `az://container/key`). */
   files: Map<string, ObjectInfo>;
   /** Each folder's path (the place's root included) and the names in it, with whether each is a folder. */
   folders: Map<string, Map<string, 'file' | 'folder'>>;
   /** When the listing ended, ms since the epoch. */
   listedAt: number;
-  /** ListObjectsV2 pages it took. */
+  /** Listing pages it took. */
   pages: number;
 }
 
 /** Every object under `place`, page after page (`pageSize` keys each: tests make it small). Rejects with a StorageError. */
-export async function listPlace(client: BucketClient, place: BucketPlace, signal?: AbortSignal, pageSize?: number): Promise<Listing> {
+export async function listPlace(store: ObjectStore, place: BucketPlace, signal?: AbortSignal, pageSize?: number): Promise<Listing> {
   const objects: ObjectInfo[] = [];
   let token: string | undefined;
   let pages = 0;
   do {
-    const page = await client.listPage(place.bucket, place.prefix, token, signal, pageSize);
+    const page = await store.listPage(place.bucket, place.prefix, { token, signal, pageSize });
     pages++;
     for (const object of page.objects) objects.push(object);
     token = page.next;

@@ -7,8 +7,9 @@
 import { BucketFileSystem } from './bucket-fs.js';
 import { listPlace, sameObjects, type Listing } from './bucket-listing.js';
 import { PublishedObject } from './published-object.js';
-import { BucketClient, makeClient, type S3ClientLike, type S3Option } from './s3-client.js';
-import { splitS3Path, type BucketPlace } from './s3-url.js';
+import { ObjectStores } from './engines.js';
+import type { S3Option } from './s3-client.js';
+import type { BucketPlace } from './s3-url.js';
 import { StorageError } from './storage-error.js';
 
 export interface PlaceState {
@@ -20,7 +21,8 @@ export interface PlaceState {
 }
 
 export class BucketStore {
-  readonly client: BucketClient;
+  /** Each engine's store, made on first use. */
+  readonly stores: ObjectStores;
   readonly fs: BucketFileSystem;
   readonly places: PlaceState[];
   /** Set when a read found an object newer than its listing: the next check comes sooner. */
@@ -43,18 +45,11 @@ export class BucketStore {
   constructor(places: readonly BucketPlace[], s3: S3Option | undefined, indexUrl?: string) {
     // Longest root first: a path belongs to the most specific place that holds it.
     this.places = [...places].sort((a, b) => b.root.length - a.root.length).map((place) => ({ place }));
-    let made: Promise<S3ClientLike> | undefined;
     // The SDK is imported on the first request, never at construction; a failed import is tried again next time.
-    this.client = new BucketClient(() => {
-      made ??= makeClient(s3).catch((error: unknown) => {
-        made = undefined;
-        throw error;
-      });
-      return made;
-    });
-    this.index = indexUrl === undefined ? undefined : new PublishedObject(this.client, indexUrl);
+    this.stores = new ObjectStores({ s3 });
+    this.index = indexUrl === undefined ? undefined : new PublishedObject(this.stores, indexUrl);
     this.fs = new BucketFileSystem({
-      client: this.client,
+      stores: this.stores,
       listingOf: (path) => this.listingOf(path),
       listOnDemand: (path) => this.listSkillFolder(path),
       onStale: () => {
@@ -93,19 +88,19 @@ export class BucketStore {
     this.fs.cache.prune((path, etag) => this.listingOf(path)?.files.get(path)?.etag === etag);
   }
 
-  /** The listing of the skill folder that holds `path` (one ListObjectsV2 under it, shared while in flight), if a skill folder does. */
+  /** The listing of the skill folder that holds `path` (one listing under it, shared while in flight), if a skill folder does. */
   private async listSkillFolder(path: string): Promise<Listing | undefined> {
     let root: string | undefined;
     for (let folder = path; folder.includes('/', 5); folder = folder.slice(0, folder.lastIndexOf('/'))) {
       if (this.skillFolders.has(folder)) root = folder;
     }
     if (root === undefined) return undefined;
-    const { bucket, key } = splitS3Path(root);
-    const place: BucketPlace = { bucket, prefix: `${key}/`, root };
+    const { store, container, key } = this.stores.locate(root);
+    const place: BucketPlace = { bucket: container, prefix: `${key}/`, root };
     let listing = this.folderInFlight.get(root);
     if (!listing) {
       const skillFolders = this.skillFolders;
-      listing = listPlace(this.client, place).finally(() => this.folderInFlight.delete(root));
+      listing = listPlace(store, place).finally(() => this.folderInFlight.delete(root));
       this.folderInFlight.set(root, listing);
       // Kept only while the index that named the folder is the current one.
       void listing.then(
@@ -127,7 +122,7 @@ export class BucketStore {
    * the StorageError, keeping the last good listing.
    */
   list(state: PlaceState, signal?: AbortSignal): Promise<boolean> {
-    state.inFlight ??= listPlace(this.client, state.place, signal).then(
+    state.inFlight ??= listPlace(this.stores.locate(state.place.root).store, state.place, signal).then(
       (listing) => {
         state.inFlight = undefined;
         state.problem = undefined;

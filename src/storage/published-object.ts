@@ -3,8 +3,7 @@
  * `fetch` after the first is one conditional GET (`If-None-Match` with the
  * ETag held), which storage answers 304 while the object is unchanged.
  */
-import type { BucketClient } from './s3-client.js';
-import { splitS3Path } from './s3-url.js';
+import type { Located, ObjectStores } from './engines.js';
 
 export class PublishedObject {
   /** The text last read, undefined until a GET has answered. */
@@ -12,15 +11,14 @@ export class PublishedObject {
   /** Its ETag: what the next fetch sends as `If-None-Match`. */
   etag: string | undefined;
   private inFlight: Promise<boolean> | undefined;
-  private readonly bucket: string;
-  private readonly key: string;
+  private readonly at: Located;
 
   constructor(
-    private readonly client: BucketClient,
-    /** `s3://bucket/key`. */
+    stores: ObjectStores,
+    /** `s3://bucket/key`, `az://container/key`. */
     readonly url: string,
   ) {
-    ({ bucket: this.bucket, key: this.key } = splitS3Path(url));
+    this.at = stores.locate(url);
   }
 
   /**
@@ -36,7 +34,9 @@ export class PublishedObject {
   }
 
   private async read(signal?: AbortSignal): Promise<boolean> {
-    const got = await this.client.get(this.bucket, this.key, { ifNoneMatch: this.etag, signal });
+    const { store, container, key } = this.at;
+    const got =
+      this.etag === undefined ? await store.read(container, key, signal) : await store.readIfChanged(container, key, this.etag, signal);
     if (!got) return false;
     const text = new TextDecoder('utf-8').decode(got.bytes);
     const changed = text !== this.text;

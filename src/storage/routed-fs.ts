@@ -1,22 +1,22 @@
 /**
- * The one edge the rest of the package reads through: `s3://` paths go to
+ * The one edge the rest of the package reads through: object paths (`s3://`, `az://`) go to
  * the buckets, every other path to the disk. Watching is the disk's alone:
  * buckets are checked by the refresh loop instead.
  */
 import { readUntilThroughOpen, type SkillsFileSystem } from '../base/fs.js';
 import type { BucketFileSystem } from './bucket-fs.js';
-import { isS3Url } from './s3-url.js';
+import { isObjectPath } from './engines.js';
 
 export function routedFileSystem(disk: SkillsFileSystem, buckets: BucketFileSystem): SkillsFileSystem {
   const routed: SkillsFileSystem = {
-    readdir: (path, options) => (isS3Url(path) ? buckets.readdir(path) : disk.readdir(path, options)),
-    readFile: (path, encoding) => (isS3Url(path) ? buckets.readFile(path) : disk.readFile(path, encoding)),
-    stat: (path) => (isS3Url(path) ? buckets.stat(path) : disk.stat(path)),
-    lstat: (path) => (isS3Url(path) ? buckets.lstat(path) : disk.lstat(path)),
-    realpath: (path) => (isS3Url(path) ? buckets.realpath(path) : disk.realpath(path)),
-    open: (path, flags) => (isS3Url(path) ? buckets.open(path) : disk.open(path, flags)),
+    readdir: (path, options) => (isObjectPath(path) ? buckets.readdir(path) : disk.readdir(path, options)),
+    readFile: (path, encoding) => (isObjectPath(path) ? buckets.readFile(path) : disk.readFile(path, encoding)),
+    stat: (path) => (isObjectPath(path) ? buckets.stat(path) : disk.stat(path)),
+    lstat: (path) => (isObjectPath(path) ? buckets.lstat(path) : disk.lstat(path)),
+    realpath: (path) => (isObjectPath(path) ? buckets.realpath(path) : disk.realpath(path)),
+    open: (path, flags) => (isObjectPath(path) ? buckets.open(path) : disk.open(path, flags)),
     readUntil: (path, end, firstChunk, options) => {
-      if (isS3Url(path)) return buckets.readUntil(path, end, firstChunk);
+      if (isObjectPath(path)) return buckets.readUntil(path, end, firstChunk);
       return disk.readUntil ? disk.readUntil(path, end, firstChunk, options) : readUntilThroughOpen(disk, path, end, firstChunk, options);
     },
   };

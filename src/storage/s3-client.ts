@@ -1,10 +1,21 @@
 /**
- * The AWS SDK v3, loaded only when an `s3://` place is configured (it is an
- * optional peer), and the few requests the package makes through it:
- * ListObjectsV2 pages, GetObject (whole, ranged, conditional), HeadObject and
- * PutObject. Signing, XML and retries with backoff and jitter are the SDK's.
+ * The S3 engine of the storage edge (object-store.ts): the AWS SDK v3, loaded
+ * only when an `s3://` place is configured (it is an optional peer), and the
+ * edge's requests made through it: ListObjectsV2 pages, GetObject (ranged,
+ * conditional, whole), HeadObject and PutObject, with the SDK's errors said
+ * in the package's terms. Signing, XML and retries with backoff and jitter
+ * are the SDK's.
  */
-import { StorageCodes, StorageError, httpStatusOf, storageError } from './storage-error.js';
+import { connectOnce, etagOf, type GotObject, type ListOptions, type ListPage, type ObjectInfo, type ObjectStore } from './object-store.js';
+import {
+  StorageCodes,
+  StorageError,
+  changedWhileRead,
+  missingObject,
+  unavailable,
+  type SdkFailure,
+  type StorageOperation,
+} from './storage-error.js';
 
 /** An `S3Client` of the user's: anything that sends the SDK's commands. */
 export interface S3ClientLike {
@@ -74,15 +85,6 @@ export const SDK_MODULE = '@aws-sdk/client-s3';
  */
 export const DEFAULT_MAX_ATTEMPTS = 4;
 
-/**
- * How long one request (a listing page, or a GET with its whole body) may take
- * before it is abandoned as unavailable and retried later. The SDK sets no
- * limit, so without one a connection that stops answering would stall the
- * refresh loop for good. Long enough for the 18 MB published index of
- * 20,000 skills (with instructions) at 300 kB/s.
- */
-export const REQUEST_TIMEOUT_MS = 60_000;
-
 /** Keys per ListObjectsV2 page: the most S3 returns. */
 export const LIST_PAGE_SIZE = 1000;
 
@@ -129,165 +131,105 @@ export async function makeClient(option: S3Option | undefined): Promise<S3Client
   return new S3Client({ forcePathStyle: customEndpoint, maxAttempts: DEFAULT_MAX_ATTEMPTS, ...(config as Record<string, unknown>) });
 }
 
-export interface ObjectInfo {
-  /** The key relative to the listed prefix. */
-  key: string;
-  size: number;
-  etag: string;
-  /** Last-Modified, in ms since the epoch. */
-  modifiedMs: number;
-}
-
-export interface GotObject {
-  bytes: Uint8Array;
-  etag: string;
-  /** The whole object's size (from Content-Range when a range was asked for). */
-  size: number;
-}
-
 /** The size of the whole object, from `Content-Range: bytes a-b/size`, else the body's length. */
 function totalSize(contentRange: string | undefined, length: number): number {
   const total = contentRange?.split('/')[1];
   return total !== undefined && total !== '*' ? Number(total) : length;
 }
 
-export interface GetRequest {
-  /** Bytes `start` to `end`, inclusive. */
-  range?: [number, number];
+interface GetRequest {
+  range?: readonly [number, number];
   ifNoneMatch?: string;
   signal?: AbortSignal;
 }
 
-/** A signal that aborts after `ms` or when `outer` does; `timedOut` tells which. `clear` when the request is over. */
-function timeLimit(outer: AbortSignal | undefined, ms: number) {
-  const controller = new AbortController();
-  const state = { timedOut: false };
-  const onOuter = () => controller.abort(outer?.reason);
-  const timer = setTimeout(() => {
-    state.timedOut = true;
-    controller.abort(new Error(`no answer within ${ms} ms`));
-  }, ms);
-  timer.unref?.();
-  if (outer?.aborted) onOuter();
-  else outer?.addEventListener('abort', onOuter, { once: true });
-  const clear = () => {
-    clearTimeout(timer);
-    outer?.removeEventListener('abort', onOuter);
-  };
-  return { signal: controller.signal, state, clear };
-}
+/** The edge's requests, on the client `option` gives (made on first use: the SDK is imported then, never before). */
+export class S3Store implements ObjectStore {
+  readonly scheme = 's3://';
+  private readonly connect: () => Promise<S3ClientLike>;
 
-/** The requests the package makes, on one client. */
-export class BucketClient {
-  /** `connect`: the client, made on first use. `requestTimeoutMs`: see REQUEST_TIMEOUT_MS. */
-  constructor(
-    private readonly connect: () => Promise<S3ClientLike>,
-    private readonly requestTimeoutMs = REQUEST_TIMEOUT_MS,
-  ) {}
-
-  /**
-   * `work` with the client and a signal limited to `requestTimeoutMs`; a
-   * request that runs over is a StorageError `unavailable` (worth a retry).
-   */
-  private async limited<T>(
-    signal: AbortSignal | undefined,
-    where: string,
-    work: (client: S3ClientLike, signal: AbortSignal) => Promise<T>,
-  ) {
-    const client = await this.connect();
-    const limit = timeLimit(signal, this.requestTimeoutMs);
-    try {
-      return await work(client, limit.signal);
-    } catch (error) {
-      if (!limit.state.timedOut) throw error;
-      const reason = `storage unavailable for ${where}: no answer within ${this.requestTimeoutMs} ms`;
-      throw new StorageError(StorageCodes.unavailable, reason, { cause: error });
-    } finally {
-      limit.clear();
-    }
+  constructor(option: S3Option | undefined) {
+    this.connect = connectOnce(() => makeClient(option));
   }
 
-  /** One ListObjectsV2 page under `prefix`. */
-  async listPage(
-    bucket: string,
-    prefix: string,
-    token: string | undefined,
-    signal?: AbortSignal,
-    pageSize = LIST_PAGE_SIZE,
-  ): Promise<{ objects: ObjectInfo[]; next?: string }> {
-    const { ListObjectsV2Command } = await loadSdk();
-    const command = new ListObjectsV2Command({ Bucket: bucket, Prefix: prefix, ContinuationToken: token, MaxKeys: pageSize });
+  async listPage(bucket: string, prefix: string, options: ListOptions = {}): Promise<ListPage> {
     try {
-      const page = await this.limited(signal, `s3://${bucket}/${prefix}`, async (client, abortSignal) => {
-        return (await client.send(command, { abortSignal })) as ListAnswer;
-      });
+      const { ListObjectsV2Command } = await loadSdk();
+      const input = { Bucket: bucket, Prefix: prefix, ContinuationToken: options.token, MaxKeys: options.pageSize ?? LIST_PAGE_SIZE };
+      const page = (await (await this.connect()).send(new ListObjectsV2Command(input), { abortSignal: options.signal })) as ListAnswer;
       const objects = (page.Contents ?? []).map((item) => ({
         key: (item.Key ?? '').slice(prefix.length),
         size: item.Size ?? 0,
-        etag: item.ETag ?? '',
+        etag: etagOf(item.ETag),
         modifiedMs: item.LastModified?.getTime() ?? 0,
       }));
       return page.IsTruncated && page.NextContinuationToken ? { objects, next: page.NextContinuationToken } : { objects };
     } catch (error) {
-      throw storageError(error, 'list', bucket, prefix);
+      throw s3Error(error, 'list', bucket, prefix);
+    }
+  }
+
+  readRange(bucket: string, key: string, range: readonly [number, number], signal?: AbortSignal): Promise<GotObject> {
+    return this.get(bucket, key, { range, signal });
+  }
+
+  readIfChanged(bucket: string, key: string, etag: string, signal?: AbortSignal): Promise<GotObject | undefined> {
+    return this.get(bucket, key, { ifNoneMatch: etag, signal });
+  }
+
+  read(bucket: string, key: string, signal?: AbortSignal): Promise<GotObject> {
+    return this.get(bucket, key, { signal });
+  }
+
+  async stat(bucket: string, key: string, signal?: AbortSignal): Promise<ObjectInfo> {
+    try {
+      const { HeadObjectCommand } = await loadSdk();
+      const command = new HeadObjectCommand({ Bucket: bucket, Key: key });
+      const answer = (await (await this.connect()).send(command, { abortSignal: signal })) as HeadAnswer;
+      return { key, size: answer.ContentLength ?? 0, etag: etagOf(answer.ETag), modifiedMs: answer.LastModified?.getTime() ?? 0 };
+    } catch (error) {
+      throw s3Error(error, 'get', bucket, key);
+    }
+  }
+
+  async write(bucket: string, key: string, body: string, contentType: string, signal?: AbortSignal): Promise<void> {
+    try {
+      const { PutObjectCommand } = await loadSdk();
+      const command = new PutObjectCommand({ Bucket: bucket, Key: key, Body: body, ContentType: contentType });
+      await (await this.connect()).send(command, { abortSignal: signal });
+    } catch (error) {
+      throw s3Error(error, 'put', bucket, key);
     }
   }
 
   /**
    * The object (or the range asked for), or undefined when `ifNoneMatch`
    * still matches: the SDK reports a 304 as an error, told by its status.
-   * The time limit covers the body too.
+   * A range on an empty object (416) is the empty object.
    */
-  async get(bucket: string, key: string, request: GetRequest = {}): Promise<GotObject | undefined> {
-    const { GetObjectCommand } = await loadSdk();
+  private get(bucket: string, key: string, request: GetRequest & { ifNoneMatch: string }): Promise<GotObject | undefined>;
+  private get(bucket: string, key: string, request: Omit<GetRequest, 'ifNoneMatch'>): Promise<GotObject>;
+  private async get(bucket: string, key: string, request: GetRequest): Promise<GotObject | undefined> {
     const where = `s3://${bucket}/${key}`;
-    const command = new GetObjectCommand({
-      Bucket: bucket,
-      Key: key,
-      Range: request.range ? `bytes=${request.range[0]}-${request.range[1]}` : undefined,
-      IfNoneMatch: request.ifNoneMatch,
-    });
     try {
-      return await this.limited(request.signal, where, async (client, abortSignal) => {
-        let answer: GetAnswer;
-        try {
-          answer = (await client.send(command, { abortSignal })) as typeof answer;
-        } catch (error) {
-          if (httpStatusOf(error) === 304) return undefined;
-          throw error;
-        }
-        return {
-          bytes: await bodyOf(answer, where),
-          etag: answer.ETag ?? '',
-          size: totalSize(answer.ContentRange, answer.ContentLength ?? 0),
-        };
-      });
+      const { GetObjectCommand } = await loadSdk();
+      const { range, ifNoneMatch } = request;
+      const input = { Bucket: bucket, Key: key, Range: range && `bytes=${range[0]}-${range[1]}`, IfNoneMatch: ifNoneMatch };
+      let answer: GetAnswer;
+      try {
+        answer = (await (await this.connect()).send(new GetObjectCommand(input), { abortSignal: request.signal })) as GetAnswer;
+      } catch (error) {
+        const status = httpStatusOf(error);
+        if (status === 304) return undefined;
+        if (status === 416 && range?.[0] === 0) return await this.get(bucket, key, { signal: request.signal });
+        if (status === 416) throw changedWhileRead(where, error);
+        throw error;
+      }
+      const bytes = await bodyOf(answer, where);
+      return { bytes, etag: etagOf(answer.ETag), size: totalSize(answer.ContentRange, answer.ContentLength ?? bytes.length) };
     } catch (error) {
       // Making the client can fail too (the SDK missing, a config it refuses): every failure is a StorageError.
-      throw storageError(error, 'get', bucket, key);
-    }
-  }
-
-  /** HeadObject: the object's size, ETag and date. */
-  async head(bucket: string, key: string): Promise<ObjectInfo> {
-    const { HeadObjectCommand } = await loadSdk();
-    try {
-      const answer = await this.limited(undefined, `s3://${bucket}/${key}`, async (client, abortSignal) => {
-        return (await client.send(new HeadObjectCommand({ Bucket: bucket, Key: key }), { abortSignal })) as HeadAnswer;
-      });
-      return { key, size: answer.ContentLength ?? 0, etag: answer.ETag ?? '', modifiedMs: answer.LastModified?.getTime() ?? 0 };
-    } catch (error) {
-      throw storageError(error, 'get', bucket, key);
-    }
-  }
-
-  async put(bucket: string, key: string, body: string, contentType: string): Promise<void> {
-    const { PutObjectCommand } = await loadSdk();
-    const command = new PutObjectCommand({ Bucket: bucket, Key: key, Body: body, ContentType: contentType });
-    try {
-      await this.limited(undefined, `s3://${bucket}/${key}`, (client, abortSignal) => client.send(command, { abortSignal }));
-    } catch (error) {
-      throw storageError(error, 'put', bucket, key);
+      throw s3Error(error, 'get', bucket, key);
     }
   }
 }
@@ -311,4 +253,51 @@ async function bodyOf(answer: GetAnswer, where: string): Promise<Uint8Array> {
     );
   }
   return bytes;
+}
+
+/** What the SDK's errors carry: a name (`NoSuchKey`, `AccessDenied`...) and the HTTP status in `$metadata`. */
+interface SdkErrorShape {
+  name?: unknown;
+  code?: unknown;
+  $metadata?: { httpStatusCode?: unknown };
+}
+
+/** The HTTP status of an SDK error, if the server answered at all. */
+export function httpStatusOf(error: unknown): number | undefined {
+  if (typeof error !== 'object' || error === null) return undefined;
+  const status = (error as SdkErrorShape).$metadata?.httpStatusCode;
+  return typeof status === 'number' ? status : undefined;
+}
+
+function failureOf(error: unknown): SdkFailure {
+  if (typeof error !== 'object' || error === null) return { status: undefined, name: '' };
+  const { name, code } = error as SdkErrorShape;
+  return {
+    status: httpStatusOf(error),
+    name: typeof name === 'string' && name !== 'Error' ? name : typeof code === 'string' ? code : '',
+  };
+}
+
+const PERMISSION: Record<StorageOperation, string> = { list: 's3:ListBucket', get: 's3:GetObject', put: 's3:PutObject' };
+
+/**
+ * The StorageError for an SDK error met doing `operation` on `bucket`
+ * (`key`: the object or prefix). Network failures and 5xx answers are
+ * `unavailable`: they are worth retrying; the rest say what to fix.
+ */
+export function s3Error(error: unknown, operation: StorageOperation, bucket: string, key: string): StorageError {
+  if (error instanceof StorageError) return error;
+  const failure = failureOf(error);
+  const { status, name } = failure;
+  const where = `s3://${bucket}/${key}`;
+  if (name === 'NoSuchBucket') {
+    const reason = `bucket "${bucket}" does not exist (check its name, region and endpoint)`;
+    return new StorageError(StorageCodes.noBucket, reason, { cause: error });
+  }
+  if (name === 'NoSuchKey' || name === 'NotFound' || status === 404) return missingObject(where, error);
+  if (name === 'AccessDenied' || name === 'Forbidden' || status === 403) {
+    const resource = operation === 'list' ? `arn:aws:s3:::${bucket}` : `arn:aws:s3:::${bucket}/${key}`;
+    return new StorageError('EACCES', `access denied to ${where}: grant ${PERMISSION[operation]} on ${resource}`, { cause: error });
+  }
+  return unavailable(where, failure, error);
 }

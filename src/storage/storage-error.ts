@@ -2,7 +2,9 @@
  * What went wrong with a storage request, said the way the rest of the
  * package reads a filesystem error: a `code` (ENOENT for a missing object,
  * EACCES for access denied...) and a `reason` that says what to fix, naming
- * the bucket and key (never credentials) and the IAM permission missing.
+ * the container and key (never credentials) and the permission or role
+ * missing. Each engine turns its SDK's errors into these (s3-client.ts,
+ * azure-client.ts); the wording they share is here.
  */
 
 /** Codes a storage error may carry, besides the filesystem's ENOENT, EACCES, EFBIG. */
@@ -15,8 +17,12 @@ export const StorageCodes = {
   changed: 'OBJECT_CHANGED',
   /** The answer ended before the body its headers promised. */
   truncated: 'BODY_TRUNCATED',
-  /** The SDK is not installed. */
+  /** The AWS SDK is not installed. */
   noSdk: 'S3_SDK_MISSING',
+  /** The Azure SDK is not installed. */
+  noAzureSdk: 'AZURE_SDK_MISSING',
+  /** No connection to storage is configured (the option and its environment variable are both missing or unusable). */
+  notConfigured: 'STORAGE_NOT_CONFIGURED',
 } as const;
 
 export class StorageError extends Error {
@@ -31,51 +37,31 @@ export class StorageError extends Error {
   }
 }
 
-/** What the SDK's errors carry: a name (`NoSuchKey`, `AccessDenied`...) and the HTTP status in `$metadata`. */
-interface SdkErrorShape {
-  name?: unknown;
-  code?: unknown;
-  $metadata?: { httpStatusCode?: unknown };
-}
-
-/** The HTTP status of an SDK error, if the server answered at all. */
-export function httpStatusOf(error: unknown): number | undefined {
-  if (typeof error !== 'object' || error === null) return undefined;
-  const status = (error as SdkErrorShape).$metadata?.httpStatusCode;
-  return typeof status === 'number' ? status : undefined;
-}
-
-function nameOf(error: unknown): string {
-  if (typeof error !== 'object' || error === null) return '';
-  const { name, code } = error as SdkErrorShape;
-  return typeof name === 'string' && name !== 'Error' ? name : typeof code === 'string' ? code : '';
+/** The HTTP status and error name an SDK's error carries, however it carries them (the engines say how). */
+export interface SdkFailure {
+  /** undefined: storage did not answer (connection refused or cut, aborted). */
+  status: number | undefined;
+  /** `NoSuchKey`, `AccessDenied`, `BlobNotFound`, `ECONNREFUSED`...; '' when there is none. */
+  name: string;
 }
 
 export type StorageOperation = 'list' | 'get' | 'put';
 
-const PERMISSION: Record<StorageOperation, string> = { list: 's3:ListBucket', get: 's3:GetObject', put: 's3:PutObject' };
+/** A missing object (ENOENT), as a missing file is. */
+export function missingObject(where: string, cause: unknown): StorageError {
+  return new StorageError('ENOENT', `${where} does not exist`, { cause });
+}
 
-/**
- * The StorageError for an SDK error met doing `operation` on `bucket`
- * (`key`: the object or prefix). Network failures and 5xx answers are
- * `unavailable`: they are worth retrying; the rest say what to fix.
- */
-export function storageError(error: unknown, operation: StorageOperation, bucket: string, key: string): StorageError {
-  if (error instanceof StorageError) return error;
-  const status = httpStatusOf(error);
-  const name = nameOf(error);
-  const where = `s3://${bucket}/${key}`;
-  const options = { cause: error };
-  if (name === 'NoSuchBucket') {
-    return new StorageError(StorageCodes.noBucket, `bucket "${bucket}" does not exist (check its name, region and endpoint)`, options);
-  }
-  if (name === 'NoSuchKey' || name === 'NotFound' || status === 404) return new StorageError('ENOENT', `${where} does not exist`, options);
-  if (name === 'AccessDenied' || name === 'Forbidden' || status === 403) {
-    const resource = operation === 'list' ? `arn:aws:s3:::${bucket}` : `arn:aws:s3:::${bucket}/${key}`;
-    return new StorageError('EACCES', `access denied to ${where}: grant ${PERMISSION[operation]} on ${resource}`, options);
-  }
-  const why = status === undefined ? `no answer (${name || messageOf(error)})` : `HTTP ${status}${name ? ` ${name}` : ''}`;
-  return new StorageError(StorageCodes.unavailable, `storage unavailable for ${where}: ${why}`, options);
+/** A range past the end of an object that was longer when it was listed or read before (416): OBJECT_CHANGED, worth a retry. */
+export function changedWhileRead(where: string, cause: unknown): StorageError {
+  return new StorageError(StorageCodes.changed, `${where} changed while it was read (it is shorter now); it is read again`, { cause });
+}
+
+/** Storage did not answer, or answered with an outage or throttling: STORAGE_UNAVAILABLE, worth a retry. */
+export function unavailable(where: string, failure: SdkFailure, cause: unknown): StorageError {
+  const { status, name } = failure;
+  const why = status === undefined ? `no answer (${name || messageOf(cause)})` : `HTTP ${status}${name ? ` ${name}` : ''}`;
+  return new StorageError(StorageCodes.unavailable, `storage unavailable for ${where}: ${why}`, { cause });
 }
 
 function messageOf(error: unknown): string {
