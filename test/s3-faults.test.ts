@@ -9,10 +9,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { getSkills, skillsMiddleware, type SkillsOptions } from '../src/index.js';
 import { BucketFileSystem } from '../src/storage/bucket-fs.js';
 import { listPlace } from '../src/storage/bucket-listing.js';
-import { BucketClient, makeClient } from '../src/storage/s3-client.js';
+import { ObjectStores } from '../src/storage/engines.js';
 import { parseS3Url, type BucketPlace } from '../src/storage/s3-url.js';
 import { makeBucket, s3Config, type TestBucket } from './helpers/s3/bucket.js';
-import { startProxy, type S3Proxy } from './helpers/s3/proxy.js';
+import { startProxy, type S3Proxy } from './helpers/storage/proxy.js';
 import { sharedS3rver } from './helpers/s3/server.js';
 import { until as untilEvery } from './helpers/until.js';
 import { callTool, compose, conversation, createContext, SKILLS_FIXTURES, type StackContext } from './helpers/stack.js';
@@ -206,40 +206,14 @@ describe('storage faults', () => {
     const place = parseS3Url(`s3://${bucket.name}/pages/`) as BucketPlace;
     await Promise.all(Array.from({ length: 20 }, (_, i) => bucket.put(`pages/s${i}/SKILL.md`, skillText(`s${i}`))));
     await bucket.put('pages/huge/SKILL.md', 'x'.repeat(5000));
-    const client = new BucketClient(() => makeClient(s3Config(proxy.endpoint)));
+    const stores = new ObjectStores({ s3: s3Config(proxy.endpoint) });
     proxy.reset();
-    const listing = await listPlace(client, place, undefined, 3);
+    const listing = await listPlace(stores.of('s3://'), place, undefined, 3);
     expect(listing.pages).toBe(7);
     expect(listing.files.size).toBe(21);
-    const fs = new BucketFileSystem({ client, listingOf: () => listing, onStale: () => undefined, maxObjectBytes: 4096 });
+    const fs = new BucketFileSystem({ stores, listingOf: () => listing, onStale: () => undefined, maxObjectBytes: 4096 });
     proxy.reset();
     await expect(fs.readFile(`${place.root}/huge/SKILL.md`)).rejects.toMatchObject({ code: 'EFBIG' });
     expect(proxy.count()).toBe(0);
-  });
-
-  it('a request storage never answers is abandoned at the time limit as unavailable (worth a retry); a caller abort still ends it at once', async () => {
-    await bucket.put('hang/SKILL.md', skillText('hang'));
-    const client = new BucketClient(() => makeClient(s3Config(proxy.endpoint, { maxAttempts: 1 })), 300);
-    proxy.reset();
-    // An answer a minute away: without a limit of ours the SDK would wait for it.
-    proxy.faults.delayMs = 60_000;
-    const started = Date.now();
-    const hung = client.get(bucket.name, 'hang/SKILL.md');
-    await expect(hung).rejects.toMatchObject({ code: 'STORAGE_UNAVAILABLE', reason: expect.stringContaining('no answer within 300 ms') });
-    await expect(client.listPage(bucket.name, 'hang/', undefined)).rejects.toMatchObject({ code: 'STORAGE_UNAVAILABLE' });
-    expect(Date.now() - started).toBeLessThan(10_000);
-    const caller = new AbortController();
-    const aborted = new BucketClient(() => makeClient(s3Config(proxy.endpoint, { maxAttempts: 1 })), 60_000).get(
-      bucket.name,
-      'hang/SKILL.md',
-      {
-        signal: caller.signal,
-      },
-    );
-    caller.abort();
-    await expect(aborted).rejects.toMatchObject({ code: 'STORAGE_UNAVAILABLE', reason: expect.not.stringContaining('no answer within') });
-    proxy.reset();
-    const got = await client.get(bucket.name, 'hang/SKILL.md');
-    expect(new TextDecoder().decode(got?.bytes)).toContain('name: hang');
   });
 });

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { DeleteObjectCommand, GetObjectCommand, ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeBucket, s3Config, type TestBucket } from './helpers/s3/bucket.js';
-import { startProxy, type S3Proxy } from './helpers/s3/proxy.js';
+import { startProxy, type S3Proxy } from './helpers/storage/proxy.js';
 import { sharedS3rver } from './helpers/s3/server.js';
 
 describe('the S3 test harness', () => {

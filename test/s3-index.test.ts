@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vites
 import { getSkills, skillsMiddleware, type SkillsOptions } from '../src/index.js';
 import { cliAgainst } from './helpers/s3/cli.js';
 import { makeBucket, publishIndex, s3Config, type TestBucket } from './helpers/s3/bucket.js';
-import { startProxy, type S3Proxy } from './helpers/s3/proxy.js';
+import { startProxy, type S3Proxy } from './helpers/storage/proxy.js';
 import { sharedS3rver } from './helpers/s3/server.js';
 import { until as untilEvery } from './helpers/until.js';
 import { callTool, compose, conversation, createContext, SKILLS_FIXTURES, type StackContext } from './helpers/stack.js';

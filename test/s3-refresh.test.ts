@@ -13,7 +13,7 @@ import { build } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { getSkills, skillsMiddleware } from '../src/index.js';
 import { makeBucket, publishIndex, s3Config, type TestBucket } from './helpers/s3/bucket.js';
-import { startProxy, type S3Proxy } from './helpers/s3/proxy.js';
+import { startProxy, type S3Proxy } from './helpers/storage/proxy.js';
 import { sharedS3rver } from './helpers/s3/server.js';
 import { until as untilEvery } from './helpers/until.js';
 import { callTool, compose, conversation, createContext, type StackContext } from './helpers/stack.js';

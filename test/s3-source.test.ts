@@ -9,7 +9,7 @@ import { discoverSkills, getSkills, skillsMiddleware, type SkillsOptions } from 
 import type { DiscoveryResult } from '../src/index/types.js';
 import { cliAgainst } from './helpers/s3/cli.js';
 import { makeBucket, s3Config, type TestBucket } from './helpers/s3/bucket.js';
-import { startProxy, type S3Proxy } from './helpers/s3/proxy.js';
+import { startProxy, type S3Proxy } from './helpers/storage/proxy.js';
 import { sharedS3rver } from './helpers/s3/server.js';
 import { callTool, compose, conversation, createContext, INVALID_FIXTURES, SKILLS_FIXTURES, type StackContext } from './helpers/stack.js';
 

@@ -8,10 +8,12 @@ import { ObjectCache } from '../src/storage/object-cache.js';
 import { routedFileSystem } from '../src/storage/routed-fs.js';
 import type { GetObjectCommandOutput, HeadObjectCommandOutput, ListObjectsV2CommandOutput } from '@aws-sdk/client-s3';
 import {
+  httpStatusOf,
   importSdk,
   isS3Client,
   loadSdk,
   makeClient,
+  s3Error,
   SDK_MODULE,
   type GetAnswer,
   type HeadAnswer,
@@ -19,7 +21,7 @@ import {
   type Sdk,
 } from '../src/storage/s3-client.js';
 import { parseS3Url, s3Path, splitS3Path, type BucketPlace } from '../src/storage/s3-url.js';
-import { httpStatusOf, isTransient, StorageError, storageError } from '../src/storage/storage-error.js';
+import { isTransient, StorageError } from '../src/storage/storage-error.js';
 
 describe('s3:// URLs', () => {
   it('parses places, keeps a prefix as a folder, and refuses bad names and dot segments', () => {
@@ -37,20 +39,20 @@ describe('storage errors', () => {
   const sdk = (name: string, status?: number) =>
     Object.assign(new Error(name), { name, $metadata: status === undefined ? {} : { httpStatusCode: status } });
   it('say what to fix, naming the permission for each operation', () => {
-    expect(storageError(sdk('NoSuchBucket', 404), 'list', 'b', 'p/')).toMatchObject({ code: 'NO_SUCH_BUCKET' });
-    expect(storageError(sdk('NoSuchKey', 404), 'get', 'b', 'k')).toMatchObject({ code: 'ENOENT' });
-    expect(storageError(sdk('Unknown', 404), 'get', 'b', 'k')).toMatchObject({ code: 'ENOENT' });
-    expect(storageError(sdk('AccessDenied', 403), 'list', 'b', 'p/').reason).toContain('grant s3:ListBucket on arn:aws:s3:::b');
-    expect(storageError(sdk('Forbidden', 403), 'get', 'b', 'p/k').reason).toContain('grant s3:GetObject on arn:aws:s3:::b/p/k');
-    expect(storageError(sdk('Unknown', 403), 'put', 'b', 'i.json').reason).toContain('grant s3:PutObject');
-    const down = storageError(sdk('InternalError', 500), 'list', 'b', '');
+    expect(s3Error(sdk('NoSuchBucket', 404), 'list', 'b', 'p/')).toMatchObject({ code: 'NO_SUCH_BUCKET' });
+    expect(s3Error(sdk('NoSuchKey', 404), 'get', 'b', 'k')).toMatchObject({ code: 'ENOENT' });
+    expect(s3Error(sdk('Unknown', 404), 'get', 'b', 'k')).toMatchObject({ code: 'ENOENT' });
+    expect(s3Error(sdk('AccessDenied', 403), 'list', 'b', 'p/').reason).toContain('grant s3:ListBucket on arn:aws:s3:::b');
+    expect(s3Error(sdk('Forbidden', 403), 'get', 'b', 'p/k').reason).toContain('grant s3:GetObject on arn:aws:s3:::b/p/k');
+    expect(s3Error(sdk('Unknown', 403), 'put', 'b', 'i.json').reason).toContain('grant s3:PutObject');
+    const down = s3Error(sdk('InternalError', 500), 'list', 'b', '');
     expect(down.reason).toContain('HTTP 500 InternalError');
     expect(isTransient(down)).toBe(true);
-    const cut = storageError(Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' }), 'list', 'b', '');
+    const cut = s3Error(Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' }), 'list', 'b', '');
     expect(cut.reason).toContain('no answer (ECONNREFUSED)');
-    expect(storageError('plain', 'get', 'b', 'k').reason).toContain('no answer (plain)');
+    expect(s3Error('plain', 'get', 'b', 'k').reason).toContain('no answer (plain)');
     const own = new StorageError('EFBIG', 'too big');
-    expect(storageError(own, 'get', 'b', 'k')).toBe(own);
+    expect(s3Error(own, 'get', 'b', 'k')).toBe(own);
     expect(isTransient(own)).toBe(false);
     expect(isTransient(new Error('x'))).toBe(false);
     expect(httpStatusOf(null)).toBeUndefined();

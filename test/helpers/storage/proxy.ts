@@ -1,8 +1,11 @@
 /**
- * A small HTTP proxy in front of s3rver: counts the requests the SDK makes
- * (listings, GETs, HEADs, PUTs) and injects storage faults: an outage
- * (connections cut), throttling (503 SlowDown or 429), access denied, slow
- * answers and truncated bodies.
+ * A small HTTP proxy in front of a storage server (s3rver, Azurite): counts
+ * the requests an SDK makes (listings, GETs, HEADs, PUTs) and injects storage
+ * faults: an outage (connections cut), errors in the engine's own terms (503
+ * SlowDown or ServerBusy, 500 OperationTimedOut, 403 AccessDenied or
+ * AuthorizationFailure...), slow answers and truncated bodies. A dialect says
+ * how the engine's requests and errors look; the log names every request by
+ * `/container/key` whatever the engine.
  */
 import { createServer, request as forward, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
@@ -12,18 +15,25 @@ export type Operation = 'list' | 'get' | 'head' | 'put' | 'other';
 export interface LoggedRequest {
   op: Operation;
   method: string;
-  /** /bucket/key, decoded. */
+  /** /container/key, decoded. */
   path: string;
   range?: string;
   ifNoneMatch?: string;
   status?: number;
 }
 
+export interface InjectedFailure {
+  count: number;
+  status: number;
+  /** The engine's error code (default: the dialect's for the status). */
+  code?: string;
+}
+
 export interface Faults {
   /** Every connection is cut before an answer (storage unreachable). */
   down: boolean;
-  /** Answer the next N requests with this status (503 SlowDown, 429 or 403 AccessDenied). */
-  fail: { count: number; status: 503 | 429 | 403 | 500 } | undefined;
+  /** Answer the next N requests with this status and error code. */
+  fail: InjectedFailure | undefined;
   /** Which requests `fail`, `truncate` and `delayMs` apply to (default: all). */
   only: ((request: LoggedRequest) => boolean) | undefined;
   /** Milliseconds each answer waits. */
@@ -32,7 +42,62 @@ export interface Faults {
   truncate: number;
 }
 
-export interface S3Proxy {
+/** How one engine's requests and errors look on the wire. */
+export interface Dialect {
+  operation(method: string, url: URL): Operation;
+  /** The request's `/container/key` (Azure's path starts with the account). */
+  pathOf(url: URL): string;
+  /** The error answer for `status` with `code`: headers and body. */
+  error(status: number, code: string | undefined): { headers: Record<string, string>; body: string };
+}
+
+const xmlError = (code: string) =>
+  `<?xml version="1.0" encoding="UTF-8"?><Error><Code>${code}</Code><Message>injected ${code}</Message><RequestId>proxy</RequestId></Error>`;
+
+const S3_CODES: Record<number, string> = { 503: 'SlowDown', 429: 'TooManyRequests', 403: 'AccessDenied', 500: 'InternalError' };
+
+export const S3_DIALECT: Dialect = {
+  operation: (method, url) => {
+    if (method === 'GET' && url.searchParams.get('list-type') === '2') return 'list';
+    return methodOperation(method);
+  },
+  pathOf: (url) => decodeURIComponent(url.pathname),
+  error: (status, code) => ({
+    headers: { 'content-type': 'application/xml' },
+    body: xmlError(code ?? S3_CODES[status] ?? 'InternalError'),
+  }),
+};
+
+const AZURE_CODES: Record<number, string> = {
+  503: 'ServerBusy',
+  500: 'OperationTimedOut',
+  403: 'AuthorizationFailure',
+  404: 'BlobNotFound',
+};
+
+/** Azurite's paths are `/account/container/blob`: `account` is dropped from the log. */
+export function azureDialect(account: string): Dialect {
+  return {
+    operation: (method, url) => {
+      if (method === 'GET' && url.searchParams.get('comp') === 'list') return 'list';
+      return methodOperation(method);
+    },
+    pathOf: (url) => decodeURIComponent(url.pathname).replace(new RegExp(`^/${account}(?=/|$)`), ''),
+    error: (status, code) => {
+      const name = code ?? AZURE_CODES[status] ?? 'InternalError';
+      return { headers: { 'content-type': 'application/xml', 'x-ms-error-code': name }, body: xmlError(name) };
+    },
+  };
+}
+
+function methodOperation(method: string): Operation {
+  if (method === 'GET') return 'get';
+  if (method === 'HEAD') return 'head';
+  if (method === 'PUT') return 'put';
+  return 'other';
+}
+
+export interface StorageProxy {
   endpoint: string;
   faults: Faults;
   log: LoggedRequest[];
@@ -41,22 +106,10 @@ export interface S3Proxy {
   close(): Promise<void>;
 }
 
-const ERROR_CODES: Record<number, string> = { 503: 'SlowDown', 429: 'TooManyRequests', 403: 'AccessDenied', 500: 'InternalError' };
+/** The proxy before the S3 engine's was made general: the same object. */
+export type S3Proxy = StorageProxy;
 
-function operation(method: string, url: URL): Operation {
-  if (method === 'GET' && url.searchParams.get('list-type') === '2') return 'list';
-  if (method === 'GET') return 'get';
-  if (method === 'HEAD') return 'head';
-  if (method === 'PUT') return 'put';
-  return 'other';
-}
-
-function errorBody(status: number): string {
-  const code = ERROR_CODES[status] ?? 'InternalError';
-  return `<?xml version="1.0" encoding="UTF-8"?><Error><Code>${code}</Code><Message>injected ${code}</Message><RequestId>proxy</RequestId></Error>`;
-}
-
-export async function startProxy(target: { port: number }): Promise<S3Proxy> {
+export async function startProxy(target: { port: number }, dialect: Dialect = S3_DIALECT): Promise<StorageProxy> {
   const log: LoggedRequest[] = [];
   const faults: Faults = { down: false, fail: undefined, only: undefined, delayMs: 0, truncate: 0 };
   const sockets = new Set<Socket>();
@@ -64,11 +117,12 @@ export async function startProxy(target: { port: number }): Promise<S3Proxy> {
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const url = new URL(req.url ?? '/', 'http://proxy');
     const entry: LoggedRequest = {
-      op: operation(req.method ?? 'GET', url),
+      op: dialect.operation(req.method ?? 'GET', url),
       method: req.method ?? 'GET',
-      path: decodeURIComponent(url.pathname),
+      path: dialect.pathOf(url),
     };
     if (typeof req.headers.range === 'string') entry.range = req.headers.range;
+    else if (typeof req.headers['x-ms-range'] === 'string') entry.range = req.headers['x-ms-range'];
     if (typeof req.headers['if-none-match'] === 'string') entry.ifNoneMatch = req.headers['if-none-match'];
     log.push(entry);
     if (faults.down) return void req.socket.destroy();
@@ -77,8 +131,9 @@ export async function startProxy(target: { port: number }): Promise<S3Proxy> {
     if (faults.fail && faults.fail.count > 0 && applies) {
       faults.fail.count--;
       entry.status = faults.fail.status;
-      res.writeHead(faults.fail.status, { 'content-type': 'application/xml' });
-      return void res.end(errorBody(faults.fail.status));
+      const answer = dialect.error(faults.fail.status, faults.fail.code);
+      res.writeHead(faults.fail.status, answer.headers);
+      return void res.end(req.method === 'HEAD' ? undefined : answer.body);
     }
     const cut = faults.truncate > 0 && applies && entry.op === 'get';
     if (cut) faults.truncate--;
