@@ -31,6 +31,7 @@ import type { Middleware, SkillsContext } from './index/types.js';
 import { askVisible, type SkillVisibility } from './config/visibility.js';
 import { MeaningRuntime } from './runtime/meaning.js';
 import type { EmbeddingOutcome } from './meaning/skill-vectors.js';
+import { BACKGROUND_DEFAULTS } from './config/defaults.js';
 
 /** Failures of `visible` quoted in the one log line per request (the line counts them all). */
 const LOGGED_VISIBILITY_FAILURES = 10;
@@ -283,11 +284,23 @@ function logDiscovery(ctx: SkillsContext, library: Library): void {
   };
   ctx.log.info('[skills] discovered', summary);
   ctx.log.span?.('skills.discover', summary);
+  if (library.bucketReads) logBucketReads(ctx, library.bucketReads);
   for (const diagnostic of index.errors) ctx.log.warn('[skills] skipped', diagnostic);
   for (const diagnostic of index.warnings) ctx.log.warn('[skills] warning', diagnostic);
   for (const name of library.unknownAlways) {
     ctx.log.warn('[skills] unknown skill in `always`', { skill: name, suggestions: suggestionsFor(library, name) });
   }
+}
+
+/** Once per index: ranking by the instructions will GET every SKILL.md from the bucket, as an index built with them would not. */
+function logBucketReads(ctx: SkillsContext, gets: number): void {
+  ctx.log.info('[skills] the index holds no instructions: every process GETs each SKILL.md from the bucket to rank by them', {
+    gets,
+    afterFirstRequestMs: BACKGROUND_DEFAULTS.instructionsIndexDelayMs,
+    avoid:
+      'build the index with `sisu-skills index --instructions` (the default when a source is an s3:// place), ' +
+      'or set rankInstructions: false',
+  });
 }
 
 /** The skills this run sees, as published by skillsMiddleware; undefined before it ran. */

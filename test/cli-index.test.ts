@@ -77,6 +77,7 @@ describe('sisu-skills index: usage (exit 2)', () => {
     [['index', 'skills', '-o', ' '], /index: -o is empty/],
     [['index', 'skills', '-o'], /index: Option '-o, --output <value>' argument missing/],
     [['index', 'skills', '--json', '-o', 'x.json'], /index: Unknown option '--json'/],
+    [['index', 'skills', '-o', 'x.json', '--instructions', '--no-instructions'], /index: --instructions and --no-instructions: give one/],
   ])('%j', async (argv, message) => {
     const cwd = await app();
     const result = await cli(argv, cwd);
@@ -98,16 +99,21 @@ describe('sisu-skills index: usage (exit 2)', () => {
 });
 
 describe('sisu-skills index (in-process)', () => {
-  it("--instructions stores the instructions' terms, and without it the index holds none", async () => {
+  it("--instructions stores the instructions' terms; over local folders and packages the index holds none by default", async () => {
     const cwd = await app();
     expect((await cli(['index', ...ARGS, '-o', 'plain.json'], cwd)).code).toBe(0);
+    expect((await cli(['index', ...ARGS, '-o', 'refused.json', '--no-instructions'], cwd)).code).toBe(0);
     expect((await cli(['index', ...ARGS, '-o', 'full.json', '--instructions'], cwd)).code).toBe(0);
-    const plain = JSON.parse(await readFile(join(cwd, 'plain.json'), 'utf8')) as { ranker: { body?: unknown } };
-    const full = JSON.parse(await readFile(join(cwd, 'full.json'), 'utf8')) as { ranker: { body?: { read: number; terms: string } } };
-    expect(plain.ranker.body).toBeUndefined();
+    const read = async (file: string) =>
+      JSON.parse(await readFile(join(cwd, file), 'utf8')) as { ranker: { body?: { read: number; terms: string } } };
+    expect((await read('plain.json')).ranker.body).toBeUndefined();
+    expect((await read('refused.json')).ranker.body).toBeUndefined();
+    const full = await read('full.json');
     expect(full.ranker.body?.read).toBe(5);
     expect(full.ranker.body?.terms.split(' ')).toContain('step');
-    expect((await cli(['help', 'index'], cwd)).stdout).toContain('--instructions');
+    const help = (await cli(['help', 'index'], cwd)).stdout;
+    expect(help).toContain('[--instructions | --no-instructions]');
+    expect(help).toMatch(/The default when a source is an s3:\/\/ place/);
   });
 
   it('prints the problems as validate does, then one summary line; skill errors are recorded, exit 0', async () => {
@@ -301,6 +307,10 @@ describe('sisu-skills index (built binary)', () => {
       expect.stringContaining('INDEX_UNUSABLE'),
     );
     expect(await callTool(ctx, 'use_skill', { skill_name: 'pdf-tools' })).toContain('Steps for pdf-tools.');
+    // Local files are cheap to read: an index without the instructions over them is not worth a line (a bucket's is: s3-index).
+    expect(ctx.log.entries.filter((e) => e.level === 'info').map((e) => String(e.args[0]))).not.toContainEqual(
+      expect.stringContaining('holds no instructions'),
+    );
     // Scanning instead, the added skill is there: the index, not a scan, decided the catalog.
     const scanning = createContext({ messages: conversation('Fill in this PDF form.') });
     const { index: _index, ...scan } = options;

@@ -55,6 +55,7 @@ const warningsOf = (ctx: StackContext) => ctx.log.find('[skills] warning').map((
 const sleep = (ms: number) => new Promise((done) => setTimeout(done, ms));
 const until = (check: () => boolean | Promise<boolean>, ms = 4000) => untilEvery(check, ms, 25);
 const isIndex = (r: { path: string }) => r.path === `/${bucket.name}/${INDEX_KEY}`;
+const NO_INSTRUCTIONS = '[skills] the index holds no instructions: every process GETs each SKILL.md from the bucket to rank by them';
 
 describe('a published index', () => {
   it('the first request reads the index alone; an activation lists its folder and GETs its SKILL.md; resources come from that listing', async () => {
@@ -177,9 +178,9 @@ describe('a published index', () => {
 });
 
 describe('sisu-skills index over s3:// sources', () => {
-  it('publishes with -o s3://bucket/key; a middleware starts from it with one GET; -o naming a folder is wrong usage', async () => {
+  it('publishes with -o s3://bucket/key, instructions in by default; a middleware starts from it with one GET; -o naming a folder: usage', async () => {
     const url = `s3://${bucket.name}/cli/skills.index.json`;
-    const built = await cliAgainst(bucket.endpoint, 'index', place(), '-o', url, '--instructions');
+    const built = await cliAgainst(bucket.endpoint, 'index', place(), '-o', url);
     expect(built.err).toBe('');
     expect(built.out).toBe(`Wrote ${url}: 2 skills, 0 errors, 0 warnings.`);
     expect(built.code).toBe(0);
@@ -190,11 +191,40 @@ describe('sisu-skills index over s3:// sources', () => {
     // The instructions' terms are in the index: ranking by them reads no SKILL.md, now or in the background.
     await middleware.instructionsRanked();
     expect(proxy.log.map((r) => `${r.op} ${r.path}`)).toEqual([`get /${bucket.name}/cli/skills.index.json`]);
+    expect(ctx.log.find(NO_INSTRUCTIONS)).toEqual([]);
     await middleware.close();
     const folder = await cliAgainst(bucket.endpoint, 'index', place(), '-o', `s3://${bucket.name}/cli/`);
     expect(folder.code).toBe(2);
     expect(folder.err).toMatch(/-o s3:\/\/.* cannot be published to: it names a folder, not an object/);
     expect((await cliAgainst(bucket.endpoint, 'index', place(), '-o', 's3://Bad_Bucket/x.json')).err).toMatch(/is not a bucket name/);
+  });
+
+  it('--no-instructions leaves them out: a process starting from that index says once what reading them costs, then makes those GETs', async () => {
+    const url = `s3://${bucket.name}/cli/plain.index.json`;
+    expect((await cliAgainst(bucket.endpoint, 'index', place(), '-o', url, '--no-instructions')).code).toBe(0);
+    proxy.reset();
+    const middleware = skillsMiddleware(options({ index: url, refresh: 0, rankInstructions: true }));
+    const first = await ask(middleware);
+    const second = await ask(middleware);
+    expect(first.log.find(NO_INSTRUCTIONS)).toEqual([
+      {
+        level: 'info',
+        args: [
+          NO_INSTRUCTIONS,
+          { gets: 2, afterFirstRequestMs: expect.any(Number), avoid: expect.stringContaining('sisu-skills index --instructions') },
+        ],
+      },
+    ]);
+    expect(second.log.find(NO_INSTRUCTIONS)).toEqual([]);
+    // What it said: one GET per SKILL.md, once ranking reads the instructions.
+    expect(proxy.count('get', (r) => r.path.endsWith('/SKILL.md'))).toBe(0);
+    await middleware.instructionsRanked();
+    expect(proxy.count('get', (r) => r.path.endsWith('/SKILL.md'))).toBe(2);
+    await middleware.close();
+    // Without ranking by the instructions nothing is read, and nothing said.
+    const words = skillsMiddleware(options({ index: url, refresh: 0, rankInstructions: false }));
+    expect((await ask(words)).log.find(NO_INSTRUCTIONS)).toEqual([]);
+    await words.close();
   });
 });
 

@@ -8,6 +8,7 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { SkillsUsageError } from '../config/errors.js';
 import { packageNameProblem } from '../config/packages.js';
+import { isS3Url } from '../storage/s3-url.js';
 import { initDescriptionProblem, initNameProblem } from './scaffold.js';
 import { DEFAULT_EVAL_CONCURRENCY, DEFAULT_EVAL_RUNS, DEFAULT_EVAL_SEED, DEFAULT_EVAL_TIMEOUT_SECONDS } from './eval-defaults.js';
 import { COMMANDS, type CommandName } from './usage.js';
@@ -28,7 +29,10 @@ export interface LoadArgs {
 export interface IndexArgs extends LoadArgs {
   /** Where to write the index; relative to the working directory. */
   output: string;
-  /** `--instructions`: also store the instructions' terms, so ranking reads them from the first request. */
+  /**
+   * Also store the instructions' terms, so ranking reads them from the first request: `--instructions`,
+   * `--no-instructions`, or by default when a source is an s3:// place (instructionsByDefault).
+   */
   instructions: boolean;
   /** `--embeddings <module>`: also store the skills' vectors, made by the module's embeddings provider. */
   embeddings?: string;
@@ -112,6 +116,7 @@ const OPTIONS: Record<CommandName, OptionSpec> = {
     strict: { type: 'boolean' },
     output: { type: 'string', short: 'o', multiple: true },
     instructions: { type: 'boolean' },
+    'no-instructions': { type: 'boolean' },
     embeddings: { type: 'string' },
   },
   init: { ...HELP, dir: { type: 'string' }, description: { type: 'string' } },
@@ -205,7 +210,7 @@ export function parseCommand(argv: readonly string[]): Command {
       kind: first,
       directories: positionals,
       output: outputOf(values.output),
-      instructions: values.instructions === true,
+      instructions: instructionsOf(values, positionals),
       ...embeddingsOf('index', values.embeddings),
       ...loading,
     };
@@ -216,6 +221,23 @@ export function parseCommand(argv: readonly string[]): Command {
   }
   if (first === 'eval') return evalArgs(positionals, values, json, loading);
   return { kind: first, directories: positionals, json, ...loading };
+}
+
+/** `index`'s --instructions or --no-instructions, else the default for its sources (instructionsByDefault). */
+function instructionsOf(values: Parsed['values'], directories: readonly string[]): boolean {
+  const given = values.instructions === true;
+  const refused = values['no-instructions'] === true;
+  if (given && refused) throw new SkillsUsageError('index: --instructions and --no-instructions: give one of them, or neither.');
+  return given || (!refused && instructionsByDefault(directories));
+}
+
+/**
+ * Whether an index over `directories` stores the instructions when neither flag is given: when a source is an
+ * s3:// place. Without them every process that starts from the index GETs every SKILL.md about a second after its
+ * first request (one GET per skill: 20,000 per process at 20,000 skills); local files are cheap to read.
+ */
+export function instructionsByDefault(directories: readonly string[]): boolean {
+  return directories.some(isS3Url);
 }
 
 /** The skill `show` is asked for: its first positional. */

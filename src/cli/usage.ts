@@ -13,7 +13,7 @@ const SYNOPSIS: Record<CommandName, string> = {
     'sisu-skills prompt <dir...> [--package <name>] [--budget <chars>] [--query <text>] ' +
     '[--instructions] [--no-find-skills] [--strict] [--include <pattern>] [--exclude <pattern>]',
   index:
-    'sisu-skills index <dir...> [--package <name>] -o <file> [--instructions] [--embeddings <module>] ' +
+    'sisu-skills index <dir...> [--package <name>] -o <file> [--instructions | --no-instructions] [--embeddings <module>] ' +
     '[--strict] [--include <pattern>] [--exclude <pattern>]',
   init: 'sisu-skills init <name> [--dir <folder>] [--description <text>]',
   overlap:
@@ -78,8 +78,10 @@ const DETAILS: Record<CommandName, string[]> = {
     'Skills added or changed later are not seen, or not activated, until the index is built again.',
     '-o, --output  the file to write (its folder is created if missing); paths inside are relative to it;',
     "              or s3://bucket/key: publish it there (one PutObject, credentials from the SDK's environment) for `index: 's3://...'`",
-    "--instructions  store the instructions' terms too: ranking reads them from the first request, not after",
-    '                reading every SKILL.md in the background (a larger index, about 25% at 2,000 skills)',
+    "--instructions     store the instructions' terms too: ranking reads them from the first request, not after every",
+    '                   process reads every SKILL.md in the background (a larger index, about 25% at 2,000 skills).',
+    '                   The default when a source is an s3:// place: there each process would GET every SKILL.md',
+    '--no-instructions  leave them out (the default for local folders and packages, whose files are cheap to read)',
     '--embeddings  a module whose default export (or export `embeddings`) is an embeddings provider, e.g. openAIEmbeddings()',
     "              (or { provider, model }): store every skill's vector, so the middleware embeds none at start-up",
     "--strict      build for the middleware's strict: true",

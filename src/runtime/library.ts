@@ -20,6 +20,7 @@ import { visibilityKey, withoutSkills } from '../config/visibility.js';
 import type { MeaningRuntime } from './meaning.js';
 import type { SkillMeaning } from '../meaning/skill-meaning.js';
 import type { SkillEntry } from '../index/types.js';
+import { isS3Url } from '../storage/s3-url.js';
 
 /**
  * Distinct visible sets kept per index (most recently used first). Each holds
@@ -61,6 +62,11 @@ export interface Library {
   durationMs?: number;
   /** Discovery is logged by the first request that uses the index, even when the one that started the scan was aborted. */
   logged: boolean;
+  /**
+   * For a whole index: the SKILL.md files reading the instructions will GET from a bucket, when a prebuilt index
+   * that does not hold them stands for the skills (bucketReadsOf). Logged once, with how to avoid it.
+   */
+  bucketReads?: number;
   /** The instructions' indexing is logged by the first request after it ended. */
   loggedBodies?: boolean;
   /** The over-budget mode last logged at info level, so each index logs it once. */
@@ -159,6 +165,16 @@ function withoutInstructions({ scheme, count, terms, offsets, docs, weights }: R
   return { scheme, count, terms, offsets, docs, weights };
 }
 
+/**
+ * The SKILL.md files reading `library`'s instructions will GET from a bucket: its ranked skills in s3:// places,
+ * when it reads the files (not the instructions' terms a prebuilt index holds) and a prebuilt index stands for them.
+ * After a scan, discovery has read those files already; 0 when nothing is read (`rankInstructions: false`).
+ */
+function bucketReadsOf(library: Library, prebuilt: PrebuiltRankerData | undefined): number {
+  const readsFiles = library.bodies !== undefined && library.bodies.outcome?.from !== 'index';
+  return prebuilt && readsFiles ? library.modelIndex.skills.filter((entry) => isS3Url(entry.path)).length : 0;
+}
+
 /** Up to three known names for an unknown `name`, for a warning (rare: built only then). */
 export function suggestionsFor(library: Library, name: string): string[] {
   const names = library.index.skills.map((entry) => entry.metadata.name);
@@ -206,6 +222,7 @@ export class Libraries {
       if (!whole) {
         this.latest?.bodies?.stop();
         this.latest = library;
+        library.bucketReads = bucketReadsOf(library, this.rankerDataOf(index));
       }
     }
     return library;
