@@ -54,7 +54,7 @@ for (const dimensions of [384, 768, 1536]) {
   store.seed({ model: 'm', dimensions, vectors });
   vectors.length = 0;
   const held = heldBytes() - before;
-  // As `sisu-skills index --embeddings` writes them (src/source/prebuilt-vectors.ts): Int8.
+  // As `sisu-skills index --embeddings` writes them (src/meaning/prebuilt-vectors.ts): Int8.
   const block = encodeVectors('m', dimensions, 'int8', [...store.entries()]);
   const text = JSON.stringify(block);
   const startDecode = performance.now();

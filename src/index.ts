@@ -1,7 +1,7 @@
 // Public API: named re-exports only.
 export { skillsMiddleware, getSkills } from './middleware.js';
 export type { SkillsMiddleware } from './middleware.js';
-export { discoverSkills } from './source/skill-source.js';
+export { discoverSkills } from './discover/with-storage.js';
 export { parseFrontmatter } from './frontmatter/parse.js';
 export type { ParsedFrontmatter, ParseOptions, FieldInfo } from './frontmatter/parse.js';
 export { createUseSkillTool, UseSkillArgsSchema, USE_SKILL_TOOL } from './tools/use-skill.js';
@@ -10,7 +10,7 @@ export { createReadResourceTool, ReadResourceArgsSchema, READ_RESOURCE_TOOL } fr
 export type { ReadResourceArgs, ReadResourceSettings } from './tools/read-resource.js';
 export { renderResourceListing, DEFAULT_MAX_LISTED_RESOURCES } from './tools/resource-listing.js';
 export type { ListingOptions } from './tools/resource-listing.js';
-export { DEFAULT_SECRET_PATTERNS } from './resources/secrets.js';
+export { DEFAULT_SECRET_PATTERNS } from './config/secrets.js';
 export { SkillMetadataSchema } from './metadata/schema.js';
 export { DiagnosticCodes, formatDiagnostic } from './base/diagnostics.js';
 export type { Diagnostic, DiagnosticCode, Severity } from './base/diagnostics.js';
@@ -22,14 +22,16 @@ export type { CatalogEntry, CatalogMode, CatalogOptions, CatalogReport, CatalogR
 export { createRanker } from './catalog/rank/score.js';
 export type { Ranker, RankResult } from './catalog/rank/score.js';
 export type { RankEntry } from './catalog/rank/build.js';
-export { findMentions, isModelInvocable, isUserInvocable, leadingMention, AUTO_ACTIVATE_DEFAULTS } from './run/activation.js';
+export { findMentions, leadingMention, AUTO_ACTIVATE_DEFAULTS } from './run/activation.js';
+export { isModelInvocable, isUserInvocable } from './metadata/invocation.js';
 export { substitute as substitutePlaceholders, splitArguments, argumentHint, substitutesInCode } from './base/arguments.js';
 export type { Substitutions, Substituted } from './base/arguments.js';
 export type { ActivationRoute, Mentions } from './run/activation.js';
 export type { AutoActivateOptions, KeepInViewOptions } from './config/options.js';
-export type { SkillVisibility, VisibilityFailure } from './config/visibility.js';
-export type { SkillActivation, SkillApproval, ApprovalDecision } from './config/approval.js';
-export type { SkillEvent, SkillEventHandler, SkillEventType, SkillEventOutcome, SkillRoute } from './config/events.js';
+export type { SkillVisibility, VisibilityFailure } from './run/visibility.js';
+export type { SkillActivation, SkillApproval, ApprovalDecision } from './run/approval.js';
+export type { SkillEventHandler } from './run/events.js';
+export type { SkillEvent, SkillEventType, SkillEventOutcome, SkillRoute } from './base/skill-event.js';
 export { parseAllowedTools } from './base/allowed-tools.js';
 export { parseRequires } from './base/required-tools.js';
 export type { AllowedTool } from './base/allowed-tools.js';
@@ -37,27 +39,15 @@ export { watchSkillDirectories, WatchProblem } from './watch/watch.js';
 export type { SkillsWatcher, WatchChange, WatchOptions, WatchMode, WatchProblemKind, FolderWatching } from './watch/watch.js';
 export type { SkillsErrorCode } from './config/errors.js';
 export { DEFAULTS } from './config/options.js';
-export type { SkillsOptions } from './config/options.js';
+export type { SkillsOptions } from './run/options.js';
 export type { EmbeddingsOptions } from './config/embeddings.js';
 export type { HostEmbeddings as EmbeddingsProviderLike } from './base/host.js';
 export type { EmbeddingOutcome } from './meaning/skill-vectors.js';
-export type { SkillIndex, SkillsState, LoadedSkill } from './index/skill-index.js';
+export type { SkillIndex, LoadedSkill } from './index/skill-index.js';
+export type { SkillsState } from './run/context.js';
 export type { SkillsFileSystem, DirEntry, FileStats, FileHandle, FolderWatchHandle } from './base/fs.js';
-export type {
-  Skill,
-  SkillEntry,
-  SkillMetadata,
-  SkillResource,
-  ResourceType,
-  DiscoveryResult,
-  SkillsContext,
-  ToolContext,
-  HostTool,
-  HostToolRegistry,
-  HostMessage,
-  HostLogger,
-  Middleware,
-  Next,
-} from './index/types.js';
+export type { SkillsContext, Middleware } from './run/context.js';
+export type { ToolContext, HostTool, HostToolRegistry, HostMessage, HostLogger, Next } from './base/host.js';
+export type { Skill, SkillEntry, SkillMetadata, SkillResource, ResourceType, DiscoveryResult } from './base/model.js';
 export { skillDirectories, SKILL_TOOLS, SKILL_TOOL_FOLDERS } from './config/ecosystem.js';
 export type { SkillDirectoriesOptions, SkillScope, SkillTool, ToolSkillFolders } from './config/ecosystem.js';

@@ -6,29 +6,31 @@
  * register the run's tools, and pre-activate mentioned / pinned / matching
  * skills. Skill problems are logged, never thrown into the agent.
  */
-import type { BodyIndexingOutcome } from './source/body-indexer.js';
+import type { BodyIndexingOutcome } from './catalog/body-indexer.js';
 import { withCatalog } from './catalog/system-prompt.js';
 import { insertAfterLatestUser, modelToolName, userTurn } from './run/conversation.js';
 import { ActivationGate } from './run/gate.js';
 import { KEPT_IN_VIEW, keepInView, loadActive, type KeepInViewSettings } from './runtime/keep-in-view.js';
 import type { Next } from './base/host.js';
-import { createIndexCache, type IndexCache } from './source/index-cache.js';
+import { createIndexCache, type IndexCache } from './index/index-cache.js';
 import { Libraries, suggestionsFor, type Library } from './runtime/library.js';
 import { LiveReload } from './runtime/live-reload.js';
-import { resolveOptions, type ResolvedOptions, type SkillsOptions } from './config/options.js';
+import { resolveOptions } from './config/options.js';
+import { openStorage, type StoredOptions } from './source/storage.js';
+import { hooksOf, type RunHooks, type SkillsOptions } from './run/options.js';
 import { PluginRoots } from './run/plugin-root.js';
 import { placeThenNext, preActivate, type PreActivationSettings } from './runtime/pre-activation.js';
 import { createResourceReader } from './resources/resource-reader.js';
 import { bytesReadIn } from './tools/read-resource.js';
 import { isSkillsState, runOf, SkillsRun } from './run/run.js';
 import { RunToolbox } from './runtime/run-tools.js';
-import type { SkillIndex, SkillsState } from './index/skill-index.js';
-import { createSkillSource } from './source/skill-source.js';
+import type { SkillIndex } from './index/skill-index.js';
+import type { SkillsState, Middleware, SkillsContext } from './run/context.js';
+import { createSkillSource } from './runtime/skill-source.js';
 import type { BucketRefresh } from './source/bucket-source.js';
 import { resourceLimits } from './discover/resources.js';
 import { READ_RESOURCE_TOOL, USE_SKILL_TOOL } from './base/tool-names.js';
-import type { Middleware, SkillsContext } from './index/types.js';
-import { askVisible, type SkillVisibility } from './config/visibility.js';
+import { askVisible, type SkillVisibility } from './run/visibility.js';
 import { MeaningRuntime } from './runtime/meaning.js';
 import type { EmbeddingOutcome } from './meaning/skill-vectors.js';
 import { BACKGROUND_DEFAULTS } from './config/defaults.js';
@@ -56,7 +58,7 @@ export interface SkillsMiddleware extends Middleware<SkillsContext> {
 }
 
 export function skillsMiddleware(options: SkillsOptions): SkillsMiddleware {
-  const runtime = new SkillsRuntime(resolveOptions(options));
+  const runtime = new SkillsRuntime(openStorage(resolveOptions(options)), hooksOf(options));
   return Object.assign((ctx: SkillsContext, next: Next) => runtime.handle(ctx, next), {
     close: () => runtime.close(),
     instructionsRanked: () => runtime.instructionsRanked(),
@@ -74,7 +76,10 @@ class SkillsRuntime {
   private readonly meaning: MeaningRuntime | undefined;
   private readonly buckets: BucketRefresh | undefined;
 
-  constructor(private readonly options: ResolvedOptions) {
+  constructor(
+    private readonly options: StoredOptions,
+    private readonly hooks: RunHooks,
+  ) {
     // The secret patterns compiled once: every listing (discovery, activation) and every read use this matcher.
     const limits = resourceLimits(options);
     // A changed bucket listing rebuilds the index on the next request, as a change seen by `watch` does.
@@ -100,7 +105,7 @@ class SkillsRuntime {
       ...(reader ? { readTool: READ_RESOURCE_TOOL } : {}),
     };
     const pluginRoots = new PluginRoots(options.fs);
-    const gate = new ActivationGate({ approve: options.approve, onEvent: options.onEvent });
+    const gate = new ActivationGate({ approve: hooks.approve, onEvent: hooks.onEvent });
     this.toolbox = new RunToolbox(this.libraries, reader, text, pluginRoots, gate, this.meaning);
     this.activation = { autoActivate: options.autoActivate, text, pluginRoots, gate };
     const { watch } = options;
@@ -119,7 +124,7 @@ class SkillsRuntime {
     if (!wholeLibrary.logged) logDiscovery(ctx, wholeLibrary);
     if (!wholeLibrary.loggedBodies && wholeLibrary.bodies?.outcome) logBodies(ctx, wholeLibrary, wholeLibrary.bodies.outcome);
     // Everything below reads only the part of the index this request may see.
-    const { visible } = this.options;
+    const { visible } = this.hooks;
     const index = visible ? await this.visiblePart(ctx, whole, visible) : whole;
     const library = this.libraries.of(index);
     const run = this.continueRun(ctx, index);
@@ -172,7 +177,7 @@ class SkillsRuntime {
    * activated itself. A denied one is ended: never put back, nor recalled.
    */
   private async approveKeptInView(ctx: SkillsContext, run: SkillsRun, index: SkillIndex): Promise<void> {
-    if (!this.options.approve) return;
+    if (!this.hooks.approve) return;
     for (const name of [...run.activated]) {
       const entry = index.get(name);
       if (!entry || run.approvals.has(name)) continue;

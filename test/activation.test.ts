@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { findMentions, isModelInvocable, MAX_MENTIONS, selectActivations, type RankedSkill } from '../src/run/activation.js';
+import { findMentions, MAX_MENTIONS, selectActivations, type RankedSkill } from '../src/run/activation.js';
+import { isModelInvocable } from '../src/metadata/invocation.js';
 
 const KNOWN = ['code-review', 'debug', 'deploy-staging', 'explain', 'test-gen'];
 

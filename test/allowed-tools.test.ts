@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MAX_ALLOWED_TOOLS } from '../src/base/allowed-tools.js';
 import { getSkills, parseAllowedTools, skillsMiddleware } from '../src/index.js';
-import type { SkillsContext } from '../src/index/types.js';
+import type { SkillsContext } from '../src/run/context.js';
 import { callTool, compose, conversation, createContext } from './helpers/stack.js';
 
 describe('parseAllowedTools', () => {

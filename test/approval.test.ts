@@ -9,7 +9,7 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { askApproval, denialMessage } from '../src/config/approval.js';
+import { askApproval, denialMessage } from '../src/run/approval.js';
 import { skillsMiddleware, type SkillActivation, type SkillEvent, type SkillsOptions } from '../src/index.js';
 import { callTool, compose, conversation, createContext, toolMessages, type StackContext } from './helpers/stack.js';
 

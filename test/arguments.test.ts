@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { argumentHint, codeSegments, declaredArgumentNames, splitArguments, substitute, substitutesInCode } from '../src/base/arguments.js';
-import { isUserInvocable, leadingMention } from '../src/run/activation.js';
+import { leadingMention } from '../src/run/activation.js';
+import { isUserInvocable } from '../src/metadata/invocation.js';
 
 const fill = (text: string, args: string | undefined, metadata: Record<string, unknown> = {}, pluginRoot?: string) =>
   substitute(text, { arguments: args, skillDir: '/skills/deploy', pluginRoot, metadata });

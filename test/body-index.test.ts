@@ -2,7 +2,7 @@
  * Ranking by what a skill's instructions say: the bounded body terms
  * (src/catalog/body-terms.ts), the ranker reading them (src/catalog/rank/), and the
  * middleware indexing them in the background while requests keep being
- * answered (src/source/body-indexer.ts). Figures on real skills: test/relevance.
+ * answered (src/catalog/body-indexer.ts). Figures on real skills: test/relevance.
  */
 import { Buffer } from 'node:buffer';
 import { mkdtemp, mkdir, rm, writeFile } from 'node:fs/promises';
@@ -10,15 +10,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { BODY_DEFAULTS, type BodyCollector } from '../src/catalog/body-terms.js';
-import { indexBodies } from '../src/source/body-indexer.js';
+import { indexBodies } from '../src/catalog/body-indexer.js';
 import { nodeFileSystem, type SkillsFileSystem } from '../src/base/fs.js';
 import { skillsMiddleware } from '../src/middleware.js';
-import { buildPrebuiltIndex, serializePrebuiltIndex } from '../src/source/prebuilt/build.js';
-import type { PrebuiltBody, PrebuiltIndexDocument } from '../src/source/prebuilt/format.js';
-import { parsePrebuiltIndex } from '../src/source/prebuilt/read.js';
+import { buildPrebuiltIndex, serializePrebuiltIndex } from '../src/runtime/prebuilt/build.js';
+import type { PrebuiltBody, PrebuiltIndexDocument } from '../src/runtime/prebuilt/format.js';
+import { parsePrebuiltIndex } from '../src/runtime/prebuilt/read.js';
 import { bodyCollectorFor, createRanker, createTunedRanker, RANK_TUNING } from '../src/catalog/rank/score.js';
 import { stem } from '../src/catalog/rank/tokenize.js';
-import type { SkillEntry } from '../src/index/types.js';
+import type { SkillEntry } from '../src/base/model.js';
 import { callTool, conversation, createContext, type RecordingLogger, type StackContext } from './helpers/stack.js';
 
 /** The terms a built body index keeps for doc `doc`. */

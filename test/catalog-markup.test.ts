@@ -12,7 +12,7 @@ import { buildCatalog, type CatalogEntry } from '../src/catalog/catalog.js';
 import { CATALOG_CLOSE, CATALOG_OPEN, withCatalog } from '../src/catalog/system-prompt.js';
 import { catalogText, shorten } from '../src/catalog/catalog-text.js';
 import { skillsMiddleware } from '../src/index.js';
-import type { SkillsContext } from '../src/index/types.js';
+import type { SkillsContext } from '../src/run/context.js';
 import { describeWith } from './helpers/needs-shared.js';
 import { SISU_CORE } from './helpers/shared.js';
 

@@ -11,7 +11,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { runCli } from '../src/cli/run.js';
 import { skillsMiddleware, type SkillsOptions } from '../src/index.js';
-import type { SkillsContext } from '../src/index/types.js';
+import type { SkillsContext } from '../src/run/context.js';
 import { describeWith } from './helpers/needs-shared.js';
 import { SISU_CORE } from './helpers/shared.js';
 

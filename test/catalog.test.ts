@@ -5,7 +5,7 @@ import { CATALOG_CLOSE, CATALOG_OPEN, withCatalog } from '../src/catalog/system-
 import { shorten } from '../src/catalog/catalog-text.js';
 import { createRanker } from '../src/catalog/rank/score.js';
 import { oneLine } from '../src/base/text.js';
-import type { Skill } from '../src/index/types.js';
+import type { Skill } from '../src/base/model.js';
 
 const skill = (name: string, description: string, tags?: unknown): Skill => ({
   metadata: { name, description, ...(tags === undefined ? {} : { tags: tags as string[] }) },

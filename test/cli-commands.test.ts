@@ -11,7 +11,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { discoverSkills, skillsMiddleware } from '../src/index.js';
 import { cli, ROOT, useBuiltBinary, useTempFolder, writeSkill } from './helpers/cli.js';
 import { callTool, conversation, createContext } from './helpers/stack.js';
-import type { SkillsContext } from '../src/index/types.js';
+import type { SkillsContext } from '../src/run/context.js';
 import { describeWith } from './helpers/needs-shared.js';
 import { SISU_CORE, SISU_SKILLS } from './helpers/shared.js';
 

@@ -9,7 +9,7 @@ import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { EvalOutput } from '../src/cli/eval-command.js';
-import { splitCases, type TriggerCase } from '../src/trigger-eval.js';
+import { splitCases, type TriggerCase } from '../src/cli/trigger-eval.js';
 import { cli, useTempFolder, writeSkill } from './helpers/cli.js';
 
 const temp = useTempFolder('mw-skills-cli-eval-');

@@ -11,10 +11,10 @@ import { describe, expect, it } from 'vitest';
 import { temporaryPathFor, writeFileAtomically, type AtomicWriteFs } from '../src/cli/write-atomic.js';
 import { nodeFileSystem } from '../src/base/fs.js';
 import { discoverSkills, skillsMiddleware } from '../src/index.js';
-import type { DiscoveryShape } from '../src/source/prebuilt/format.js';
-import { readPrebuiltIndex } from '../src/source/prebuilt/read.js';
-import type { SkillsOptions } from '../src/config/options.js';
-import type { Skill } from '../src/index/types.js';
+import type { DiscoveryShape } from '../src/runtime/prebuilt/format.js';
+import { readPrebuiltIndex } from '../src/runtime/prebuilt/read.js';
+import type { SkillsOptions } from '../src/run/options.js';
+import type { Skill } from '../src/base/model.js';
 import { cli, useBuiltBinary, useTempFolder } from './helpers/cli.js';
 import { callTool, compose, conversation, createContext } from './helpers/stack.js';
 

@@ -10,10 +10,10 @@ import {
   MAX_TOOL_CALL_ID,
   modelToolName,
   toolCallIds,
-  toolResultText,
   userTurn,
 } from '../src/run/conversation.js';
-import type { HostMessage } from '../src/index/types.js';
+import { toolResultText } from '../src/base/message-text.js';
+import type { HostMessage } from '../src/base/host.js';
 
 const activation = (name: string) => `<skill name="${name}">\nSkill directory: /s/${name}\n\nDo it.\n</skill>`;
 

@@ -1,6 +1,6 @@
 import { describe, expect, it, vi } from 'vitest';
-import { createIndexCache, untilAborted } from '../src/source/index-cache.js';
-import type { DiscoveryResult } from '../src/index/types.js';
+import { createIndexCache, untilAborted } from '../src/index/index-cache.js';
+import type { DiscoveryResult } from '../src/base/model.js';
 
 function result(names: string[]): DiscoveryResult {
   return {

@@ -9,7 +9,7 @@ import { PluginRoots } from '../src/run/plugin-root.js';
 import { nodeFileSystem } from '../src/base/fs.js';
 import { SkillsRun } from '../src/run/run.js';
 import { createSkillIndex, type SkillIndex } from '../src/index/skill-index.js';
-import type { Skill } from '../src/index/types.js';
+import type { Skill } from '../src/base/model.js';
 import { createContext } from './helpers/stack.js';
 
 const skill = (name: string, lines: number): Skill => ({

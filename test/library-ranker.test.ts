@@ -13,7 +13,7 @@ import { Libraries } from '../src/runtime/library.js';
 import { RunToolbox } from '../src/runtime/run-tools.js';
 import { createSkillIndex } from '../src/index/skill-index.js';
 import { nodeFileSystem } from '../src/base/fs.js';
-import type { Skill } from '../src/index/types.js';
+import type { Skill } from '../src/base/model.js';
 import { createContext, invoke } from './helpers/stack.js';
 
 function skill(name: string, description: string, extra: Record<string, unknown> = {}): Skill {

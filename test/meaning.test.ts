@@ -18,7 +18,7 @@ import { decodeVectors, encodeVectors } from '../src/meaning/vector-file.js';
 import { encodingFor, quantize, similarity, unitVector } from '../src/meaning/vectors.js';
 import { embedTexts } from '../src/meaning/embed-call.js';
 import type { HostEmbeddings } from '../src/base/host.js';
-import type { SkillEntry } from '../src/index/types.js';
+import type { SkillEntry } from '../src/base/model.js';
 import { recordingLogger } from './helpers/logger.js';
 
 const entry = (name: string, description = `About ${name}.`): SkillEntry => ({ metadata: { name, description } }) as SkillEntry;

@@ -3,7 +3,8 @@ import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { SkillsConfigError } from '../src/config/errors.js';
 import { nodeFileSystem } from '../src/base/fs.js';
-import { DEFAULTS, resolveDirectory, resolveOptions, type SkillsOptions } from '../src/config/options.js';
+import { DEFAULTS, resolveDirectory, resolveOptions } from '../src/config/options.js';
+import { hooksOf, type SkillsOptions } from '../src/run/options.js';
 
 function configError(options: unknown): SkillsConfigError {
   try {
@@ -204,8 +205,12 @@ describe('resolveOptions', () => {
     const visible = () => true;
     const approve = () => true;
     const onEvent = () => undefined;
-    expect(resolveOptions({ directories: ['a'], visible, approve, onEvent })).toMatchObject({ visible, approve, onEvent });
-    expect(resolveOptions({ directories: ['a'] })).toMatchObject({ visible: undefined, approve: undefined, onEvent: undefined });
+    // config/ checks them; the run takes them as given (run/options.ts).
+    const given = { directories: ['a'], visible, approve, onEvent };
+    expect(resolveOptions(given).directories).toEqual([resolve('a')]);
+    expect(hooksOf(given)).toMatchObject({ visible, approve, onEvent });
+    expect(resolveOptions({ directories: ['a'] }).directories).toEqual([resolve('a')]);
+    expect(hooksOf({ directories: ['a'] })).toMatchObject({ visible: undefined, approve: undefined, onEvent: undefined });
     for (const option of ['visible', 'approve', 'onEvent'] as const) {
       const error = configError({ directories: ['a'], [option]: true });
       expect(error.option).toBe(option);

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { lackedTools, lackedToolsLine, MAX_REQUIRED_TOOLS } from '../src/base/required-tools.js';
 import { getSkills, parseRequires, skillsMiddleware } from '../src/index.js';
-import type { SkillsContext } from '../src/index/types.js';
+import type { SkillsContext } from '../src/run/context.js';
 import { callTool, compose, conversation, createContext, toolRegistry, type StackTool } from './helpers/stack.js';
 
 const tool = (name: string): StackTool => ({ name, schema: {}, handler: async () => name });

@@ -12,7 +12,7 @@ import {
   type ReadOutcome,
   type ResourceReaderSettings,
 } from '../src/resources/resource-reader.js';
-import type { Skill } from '../src/index/types.js';
+import type { Skill } from '../src/base/model.js';
 import { cleanup, faultyFs, makeTempTree, skillMd, writeTree } from './discover/helpers.js';
 
 const SETTINGS: ResourceReaderSettings = { fs: nodeFileSystem, maxFileSize: 100 * 1024, maxSkillSize: 500 * 1024, cacheTtl: 60_000 };

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { isSkillsState, runOf, SkillsRun } from '../src/run/run.js';
 import { createSkillIndex } from '../src/index/skill-index.js';
-import type { Skill } from '../src/index/types.js';
+import type { Skill } from '../src/base/model.js';
 
 const skill = (name: string): Skill => ({
   metadata: { name, description: name },

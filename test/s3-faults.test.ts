@@ -10,7 +10,7 @@ import { getSkills, skillsMiddleware, type SkillsOptions } from '../src/index.js
 import { BucketFileSystem } from '../src/storage/bucket-fs.js';
 import { listPlace } from '../src/storage/bucket-listing.js';
 import { ObjectStores } from '../src/storage/engines.js';
-import { parseS3Url, type BucketPlace } from '../src/storage/s3-url.js';
+import { parseS3Url, type BucketPlace } from '../src/base/s3-url.js';
 import { makeBucket, s3Config, type TestBucket } from './helpers/s3/bucket.js';
 import { startProxy, type S3Proxy } from './helpers/storage/proxy.js';
 import { sharedS3rver } from './helpers/s3/server.js';

@@ -6,7 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { discoverSkills, getSkills, skillsMiddleware, type SkillsOptions } from '../src/index.js';
-import type { DiscoveryResult } from '../src/index/types.js';
+import type { DiscoveryResult } from '../src/base/model.js';
 import { cliAgainst } from './helpers/s3/cli.js';
 import { makeBucket, s3Config, type TestBucket } from './helpers/s3/bucket.js';
 import { startProxy, type S3Proxy } from './helpers/storage/proxy.js';

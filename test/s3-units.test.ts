@@ -10,7 +10,6 @@ import type { GetObjectCommandOutput, HeadObjectCommandOutput, ListObjectsV2Comm
 import {
   httpStatusOf,
   importSdk,
-  isS3Client,
   loadSdk,
   makeClient,
   s3Error,
@@ -20,7 +19,8 @@ import {
   type ListAnswer,
   type Sdk,
 } from '../src/storage/s3-client.js';
-import { parseS3Url, s3Path, splitS3Path, type BucketPlace } from '../src/storage/s3-url.js';
+import { isS3Client } from '../src/config/storage-options.js';
+import { parseS3Url, s3Path, splitS3Path, type BucketPlace } from '../src/base/s3-url.js';
 import { isTransient, StorageError } from '../src/storage/storage-error.js';
 
 describe('s3:// URLs', () => {

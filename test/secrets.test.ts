@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { createSecretMatcher, DEFAULT_SECRET_PATTERNS } from '../src/resources/secrets.js';
+import { createSecretMatcher, DEFAULT_SECRET_PATTERNS } from '../src/config/secrets.js';
 
 describe('createSecretMatcher', () => {
   const isSecret = createSecretMatcher();

@@ -1,7 +1,7 @@
 import { join, sep } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { createLazySkillIndex, createSkillIndex, narrowIndex } from '../src/index/skill-index.js';
-import type { Skill, SkillEntry } from '../src/index/types.js';
+import type { Skill, SkillEntry } from '../src/base/model.js';
 
 const skill = (name: string): Skill => ({
   metadata: { name, description: name },

@@ -15,7 +15,7 @@ import { buildRankerData, rankerFromData } from '../src/catalog/rank/data.js';
 import { createRanker } from '../src/catalog/rank/score.js';
 import { SCANS_BEFORE_WHOLE_INDEX } from '../src/catalog/rank/term-scan.js';
 import type { RankEntry } from '../src/catalog/rank/build.js';
-import { discoverSkills } from '../src/discover/discover.js';
+import { discoverSkills } from '../src/discover/with-storage.js';
 import { loadRequests } from './relevance/body-set/set.mjs';
 import { QUERIES } from './relevance/queries.mjs';
 import { awkwardText, awkwardWord } from './helpers/awkward-text.js';

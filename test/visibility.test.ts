@@ -12,7 +12,7 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { getSkills, skillsMiddleware, type SkillsOptions } from '../src/index.js';
 import { KEPT_VISIBLE_SETS } from '../src/runtime/library.js';
-import type { SkillsContext } from '../src/index/types.js';
+import type { SkillsContext } from '../src/run/context.js';
 import { callTool, compose, conversation, createContext, type StackContext, type StackMessage } from './helpers/stack.js';
 
 interface Spec {

@@ -2,7 +2,7 @@
  * What a skill's instructions add to ranking: the terms of SKILL.md's body
  * (its headings and its first words), bounded per skill, kept as a small
  * inverted index beside the ranker's own (src/catalog/rank/). Pure: text in,
- * typed arrays out; reading the files is src/source/body-indexer.ts's job.
+ * typed arrays out; reading the files is src/catalog/body-indexer.ts's job.
  *
  * A skill's body is read once, term by term, as it arrives (`add`): its
  * headings and its first `words` words (fenced code left out), of which its

@@ -447,7 +447,7 @@ export function createCatalog(entries: readonly CatalogEntry[], options: CreateC
       const trimmed = query.trim();
       if (trimmed === '') return unranked;
       ranker ??= typeof given === 'function' ? given() : createRanker(entries);
-      // A ranker that started reading the instructions ranks anew (src/source/body-indexer.ts).
+      // A ranker that started reading the instructions ranks anew (src/catalog/body-indexer.ts).
       const version = (ranker as Partial<BodyAwareRanker>).version ?? 0;
       if (last && last.query === trimmed && last.version === version) return last.result;
       const rendered = renderRanked(context, trimmed, ranker);

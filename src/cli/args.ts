@@ -8,7 +8,7 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { SkillsUsageError } from '../config/errors.js';
 import { packageNameProblem } from '../config/packages.js';
-import { isS3Url } from '../storage/s3-url.js';
+import { isS3Url } from '../base/s3-url.js';
 import { initDescriptionProblem, initNameProblem } from './scaffold.js';
 import { DEFAULT_EVAL_CONCURRENCY, DEFAULT_EVAL_RUNS, DEFAULT_EVAL_SEED, DEFAULT_EVAL_TIMEOUT_SECONDS } from './eval-defaults.js';
 import { COMMANDS, type CommandName } from './usage.js';

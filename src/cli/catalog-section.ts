@@ -2,11 +2,11 @@
  * The catalog section exactly as the middleware injects it. The one place the
  * CLI builds it, so `sisu-skills prompt` follows the middleware when it changes.
  */
-import { isModelInvocable } from '../run/activation.js';
+import { isModelInvocable } from '../metadata/invocation.js';
 import { catalogEntries, createCatalog, DEFAULT_CATALOG_BUDGET, type CatalogResult } from '../catalog/catalog.js';
 import { FIND_SKILLS_TOOL, USE_SKILL_TOOL } from '../base/tool-names.js';
 import { createRanker } from '../catalog/rank/score.js';
-import type { Skill, SkillEntry } from '../index/types.js';
+import type { Skill, SkillEntry } from '../base/model.js';
 
 export interface SectionOptions {
   /** The middleware's `catalogBudget` in characters. Default: the catalog module's default. */

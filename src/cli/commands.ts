@@ -8,14 +8,14 @@
  * (in run.ts).
  */
 import { basename, dirname } from 'node:path';
-import { isModelInvocable, isUserInvocable } from '../run/activation.js';
+import { isModelInvocable, isUserInvocable } from '../metadata/invocation.js';
 import { argumentHint } from '../base/arguments.js';
 import { packageOrigin } from '../config/packages.js';
 import { closestNames, oneLine } from '../base/text.js';
 import { DEFAULTS } from '../config/defaults.js';
 import { READ_RESOURCE_TOOL } from '../base/tool-names.js';
 import { renderActivation } from '../tools/use-skill.js';
-import type { Skill } from '../index/types.js';
+import type { Skill } from '../base/model.js';
 import { shellArgs, type LoadArgs } from './args.js';
 import { catalogSection } from './catalog-section.js';
 import { count, displayPath, EXIT, formatForCli, type CliIO } from './io.js';

@@ -12,10 +12,10 @@
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { isModelInvocable } from '../run/activation.js';
-import type { SkillsOptions } from '../config/options.js';
+import { isModelInvocable } from '../metadata/invocation.js';
+import type { SkillsOptions } from '../run/options.js';
 import { closestNames } from '../base/text.js';
-import { runTriggerEval, type EvalModel, type Figures, type TriggerCase, type TriggerEvalReport } from '../trigger-eval.js';
+import { runTriggerEval, type EvalModel, type Figures, type TriggerCase, type TriggerEvalReport } from './trigger-eval.js';
 import type { EvalArgs } from './args.js';
 import { count, EXIT, formatForCli, type CliIO } from './io.js';
 import { load } from './load.js';

@@ -5,15 +5,15 @@
  * whether meaning helps its library, and which `meaningWeight` to use.
  */
 import type { ResolvedEmbeddings } from '../config/embeddings.js';
-import type { Skill } from '../index/types.js';
+import type { Skill } from '../base/model.js';
 import { FUSION } from '../meaning/fusion.js';
 import { hybridRanker } from '../meaning/hybrid-ranker.js';
 import { QueryVectors } from '../meaning/query-vectors.js';
 import { SkillMeaning } from '../meaning/skill-meaning.js';
 import { SkillVectors, type EmbeddingOutcome } from '../meaning/skill-vectors.js';
-import { rankedSkills } from '../source/prebuilt/format.js';
-import { SkillRanker } from '../tools/skill-ranker.js';
-import type { TriggerCase } from '../trigger-eval.js';
+import { rankedSkills } from '../runtime/prebuilt/format.js';
+import { SkillRanker } from '../catalog/skill-ranker.js';
+import type { TriggerCase } from './trigger-eval.js';
 import { count } from './io.js';
 
 /** How deep a case's expected skill is looked for (MRR is over these places). */

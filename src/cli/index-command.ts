@@ -14,16 +14,16 @@
 import { dirname, isAbsolute, resolve } from 'node:path';
 import type { Diagnostic } from '../base/diagnostics.js';
 import { errorReason } from '../base/fs.js';
-import { buildPrebuiltIndex, serializePrebuiltIndex } from '../source/prebuilt/build.js';
-import type { PrebuiltIndexDocument } from '../source/prebuilt/format.js';
+import { buildPrebuiltIndex, serializePrebuiltIndex } from '../runtime/prebuilt/build.js';
+import type { PrebuiltIndexDocument } from '../runtime/prebuilt/format.js';
 import { shellArgs, type IndexArgs } from './args.js';
 import { count, displayPath, EXIT, formatForCli, type CliIO } from './io.js';
 import { CLI_STORAGE_WAIT_MS, classifyDiagnostics } from './load.js';
-import { publishIndex, publishTarget } from '../source/published-index.js';
+import { publishIndex, publishTarget } from '../runtime/published-index.js';
 import { writeFileAtomically } from './write-atomic.js';
-import { isModelInvocable } from '../run/activation.js';
-import { vectorsForIndex } from '../source/prebuilt-vectors.js';
-import type { SkillEntry } from '../index/types.js';
+import { isModelInvocable } from '../metadata/invocation.js';
+import { vectorsForIndex } from '../meaning/prebuilt-vectors.js';
+import type { SkillEntry } from '../base/model.js';
 import { importEmbeddings } from './embeddings-module.js';
 
 export async function indexCommand(

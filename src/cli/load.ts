@@ -6,11 +6,11 @@
  * is an error here; the middleware only warns, since its folders may appear later.
  */
 import { sep } from 'node:path';
-import { discoverSkills } from '../source/skill-source.js';
+import { discoverSkills } from '../discover/with-storage.js';
 import type { Diagnostic, DiagnosticCode, Severity } from '../base/diagnostics.js';
 import { packageOrigin, resolvePackages, type ResolvedPackage } from '../config/packages.js';
 import { compareNames } from '../base/text.js';
-import type { DiscoveryResult, Skill } from '../index/types.js';
+import type { DiscoveryResult, Skill } from '../base/model.js';
 import type { LoadArgs } from './args.js';
 import { displayPath } from './io.js';
 

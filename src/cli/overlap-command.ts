@@ -4,10 +4,10 @@
  * from the same pairs. Only skills in the catalog count: a skill with
  * disable-model-invocation is never offered to the model.
  */
-import { isModelInvocable } from '../run/activation.js';
+import { isModelInvocable } from '../metadata/invocation.js';
 import { createDiagnostic, type Diagnostic } from '../base/diagnostics.js';
 import { closestOverlaps, findOverlaps, OVERLAP_THRESHOLD, type OverlapPair } from '../catalog/overlap.js';
-import type { Skill } from '../index/types.js';
+import type { Skill } from '../base/model.js';
 import type { OverlapArgs } from './args.js';
 import { count, EXIT, formatForCli, type CliIO } from './io.js';
 import { load } from './load.js';

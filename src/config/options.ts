@@ -6,19 +6,15 @@
  */
 import { homedir } from 'node:os';
 import { isAbsolute, resolve } from 'node:path';
-import type { SkillApproval } from './approval.js';
 import { DEFAULTS } from './defaults.js';
-import type { SkillEventHandler } from './events.js';
 import { SkillsConfigError, type ConfigProblem } from './errors.js';
 import { nodeFileSystem, type SkillsFileSystem } from '../base/fs.js';
 import { packageNameProblem } from './packages.js';
 import { editDistance } from '../base/text.js';
-import type { SkillVisibility } from './visibility.js';
 import { checkEmbeddings, type EmbeddingsOptions, type ResolvedEmbeddings } from './embeddings.js';
 import type { HostEmbeddings } from '../base/host.js';
-import { checkS3Index, checkS3Place, checkStorage, type StorageOptions } from './storage-options.js';
-import type { BucketStore } from '../storage/bucket-store.js';
-import { isS3Url } from '../storage/s3-url.js';
+import { checkS3Index, checkS3Place, checkStorage, type BucketSettings, type StorageOptions } from './storage-options.js';
+import { isS3Url } from '../base/s3-url.js';
 
 export { DEFAULTS } from './defaults.js';
 
@@ -50,7 +46,18 @@ export interface KeepInViewOptions {
   maxSkillChars?: number;
 }
 
-export interface SkillsOptions extends StorageOptions {
+/**
+ * A per-request hook option as config sees it: any function, checked to be
+ * one and passed on as given. `SkillsOptions` (run/options.ts) gives each
+ * hook its type and its documentation, beside the run that calls it.
+ */
+export type Hook = (...args: never) => unknown;
+
+/**
+ * Every option of `skillsMiddleware` and `discoverSkills`, the per-request
+ * hooks typed as any function (`SkillsOptions`, run/options.ts, types them).
+ */
+export interface ConfigOptions extends StorageOptions {
   /**
    * Folders to scan for skills, in precedence order (the first one wins a name
    * clash). `directories` or `packages` (or both) must be given.
@@ -179,32 +186,12 @@ export interface SkillsOptions extends StorageOptions {
    * @default false
    */
   autoActivate?: boolean | AutoActivateOptions;
-  /**
-   * Decides per request which skills exist for it, e.g. from `ctx.state.user`.
-   * Asked once per skill per request, synchronously or with a promise. Only
-   * `true` shows a skill; a hidden one is left out of everything the request
-   * sees (catalog, tools and their answers, mentions, `always`,
-   * `autoActivate`, `ctx.skills`) as if it were not installed. A throw, a
-   * rejection or a non-boolean hides the skill and is logged once per request.
-   * @default undefined (every skill is visible; nothing is asked)
-   */
-  visible?: SkillVisibility;
-  /**
-   * Asked before a skill's instructions enter the conversation, whatever the
-   * route (model, mention, always, auto, kept-in-view), once per skill per
-   * conversation; may be async (e.g. to ask a person). `true` approves;
-   * `false` or `{ approved: false, reason }` denies, and the model is told so
-   * instead of getting the skill. A throw or a rejection denies and is logged.
-   * @default undefined (every activation is approved; nothing is asked)
-   */
-  approve?: SkillApproval;
-  /**
-   * Called with every activation, denial, resource read and keep-in-view
-   * re-injection (each also logged as a `ctx.log.span`). Not awaited; a throw
-   * or rejection is logged and never breaks the run.
-   * @default undefined
-   */
-  onEvent?: SkillEventHandler;
+  /** Which skills exist for a request: `SkillsOptions['visible']`. */
+  visible?: Hook;
+  /** Asked before a skill's instructions enter the conversation: `SkillsOptions['approve']`. */
+  approve?: Hook;
+  /** Called with every activation event: `SkillsOptions['onEvent']`. */
+  onEvent?: Hook;
   /**
    * Keep active skills in view: before each model call, an active skill whose
    * instructions are no longer in the messages the model will be sent (SISU's
@@ -232,7 +219,7 @@ export interface SkillsOptions extends StorageOptions {
 }
 
 // The defaults fit the options they are for: a default of the wrong type fails to compile here.
-DEFAULTS satisfies Pick<Required<SkillsOptions>, Exclude<keyof typeof DEFAULTS, 'autoActivate' | 'watch' | 'keepInView'>> & {
+DEFAULTS satisfies Pick<Required<ConfigOptions>, Exclude<keyof typeof DEFAULTS, 'autoActivate' | 'watch' | 'keepInView'>> & {
   autoActivate: Required<AutoActivateOptions>;
   keepInView: Required<KeepInViewOptions>;
   watch: { debounceMs: number };
@@ -268,22 +255,19 @@ export interface ResolvedOptions {
   keepInView: Required<KeepInViewOptions> | undefined;
   /** undefined: not watching. */
   watch: { debounceMs: number } | undefined;
-  visible: SkillVisibility | undefined;
-  approve: SkillApproval | undefined;
-  onEvent: SkillEventHandler | undefined;
   signal: AbortSignal | undefined;
-  /** The filesystem edge: the `fs` option's, routing `s3://` paths to `buckets` when there are any. */
+  /** The `fs` option's filesystem (source/storage.ts routes `s3://` paths away from it, when there are any). */
   fs: SkillsFileSystem;
   /** ms between checks of the s3:// sources; 0: never. */
   refresh: number;
   /** Longest a request waits on a bucket's first listing, in ms. */
   storageWait: number;
-  /** The s3:// places and their listings; undefined without any. */
-  buckets: BucketStore | undefined;
+  /** The s3:// sources, as data; undefined without any. */
+  buckets: BucketSettings | undefined;
 }
 
 /** Every option name, checked against the type both ways: a missing or extra key fails to compile. */
-const OPTION_KEYS: { readonly [K in keyof Required<SkillsOptions>]: true } = {
+const OPTION_KEYS: { readonly [K in keyof Required<ConfigOptions>]: true } = {
   directories: true,
   directory: true,
   packages: true,
@@ -317,7 +301,7 @@ const OPTION_KEYS: { readonly [K in keyof Required<SkillsOptions>]: true } = {
   refresh: true,
   storageWait: true,
 };
-const KNOWN_OPTIONS = Object.keys(OPTION_KEYS) as Array<keyof SkillsOptions>;
+const KNOWN_OPTIONS = Object.keys(OPTION_KEYS) as Array<keyof ConfigOptions>;
 
 const USAGE = "skillsMiddleware({ directories: ['./skills'] })";
 
@@ -411,7 +395,7 @@ function checkKeys(options: object): void {
 }
 
 /** The folders to scan, as given (one of `directory` / `directories`), or [] when packages alone are configured. */
-function checkPlaces(options: SkillsOptions, packages: readonly string[]): string[] {
+function checkPlaces(options: ConfigOptions, packages: readonly string[]): string[] {
   const { directories, directory } = options;
   if (directories !== undefined && directory !== undefined) {
     fail(undefined, 'pass either `directory` or `directories`, not both.', 'Put every folder in `directories`, in precedence order.');
@@ -446,7 +430,7 @@ function checkFs(value: unknown): SkillsFileSystem {
 }
 
 /** Check options once and fill in defaults. Throws SkillsConfigError on any mistake. */
-export function resolveOptions(options: SkillsOptions | undefined): ResolvedOptions {
+export function resolveOptions(options: ConfigOptions | undefined): ResolvedOptions {
   if (options === undefined || options === null || typeof options !== 'object' || Array.isArray(options)) {
     fail(undefined, 'options are required: pass the folders that hold your skills,', `e.g. ${USAGE}.`);
   }
@@ -461,9 +445,9 @@ export function resolveOptions(options: SkillsOptions | undefined): ResolvedOpti
   const resolvedCwd = resolveDirectory(cwd, process.cwd());
   const places = listed.flatMap((d, i) => (isS3Url(d.trim()) ? [checkS3Place(`directories[${i}]`, d)] : []));
   const index = checkIndex(options, resolvedCwd);
-  const storage = checkStorage(options, places, disk, index !== undefined && isS3Url(index) ? index : undefined);
-  const { fs } = storage;
-  return {
+  const storage = checkStorage(options, places, index !== undefined && isS3Url(index) ? index : undefined);
+  const fs = disk;
+  const checked = {
     // The same folder listed twice is scanned once; an s3:// place is kept as its root URL.
     directories: [
       ...new Set(listed.map((d) => (isS3Url(d.trim()) ? checkS3Place('directories', d).root : resolveDirectory(d, resolvedCwd)))),
@@ -490,9 +474,13 @@ export function resolveOptions(options: SkillsOptions | undefined): ResolvedOpti
     autoActivate: checkAutoActivate(options.autoActivate),
     keepInView: checkKeepInView(options.keepInView),
     watch: checkWatch(options.watch, fs),
-    visible: checkFunction('visible', options.visible, '(skill, ctx) => boolean'),
-    approve: checkFunction('approve', options.approve, '({ skill, route, arguments }, ctx) => boolean | { approved, reason }'),
-    onEvent: checkFunction('onEvent', options.onEvent, '(event, ctx) => void'),
+  };
+  // Checked in their place among the others (the first mistake is the one thrown); the run takes them as given.
+  checkFunction('visible', options.visible, '(skill, ctx) => boolean');
+  checkFunction('approve', options.approve, '({ skill, route, arguments }, ctx) => boolean | { approved, reason }');
+  checkFunction('onEvent', options.onEvent, '(event, ctx) => void');
+  return {
+    ...checked,
     signal: options.signal,
     fs,
     refresh: storage.refresh,
@@ -502,13 +490,12 @@ export function resolveOptions(options: SkillsOptions | undefined): ResolvedOpti
 }
 
 /** A callback option: absent, or a function (sync or async). */
-function checkFunction<F>(name: string, value: F | undefined, shape: string): F | undefined {
+function checkFunction(name: string, value: unknown, shape: string): void {
   if (value !== undefined && typeof value !== 'function')
     fail(name, `must be a function ${shape}, got ${describe(value)}.`, 'Or leave it out.');
-  return value;
 }
 
-function checkIndex(options: SkillsOptions, cwd: string): string | undefined {
+function checkIndex(options: ConfigOptions, cwd: string): string | undefined {
   const { index } = options;
   if (index === undefined) return undefined;
   if (typeof index !== 'string' || index.trim() === '')

@@ -1,17 +1,34 @@
 /**
  * The options for skills in object storage: `s3://bucket/prefix` entries in
- * `directories`, the `s3` client or config, `refresh`
- * and `storageWait`. Checked once; the bucket store is made here (it makes
- * no request until the first discovery) and the filesystem edge becomes one
- * that routes `s3://` paths to it.
+ * `directories`, the `s3` client or config, `refresh` and `storageWait`.
+ * Checked once, into data: the places, the `s3` option as given, the
+ * published index's URL. Nothing is built here: source/storage.ts makes the
+ * bucket store and the filesystem that routes `s3://` paths to it.
  */
-import type { SkillsFileSystem } from '../base/fs.js';
-import { BucketStore } from '../storage/bucket-store.js';
-import { routedFileSystem } from '../storage/routed-fs.js';
-import { isS3Client, type S3Option } from '../storage/s3-client.js';
-import { parseS3Url, type BucketPlace } from '../storage/s3-url.js';
+import { parseS3Url, type BucketPlace } from '../base/s3-url.js';
 import { DEFAULTS } from './defaults.js';
 import { SkillsConfigError } from './errors.js';
+
+/** An `S3Client` of the user's: anything that sends the SDK's commands. */
+export interface S3ClientLike {
+  send(command: unknown, options?: { abortSignal?: AbortSignal }): Promise<unknown>;
+}
+
+/** The `S3ClientConfig` to make a client from (`endpoint`, `region`, `credentials`, `forcePathStyle`, `maxAttempts`...). */
+export interface S3ConfigLike {
+  endpoint?: unknown;
+  region?: unknown;
+  credentials?: unknown;
+  forcePathStyle?: unknown;
+  maxAttempts?: unknown;
+}
+
+/** The `s3` option: a client you made, or the config to make one. */
+export type S3Option = S3ClientLike | S3ConfigLike;
+
+export function isS3Client(option: S3Option | undefined): option is S3ClientLike {
+  return typeof (option as { send?: unknown } | undefined)?.send === 'function';
+}
 
 export interface StorageOptions {
   /**
@@ -40,12 +57,21 @@ export interface StorageOptions {
   storageWait?: number;
 }
 
+/** The `s3://` sources, as data: what source/storage.ts builds the bucket store from. */
+export interface BucketSettings {
+  /** The `s3://` places in `directories`, each once. */
+  places: BucketPlace[];
+  /** The `s3` option as given (a client is kept as it is; a config is copied). */
+  s3: S3Option | undefined;
+  /** The published index's `s3://bucket/key` (`index: 's3://...'`), if any. */
+  index: string | undefined;
+}
+
 export interface ResolvedStorage {
   refresh: number;
   storageWait: number;
   /** undefined: no `s3://` source. */
-  buckets: BucketStore | undefined;
-  fs: SkillsFileSystem;
+  buckets: BucketSettings | undefined;
 }
 
 function fail(option: string, problem: string, hint: string): never {
@@ -81,22 +107,17 @@ function checkS3(value: unknown): S3Option | undefined {
 }
 
 /** `places`: the resolved `s3://` roots in `directories`; `indexUrl`: a published index (`index: 's3://...'`). Duplicates are one place. */
-export function checkStorage(
-  options: StorageOptions,
-  places: readonly BucketPlace[],
-  disk: SkillsFileSystem,
-  indexUrl?: string,
-): ResolvedStorage {
+export function checkStorage(options: StorageOptions, places: readonly BucketPlace[], indexUrl?: string): ResolvedStorage {
   const s3 = checkS3(options.s3);
   const refresh = checkWait('refresh', options.refresh, DEFAULTS.refresh);
   const storageWait = checkWait('storageWait', options.storageWait, DEFAULTS.storageWait);
   if (places.length === 0 && indexUrl === undefined) {
     if (s3 !== undefined)
       fail('s3', 'is set, but no source is in a bucket:', "add an 's3://bucket/prefix/' entry to `directories`, or leave `s3` out.");
-    return { refresh, storageWait, buckets: undefined, fs: disk };
+    return { refresh, storageWait, buckets: undefined };
   }
-  const buckets = new BucketStore([...new Map(places.map((place) => [place.root, place])).values()], s3, indexUrl);
-  return { refresh, storageWait, buckets, fs: routedFileSystem(disk, buckets.fs) };
+  const unique = [...new Map(places.map((place) => [place.root, place])).values()];
+  return { refresh, storageWait, buckets: { places: unique, s3, index: indexUrl } };
 }
 
 /** A published index's `s3://bucket/key`, or a SkillsConfigError that says how to write it. */

@@ -5,7 +5,7 @@
  */
 import { createDiagnostic, type Diagnostic } from '../base/diagnostics.js';
 import { foldName } from '../metadata/names.js';
-import type { SkillMetadata } from '../index/types.js';
+import type { SkillMetadata } from '../base/model.js';
 import type { Candidate } from './candidates.js';
 import type { Selection } from './select.js';
 import type { SkillLocation } from './walk.js';

@@ -10,7 +10,7 @@ import { errorCode, errorReason, NOT_A_FILE } from '../base/fs.js';
 import { parseFrontmatter } from '../frontmatter/parse.js';
 import { validateMetadata, type ValidationContext } from '../metadata/schema.js';
 import { SKILL_FILE } from '../base/skill-file.js';
-import type { SkillMetadata } from '../index/types.js';
+import type { SkillMetadata } from '../base/model.js';
 import type { FoundSkill, SkillLocation } from './walk.js';
 
 /** Where a skill from a package came from, for its name rule and advice. */

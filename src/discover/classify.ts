@@ -1,5 +1,5 @@
 /** What kind of file a resource is (script, template, reference, asset or other), from its path alone. */
-import type { ResourceType } from '../index/types.js';
+import type { ResourceType } from '../base/model.js';
 
 const FOLDER_TYPES: Record<string, ResourceType> = {
   scripts: 'script',

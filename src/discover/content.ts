@@ -7,7 +7,7 @@ import { SkillUnavailableError } from '../config/errors.js';
 import { errorReason } from '../base/fs.js';
 import { parseFrontmatter } from '../frontmatter/parse.js';
 import type { SkillsFileSystem } from '../base/fs.js';
-import type { Skill, SkillEntry } from '../index/types.js';
+import type { Skill, SkillEntry } from '../base/model.js';
 import { listResources, type ResourceLimits } from './resources.js';
 
 /** What a diagnostic that stops SKILL.md from parsing says, briefly, for a retry message. */

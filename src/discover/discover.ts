@@ -13,8 +13,8 @@
 import { isError, type Diagnostic } from '../base/diagnostics.js';
 import { createLimiter, limitConcurrency, MAX_CONCURRENT_FS_CALLS, memoizeReaddir } from '../base/concurrency.js';
 import type { SkillsFileSystem } from '../base/fs.js';
-import { resolveOptions, type ResolvedOptions, type SkillsOptions } from '../config/options.js';
-import type { DiscoveryResult, Skill } from '../index/types.js';
+import type { ResolvedOptions } from '../config/options.js';
+import type { DiscoveryResult, Skill } from '../base/model.js';
 import { acceptCandidates, type Accepted } from './accept.js';
 import { readCandidate, startReads } from './candidates.js';
 import { readSkillHead } from './head.js';
@@ -24,11 +24,6 @@ import { scanDirectories, type FoundSkill } from './scan.js';
 import { createSelection, filterWarnings } from './select.js';
 
 export { loadSkillContent } from './content.js';
-
-/** Check options (throws SkillsConfigError on mistakes), then discover. The public `discoverSkills` (source/) lists s3:// places first. */
-export async function discoverSkills(options: SkillsOptions): Promise<DiscoveryResult> {
-  return discover(resolveOptions(options));
-}
 
 export interface DiscoverMode {
   /**

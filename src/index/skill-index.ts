@@ -8,8 +8,6 @@
  * index, so start-up reads only frontmatter and memory stays small.
  */
 import { sep } from 'node:path';
-import type { AllowedTool } from '../base/allowed-tools.js';
-import type { CatalogReport } from '../catalog/catalog.js';
 import { compactCopies, sharingParents } from '../base/compact.js';
 import { nameLookup } from '../base/name-lookup.js';
 import type { Diagnostic } from '../base/diagnostics.js';
@@ -37,39 +35,6 @@ export interface SkillIndex {
   readonly scannedDirectories: readonly string[];
   /** When discovery finished (epoch milliseconds). */
   readonly loadedAt: number;
-}
-
-/** What one run (one ctx) sees: the index it was given, and what it activated. */
-export interface SkillsState extends SkillIndex {
-  /**
-   * Names of the skills active in this conversation (earlier turns included,
-   * ended ones not), least recently activated first.
-   */
-  readonly activated: readonly string[];
-  /** Whether the skill's instructions are in the messages the model will be sent (`ctx.messages` as it stands now). */
-  inView(name: string): boolean;
-  /**
-   * End an active skill: it is no longer kept in view (nor recognised again
-   * from the conversation) until something activates it again. False when it
-   * was not active.
-   */
-  end(name: string): boolean;
-  /** What the catalog in this run's system prompt holds, and what the budget cut. */
-  readonly catalog: CatalogReport | undefined;
-  /**
-   * The parsed `allowed-tools` of each active skill that declares the field,
-   * by name, in activation order (a skill without the field is absent: it
-   * pre-approves nothing, it does not forbid anything). Data for a guard
-   * middleware; this package enforces nothing.
-   */
-  readonly allowedTools: ReadonlyMap<string, readonly AllowedTool[]>;
-  /**
-   * The `requires` of each active skill that declares the field (SISU's skill
-   * packages: the tools the skill expects the agent to have), by name, in
-   * activation order, as tool names. Data, like `allowedTools`: a skill whose
-   * tools are missing still activates, and its answer names the missing ones.
-   */
-  readonly requires: ReadonlyMap<string, readonly string[]>;
 }
 
 /** What an index is built from: a discovery result, or just a list of skills. */

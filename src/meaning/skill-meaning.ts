@@ -5,7 +5,7 @@
  * ever compared, so a skill `visible` hides from a request is never reached
  * by its meaning.
  */
-import type { SkillEntry } from '../index/types.js';
+import type { SkillEntry } from '../base/model.js';
 import type { EmbeddingOutcome, SkillVectors } from './skill-vectors.js';
 import { contentKey, skillText } from './skill-text.js';
 import { similarity, type UnitVector } from './vectors.js';

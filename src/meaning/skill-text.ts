@@ -4,7 +4,7 @@
  * while every unchanged skill keeps its vector, whichever index it is in.
  */
 import { createHash } from 'node:crypto';
-import type { SkillEntry } from '../index/types.js';
+import type { SkillEntry } from '../base/model.js';
 
 /**
  * Most characters of a skill's text sent to the embedder. Name and

@@ -9,7 +9,7 @@ import type { FieldInfo, ParsedFrontmatter } from '../frontmatter/parse.js';
 import { DESCRIPTION_PLACEHOLDER, isDescriptionPlaceholder, PLACEHOLDER_MESSAGE } from './placeholder.js';
 import { escapeInvisible, invisibleOrControl } from './names.js';
 import { checkSpecFields } from './spec-fields.js';
-import type { SkillMetadata } from '../index/types.js';
+import type { SkillMetadata } from '../base/model.js';
 
 const MAX_NAME_LENGTH = 64;
 const MAX_DESCRIPTION_LENGTH = 1024;

@@ -10,11 +10,11 @@ import { errorCode, errorReason, type FileHandle, type FileStats, type SkillsFil
 import { hasHiddenCharacters } from '../base/hidden-characters.js';
 import { childPath, isSameOrInside } from '../base/paths.js';
 import { checkResourcePath, type PathProblem } from './resource-path.js';
-import { createSecretMatcher, type SecretMatcher } from './secrets.js';
+import { createSecretMatcher, type SecretMatcher } from '../config/secrets.js';
 import { SKILL_FILE } from '../base/skill-file.js';
 import { closestNames, formatBytes } from '../base/text.js';
 import { USE_SKILL_TOOL } from '../base/tool-names.js';
-import type { Skill, SkillResource } from '../index/types.js';
+import type { Skill, SkillResource } from '../base/model.js';
 
 export interface ResourceReaderSettings {
   fs: SkillsFileSystem;
@@ -44,6 +44,9 @@ export type RefusalReason =
   | 'bad-range'
   | 'unreadable';
 
+/** Read budget: bytes returned so far, per skill name (a run keeps one). */
+export type ReadBudget = Map<string, number>;
+
 export interface ReadRequest {
   skill: Skill;
   path: string;
@@ -55,7 +58,7 @@ export interface ReadRequest {
    * The run's bytes read per skill, charged by this read. Without one (a
    * hand-wired tool has no run) only the per-file limit applies.
    */
-  budget?: Map<string, number>;
+  budget?: ReadBudget;
 }
 
 /** A successful read: a window of the file's lines, and what it cost. */

@@ -5,7 +5,7 @@
  * middleware calls these and logs what they decided.
  */
 import { DEFAULTS } from '../config/defaults.js';
-import type { SkillRoute } from '../config/events.js';
+import type { SkillRoute } from '../base/skill-event.js';
 
 /** How a skill got activated; the middleware logs it as `route`. */
 export type ActivationRoute = SkillRoute;
@@ -113,49 +113,6 @@ export function leadingMention(text: string): { name: string; arguments: string 
 function setOf(names: Iterable<string>): (name: string) => boolean {
   const set = names instanceof Set ? (names as ReadonlySet<string>) : new Set(names);
   return (name) => set.has(name);
-}
-
-/** The text of a message: a string, or the text parts of a multi-part content array. */
-export function messageText(content: unknown): string | undefined {
-  if (typeof content === 'string') return content;
-  if (!Array.isArray(content)) return undefined;
-  const texts: string[] = [];
-  for (const part of content) {
-    if (typeof part === 'string') texts.push(part);
-    else if (typeof part === 'object' && part !== null && typeof (part as { text?: unknown }).text === 'string') {
-      texts.push((part as { text: string }).text);
-    }
-  }
-  return texts.length > 0 ? texts.join('\n') : undefined;
-}
-
-// ---------------------------------------------------------------------------
-// Model invocation
-
-/**
- * False when the frontmatter says `user-invocable: false` (or the string
- * "false"): `@` mentions do not activate such a skill, while the model (and
- * `always`) still can.
- */
-export function isUserInvocable(metadata: Readonly<Record<string, unknown>>): boolean {
-  const value = metadata['user-invocable'];
-  if (value === false) return false;
-  return !(typeof value === 'string' && value.trim().toLowerCase() === 'false');
-}
-
-/** The frontmatter key that keeps a skill out of the catalog and the model's reach. */
-const DISABLE_MODEL_INVOCATION = 'disable-model-invocation';
-
-/**
- * False when the frontmatter says `disable-model-invocation: true` (a boolean,
- * or the string "true" as some YAML writers quote it): such a skill stays out
- * of the catalog and use_skill, while `@` mentions and `always` still work.
- */
-export function isModelInvocable(metadata: Readonly<Record<string, unknown>>): boolean {
-  const value = metadata[DISABLE_MODEL_INVOCATION];
-  if (value === true) return false;
-  if (typeof value === 'string' && value.trim().toLowerCase() === 'true') return false;
-  return true;
 }
 
 // ---------------------------------------------------------------------------

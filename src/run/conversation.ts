@@ -4,9 +4,9 @@
  * user text (before or after `inputToMessage` ran), and where an activation
  * the model did not ask for goes. Pure functions over message arrays.
  */
-import { messageText } from './activation.js';
+import { messageText, toolResultText } from '../base/message-text.js';
 import { USE_SKILL_TOOL } from '../base/tool-names.js';
-import type { HostMessage } from '../index/types.js';
+import type { HostMessage } from '../base/host.js';
 
 /** Prefix of the tool-call ids of injected activations: how a rerun finds its own. */
 export const INJECTED_ID_PREFIX = 'skills_';
@@ -31,21 +31,6 @@ interface MessageLike {
 /** The opening line use_skill's answer starts with (renderActivation writes it). */
 export function activationOpening(name: string): string {
   return `<skill name="${name}">`;
-}
-
-/**
- * A tool message's text as the model saw it. SISU stores a tool result as
- * `JSON.stringify(result)`, so a string result arrives quoted and escaped.
- */
-export function toolResultText(content: unknown): string | undefined {
-  const text = messageText(content);
-  if (text === undefined || !text.startsWith('"')) return text;
-  try {
-    const decoded: unknown = JSON.parse(text);
-    return typeof decoded === 'string' ? decoded : text;
-  } catch {
-    return text;
-  }
 }
 
 const OPENING = /^<skill name="([^"]+)">/;

@@ -5,8 +5,9 @@
  * conversation, and the event each outcome produces. One per middleware
  * instance; what it remembers lives in each run.
  */
-import { askApproval, denialMessage, type SkillApproval, type Verdict } from '../config/approval.js';
-import { emitEvent, type SkillEvent, type SkillEventHandler, type SkillRoute } from '../config/events.js';
+import { askApproval, denialMessage, type SkillApproval, type Verdict } from './approval.js';
+import { emitEvent, type SkillEventHandler } from './events.js';
+import type { SkillEvent, SkillRoute } from '../base/skill-event.js';
 import type { HostLogger } from '../base/host.js';
 import type { SkillEntry } from '../base/model.js';
 import type { SkillsRun } from './run.js';

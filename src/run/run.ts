@@ -8,15 +8,13 @@
  */
 import { parseAllowedTools, type AllowedTool } from '../base/allowed-tools.js';
 import { parseRequires } from '../base/required-tools.js';
-import type { Verdict } from '../config/approval.js';
+import type { Verdict } from './approval.js';
 import type { CatalogReport } from '../catalog/catalog.js';
 import { skillsInView } from './conversation.js';
 import type { HostMessage } from '../base/host.js';
-import type { SkillIndex, SkillsState } from '../index/skill-index.js';
-import type { SkillsContext } from '../index/types.js';
-
-/** Read budget: bytes returned so far, per skill name. */
-export type ReadBudget = Map<string, number>;
+import type { SkillIndex } from '../index/skill-index.js';
+import type { SkillsContext, SkillsState } from './context.js';
+import type { ReadBudget } from '../resources/resource-reader.js';
 
 // Symbol.for, not Symbol(): an app may load both the ESM and the CJS build.
 const RUN = Symbol.for('@sisu-ai/mw-skills/run');

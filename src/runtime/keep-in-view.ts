@@ -20,7 +20,7 @@ import type { SkillsRun } from '../run/run.js';
 import type { SkillIndex } from '../index/skill-index.js';
 import { lackedToolsOn } from '../base/required-tools.js';
 import { renderActivation, type ActivationTextOptions, type Invocation } from '../tools/use-skill.js';
-import type { SkillsContext } from '../index/types.js';
+import type { SkillsContext } from '../run/context.js';
 
 /** The route a skill put back in view is logged under (and its injected tool-call id is named after). */
 export const KEPT_IN_VIEW: ActivationRoute = 'kept-in-view';

@@ -4,9 +4,9 @@
  * names exist. Also what has been logged about the index, so each request
  * logs only what is new.
  */
-import { isModelInvocable } from '../run/activation.js';
-import { bodiesOfPart, indexBodies, indexedAlready, type BodyIndexing } from '../source/body-indexer.js';
-import type { PrebuiltRankerData } from '../source/prebuilt/ranker-block.js';
+import { isModelInvocable } from '../metadata/invocation.js';
+import { bodiesOfPart, indexBodies, indexedAlready, type BodyIndexing } from '../catalog/body-indexer.js';
+import type { PrebuiltRankerData } from './prebuilt/ranker-block.js';
 import { BACKGROUND_DEFAULTS } from '../config/defaults.js';
 import { catalogEntries, createCatalog, type Catalog, type CatalogMode } from '../catalog/catalog.js';
 import type { ResolvedOptions } from '../config/options.js';
@@ -15,12 +15,12 @@ import type { RankerData } from '../base/ranker-data.js';
 import { narrowIndex, type SkillIndex } from '../index/skill-index.js';
 import { suggestNames } from '../catalog/suggest.js';
 import { FIND_SKILLS_TOOL, USE_SKILL_TOOL } from '../base/tool-names.js';
-import { SkillRanker } from '../tools/skill-ranker.js';
-import { visibilityKey, withoutSkills } from '../config/visibility.js';
+import { SkillRanker } from '../catalog/skill-ranker.js';
+import { visibilityKey, withoutSkills } from '../run/visibility.js';
 import type { MeaningRuntime } from './meaning.js';
 import type { SkillMeaning } from '../meaning/skill-meaning.js';
-import type { SkillEntry } from '../index/types.js';
-import { isS3Url } from '../storage/s3-url.js';
+import type { SkillEntry } from '../base/model.js';
+import { isS3Url } from '../base/s3-url.js';
 
 /**
  * Distinct visible sets kept per index (most recently used first). Each holds

@@ -3,12 +3,12 @@
  * between requests (problems, mode changes) until the next request logs them,
  * and how long an index may be kept while some folder cannot be watched.
  */
-import type { IndexCache } from '../source/index-cache.js';
+import type { IndexCache } from '../index/index-cache.js';
 import type { ResolvedOptions } from '../config/options.js';
-import type { HostLogger } from '../index/types.js';
+import type { HostLogger } from '../base/host.js';
 import { WatchProblem, type SkillsWatcher, type WatchMode } from '../watch/watch.js';
 import { startWatching } from '../watch/start.js';
-import { isS3Url } from '../storage/s3-url.js';
+import { isS3Url } from '../base/s3-url.js';
 
 /** How long an index is kept while the watcher cannot see every folder (cacheTtl, if shorter, wins). */
 export const UNWATCHED_TTL = 60_000;

@@ -8,7 +8,7 @@
  */
 import type { HostLogger } from '../base/host.js';
 import type { ResolvedEmbeddings } from '../config/embeddings.js';
-import type { SkillEntry } from '../index/types.js';
+import type { SkillEntry } from '../base/model.js';
 import { hybridRanker } from '../meaning/hybrid-ranker.js';
 import { QueryVectors } from '../meaning/query-vectors.js';
 import { SkillMeaning } from '../meaning/skill-meaning.js';

@@ -4,7 +4,8 @@
  * called use_skill, and the placement of those messages (now, or at the
  * request's first model call when the user's message does not exist yet).
  */
-import { findMentions, isUserInvocable, leadingMention, MAX_MENTIONS, selectActivations, type Activation } from '../run/activation.js';
+import { findMentions, leadingMention, MAX_MENTIONS, selectActivations, type Activation } from '../run/activation.js';
+import { isUserInvocable } from '../metadata/invocation.js';
 import {
   activationMessages,
   conversationActivations,
@@ -25,7 +26,7 @@ import type { SkillIndex } from '../index/skill-index.js';
 import { USE_SKILL_TOOL } from '../base/tool-names.js';
 import { renderActivation, withLackedTools, type ActivationTextOptions } from '../tools/use-skill.js';
 import { lackedToolsOn } from '../base/required-tools.js';
-import type { SkillsContext } from '../index/types.js';
+import type { SkillsContext } from '../run/context.js';
 
 /** Unknown mentions per message that get suggestions in the log. */
 const SUGGESTED_MENTIONS = 3;

@@ -13,9 +13,9 @@ import { lackedToolsOn } from '../base/required-tools.js';
 import { bindFindSkillsTool } from '../tools/find-skills.js';
 import { bindReadResourceTool } from '../tools/read-resource.js';
 import { bindUseSkillTool, type ActivationTextOptions } from '../tools/use-skill.js';
-import type { SkillEvent } from '../config/events.js';
+import type { SkillEvent } from '../base/skill-event.js';
 import type { HostLogger, HostTool } from '../base/host.js';
-import type { SkillsContext } from '../index/types.js';
+import type { SkillsContext } from '../run/context.js';
 import type { MeaningRuntime } from './meaning.js';
 
 interface RunTools {

@@ -11,13 +11,10 @@
  * check is one conditional GET of it (304 while it is unchanged).
  */
 import { createDiagnostic, type Diagnostic } from '../base/diagnostics.js';
-import type { ResolvedOptions } from '../config/options.js';
-import { discover, type DiscoverMode } from '../discover/discover.js';
-import type { ResourceLimits } from '../discover/resources.js';
-import type { DiscoveryResult, HostLogger } from '../index/types.js';
+import type { HostLogger } from '../base/host.js';
+import type { DiscoveryResult } from '../base/model.js';
 import type { BucketStore, PlaceState } from '../storage/bucket-store.js';
 import { StorageCodes, StorageError } from '../storage/storage-error.js';
-import { isS3Url } from '../storage/s3-url.js';
 
 /** First retry after a failed listing, in ms; doubled each failure (with ±20% jitter) up to `refresh` or MAX_BACKOFF_MS. */
 export const FIRST_BACKOFF_MS = 1_000;
@@ -297,49 +294,4 @@ export class BucketRefresh {
 
 function asStorageError(error: unknown): StorageError {
   return error instanceof StorageError ? error : new StorageError(StorageCodes.unavailable, String(error), { cause: error });
-}
-
-/**
- * A discovery, without the s3:// places storage has not listed yet (each
- * reported by a warning). Until one has read the bucket places' SKILL.md
- * objects, the listing and those reads together are waited for at most
- * `storageWait`: past it the other sources answer, and the discovery, when
- * it ends, rebuilds the index.
- */
-export async function discoverWithBuckets(
-  options: ResolvedOptions,
-  buckets: BucketRefresh | undefined,
-  mode: DiscoverMode,
-  limits?: ResourceLimits,
-): Promise<DiscoveryResult> {
-  if (!buckets) return discover(options, mode, limits);
-  const started = Date.now();
-  const { leaveOut, diagnostics } = await buckets.beforeDiscovery();
-  const directories = options.directories.filter((directory) => !leaveOut.has(directory));
-  const local = directories.filter((directory) => !isS3Url(directory));
-  const scanned =
-    local.length === directories.length
-      ? await discover({ ...options, directories }, mode, limits)
-      : await buckets.withinWait(
-          () => discover({ ...options, directories }, mode, limits),
-          started,
-          () => discover({ ...options, directories: local }, mode, limits),
-        );
-  return { ...scanned, scannedDirectories: options.directories, warnings: [...diagnostics, ...scanned.warnings] };
-}
-
-/**
- * One discovery with no checks after it (`discoverSkills`, the CLI, an index
- * build): s3:// places listed first, each waited for at most `storageWait`.
- */
-export async function discoverOnce(options: ResolvedOptions, mode: DiscoverMode): Promise<DiscoveryResult> {
-  const buckets = options.buckets
-    ? new BucketRefresh(options.buckets, { refresh: 0, storageWait: options.storageWait, onChange: () => undefined })
-    : undefined;
-  try {
-    return await discoverWithBuckets(options, buckets, mode);
-  } finally {
-    // No retry outlives the call.
-    buckets?.close();
-  }
 }

@@ -8,8 +8,8 @@ import { BucketFileSystem } from './bucket-fs.js';
 import { listPlace, sameObjects, type Listing } from './bucket-listing.js';
 import { PublishedObject } from './published-object.js';
 import { ObjectStores } from './engines.js';
-import type { S3Option } from './s3-client.js';
-import type { BucketPlace } from './s3-url.js';
+import type { S3Option } from '../config/storage-options.js';
+import type { BucketPlace } from '../base/s3-url.js';
 import { StorageError } from './storage-error.js';
 
 export interface PlaceState {

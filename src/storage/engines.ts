@@ -7,7 +7,8 @@
  */
 import { AzureStore, type AzureOption } from './azure-client.js';
 import type { ObjectStore } from './object-store.js';
-import { S3Store, type S3Option } from './s3-client.js';
+import { S3Store } from './s3-client.js';
+import type { S3Option } from '../config/storage-options.js';
 import { StorageCodes, StorageError } from './storage-error.js';
 import { REQUEST_TIMEOUT_MS, TimeLimitedStore } from './time-limit.js';
 

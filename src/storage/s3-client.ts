@@ -6,6 +6,7 @@
  * in the package's terms. Signing, XML and retries with backoff and jitter
  * are the SDK's.
  */
+import { isS3Client, type S3ClientLike, type S3Option } from '../config/storage-options.js';
 import { connectOnce, etagOf, type GotObject, type ListOptions, type ListPage, type ObjectInfo, type ObjectStore } from './object-store.js';
 import {
   StorageCodes,
@@ -16,23 +17,6 @@ import {
   type SdkFailure,
   type StorageOperation,
 } from './storage-error.js';
-
-/** An `S3Client` of the user's: anything that sends the SDK's commands. */
-export interface S3ClientLike {
-  send(command: unknown, options?: { abortSignal?: AbortSignal }): Promise<unknown>;
-}
-
-/** The `S3ClientConfig` to make a client from (`endpoint`, `region`, `credentials`, `forcePathStyle`, `maxAttempts`...). */
-export interface S3ConfigLike {
-  endpoint?: unknown;
-  region?: unknown;
-  credentials?: unknown;
-  forcePathStyle?: unknown;
-  maxAttempts?: unknown;
-}
-
-/** The `s3` option: a client you made, or the config to make one. */
-export type S3Option = S3ClientLike | S3ConfigLike;
 
 /**
  * The parts of `@aws-sdk/client-s3` used here, written out: naming the SDK in
@@ -110,10 +94,6 @@ export async function importSdk(moduleName: string): Promise<Sdk> {
       { cause: error },
     );
   }
-}
-
-export function isS3Client(option: S3Option | undefined): option is S3ClientLike {
-  return typeof (option as { send?: unknown } | undefined)?.send === 'function';
 }
 
 /**

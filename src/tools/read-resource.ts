@@ -4,10 +4,10 @@
  * every refusal or failure is a message the model can act on.
  */
 import { z } from 'zod';
-import { emitEvent, type SkillEvent } from '../config/events.js';
+import { logEvent, type SkillEvent } from '../base/skill-event.js';
 import type { HostLogger, HostMessage } from '../base/host.js';
-import { messageText } from '../run/activation.js';
-import { toolResultText } from '../run/conversation.js';
+import { messageText, toolResultText } from '../base/message-text.js';
+
 import { nodeFileSystem } from '../base/fs.js';
 import { DEFAULTS } from '../config/options.js';
 import {
@@ -16,15 +16,16 @@ import {
   type ReadText,
   type ResourceReader,
   type ResourceReaderSettings,
+  type ReadBudget,
 } from '../resources/resource-reader.js';
-import type { ReadBudget } from '../run/run.js';
+
 import { createSkillIndex } from '../index/skill-index.js';
 import { formatBytes } from '../base/text.js';
 import { READ_RESOURCE_TOOL } from '../base/tool-names.js';
-import type { Skill } from '../index/types.js';
+import type { Skill } from '../base/model.js';
 import { skillTool, type IndexSource, type SkillTool } from './skill-tool.js';
 import { unknownSkillMessage } from './unknown-skill.js';
-import { SkillRanker } from './skill-ranker.js';
+import { SkillRanker } from '../catalog/skill-ranker.js';
 import type { Ranker } from '../catalog/rank/score.js';
 
 export { READ_RESOURCE_TOOL } from '../base/tool-names.js';
@@ -117,15 +118,13 @@ export interface ReadResourceBinding {
   emit?: (event: SkillEvent, log: HostLogger | undefined) => void;
 }
 
-const spanOnly = (event: SkillEvent, log: HostLogger | undefined): void => emitEvent(event, log, undefined, undefined);
-
 /** read_skill_resource bound to a source of skills and a reader: a run's, in the middleware, or a fixed list (createReadResourceTool). */
 export function bindReadResourceTool({
   source,
   ranker,
   reader,
   budget,
-  emit = spanOnly,
+  emit = logEvent,
 }: ReadResourceBinding): SkillTool<typeof ReadResourceArgsSchema> {
   return skillTool({
     name: READ_RESOURCE_TOOL,

@@ -4,7 +4,7 @@
  */
 import { DEFAULTS } from '../config/defaults.js';
 import { formatBytes } from '../base/text.js';
-import type { ResourceType, SkillResource } from '../index/types.js';
+import type { ResourceType, SkillResource } from '../base/model.js';
 
 /** Default for the `maxListedResources` option: files named in a use_skill answer. */
 export const DEFAULT_MAX_LISTED_RESOURCES = DEFAULTS.maxListedResources;

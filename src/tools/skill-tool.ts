@@ -10,7 +10,7 @@
  */
 import type { z } from 'zod';
 import type { SkillIndex } from '../index/skill-index.js';
-import type { HostTool, ToolContext } from '../index/types.js';
+import type { HostTool, ToolContext } from '../base/host.js';
 
 /** Where a tool finds the index it answers from; undefined when none is loaded. */
 export type IndexSource = () => SkillIndex | undefined;

@@ -6,17 +6,16 @@
 import { z } from 'zod';
 import { argumentHint, substitute } from '../base/arguments.js';
 import { lackedToolsLine } from '../base/required-tools.js';
-import { emitEvent, type SkillEvent } from '../config/events.js';
+import { logEvent, type SkillEvent } from '../base/skill-event.js';
 import type { HostLogger } from '../base/host.js';
-import type { SkillEntry } from '../base/model.js';
+import type { SkillEntry, Skill } from '../base/model.js';
 import { createSkillIndex, type SkillIndex } from '../index/skill-index.js';
 import { USE_SKILL_TOOL } from '../base/tool-names.js';
 import { renderResourceListing, type ListingOptions } from './resource-listing.js';
 import { skillTool, type IndexSource, type SkillTool } from './skill-tool.js';
 import { unknownSkillMessage } from './unknown-skill.js';
-import { SkillRanker } from './skill-ranker.js';
+import { SkillRanker } from '../catalog/skill-ranker.js';
 import type { Ranker } from '../catalog/rank/score.js';
-import type { Skill } from '../index/types.js';
 
 export { USE_SKILL_TOOL } from '../base/tool-names.js';
 
@@ -151,8 +150,6 @@ export interface UseSkillBinding {
   emit?: (event: SkillEvent, log: HostLogger | undefined) => void;
 }
 
-const spanOnly = (event: SkillEvent, log: HostLogger | undefined): void => emitEvent(event, log, undefined, undefined);
-
 /** use_skill bound to a source of skills: a run's, in the middleware, or a fixed list (createUseSkillTool). */
 export function bindUseSkillTool({
   source,
@@ -164,7 +161,7 @@ export function bindUseSkillTool({
   searchTool = () => undefined,
   text = {},
   gate,
-  emit = spanOnly,
+  emit = logEvent,
 }: UseSkillBinding): SkillTool<typeof UseSkillArgsSchema> {
   return skillTool({
     name: USE_SKILL_TOOL,

@@ -1,9 +1,10 @@
 import { join, resolve } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { discover, discoverSkills } from '../../src/discover/discover.js';
+import { discover } from '../../src/discover/discover.js';
+import { discoverSkills } from '../../src/discover/with-storage.js';
 import { SkillsConfigError } from '../../src/config/errors.js';
 import { resolveOptions } from '../../src/config/options.js';
-import type { DiscoveryResult } from '../../src/index/types.js';
+import type { DiscoveryResult } from '../../src/base/model.js';
 import { cleanup, faultyFs, link, makeTempTree, skillMd, writeTree } from './helpers.js';
 
 const FIXTURES_INVALID = resolve(__dirname, '../../fixtures/invalid');

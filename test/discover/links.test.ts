@@ -7,7 +7,8 @@
 import { mkdir, symlink } from 'node:fs/promises';
 import { join, relative } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { discover, discoverSkills } from '../../src/discover/discover.js';
+import { discover } from '../../src/discover/discover.js';
+import { discoverSkills } from '../../src/discover/with-storage.js';
 import { scanDirectory } from '../../src/discover/scan.js';
 import { resolveOptions } from '../../src/config/options.js';
 import { cleanup, faultyFs, makeTempTree, skillMd, type Tree } from './helpers.js';

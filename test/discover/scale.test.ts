@@ -1,7 +1,7 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { discoverSkills } from '../../src/discover/discover.js';
+import { discoverSkills } from '../../src/discover/with-storage.js';
 import { cleanup, makeTempTree, skillMd } from './helpers.js';
 
 // Many real folders: no EMFILE, order by path. SKILLS_SCALE=20000 for the full-size run.

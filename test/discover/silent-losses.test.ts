@@ -4,7 +4,8 @@
  * apart, and a SKILL.md caught mid-write at activation.
  */
 import { describe, expect, it } from 'vitest';
-import { discover, discoverSkills, loadSkillContent } from '../../src/discover/discover.js';
+import { discover, loadSkillContent } from '../../src/discover/discover.js';
+import { discoverSkills } from '../../src/discover/with-storage.js';
 import { SkillsError, SkillUnavailableError } from '../../src/config/errors.js';
 import { resolveOptions } from '../../src/config/options.js';
 import { resourceLimits } from '../../src/discover/resources.js';

@@ -6,7 +6,7 @@
  * (test/real-sisu), never on a copy of it here.
  */
 import { fileURLToPath } from 'node:url';
-import type { HostLogger } from '../../src/index/types.js';
+import type { HostLogger } from '../../src/base/host.js';
 import { recordingLogger, type RecordingLogger } from './logger.js';
 
 export { recordingLogger, type LogEntry, type RecordingLogger } from './logger.js';

@@ -18,7 +18,7 @@ import {
   type EmbeddingsServer,
 } from '../../scripts/embeddings-server.mjs';
 import { getSkills, skillsMiddleware } from '../../src/middleware.js';
-import type { SkillsOptions } from '../../src/config/options.js';
+import type { SkillsOptions } from '../../src/run/options.js';
 import type { HostEmbeddings } from '../../src/base/host.js';
 import { callTool, conversation, createContext, type StackContext } from '../helpers/stack.js';
 import { cli } from '../helpers/cli.js';

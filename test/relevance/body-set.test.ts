@@ -11,7 +11,7 @@ import { expect, it } from 'vitest';
 import { buildCatalog, catalogEntries } from '../../src/catalog/catalog.js';
 import { parseFrontmatter } from '../../src/frontmatter/parse.js';
 import { createRanker, createTunedRanker, RANK_TUNING, type Ranker } from '../../src/catalog/rank/score.js';
-import type { SkillEntry } from '../../src/index/types.js';
+import type { SkillEntry } from '../../src/base/model.js';
 import { loadSkills } from './corpus.mjs';
 import { loadRequests as loadBodySet } from './body-set/set.mjs';
 import { loadRequests as loadInstructionsSet } from './instructions-set/set.mjs';

@@ -8,12 +8,12 @@ import { mkdir, open, rename, rm, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { discoverSkills } from '../../src/discover/discover.js';
+import { discoverSkills } from '../../src/discover/with-storage.js';
 import { nodeFileSystem, type SkillsFileSystem } from '../../src/base/fs.js';
 import { createReadResourceTool, READ_RESOURCE_TOOL, type ReadResourceArgs } from '../../src/tools/read-resource.js';
 import { renderResourceListing } from '../../src/tools/resource-listing.js';
 import { createUseSkillTool } from '../../src/tools/use-skill.js';
-import type { Skill } from '../../src/index/types.js';
+import type { Skill } from '../../src/base/model.js';
 import { cleanup, makeTempTree, skillMd } from '../discover/helpers.js';
 import { callTool, invoke, runStack, type StackContext } from '../helpers/stack.js';
 

@@ -9,9 +9,9 @@ import { createRanker } from '../../src/catalog/rank/score.js';
 import { queryWords } from '../../src/catalog/rank/tokenize.js';
 import { createSkillIndex } from '../../src/index/skill-index.js';
 import { createFindSkillsTool, matchReason, MAX_FIND_LIMIT } from '../../src/tools/find-skills.js';
-import { SkillRanker } from '../../src/tools/skill-ranker.js';
+import { SkillRanker } from '../../src/catalog/skill-ranker.js';
 import { createUseSkillTool } from '../../src/tools/use-skill.js';
-import type { Skill } from '../../src/index/types.js';
+import type { Skill } from '../../src/base/model.js';
 import { callTool, invoke, recordingLogger, runStack, type RecordingLogger, type StackContext } from '../helpers/stack.js';
 
 function skill(name: string, description: string, tags?: unknown): Skill {

@@ -6,15 +6,15 @@
  */
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { discoverSkills } from '../../src/discover/discover.js';
+import { discoverSkills } from '../../src/discover/with-storage.js';
 import { bindReadResourceTool, bytesReadIn, createReadResourceTool, READ_RESOURCE_TOOL } from '../../src/tools/read-resource.js';
-import { SkillRanker } from '../../src/tools/skill-ranker.js';
+import { SkillRanker } from '../../src/catalog/skill-ranker.js';
 import { createSkillIndex } from '../../src/index/skill-index.js';
 import { createResourceReader } from '../../src/resources/resource-reader.js';
 import { nodeFileSystem } from '../../src/base/fs.js';
 import { DEFAULT_MAX_LISTED_RESOURCES, renderResourceListing } from '../../src/tools/resource-listing.js';
 import { createUseSkillTool } from '../../src/tools/use-skill.js';
-import type { Skill, SkillResource } from '../../src/index/types.js';
+import type { Skill, SkillResource } from '../../src/base/model.js';
 import { cleanup, makeTempTree, skillMd } from '../discover/helpers.js';
 import { callTool, invoke, recordingLogger, runStack, type RecordingLogger, type StackContext } from '../helpers/stack.js';
 

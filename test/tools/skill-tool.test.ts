@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { busy, forgivingSchema } from '../../src/tools/skill-tool.js';
 import { createFindSkillsTool } from '../../src/tools/find-skills.js';
 import { createUseSkillTool } from '../../src/tools/use-skill.js';
-import type { Skill } from '../../src/index/types.js';
+import type { Skill } from '../../src/base/model.js';
 
 const skill: Skill = {
   metadata: { name: 'a', description: 'A things.' },

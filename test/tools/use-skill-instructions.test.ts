@@ -2,15 +2,14 @@
  * maxInstructionChars: a long SKILL.md body is cut at a line boundary and the
  * answer says how to read the rest, which read_skill_resource can then serve.
  */
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile, mkdir } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { discoverSkills } from '../../src/discover/discover.js';
+import { discoverSkills } from '../../src/discover/with-storage.js';
 import { createReadResourceTool } from '../../src/tools/read-resource.js';
 import { createUseSkillTool, renderActivation } from '../../src/tools/use-skill.js';
-import type { Skill } from '../../src/index/types.js';
-import { mkdir } from 'node:fs/promises';
+import type { Skill } from '../../src/base/model.js';
 
 const lines = (count: number) => Array.from({ length: count }, (_, i) => `step ${i + 1}: ${'x'.repeat(40)}`).join('\n');
 

@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { createUseSkillTool, renderActivation } from '../../src/tools/use-skill.js';
-import type { Skill } from '../../src/index/types.js';
+import type { Skill } from '../../src/base/model.js';
 import { invoke, recordingLogger, type RecordingLogger } from '../helpers/stack.js';
 
 function skill(name: string, extra: Partial<Skill> = {}): Skill {

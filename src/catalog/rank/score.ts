@@ -8,7 +8,7 @@
  * index with per-field weights folded in, so a query costs only the postings
  * of its terms: from a scan, a term's postings are found when a query first
  * has it (TermScan); a prebuilt index holds them all. Once a skill's
- * instructions are indexed (src/catalog/body-terms.ts, src/source/body-indexer.ts),
+ * instructions are indexed (src/catalog/body-terms.ts, src/catalog/body-indexer.ts),
  * a second BM25 over them is added at RANK_TUNING.bodyWeight of a description
  * term's: added, not folded into the description's term frequencies, which
  * measured worse. No synonyms are typed in: what a request means beyond its
@@ -55,7 +55,7 @@ export interface Ranker {
   readonly size: number;
 }
 
-/** A ranker whose instructions' terms can be added once they are read (src/source/body-indexer.ts). */
+/** A ranker whose instructions' terms can be added once they are read (src/catalog/body-indexer.ts). */
 export interface BodyAwareRanker extends Ranker {
   /** Whether ranking reads the instructions yet. */
   readonly bodyAware: boolean;

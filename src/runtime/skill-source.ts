@@ -7,15 +7,17 @@ import { SkillUnavailableError } from '../config/errors.js';
 import { loadSkillContent } from '../discover/discover.js';
 import { resourceLimits, type ResourceLimits } from '../discover/resources.js';
 import { createLimiter, MAX_CONCURRENT_FS_CALLS } from '../base/concurrency.js';
-import { resolveOptions, type ResolvedOptions, type SkillsOptions } from '../config/options.js';
+import type { ResolvedOptions } from '../config/options.js';
+import type { StoredOptions } from '../source/storage.js';
 import { readPrebuiltIndex } from './prebuilt/read.js';
 import type { PrebuiltRankerData } from './prebuilt/ranker-block.js';
 import { checkSkillFile, type SkillStamps } from './prebuilt/stamps.js';
 import { createLazySkillIndex, createSkillIndex, type SkillIndex, type SkillLoader } from '../index/skill-index.js';
-import type { DiscoveryResult } from '../index/types.js';
-import { BucketRefresh, discoverOnce, discoverWithBuckets } from './bucket-source.js';
+import type { DiscoveryResult } from '../base/model.js';
+import { BucketRefresh } from '../source/bucket-source.js';
+import { discoverWithBuckets } from '../discover/with-storage.js';
 import { publishedIndexLoader, type IndexLoad } from './published-index.js';
-import { isS3Url } from '../storage/s3-url.js';
+import { isS3Url } from '../base/s3-url.js';
 
 export interface SkillSource {
   /** The skills as they are now: the prebuilt index while it is usable, else a scan. */
@@ -32,20 +34,11 @@ export interface SkillSource {
 }
 
 /**
- * Public entry: check options (throws SkillsConfigError on mistakes), then
- * discover: every skill read in full, s3:// places listed first (each
- * waited for at most `storageWait`).
- */
-export async function discoverSkills(options: SkillsOptions): Promise<DiscoveryResult> {
-  return discoverOnce(resolveOptions(options), {});
-}
-
-/**
  * `limits`: how resources are listed, at discovery and at activation (the middleware makes it once, with its reader's matcher).
  * `onStorageChange`: called when an s3:// place's listing changed (the middleware rebuilds its index).
  */
 export function createSkillSource(
-  options: ResolvedOptions,
+  options: StoredOptions,
   limits: ResourceLimits = resourceLimits(options),
   onStorageChange: () => void = () => undefined,
 ): SkillSource {
@@ -57,8 +50,8 @@ export function createSkillSource(
   const rankerData = new WeakMap<SkillIndex, PrebuiltRankerData>();
   const vectorData = new WeakMap<SkillIndex, unknown>();
 
-  const buckets = options.buckets
-    ? new BucketRefresh(options.buckets, { refresh: options.refresh, storageWait: options.storageWait, onChange: onStorageChange })
+  const buckets = options.store
+    ? new BucketRefresh(options.store, { refresh: options.refresh, storageWait: options.storageWait, onChange: onStorageChange })
     : undefined;
 
   const published = options.index !== undefined && isS3Url(options.index) && buckets;

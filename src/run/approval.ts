@@ -6,10 +6,10 @@
  * denies: `false`, `{ approved: false }`, a throw, a rejection, or a value of
  * another shape. What a denial tells the model is built here.
  */
-import type { SkillRoute } from './events.js';
+import type { SkillRoute } from '../base/skill-event.js';
 import type { SkillEntry } from '../base/model.js';
 import { oneLine } from '../base/text.js';
-import type { SkillsContext } from '../index/types.js';
+import type { SkillsContext } from './context.js';
 
 /** What `approve` is asked about. */
 export interface SkillActivation {

@@ -9,7 +9,7 @@ import { sep } from 'node:path';
 import type { Diagnostic } from '../base/diagnostics.js';
 import type { SkillEntry } from '../base/model.js';
 import { narrowIndex, type SkillIndex } from '../index/skill-index.js';
-import type { SkillsContext } from '../index/types.js';
+import type { SkillsContext } from './context.js';
 
 /**
  * Decides, per request, whether a skill exists for it. Only `true` (or a

@@ -16,12 +16,12 @@
  * ends the run. No other tool is run: the eval measures the choice of skill,
  * not the work after it.
  */
-import { createLimiter } from './base/concurrency.js';
-import type { HostLogger, HostMessage, HostModel, HostTool } from './base/host.js';
-import { skillsMiddleware } from './middleware.js';
-import type { SkillsOptions } from './config/options.js';
-import { FIND_SKILLS_TOOL, USE_SKILL_TOOL } from './base/tool-names.js';
-import type { SkillsContext } from './index/types.js';
+import { createLimiter } from '../base/concurrency.js';
+import type { HostLogger, HostMessage, HostModel, HostTool } from '../base/host.js';
+import { skillsMiddleware } from '../middleware.js';
+import type { SkillsOptions } from '../run/options.js';
+import { FIND_SKILLS_TOOL, USE_SKILL_TOOL } from '../base/tool-names.js';
+import type { SkillsContext } from '../run/context.js';
 
 /** One line of the cases file. */
 export interface TriggerCase {

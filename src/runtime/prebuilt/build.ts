@@ -12,12 +12,13 @@ import { createDiagnostic, type Diagnostic } from '../../base/diagnostics.js';
 import { errorReason, type SkillsFileSystem } from '../../base/fs.js';
 import { sortedByName } from '../../base/name-lookup.js';
 import { SKILL_FILE } from '../../base/skill-file.js';
-import { resolveOptions, type ResolvedOptions, type SkillsOptions } from '../../config/options.js';
+import { resolveOptions, type ConfigOptions, type ResolvedOptions } from '../../config/options.js';
 import { splitFrontmatter } from '../../frontmatter/split.js';
 import { bodyCollectorFor } from '../../catalog/rank/score.js';
 import { bodyData, buildRankerData } from '../../catalog/rank/data.js';
-import type { DiscoveryResult, SkillEntry, SkillMetadata } from '../../index/types.js';
-import { discoverOnce } from '../bucket-source.js';
+import type { DiscoveryResult, SkillEntry, SkillMetadata } from '../../base/model.js';
+import { discoverOnce } from '../../discover/with-storage.js';
+import { openStorage } from '../../source/storage.js';
 import { base64Of } from './codec-arrays.js';
 import { jsonCarries, withoutSpecials, type SpecialNumber } from './codec-numbers.js';
 import { pathEncoder, skillFileIn } from './codec-paths.js';
@@ -40,12 +41,12 @@ import { encodeBody, encodeRanker } from './ranker-block.js';
  * are in the document's diagnostics.
  */
 export async function buildPrebuiltIndex(
-  options: SkillsOptions,
+  options: ConfigOptions,
   output: string,
   now: () => Date = () => new Date(),
   build: IndexBuildOptions = {},
 ): Promise<PrebuiltIndexDocument> {
-  const resolved = resolveOptions(options);
+  const resolved = openStorage(resolveOptions(options));
   const result = await discoverOnce(resolved, { frontmatterOnly: true });
   return prebuiltIndexFrom(result, resolved, output, now(), build);
 }

@@ -5,11 +5,11 @@
  * (`ranker-block.ts`); paths relative to the file's folder (`codec-paths.ts`).
  * Which skills the stored ranker counts is `rankedSkills`'s.
  */
-import { isModelInvocable } from '../../run/activation.js';
+import { isModelInvocable } from '../../metadata/invocation.js';
 import type { Diagnostic } from '../../base/diagnostics.js';
 import type { ResolvedOptions } from '../../config/options.js';
 import { firstOfEachName } from '../../index/skill-index.js';
-import type { SkillEntry, SkillMetadata } from '../../index/types.js';
+import type { SkillEntry, SkillMetadata } from '../../base/model.js';
 import type { SpecialNumber } from './codec-numbers.js';
 
 export const PREBUILT_INDEX_FORMAT = 'sisu-skills-index';

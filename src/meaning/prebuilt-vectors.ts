@@ -6,11 +6,11 @@
  * skill, and its first request ranks by meaning.
  */
 import type { ResolvedEmbeddings } from '../config/embeddings.js';
-import type { SkillEntry } from '../index/types.js';
-import { contentKey, skillText } from '../meaning/skill-text.js';
-import { SkillVectors, type EmbeddingOutcome } from '../meaning/skill-vectors.js';
-import { encodeVectors, type PrebuiltVectors } from '../meaning/vector-file.js';
-import type { VectorEncoding } from '../meaning/vectors.js';
+import type { SkillEntry } from '../base/model.js';
+import { contentKey, skillText } from './skill-text.js';
+import { SkillVectors, type EmbeddingOutcome } from './skill-vectors.js';
+import { encodeVectors, type PrebuiltVectors } from './vector-file.js';
+import type { VectorEncoding } from './vectors.js';
 
 /** How an index stores vectors. */
 export const INDEX_ENCODING: VectorEncoding = 'int8';

@@ -7,7 +7,7 @@
 import { createDiagnostic, type Diagnostic } from '../../base/diagnostics.js';
 import { errorCode, errorReason, type FileStats, type SkillsFileSystem } from '../../base/fs.js';
 import { SKILL_FILE } from '../../base/skill-file.js';
-import type { SkillEntry } from '../../index/types.js';
+import type { SkillEntry } from '../../base/model.js';
 import type { SkillStamp } from './format.js';
 
 /** Each stored skill's SKILL.md stamp. */

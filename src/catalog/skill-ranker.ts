@@ -5,11 +5,11 @@
  * else, so a rebuilt index (a new Library) gets a new ranker and the old one
  * goes with its Library.
  */
-import { catalogEntries } from '../catalog/catalog.js';
-import { createRanker, type BodyAwareRanker } from '../catalog/rank/score.js';
-import { RANKER_SCHEME, rankerFromData } from '../catalog/rank/data.js';
+import { catalogEntries } from './catalog.js';
+import { createRanker, type BodyAwareRanker } from './rank/score.js';
+import { RANKER_SCHEME, rankerFromData } from './rank/data.js';
 import type { RankerData } from '../base/ranker-data.js';
-import type { SkillEntry } from '../index/types.js';
+import type { SkillEntry } from '../base/model.js';
 
 export class SkillRanker {
   private ranker: BodyAwareRanker | undefined;

@@ -1,11 +1,10 @@
 /**
- * Activation events: every activation, denial, resource read and
- * keep-in-view re-injection, as one structured record. Each goes to
- * `ctx.log.span` (SISU's trace viewer lists spans with their fields) and to
- * the optional `onEvent` handler, whose failures are logged, never thrown.
+ * Activation events as data: every activation, denial, resource read and
+ * keep-in-view re-injection, as one structured record, and the span each is
+ * logged as (SISU's trace viewer lists spans with their fields). The tools
+ * log them; the run also hands them to `onEvent` (run/events.ts).
  */
-import type { HostLogger } from '../base/host.js';
-import type { SkillsContext } from '../index/types.js';
+import type { HostLogger } from './host.js';
 
 /**
  * How a skill came to be activated: the model called use_skill, the user
@@ -44,12 +43,6 @@ export interface SkillEvent {
   arguments?: string;
 }
 
-/**
- * Called for every event, with the request's ctx. Its return value is not
- * awaited; a throw or a rejection is logged as `[skills] onEvent failed`.
- */
-export type SkillEventHandler = (event: SkillEvent, ctx: SkillsContext) => void | Promise<void>;
-
 /** The span each event type is logged as. */
 export const EVENT_SPANS: Readonly<Record<SkillEventType, string>> = {
   activation: 'skills.activate',
@@ -58,28 +51,7 @@ export const EVENT_SPANS: Readonly<Record<SkillEventType, string>> = {
   'kept-in-view': 'skills.keep-in-view',
 };
 
-/** Log `event` as a span and hand it to `onEvent`; never throws. */
-export function emitEvent(
-  event: SkillEvent,
-  log: HostLogger | undefined,
-  ctx: SkillsContext | undefined,
-  onEvent: SkillEventHandler | undefined,
-): void {
+/** Log `event` as its span on `log` (what a tool without a run does with its events). */
+export function logEvent(event: SkillEvent, log: HostLogger | undefined): void {
   log?.span?.(EVENT_SPANS[event.type], { ...event });
-  if (!onEvent || !ctx) return;
-  const failed = (error: unknown): void => {
-    log?.warn('[skills] onEvent failed', {
-      type: event.type,
-      skill: event.skill,
-      error: error instanceof Error ? error.message : String(error),
-    });
-  };
-  try {
-    const result: unknown = onEvent({ ...event }, ctx);
-    if (typeof result === 'object' && result !== null && typeof (result as { then?: unknown }).then === 'function') {
-      (result as PromiseLike<unknown>).then(undefined, failed);
-    }
-  } catch (error) {
-    failed(error);
-  }
 }

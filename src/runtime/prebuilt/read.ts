@@ -18,7 +18,7 @@ import { errorCode, errorReason } from '../../base/fs.js';
 import { FolderSet } from '../../base/paths.js';
 import { SKILL_FILE } from '../../base/skill-file.js';
 import type { ResolvedOptions } from '../../config/options.js';
-import type { DiscoveryResult, Skill } from '../../index/types.js';
+import type { DiscoveryResult, Skill } from '../../base/model.js';
 import { restoreSpecials } from './codec-numbers.js';
 import { indexLocation, pathDecoderFor, SKILL_SUFFIX } from './codec-paths.js';
 import { PREBUILT_INDEX_FORMAT, READABLE_VERSIONS, type DiscoveryShape, type PrebuiltSkillRecord } from './format.js';

@@ -6,15 +6,15 @@
  * request (the other sources answer) until the GET succeeds.
  */
 import type { Diagnostic } from '../base/diagnostics.js';
-import type { ResolvedOptions } from '../config/options.js';
+import type { StoredOptions } from '../source/storage.js';
 import { discover } from '../discover/discover.js';
 import type { ResourceLimits } from '../discover/resources.js';
-import type { DiscoveryResult } from '../index/types.js';
+import type { DiscoveryResult } from '../base/model.js';
 import { SkillsUsageError } from '../config/errors.js';
 import { ObjectStores } from '../storage/engines.js';
-import { isS3Url, parseS3Url } from '../storage/s3-url.js';
+import { isS3Url, parseS3Url } from '../base/s3-url.js';
 import { isTransient } from '../storage/storage-error.js';
-import type { BucketRefresh } from './bucket-source.js';
+import type { BucketRefresh } from '../source/bucket-source.js';
 import { publishedIndexUnreadable } from './prebuilt/problems.js';
 import { parsePrebuiltIndex, type PrebuiltDiscovery } from './prebuilt/read.js';
 
@@ -22,12 +22,12 @@ import { parsePrebuiltIndex, type PrebuiltDiscovery } from './prebuilt/read.js';
 export type IndexLoad = DiscoveryResult | { unusable: Diagnostic };
 
 export function publishedIndexLoader(
-  options: ResolvedOptions,
+  options: StoredOptions,
   url: string,
   buckets: BucketRefresh,
   limits: ResourceLimits,
 ): () => Promise<IndexLoad> {
-  const store = options.buckets;
+  const store = options.store;
   // The last text that parsed, and its ETag: a damaged republish keeps serving it.
   let good: { text: string; etag: string | undefined } | undefined;
 

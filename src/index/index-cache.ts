@@ -3,8 +3,8 @@
  * for `cacheTtl`, concurrent requests share the scan in flight, and a request
  * whose signal aborts stops waiting without disturbing the shared scan.
  */
-import { createSkillIndex, type SkillIndex } from '../index/skill-index.js';
-import type { DiscoveryResult } from '../index/types.js';
+import { createSkillIndex, type SkillIndex } from './skill-index.js';
+import type { DiscoveryResult } from '../base/model.js';
 
 export interface CachedIndex {
   index: SkillIndex;

@@ -15,9 +15,9 @@
 import { MAX_CONCURRENT_FS_CALLS } from '../base/concurrency.js';
 import { errorReason, type SkillsFileSystem } from '../base/fs.js';
 import { splitFrontmatter } from '../frontmatter/split.js';
-import { bodyIndexSubset } from '../catalog/body-terms.js';
-import type { BodyAwareRanker } from '../catalog/rank/score.js';
-import type { SkillEntry } from '../index/types.js';
+import { bodyIndexSubset } from './body-terms.js';
+import type { BodyAwareRanker } from './rank/score.js';
+import type { SkillEntry } from '../base/model.js';
 
 /** Bodies read at a time: few, so requests meanwhile wait for at most a handful of file callbacks. */
 const BATCH = Math.min(4, MAX_CONCURRENT_FS_CALLS);

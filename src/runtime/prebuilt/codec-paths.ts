@@ -6,7 +6,7 @@
  */
 import { dirname, isAbsolute, relative, resolve, sep } from 'node:path';
 import { SKILL_FILE } from '../../base/skill-file.js';
-import { isS3Url } from '../../storage/s3-url.js';
+import { isS3Url } from '../../base/s3-url.js';
 
 /** `sep + SKILL.md`: a skill's SKILL.md path is its folder plus this, sharing the folder's characters. */
 export const SKILL_SUFFIX = sep + SKILL_FILE;
