@@ -14,10 +14,17 @@
 //   import         node start and importing the package, nothing else
 //   prebuilt       the first request with the `index` option (meta.indexFile)
 //   prebuilt-task  the same with the request that matches skills
+//   prebuilt-instructions-task  the same from the index built with --instructions (meta.instructionsIndexFile)
+//   json-task, json-instructions-task, gzip-task, gzip-instructions-task: the plain baseline (issue 44): the
+//                  package when its index was JSON (meta.baseline.bundle, bench/json-baseline.mjs) from its
+//                  JSON index (meta.baseline.json / .jsonInstructions), or from that JSON gzip'd (.gz
+//                  files), unzipped by the `fs` it is given: what a gzip'd JSON index would cost
 // meta.directories, when given, is the `directories` option (the scaling rows
 // configure 10 or 500 folders); else [root].
 import { readFileSync } from 'node:fs';
+import { lstat, open, readdir, readFile, realpath, stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
+import { gunzipSync } from 'node:zlib';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { userContext } from './plain-ctx.mjs';
@@ -45,15 +52,27 @@ async function firstRequest(api, content, options = {}, warnings = []) {
   return api.getSkills(ctx)?.skills.length ?? 0;
 }
 
-/** The first request from the prebuilt index; throws if the index was not used. */
-async function fromIndex(api, content) {
+/** The first request from the prebuilt index `file`; throws if the index was not used. */
+async function fromIndex(api, content, file = meta.indexFile, options = {}) {
   const warnings = [];
-  const count = await firstRequest(api, content, { index: meta.indexFile }, warnings);
+  const count = await firstRequest(api, content, { index: file, ...options }, warnings);
   // An unusable index falls back to a scan with a warning: that would not be this row's figure.
   const unusable = warnings.find((args) => JSON.stringify(args).includes('INDEX_UNUSABLE'));
   if (unusable) throw new Error(`the prebuilt index was not used: ${JSON.stringify(unusable)}`);
   return count;
 }
+
+/** A file system that reads `.gz` files unzipped: the baseline's JSON index, gzip'd. */
+const gunzippingFs = {
+  readdir: (path, options) => readdir(path, options),
+  readFile: async (path, encoding) =>
+    path.endsWith('.gz') ? gunzipSync(await readFile(path)).toString(encoding) : readFile(path, encoding),
+  stat: (path) => stat(path),
+  lstat: (path) => lstat(path),
+  realpath: (path) => realpath(path),
+  open: (path, flags) => open(path, flags),
+};
+const loadBaseline = () => import(pathToFileURL(resolve(meta.baseline.bundle)).href);
 
 const CONTENDERS = {
   floor: {
@@ -79,6 +98,14 @@ const CONTENDERS = {
   import: { load: loadOurs, run: async () => 0 },
   prebuilt: { load: loadOurs, run: (api) => fromIndex(api, 'hello') },
   'prebuilt-task': { load: loadOurs, run: (api) => fromIndex(api, TASK) },
+  'prebuilt-instructions-task': { load: loadOurs, run: (api) => fromIndex(api, TASK, meta.instructionsIndexFile) },
+  'json-task': { load: loadBaseline, run: (api) => fromIndex(api, TASK, meta.baseline.json) },
+  'json-instructions-task': { load: loadBaseline, run: (api) => fromIndex(api, TASK, meta.baseline.jsonInstructions) },
+  'gzip-task': { load: loadBaseline, run: (api) => fromIndex(api, TASK, `${meta.baseline.json}.gz`, { fs: gunzippingFs }) },
+  'gzip-instructions-task': {
+    load: loadBaseline,
+    run: (api) => fromIndex(api, TASK, `${meta.baseline.jsonInstructions}.gz`, { fs: gunzippingFs }),
+  },
 };
 
 const contender = CONTENDERS[kind];

@@ -1,4 +1,4 @@
-// npm run bench [-- --quick] [--real-only | --startup | --overlap-only | --visible-only | --s3-only | --requests-only]
+// npm run bench [-- --quick] [--real-only | --startup | --index-only | --overlap-only | --visible-only | --s3-only | --requests-only]
 // Builds skill libraries in a temporary folder, measures discovery, the
 // per-request cost, use_skill and find_skills, the parser (against `yaml`,
 // and on hostile input) and the index's memory, then the real-shaped rows
@@ -17,6 +17,8 @@ import { parse as parseYaml } from 'yaml';
 import * as api from '../dist/index.js';
 import { FAMILIES } from './adversarial.mjs';
 import { benchOverlap } from './overlap.mjs';
+import { benchIndexBuild } from './index-build.mjs';
+import { jsonBaseline } from './json-baseline.mjs';
 import { benchReal } from './real.mjs';
 import { benchRequestsAB } from './requests-ab.mjs';
 import { benchScaling } from './scaling.mjs';
@@ -41,6 +43,10 @@ const baseBuild = process.argv.find((arg) => arg.startsWith('--base='))?.slice('
 // --startup: issue 20's rows alone: the real-shaped first requests (no cached per-request rows)
 // and the scaling rows (bench/scaling.mjs), written to bench-results/startup.json.
 const startupOnly = process.argv.includes('--startup');
+// --index-only: issue 44's rows alone: the first request from a prebuilt index (this build's compact one, and the
+// JSON baseline's, plain and gzip'd) at 2,000 and 20,000 real-shaped skills, the heap it keeps, and the index's
+// size and build on the issue's 21,110-skill library (bench/index-build.mjs); written to bench-results/index-only.json.
+const indexOnly = process.argv.includes('--index-only');
 // --s3-only: issue 30's object-storage rows alone (bench/s3.mjs), written to bench-results/s3-only.json.
 const s3Only = process.argv.includes('--s3-only');
 // --requests-only: issue 29's per-request rows alone (bench/requests-ab.mjs), with --base=<build> by turns.
@@ -494,12 +500,21 @@ async function main() {
       log(`[bench] per-request cost with and without visible at ${REQUEST_SIZE}...`);
       await benchVisible(workload);
     } else if (!overlapOnly) {
-      if (!realOnly && !startupOnly) await benchSynthetic(temp);
+      if (!realOnly && !startupOnly && !indexOnly) await benchSynthetic(temp);
       const realStarted = Date.now();
-      const perRequest = startupOnly ? async () => {} : (workload) => benchRequests(workload, true);
-      await benchReal({ temp, quick, row, results, log, perRequest });
+      const perRequest = startupOnly || indexOnly ? async () => {} : (workload) => benchRequests(workload, true);
+      // Issue 44's plain baseline: the package when its index was JSON.
+      const baseline = quick ? undefined : await jsonBaseline(log);
+      await benchReal({ temp, quick, row, results, log, perRequest, baseline, only: indexOnly ? 'index' : undefined });
       results.realShapedSeconds = (Date.now() - realStarted) / 1000;
-      if (!realOnly) {
+      if (!quick && !realOnly && !startupOnly) {
+        await rm(temp, { recursive: true, force: true });
+        await mkdir(temp, { recursive: true });
+        const indexStarted = Date.now();
+        await benchIndexBuild({ temp, row, results, log, baseline });
+        results.indexBuildSeconds = (Date.now() - indexStarted) / 1000;
+      }
+      if (!realOnly && !indexOnly) {
         // The real-shaped libraries go first: the scaling libraries need the inodes.
         await rm(temp, { recursive: true, force: true });
         await mkdir(temp, { recursive: true });
@@ -509,7 +524,7 @@ async function main() {
         await benchS3({ temp, quick, row, results, log });
       }
     }
-    if (overlapOnly || (!realOnly && !startupOnly && !visibleOnly && !s3Only && !requestsOnly))
+    if (overlapOnly || (!realOnly && !startupOnly && !indexOnly && !visibleOnly && !s3Only && !requestsOnly))
       await benchOverlap({ temp, quick, row, results, log });
   } finally {
     await cleanup();
@@ -536,9 +551,11 @@ async function main() {
           ? 'real-only.json'
           : startupOnly
             ? 'startup.json'
-            : overlapOnly
-              ? 'overlap-only.json'
-              : 'latest.json';
+            : indexOnly
+              ? 'index-only.json'
+              : overlapOnly
+                ? 'overlap-only.json'
+                : 'latest.json';
   await writeFile(join(outDir, outFile), `${JSON.stringify({ date: new Date().toISOString(), ...results }, null, 2)}\n`);
   console.log(`wrote bench-results/${outFile}`);
 }
