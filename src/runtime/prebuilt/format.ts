@@ -21,6 +21,37 @@ export const PREBUILT_INDEX_FORMAT = 'sisu-skills-index';
 export const PREBUILT_INDEX_VERSION = 2;
 export const READABLE_VERSIONS: readonly unknown[] = [1, PREBUILT_INDEX_VERSION];
 
+/**
+ * The sections of a file of format 3 (codec-container.ts), by name. A reader
+ * skips a section it does not know: a later writer may add one (issue 41's
+ * manifests) without a new version, as long as what is here keeps its meaning.
+ */
+export const SECTIONS = {
+  /** The skills, column by column (codec-skills.ts). */
+  skills: 'skills',
+  /** `{ errors, warnings }`: discovery's diagnostics, their files encoded (JSON). */
+  diagnostics: 'diagnostics',
+  /** The ranker's index (codec-ranker.ts). */
+  ranker: 'ranker',
+  /** The instructions' index, with `--instructions` (codec-ranker.ts). */
+  body: 'ranker.body',
+  /** The skills' vectors with `--embeddings`, as src/meaning/vector-file.ts makes them (JSON). */
+  vectors: 'vectors',
+} as const;
+
+/** The header of a file of format 3: what the build knew (the table of sections is the container's). */
+export interface IndexHeader {
+  /** The @sisu-ai/mw-skills version that wrote it (information: compatibility is the version's). */
+  packageVersion: string;
+  /** ISO date of the build. */
+  createdAt: string;
+  /** The options that shaped discovery, folders encoded. */
+  options: DiscoveryShape;
+  scannedDirectories: string[];
+  /** How many skills the `skills` section holds. */
+  skills: number;
+}
+
 /** What a SKILL.md looked like when the index was built. */
 export interface SkillStamp {
   size: number;

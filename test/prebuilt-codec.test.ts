@@ -1,0 +1,370 @@
+/**
+ * The compact index's codecs (src/source/prebuilt/codec-*.ts): every value
+ * written reads back the same, and bytes that were not written so (cut
+ * short, a byte flipped, a length past the end, a section that claims or
+ * makes gigabytes) throw DamagedIndexError, never another error, and never
+ * allocate more than the bytes they were given can justify.
+ */
+import { Buffer } from 'node:buffer';
+import { deflateSync } from 'node:zlib';
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import type { PostingsData } from '../src/base/ranker-data.js';
+import { ByteReader, ByteWriter, DamagedIndexError } from '../src/runtime/prebuilt/codec-bytes.js';
+import { Container, containerVersion, MAX_INFLATED_BYTES, writeContainer } from '../src/runtime/prebuilt/codec-container.js';
+import { readPostings, writePostings } from '../src/runtime/prebuilt/codec-postings.js';
+import { readRanker, writeBody, writeRanker, type StoredRankerData } from '../src/runtime/prebuilt/codec-ranker.js';
+import { SkillTable, writeSkills, type SkillRecord } from '../src/runtime/prebuilt/codec-skills.js';
+import { bodyData, buildRankerData, RANKER_FORMAT } from '../src/catalog/rank/data.js';
+import { bodyCollectorFor } from '../src/catalog/rank/score.js';
+
+/** What `read` gives for `bytes`: its value, or the DamagedIndexError's message (any other throw fails the test). */
+function outcome<T>(read: () => T): { value: T } | { damaged: string } {
+  try {
+    return { value: read() };
+  } catch (error) {
+    if (error instanceof DamagedIndexError) return { damaged: error.message };
+    throw error;
+  }
+}
+
+describe('varints, floats and string tables', () => {
+  it('read back what was written, in order, and nothing more', () => {
+    fc.assert(
+      fc.property(
+        fc.array(
+          fc.oneof(
+            fc.nat({ max: 0xffffffff }).map((n) => ({ n })),
+            fc.string({ unit: 'binary' }).map((s) => ({ s })),
+          ),
+        ),
+        fc.array(fc.double()),
+        (items, doubles) => {
+          const out = new ByteWriter();
+          for (const item of items) if ('n' in item) out.varint(item.n);
+          out.strings(items.flatMap((item) => ('s' in item ? [item.s] : [])));
+          for (const d of doubles) out.float64(d);
+          const input = new ByteReader(out.result(), 'test');
+          for (const item of items) if ('n' in item) expect(input.varint()).toBe(item.n);
+          const strings = items.flatMap((item) => ('s' in item ? [item.s] : []));
+          // Lone surrogates are not UTF-8: they read back as U+FFFD, as Buffer writes them.
+          expect(input.strings(strings.length).all()).toEqual(strings.map((s) => Buffer.from(s, 'utf8').toString('utf8')));
+          for (const d of doubles) expect(Object.is(input.float64(), d)).toBe(true);
+          input.end();
+        },
+      ),
+    );
+  });
+
+  it('the edges of a varint: one byte to 127, five bytes to 2^32 - 1, and no further', () => {
+    for (const [value, length] of [
+      [0, 1],
+      [127, 1],
+      [128, 2],
+      [16_383, 2],
+      [2 ** 28 - 1, 4],
+      [2 ** 28, 5],
+      [2 ** 32 - 1, 5],
+    ] as const) {
+      const bytes = new ByteWriter().varint(value).result();
+      expect(bytes.length, String(value)).toBe(length);
+      expect(new ByteReader(bytes, 'test').varint()).toBe(value);
+    }
+    // A fifth byte past 4 bits, or a sixth byte: no writer makes them.
+    expect(outcome(() => new ByteReader(Uint8Array.of(0xff, 0xff, 0xff, 0xff, 0x10), 'test').varint())).toEqual({
+      damaged: 'test holds a number past 32 bits',
+    });
+    expect(outcome(() => new ByteReader(Uint8Array.of(0x80, 0x80), 'test').varint())).toEqual({ damaged: 'test ends inside a number' });
+  });
+
+  it('refuses lengths past the end before allocating for them', () => {
+    // A table that claims a billion strings in 3 bytes, and a string longer than what is left.
+    expect(outcome(() => new ByteReader(Uint8Array.of(1, 2, 3), 'test').strings(1e9))).toEqual({
+      damaged: 'test cannot hold 1000000000 strings',
+    });
+    expect(outcome(() => new ByteReader(new ByteWriter().varint(50).raw(Buffer.from('abc')).result(), 'test').strings(1))).toEqual({
+      damaged: 'test ends before its data',
+    });
+    expect(outcome(() => new ByteReader(new ByteWriter().varint(7).result(), 'test').count(5, 'a count of'))).toEqual({
+      damaged: 'test has a count of 7, past 5',
+    });
+    const trailing = new ByteReader(Uint8Array.of(1, 2), 'test');
+    trailing.varint();
+    expect(outcome(() => trailing.end())).toEqual({ damaged: 'test has 1 bytes past its data' });
+  });
+});
+
+/** Random postings over `count` docs, as the ranker packs them: terms sorted, docs ascending within a term, weights 1 and up. */
+const postingsArbitrary = fc.integer({ min: 1, max: 300 }).chain((count) =>
+  fc
+    .uniqueArray(fc.stringMatching(/^[a-z0-9]{1,8}$/), { maxLength: 40 })
+    .chain((terms) =>
+      fc.tuple(
+        fc.constant(count),
+        fc.constant([...terms].sort()),
+        fc.array(fc.uniqueArray(fc.nat({ max: count - 1 }), { maxLength: 30 }), { minLength: terms.length, maxLength: terms.length }),
+        fc.array(fc.integer({ min: 1, max: 0xffff }), { minLength: 1, maxLength: 12 }),
+      ),
+    )
+    .map(([count, terms, docLists, palette]) => {
+      const offsets = new Int32Array(terms.length + 1);
+      const docs: number[] = [];
+      const weights: number[] = [];
+      docLists.forEach((list, t) => {
+        for (const doc of [...list].sort((a, b) => a - b)) {
+          docs.push(doc);
+          weights.push(palette[(doc * 7 + t) % palette.length] as number);
+        }
+        offsets[t + 1] = docs.length;
+      });
+      const data: PostingsData = { terms, offsets, docs: Uint16Array.from(docs), weights: Uint16Array.from(weights) };
+      return { count, data };
+    }),
+);
+
+describe('postings', () => {
+  it('read back as the very arrays written (property)', () => {
+    fc.assert(
+      fc.property(postingsArbitrary, ({ count, data }) => {
+        const out = new ByteWriter();
+        writePostings(data, count, out);
+        const input = new ByteReader(out.result(), 'test');
+        const back = readPostings(input, count);
+        input.end();
+        expect(back.terms).toEqual(data.terms);
+        expect(back.offsets).toEqual(data.offsets);
+        expect(back.docs).toEqual(data.docs);
+        expect(back.weights).toEqual(data.weights);
+      }),
+    );
+  });
+
+  it('docs in 32 bits past 65,536 entries, as the ranker packs them', () => {
+    const data: PostingsData = {
+      terms: ['a'],
+      offsets: Int32Array.of(0, 2),
+      docs: Uint32Array.of(5, 70_000),
+      weights: Uint16Array.of(3, 9),
+    };
+    const out = new ByteWriter();
+    writePostings(data, 70_001, out);
+    const back = readPostings(new ByteReader(out.result(), 'test'), 70_001);
+    expect(back.docs).toBeInstanceOf(Uint32Array);
+    expect([...back.docs]).toEqual([5, 70_000]);
+  });
+
+  it('any byte changed or cut is damage, or postings that still hold only docs under the count (property)', () => {
+    fc.assert(
+      fc.property(postingsArbitrary, fc.nat(), fc.integer({ min: 1, max: 255 }), fc.boolean(), ({ count, data }, at, flip, cut) => {
+        const out = new ByteWriter();
+        writePostings(data, count, out);
+        const bytes = Buffer.from(out.result());
+        const position = at % bytes.length;
+        const hostile = cut ? bytes.subarray(0, position) : (bytes.writeUInt8(bytes[position]! ^ flip, position), bytes);
+        const result = outcome(() => {
+          const input = new ByteReader(hostile, 'test');
+          const back = readPostings(input, count);
+          input.end();
+          return back;
+        });
+        if ('value' in result) {
+          for (const doc of result.value.docs) expect(doc).toBeLessThan(count);
+          expect(result.value.weights).toHaveLength(result.value.docs.length);
+        }
+      }),
+    );
+  });
+});
+
+const skills: SkillRecord[] = [
+  {
+    metadata: { name: 'pdf', description: 'Fill PDF forms.', tags: ['pdf'] },
+    directory: './skills/pdf',
+    size: 120,
+    mtimeMs: 1.5e12 + 0.25,
+  },
+  // The name not first: stored whole, keys in their order.
+  { metadata: { description: 'Déployer « vite ».', name: 'deploy' }, directory: './skills/ops/deploy', size: 90, mtimeMs: 1.6e12 },
+  {
+    metadata: JSON.parse('{"name":"proto","description":"Keeps its own key.","__proto__":{"x":1},"limit":null}') as SkillRecord['metadata'],
+    directory: '../elsewhere/proto',
+    file: '../elsewhere/proto/skill.md',
+    size: 0,
+    mtimeMs: 0,
+    specials: [[['limit'], 'NaN']],
+  },
+  // Folders with no parent to share: stored whole.
+  { metadata: { name: 'root', description: 'The root itself.' }, directory: '.', size: 1, mtimeMs: 2 },
+  { metadata: { name: 's3', description: 'In a bucket.' }, directory: 's3://bucket/skills/s3', size: 3, mtimeMs: 4 },
+];
+
+function tableOf(records: readonly SkillRecord[]): SkillTable {
+  const out = new ByteWriter();
+  writeSkills(records, out);
+  return new SkillTable(new ByteReader(out.result(), 'test'), records.length);
+}
+
+describe('skills', () => {
+  it('read back field by field: metadata with its keys in order and own __proto__, folders, stamps, exceptions', () => {
+    const table = tableOf(skills);
+    skills.forEach((record, i) => {
+      expect(table.name(i)).toBe(record.metadata.name);
+      const metadata = table.metadata(i);
+      expect(JSON.stringify(metadata)).toBe(JSON.stringify(record.metadata));
+      expect(Object.keys(metadata)).toEqual(Object.keys(record.metadata));
+      const { parent, leaf } = table.folder(i);
+      expect(parent === 0 ? leaf : `${table.parents[parent - 1]}/${leaf}`).toBe(record.directory);
+      expect(table.file(i)).toBe(record.file);
+      expect([table.size(i), table.mtimeMs(i)]).toEqual([record.size, record.mtimeMs]);
+      expect(table.specials(i)).toEqual(record.specials);
+    });
+    expect(Object.hasOwn(table.metadata(2), '__proto__')).toBe(true);
+    expect(table.parents).toEqual(['./skills', './skills/ops', '../elsewhere', 's3://bucket/skills']);
+  });
+
+  it('any byte changed or cut is damage, or a table of as many skills (property)', () => {
+    const out = new ByteWriter();
+    writeSkills(skills, out);
+    const bytes = out.result();
+    fc.assert(
+      fc.property(fc.nat(), fc.integer({ min: 1, max: 255 }), fc.boolean(), (at, flip, cut) => {
+        const hostile = Buffer.from(bytes);
+        const position = at % hostile.length;
+        hostile[position] = hostile[position]! ^ flip;
+        const result = outcome(() => {
+          const table = new SkillTable(new ByteReader(cut ? bytes.subarray(0, position) : hostile, 'test'), skills.length);
+          for (let i = 0; i < skills.length; i++) table.metadata(i);
+          return table;
+        });
+        if ('value' in result) expect(result.value.count).toBe(skills.length);
+      }),
+    );
+  });
+});
+
+describe('the container', () => {
+  const sections = new Map([
+    ['a', Buffer.from('first section '.repeat(100))],
+    ['b', Buffer.alloc(0)],
+    ['c', Buffer.from([1, 2, 3])],
+  ]);
+  const file = writeContainer({ version: 3, header: { note: 'héllo' }, sections, level: 6 });
+
+  it('names its format and version on its first line; reads back header and sections; skips none it does not know', () => {
+    expect(file.subarray(0, 20).toString('latin1')).toBe('sisu-skills-index 3\n');
+    expect(containerVersion(file)).toBe(3);
+    expect(containerVersion(Buffer.from('  {"format": "sisu-skills-index", "version": 2}'))).toBe('json');
+    expect(containerVersion(Buffer.from('PK\u0003\u0004 a zip'))).toBeUndefined();
+    const opened = Container.open(file);
+    expect(opened.header.note).toBe('héllo');
+    for (const [name, bytes] of sections) expect(opened.section(name)).toEqual(bytes);
+    expect(opened.section('manifests')).toBeUndefined();
+    expect(opened.has('a')).toBe(true);
+  });
+
+  it('a file cut short or with any byte flipped is damage, or reads back as written (property)', () => {
+    fc.assert(
+      fc.property(fc.nat(), fc.integer({ min: 1, max: 255 }), fc.boolean(), (at, flip, cut) => {
+        const hostile = Buffer.from(file);
+        const position = 20 + (at % (file.length - 20));
+        hostile[position] = hostile[position]! ^ flip;
+        const result = outcome(() => {
+          const opened = Container.open(cut ? file.subarray(0, position) : hostile);
+          return [...sections.keys()].map((name) => opened.section(name));
+        });
+        // Zlib's checksum finds a flip: only a cut after the last section's end could read back whole.
+        if ('value' in result) expect(result.value).toEqual([...sections.values()]);
+      }),
+    );
+  });
+
+  /** `file` with its header replaced by `header` (sections as they are). */
+  const withHeader = (header: unknown, sectionBytes = Buffer.alloc(0)): Buffer => {
+    const packed = deflateSync(Buffer.from(JSON.stringify(header)));
+    const length = Buffer.alloc(4);
+    length.writeUInt32LE(packed.length);
+    return Buffer.concat([Buffer.from('sisu-skills-index 3\n'), length, packed, sectionBytes]);
+  };
+
+  it('refuses a header length, or a section, past the end of the file', () => {
+    const length = Buffer.from(file);
+    length.writeUInt32LE(file.length, 20);
+    expect(outcome(() => Container.open(length))).toEqual({ damaged: `has a header of ${file.length} bytes past its end` });
+    const past = withHeader({ sections: { a: { at: 0, bytes: 100, size: 10 } } }, Buffer.alloc(10));
+    expect(outcome(() => Container.open(past))).toEqual({ damaged: 'section "a" lies past the file\'s end (100 of 10 bytes)' });
+    expect(outcome(() => Container.open(withHeader({ sections: { a: { at: -1, bytes: 1, size: 1 } } })))).toEqual({
+      damaged: 'section "a" has no place in the file',
+    });
+    expect(outcome(() => Container.open(withHeader([])))).toEqual({ damaged: 'header is not an object' });
+    expect(outcome(() => Container.open(withHeader({})))).toEqual({ damaged: 'header has no table of sections' });
+  });
+
+  it('a decompression bomb: a claim of gigabytes is refused unread, and a stream that inflates past its claim is stopped there', () => {
+    const bomb = deflateSync(Buffer.alloc(64 * 1024 * 1024), { level: 9 });
+    // Claims all it makes: past what this reader takes.
+    const claims = withHeader({ sections: { a: { at: 0, bytes: bomb.length, size: 2 ** 32 } } }, bomb);
+    expect(outcome(() => Container.open(claims))).toEqual({
+      damaged: `section "a" claims ${2 ** 32} bytes inflated from ${bomb.length}, more than deflate makes or this reader takes`,
+    });
+    expect(MAX_INFLATED_BYTES).toBeLessThan(2 ** 32);
+    // Claims 1,000 bytes and makes 64 MB: inflating stops at the claim.
+    const lies = withHeader({ sections: { a: { at: 0, bytes: bomb.length, size: 1000 } } }, bomb);
+    const opened = Container.open(lies);
+    const result = outcome(() => opened.section('a'));
+    expect('damaged' in result && result.damaged).toMatch(/^section "a" inflates past 1000 bytes/);
+    // A claim larger than what the stream makes.
+    const short = withHeader({ sections: { a: { at: 0, bytes: 11, size: 9 } } }, deflateSync(Buffer.from('abc')));
+    expect(outcome(() => Container.open(short).section('a'))).toEqual({
+      damaged: 'section "a" inflates to 3 bytes, not the 9 its header says',
+    });
+  });
+});
+
+describe('the ranker sections', () => {
+  /** A ranker's data over `entries`, with its instructions' index, as the builder stores them. */
+  async function stored(): Promise<StoredRankerData> {
+    const entries = [
+      { name: 'pdf', description: 'Fill and merge PDF forms. Use when the user has a PDF.' },
+      { name: 'deploy', description: 'Deploy services to the cloud.', tags: ['ops'] },
+      { name: 'review', description: 'Review a pull request for bugs.' },
+    ];
+    const collector = bodyCollectorFor(entries.length);
+    collector.add(0, '# Forms\nFill the fields of a PDF form, then merge two PDFs.');
+    collector.add(2, '# Review\nRead the diff; look for bugs and missing tests.');
+    const data: StoredRankerData = { ...buildRankerData(entries), body: bodyData(collector.build()), nameOrder: Int32Array.of(1, 0, 2) };
+    return data;
+  }
+
+  it('read back as written, checked by the ranker format it is given', async () => {
+    const data = await stored();
+    const read = readRanker(writeRanker(data), writeBody(data.body!), 3, RANKER_FORMAT);
+    expect(read).toEqual({ ok: true, data });
+    // Without the body section, the ranker alone.
+    const alone = readRanker(writeRanker(data), undefined, 3, RANKER_FORMAT);
+    expect(alone.ok && alone.data?.body).toBeUndefined();
+  });
+
+  it('data of another scheme is left undecoded; damage is named', async () => {
+    const data = await stored();
+    expect(readRanker(writeRanker({ ...data, scheme: 'bm25f/0' }), undefined, 3, RANKER_FORMAT)).toEqual({
+      ok: true,
+      otherScheme: '"bm25f/0"',
+    });
+    // The instructions of another scheme: the ranker without them.
+    const foreignBody = readRanker(writeRanker(data), writeBody({ ...data.body!, scheme: 'body/0' }), 3, RANKER_FORMAT);
+    expect(foreignBody.ok && foreignBody.data?.body).toBeUndefined();
+    expect(readRanker(writeRanker(data), undefined, 2, RANKER_FORMAT)).toEqual({
+      ok: false,
+      problem: 'section "ranker" has a ranked skill count of 3, past 2',
+    });
+    const otherCount = readRanker(writeRanker(data), writeBody({ ...data.body!, count: 4 }), 3, RANKER_FORMAT);
+    expect(otherCount).toEqual({ ok: false, problem: 'section "ranker.body" is over 4 skills, the ranker over 3' });
+    // Valid bytes the ranker refuses: a weight of 0.
+    const zero = { ...data, weights: data.weights.map(() => 0) };
+    const refused = readRanker(writeRanker(zero), undefined, 3, RANKER_FORMAT);
+    expect(refused.ok === false && refused.problem).toMatch(/^the ranker's postings: a posting of ".*" is out of range$/);
+    const bodyRefused = readRanker(writeRanker(data), writeBody({ ...data.body!, rareIdf: -1 }), 3, RANKER_FORMAT);
+    expect(bodyRefused).toEqual({ ok: false, problem: "the instructions' postings: the rare-term IDF is not a number of 0 or more" });
+    expect(readRanker(writeRanker(data).subarray(0, 12), undefined, 3, RANKER_FORMAT).ok).toBe(false);
+  });
+});
