@@ -1,7 +1,7 @@
 /**
- * The CLI run in-process against a bucket, with the SDK's environment
- * (AWS_ENDPOINT_URL_S3, AWS_REGION, the credentials) set for the call and
- * put back after it.
+ * The CLI run in-process against storage, with the SDK's environment
+ * (AWS_ENDPOINT_URL_S3, AWS_REGION, the credentials; or Azure's connection
+ * string) set for the call and put back after it.
  */
 import { runCli, type CliIO } from '../../../src/cli/run.js';
 import { S3RVER_CREDENTIALS } from './server.js';
@@ -13,13 +13,20 @@ export interface CliRun {
 }
 
 /** `sisu-skills ...argv` with the SDK's environment pointing at `endpoint`. */
-export async function cliAgainst(endpoint: string, ...argv: string[]): Promise<CliRun> {
-  const env: Record<string, string> = {
-    AWS_ENDPOINT_URL_S3: endpoint,
-    AWS_REGION: 'us-east-1',
-    AWS_ACCESS_KEY_ID: S3RVER_CREDENTIALS.accessKeyId,
-    AWS_SECRET_ACCESS_KEY: S3RVER_CREDENTIALS.secretAccessKey,
-  };
+export function cliAgainst(endpoint: string, ...argv: string[]): Promise<CliRun> {
+  return cliWithEnvironment(
+    {
+      AWS_ENDPOINT_URL_S3: endpoint,
+      AWS_REGION: 'us-east-1',
+      AWS_ACCESS_KEY_ID: S3RVER_CREDENTIALS.accessKeyId,
+      AWS_SECRET_ACCESS_KEY: S3RVER_CREDENTIALS.secretAccessKey,
+    },
+    ...argv,
+  );
+}
+
+/** `sisu-skills ...argv` with `env` set in process.env for the call, and put back after it. */
+export async function cliWithEnvironment(env: Record<string, string>, ...argv: string[]): Promise<CliRun> {
   const saved = Object.fromEntries(Object.keys(env).map((key) => [key, process.env[key]]));
   Object.assign(process.env, env);
   const out: string[] = [];

@@ -7,7 +7,7 @@
  * how the engine's requests and errors look; the log names every request by
  * `/container/key` whatever the engine.
  */
-import { createServer, request as forward, type IncomingMessage, type ServerResponse } from 'node:http';
+import { createServer, request as forward, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 
 export type Operation = 'list' | 'get' | 'head' | 'put' | 'other';
@@ -20,6 +20,8 @@ export interface LoggedRequest {
   range?: string;
   ifNoneMatch?: string;
   status?: number;
+  /** The request's headers as the SDK sent them. */
+  headers: IncomingHttpHeaders;
 }
 
 export interface InjectedFailure {
@@ -120,6 +122,7 @@ export async function startProxy(target: { port: number }, dialect: Dialect = S3
       op: dialect.operation(req.method ?? 'GET', url),
       method: req.method ?? 'GET',
       path: dialect.pathOf(url),
+      headers: req.headers,
     };
     if (typeof req.headers.range === 'string') entry.range = req.headers.range;
     else if (typeof req.headers['x-ms-range'] === 'string') entry.range = req.headers['x-ms-range'];
