@@ -17,6 +17,7 @@ import { importGraph, SRC } from './helpers/import-graph.js';
  */
 const LAYERS: readonly string[] = [
   'base',
+  'trust',
   'frontmatter',
   'metadata',
   'config',

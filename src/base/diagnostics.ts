@@ -63,6 +63,11 @@ export const DiagnosticCodes = {
   STORAGE_ACCESS: 'STORAGE_ACCESS',
   // cli/overlap.ts: `sisu-skills validate` only
   DESCRIPTION_OVERLAP: 'DESCRIPTION_OVERLAP',
+  // trust/: a place's signed manifest (skills.manifest.json) and the skills it does not vouch for
+  MANIFEST_INVALID: 'MANIFEST_INVALID',
+  MANIFEST_EXPIRED: 'MANIFEST_EXPIRED',
+  MANIFEST_ROLLBACK: 'MANIFEST_ROLLBACK',
+  UNTRUSTED_SKILL: 'UNTRUSTED_SKILL',
 } as const;
 
 export type DiagnosticCode = (typeof DiagnosticCodes)[keyof typeof DiagnosticCodes];
@@ -124,6 +129,11 @@ export const DiagnosticSeverity: Readonly<Record<DiagnosticCode, SeverityRule>> 
   STORAGE_ACCESS: 'warning',
   // Advice about the library as a whole, never a reason to skip a skill.
   DESCRIPTION_OVERLAP: 'warning',
+  // Nothing unverified is served (under `trust`, mode 'enforce'): the place's skills, or the skill, are left out.
+  MANIFEST_INVALID: 'error',
+  MANIFEST_EXPIRED: 'error',
+  MANIFEST_ROLLBACK: 'error',
+  UNTRUSTED_SKILL: 'error',
 };
 
 /** The severity of `code`; the only place `strict` is applied. */

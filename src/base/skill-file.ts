@@ -1,10 +1,13 @@
 /**
- * The skill file's name, and the folders no skill or resource is looked for
+ * The skill file's name, the signed manifest's, and the folders no skill or resource is looked for
  * in. Shared by discovery, the watcher, the index and the resource reader.
  */
 import type { DirEntry } from './fs.js';
 
 export const SKILL_FILE = 'SKILL.md';
+
+/** A place's signed manifest (trust/), at the root of the place: never one of a skill's resources. */
+export const MANIFEST_FILE = 'skills.manifest.json';
 
 /** Dot-folders (.git, .venv ...) and node_modules never hold skills or resources. */
 export function isSkippedName(name: string): boolean {

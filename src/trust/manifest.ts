@@ -1,0 +1,286 @@
+/**
+ * `skills.manifest.json`: what a place serves, as its publisher signed it.
+ * Written in one layout and read back only in that layout, so that the
+ * signatures cover exact bytes and nothing is re-serialized to check them:
+ *
+ *     {"signatures":[{"keyid":"<hex>","sig":"<base64>"}],"signed":
+ *     {"format":"sisu-skills-manifest/1","version":3,"created":"…","expires":"…","skills":[
+ *     {"path":"pdf","digest":"sha256-…","frontmatter":"<hex>","files":[["SKILL.md",812,"<hex>"],…]},
+ *     …
+ *     ]}
+ *     }
+ *
+ * The whole file is one JSON document. The second line to the one before the
+ * last `}` is the signed body: its UTF-8 bytes are what every signature
+ * signs, so `sign` adds a signature without touching them. The body is
+ * written canonically (fixed key order, skills and files sorted by code
+ * point, one skill a line), so the same content always gives the same bytes.
+ *
+ * Reading refuses, with one MANIFEST_INVALID message each: a file over
+ * MAX_MANIFEST_BYTES (before parsing), another layout, bad JSON, fields of
+ * the wrong type or format, `..`, absolute, `s3://` or backslash paths,
+ * duplicate or unsorted entries, hashes of the wrong length. The envelope is
+ * checked with zod; the skill entries (100,000s of them) with checkSkills
+ * below: zod took 40-80 ms for the 14,000 entries of 2,000 skills and 450 ms
+ * at 20,000, more than a whole first request may add.
+ */
+import { z } from 'zod';
+import type { DiagnosticCode } from '../base/diagnostics.js';
+import { SKILL_FILE } from '../base/skill-file.js';
+import { compareCodePoints } from './digest.js';
+import { MANIFEST_FORMAT, MAX_FILES_PER_SKILL, MAX_MANIFEST_BYTES, MAX_PATH_CHARS, MAX_SIGNATURES } from './format.js';
+
+/** One file a skill serves: its path in the skill folder (`/`-separated), its size in bytes, its hex SHA-256. */
+export type ManifestFile = readonly [path: string, size: number, sha256: string];
+
+export interface ManifestSkill {
+  /** The skill folder, relative to the place's root (`.` when the place is the skill). */
+  path: string;
+  /** agentskills.io RFC #358's digest of `files` (digest.ts). */
+  digest: string;
+  /** Hex SHA-256 of SKILL.md's head: its bytes through the closing fence's line break (discover/head.ts). */
+  frontmatter: string;
+  /** Sorted by path; SKILL.md among them. */
+  files: readonly ManifestFile[];
+}
+
+export interface ManifestBody {
+  format: typeof MANIFEST_FORMAT;
+  /** Grows with each new signed content of a place; a process refuses one lower than it has accepted there. */
+  version: number;
+  /** ISO 8601 UTC. */
+  created: string;
+  /** ISO 8601 UTC: from then on the manifest is refused (MANIFEST_EXPIRED). */
+  expires: string;
+  /** Sorted by path. */
+  skills: readonly ManifestSkill[];
+}
+
+export interface ManifestSignature {
+  /** The signing key's id (keys.ts). */
+  keyid: string;
+  /** Ed25519 signature of the body's UTF-8 bytes, base64. */
+  sig: string;
+}
+
+export interface ParsedManifest {
+  body: ManifestBody;
+  /** The body exactly as signed. */
+  bodyText: string;
+  signatures: readonly ManifestSignature[];
+  /** `expires` in ms since the epoch. */
+  expiresAt: number;
+}
+
+/** What reading or checking a manifest gave: the manifest, or the one problem that stops it, with its code. */
+export type ManifestRead = { ok: true; manifest: ParsedManifest } | { ok: false; code: DiagnosticCode; message: string };
+
+const HEADER_START = '{"signatures":';
+const HEADER_END = ',"signed":';
+const TRAILER = '\n}';
+
+const HEX_SHA256 = /^[0-9a-f]{64}$/;
+const SKILL_DIGEST = /^sha256-[A-Za-z0-9_-]{43}$/;
+const TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,3})?Z$/;
+
+const signatureSchema = z
+  .object({
+    keyid: z.string().regex(HEX_SHA256, 'a key id is 64 lowercase hex characters'),
+    sig: z
+      .string()
+      .regex(/^[A-Za-z0-9+/]{86}==$/, 'an Ed25519 signature is 64 bytes in base64 (88 characters)')
+      // Node's decoder ignores the last character's unused bits: only one spelling of a signature is accepted.
+      .refine((sig) => Buffer.from(sig, 'base64').toString('base64') === sig, 'a signature in canonical base64'),
+  })
+  .strict();
+
+const headerSchema = z.object({ signatures: z.array(signatureSchema).min(1).max(MAX_SIGNATURES) }).strict();
+
+const timestamp = z
+  .string()
+  .regex(TIMESTAMP, 'an ISO 8601 UTC time such as 2026-01-31T12:00:00Z')
+  .refine((value) => !Number.isNaN(Date.parse(value)), 'a real date');
+
+const bodySchema = z
+  .object({
+    format: z.literal(MANIFEST_FORMAT),
+    version: z.number().int().min(1).max(Number.MAX_SAFE_INTEGER),
+    created: timestamp,
+    expires: timestamp,
+    skills: z.array(z.unknown()),
+  })
+  .strict();
+
+const invalid = (message: string): ManifestRead => ({ ok: false, code: 'MANIFEST_INVALID', message });
+
+const SIGN_AGAIN = 'Sign the place again with `sisu-skills sign`.';
+
+/** The body as `sign` writes it: fixed key order, one skill a line. `body.skills` and their files must be sorted. */
+export function serializeBody(body: ManifestBody): string {
+  const skills = body.skills.map(
+    (skill) =>
+      `{"path":${JSON.stringify(skill.path)},"digest":${JSON.stringify(skill.digest)},"frontmatter":${JSON.stringify(skill.frontmatter)},` +
+      `"files":[${skill.files.map(([path, size, sha256]) => `[${JSON.stringify(path)},${size},${JSON.stringify(sha256)}]`).join(',')}]}`,
+  );
+  const head =
+    `{"format":${JSON.stringify(body.format)},"version":${body.version},` +
+    `"created":${JSON.stringify(body.created)},"expires":${JSON.stringify(body.expires)},"skills":[`;
+  return `${head}\n${skills.map((line, i) => (i < skills.length - 1 ? `${line},\n` : `${line}\n`)).join('')}]}`;
+}
+
+/** The whole file: the signatures (sorted by key id), then the body exactly as given. */
+export function serializeManifest(bodyText: string, signatures: readonly ManifestSignature[]): string {
+  const sorted = [...signatures].sort((a, b) => compareCodePoints(a.keyid, b.keyid));
+  const header = `${HEADER_START}[${sorted.map((s) => `{"keyid":${JSON.stringify(s.keyid)},"sig":${JSON.stringify(s.sig)}}`).join(',')}]${HEADER_END}`;
+  return `${header}\n${bodyText}${TRAILER}\n`;
+}
+
+function zodProblem(error: z.ZodError, where: string): string {
+  const issue = error.issues[0];
+  const at = issue && issue.path.length > 0 ? `${where}.${issue.path.join('.')}` : where;
+  return `${at}: ${issue?.message ?? 'invalid'}`;
+}
+
+function parseJson(text: string): { ok: true; value: unknown } | { ok: false; reason: string } {
+  try {
+    return { ok: true, value: JSON.parse(text) as unknown };
+  } catch (error) {
+    return { ok: false, reason: error instanceof Error ? error.message : String(error) };
+  }
+}
+
+/** The manifest's text, refused over MAX_MANIFEST_BYTES before any decoding, and when its bytes are not UTF-8. */
+function manifestText(input: string | Uint8Array): { ok: true; text: string } | { ok: false; message: string } {
+  const size = typeof input === 'string' ? Buffer.byteLength(input, 'utf8') : input.length;
+  if (size > MAX_MANIFEST_BYTES) {
+    return {
+      ok: false,
+      message: `is ${size} bytes, over the ${MAX_MANIFEST_BYTES}-byte limit for a manifest; it was not read. A manifest lists about 100 bytes a file.`,
+    };
+  }
+  if (typeof input === 'string') return { ok: true, text: input };
+  try {
+    return { ok: true, text: new TextDecoder('utf-8', { fatal: true }).decode(input) };
+  } catch {
+    return { ok: false, message: `is not UTF-8 text. ${SIGN_AGAIN}` };
+  }
+}
+
+/** The header line and the body of `text`, as the layout above places them. */
+function splitLayout(text: string): { header: string; bodyText: string } | undefined {
+  const newline = text.indexOf('\n');
+  if (newline < 0) return undefined;
+  const header = text.slice(0, newline);
+  if (!header.startsWith(HEADER_START) || !header.endsWith(HEADER_END)) return undefined;
+  // One final line break is optional (editors add or drop it); nothing else may follow.
+  const rest = text.endsWith('\n') ? text.slice(newline + 1, -1) : text.slice(newline + 1);
+  if (!rest.endsWith(TRAILER)) return undefined;
+  return { header: `${header.slice(0, -HEADER_END.length)}}`, bodyText: rest.slice(0, -TRAILER.length) };
+}
+
+/**
+ * Read a manifest (file bytes, or its text), checking its layout and every
+ * field; signatures and expiry are verify.ts's. Never throws.
+ */
+export function parseManifest(input: string | Uint8Array): ManifestRead {
+  const read = manifestText(input);
+  if (!read.ok) return invalid(read.message);
+  const parts = splitLayout(read.text);
+  if (!parts) {
+    return invalid(
+      `is not a signed skills manifest: its first line must be {"signatures":[...],"signed": and its last } closes it. ${SIGN_AGAIN}`,
+    );
+  }
+  const headerJson = parseJson(parts.header);
+  if (!headerJson.ok) return invalid(`has a signatures line that is not JSON (${headerJson.reason}). ${SIGN_AGAIN}`);
+  const header = headerSchema.safeParse(headerJson.value);
+  if (!header.success) return invalid(`has a bad signature entry: ${zodProblem(header.error, 'signatures')}. ${SIGN_AGAIN}`);
+  const bodyJson = parseJson(parts.bodyText);
+  if (!bodyJson.ok) return invalid(`has a signed part that is not JSON (${bodyJson.reason}). ${SIGN_AGAIN}`);
+  const body = bodySchema.safeParse(bodyJson.value);
+  if (!body.success) return invalid(`${zodProblem(body.error, 'signed')}. ${SIGN_AGAIN}`);
+  const expiresAt = Date.parse(body.data.expires);
+  if (expiresAt < Date.parse(body.data.created))
+    return invalid(`expires (${body.data.expires}) before it was created (${body.data.created}). ${SIGN_AGAIN}`);
+  const skillsProblem = checkSkills(body.data.skills);
+  if (skillsProblem !== undefined) return invalid(`${skillsProblem}. ${SIGN_AGAIN}`);
+  const manifestBody = { ...body.data, skills: body.data.skills as ManifestSkill[] };
+  return { ok: true, manifest: { body: manifestBody, bodyText: parts.bodyText, signatures: header.data.signatures, expiresAt } };
+}
+
+/** What is wrong with a skill's or file's path in a manifest, if anything. A skill's may be `.` (the place is the skill). */
+export function manifestPathProblem(path: unknown, kind: 'skill' | 'file'): string | undefined {
+  if (typeof path !== 'string' || path === '') return 'a path must be a non-empty string';
+  if (kind === 'skill' && path === '.') return undefined;
+  if (path.length > MAX_PATH_CHARS) return `a path is at most ${MAX_PATH_CHARS} characters`;
+  if (path.includes('\\')) return 'a path uses / between its parts, never \\';
+  // eslint-disable-next-line no-control-regex -- control characters are exactly what is refused
+  if (/[\u0000-\u001f\u007f]/.test(path)) return 'a path holds no control characters';
+  const parts = path.split('/');
+  if ((parts[0] ?? '').includes(':')) return 'a path is relative to the place, never a URL (s3://...) or a drive (C:)';
+  if (parts.some((part) => part === '')) return 'a path is relative to the place: no leading, trailing or doubled /';
+  if (parts.some((part) => part === '.' || part === '..')) return 'a path has no . or .. parts: it never leaves the place';
+  return undefined;
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+const SKILL_KEYS = ['path', 'digest', 'frontmatter', 'files'];
+
+/** The problem of the skill entries (their fields, paths, order, hashes), or undefined when every one is sound. */
+function checkSkills(skills: readonly unknown[]): string | undefined {
+  let previous: string | undefined;
+  for (let i = 0; i < skills.length; i++) {
+    const skill = skills[i];
+    const where = `signed.skills.${i}`;
+    if (!isRecord(skill)) return `${where}: a skill entry is an object`;
+    const keys = Object.keys(skill);
+    const unknown = keys.find((key) => !SKILL_KEYS.includes(key));
+    if (unknown !== undefined) return `${where}: unknown field "${unknown}"`;
+    const pathProblem = manifestPathProblem(skill.path, 'skill');
+    if (pathProblem !== undefined) return `${where}.path: ${pathProblem} (got ${JSON.stringify(skill.path)})`;
+    const path = skill.path as string;
+    const order = orderProblem(previous, path, 'skill');
+    if (order !== undefined) return `${where}.path: ${order}`;
+    previous = path;
+    if (typeof skill.digest !== 'string' || !SKILL_DIGEST.test(skill.digest))
+      return `${where}.digest: an RFC #358 digest is "sha256-" and 43 base64url characters`;
+    if (typeof skill.frontmatter !== 'string' || !HEX_SHA256.test(skill.frontmatter))
+      return `${where}.frontmatter: a SHA-256 is 64 lowercase hex characters`;
+    const filesProblem = checkFiles(skill.files);
+    if (filesProblem !== undefined) return `${where}.files${filesProblem} (skill "${path}")`;
+  }
+  return undefined;
+}
+
+/** Entries must be sorted and unique: one check finds duplicates and disorder. */
+function orderProblem(previous: string | undefined, path: string, kind: 'skill' | 'file'): string | undefined {
+  if (previous === undefined) return undefined;
+  const order = compareCodePoints(previous, path);
+  if (order === 0) return `duplicate ${kind} entry "${path}"`;
+  if (order > 0) return `${kind} entries must be sorted by path: "${path}" comes after "${previous}"`;
+  return undefined;
+}
+
+function checkFiles(files: unknown): string | undefined {
+  if (!Array.isArray(files) || files.length === 0) return ': a skill lists its files (SKILL.md at least)';
+  if (files.length > MAX_FILES_PER_SKILL) return `: at most ${MAX_FILES_PER_SKILL} files a skill`;
+  let previous: string | undefined;
+  let hasSkillFile = false;
+  for (let j = 0; j < files.length; j++) {
+    const file: unknown = files[j];
+    if (!Array.isArray(file) || file.length !== 3) return `.${j}: a file entry is [path, size, sha256]`;
+    const [path, size, sha256] = file as unknown[];
+    const pathProblem = manifestPathProblem(path, 'file');
+    if (pathProblem !== undefined) return `.${j}: ${pathProblem} (got ${JSON.stringify(path)})`;
+    const order = orderProblem(previous, path as string, 'file');
+    if (order !== undefined) return `.${j}: ${order}`;
+    previous = path as string;
+    if (typeof size !== 'number' || !Number.isSafeInteger(size) || size < 0) return `.${j}: a size is a whole number of bytes`;
+    if (typeof sha256 !== 'string' || !HEX_SHA256.test(sha256)) return `.${j}: a SHA-256 is 64 lowercase hex characters`;
+    if (path === SKILL_FILE) hasSkillFile = true;
+  }
+  return hasSkillFile ? undefined : ': a skill lists its SKILL.md';
+}

@@ -1,0 +1,85 @@
+/**
+ * Whether a manifest may be believed: enough distinct trusted keys signed
+ * its exact body (threshold), and it has not expired by `now` (a clock the
+ * caller passes, so tests can move it). Signatures are checked before
+ * expiry: an unsigned manifest is invalid, whatever its dates say.
+ */
+import { verify } from 'node:crypto';
+import { HASH_PREFIX_CHARS } from './format.js';
+import type { TrustedKey } from './keys.js';
+import { parseManifest, type ManifestRead, type ParsedManifest } from './manifest.js';
+
+export interface TrustPolicy {
+  keys: readonly TrustedKey[];
+  /** Distinct trusted keys that must have signed; at least 1. */
+  threshold: number;
+  /** ms since the epoch. */
+  now: number;
+}
+
+/** A key id as messages show it. */
+export function shortKeyId(id: string): string {
+  return id.slice(0, HASH_PREFIX_CHARS);
+}
+
+/** The trusted keys (ids, sorted) whose signatures of the body verify, and the signatures that fail or name no trusted key. */
+export function signersOf(manifest: ParsedManifest, keys: readonly TrustedKey[]): { trusted: string[]; unknown: string[]; bad: string[] } {
+  const byId = new Map(keys.map((key) => [key.id, key]));
+  const body = Buffer.from(manifest.bodyText, 'utf8');
+  const trusted = new Set<string>();
+  const unknown: string[] = [];
+  const bad: string[] = [];
+  for (const signature of manifest.signatures) {
+    const key = byId.get(signature.keyid);
+    if (!key) unknown.push(signature.keyid);
+    else if (verify(null, body, key.key, Buffer.from(signature.sig, 'base64'))) trusted.add(key.id);
+    else bad.push(signature.keyid);
+  }
+  return { trusted: [...trusted].sort(), unknown, bad };
+}
+
+function ids(list: readonly string[]): string {
+  return list.map(shortKeyId).join(', ');
+}
+
+/** The signature check alone: at least `threshold` distinct trusted keys signed the body. */
+export function checkSignatures(manifest: ParsedManifest, keys: readonly TrustedKey[], threshold: number): ManifestRead {
+  const { trusted, unknown, bad } = signersOf(manifest, keys);
+  if (trusted.length >= threshold) return { ok: true, manifest };
+  const found = [
+    ...(bad.length > 0 ? [`a signature by trusted key ${ids(bad)} does not match its content (changed after signing)`] : []),
+    ...(unknown.length > 0 ? [`signed by key ${ids(unknown)}, which is not trusted`] : []),
+  ].join('; ');
+  const have =
+    trusted.length === 0 ? 'no trusted key' : `${trusted.length} trusted key${trusted.length === 1 ? '' : 's'} (${ids(trusted)})`;
+  const fix =
+    trusted.length === 0
+      ? 'Trust the public key that signs your library (`trust.keys`), or sign the place with a trusted key (`sisu-skills sign`).'
+      : `Add a signature by another trusted key (\`sisu-skills sign <place> --key <other.key>\`).`;
+  return {
+    ok: false,
+    code: 'MANIFEST_INVALID',
+    message: `is signed by ${have}, fewer than the ${threshold} required${found ? ` (${found})` : ''}. ${fix}`,
+  };
+}
+
+/** Parse, then check the signatures and the expiry. */
+export function verifyManifest(input: string | Uint8Array, policy: TrustPolicy): ManifestRead {
+  const parsed = parseManifest(input);
+  if (!parsed.ok) return parsed;
+  const signed = checkSignatures(parsed.manifest, policy.keys, policy.threshold);
+  if (!signed.ok) return signed;
+  return checkExpiry(parsed.manifest, policy.now);
+}
+
+/** MANIFEST_EXPIRED from `expires` on. */
+export function checkExpiry(manifest: ParsedManifest, now: number): ManifestRead {
+  if (now < manifest.expiresAt) return { ok: true, manifest };
+  return {
+    ok: false,
+    code: 'MANIFEST_EXPIRED',
+    message:
+      `expired at ${manifest.body.expires} (version ${manifest.body.version}, now ${new Date(now).toISOString()}). ` +
+      'Sign the place again (`sisu-skills sign <place> --key <file> --expires 30d`); a scheduled CI job keeps it fresh.',
+  };
+}
