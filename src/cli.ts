@@ -12,4 +12,6 @@ process.exitCode = await runCli(process.argv.slice(2), {
   out: (line) => process.stdout.write(`${line}\n`),
   err: (line) => process.stderr.write(`${line}\n`),
   cwd: process.cwd(),
+  // Progress only where a person watches: CI logs and pipes stay clean.
+  ...(process.stderr.isTTY ? { progress: (line: string) => process.stderr.write(`${line}\n`) } : {}),
 });

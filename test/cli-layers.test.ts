@@ -15,10 +15,10 @@ const CLI = join(SRC, 'cli');
 const LAYERS: readonly (readonly string[])[] = [
   ['eval-defaults'],
   ['io', 'usage', 'scaffold', 'write-atomic', 'catalog-section', 'trigger-eval'],
-  ['args'],
+  ['args', 'key-files'],
   ['load'],
-  ['overlap-command', 'embeddings-module', 'eval-ranking'],
-  ['commands', 'init', 'index-command', 'eval-command'],
+  ['overlap-command', 'embeddings-module', 'eval-ranking', 'observe'],
+  ['commands', 'init', 'index-command', 'eval-command', 'keygen-command', 'sign-command', 'verify-command'],
   ['run'],
 ];
 const layerOf = new Map(LAYERS.flatMap((names, layer) => names.map((name): [string, number] => [name, layer])));

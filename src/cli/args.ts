@@ -9,6 +9,7 @@ import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { SkillsUsageError } from '../config/errors.js';
 import { packageNameProblem } from '../config/packages.js';
 import { isS3Url } from '../base/s3-url.js';
+import { SIGN_DEFAULTS } from '../config/defaults.js';
 import { initDescriptionProblem, initNameProblem } from './scaffold.js';
 import { DEFAULT_EVAL_CONCURRENCY, DEFAULT_EVAL_RUNS, DEFAULT_EVAL_SEED, DEFAULT_EVAL_TIMEOUT_SECONDS } from './eval-defaults.js';
 import { COMMANDS, type CommandName } from './usage.js';
@@ -68,6 +69,35 @@ export interface EvalArgs extends LoadArgs {
   embeddings?: string;
 }
 
+/** `sisu-skills keygen <prefix>`. */
+export interface KeygenArgs {
+  /** Relative to the working directory; `.key` and `.pub` are added. */
+  prefix: string;
+}
+
+/** `sisu-skills sign <place...> --key <file>`. */
+export interface SignArgs {
+  /** Folders, package folders or s3:// places, as given. */
+  places: string[];
+  /** The private key file; relative to the working directory. */
+  key: string;
+  /** How long a new manifest stays valid, in ms, and as given. */
+  expiresInMs: number;
+  expires: string;
+  version?: number;
+  renew: boolean;
+  json: boolean;
+}
+
+/** `sisu-skills verify <place...> --key <file>...`. */
+export interface VerifyArgs {
+  places: string[];
+  /** Public key files; relative to the working directory. */
+  keys: string[];
+  threshold: number;
+  json: boolean;
+}
+
 export interface InitArgs {
   /** Already checked by initNameProblem. */
   name: string;
@@ -86,7 +116,10 @@ export type Command =
   | ({ kind: 'index' } & IndexArgs)
   | ({ kind: 'overlap' } & OverlapArgs)
   | ({ kind: 'eval' } & EvalArgs)
-  | ({ kind: 'init' } & InitArgs);
+  | ({ kind: 'init' } & InitArgs)
+  | ({ kind: 'keygen' } & KeygenArgs)
+  | ({ kind: 'sign' } & SignArgs)
+  | ({ kind: 'verify' } & VerifyArgs);
 
 type OptionSpec = NonNullable<ParseArgsConfig['options']>;
 
@@ -120,6 +153,17 @@ const OPTIONS: Record<CommandName, OptionSpec> = {
     embeddings: { type: 'string' },
   },
   init: { ...HELP, dir: { type: 'string' }, description: { type: 'string' } },
+  keygen: { ...HELP },
+  // --key is repeatable for sign only so that giving it twice is reported, not silently resolved.
+  sign: {
+    ...HELP,
+    key: { type: 'string', multiple: true },
+    expires: { type: 'string' },
+    version: { type: 'string' },
+    renew: { type: 'boolean' },
+    json: { type: 'boolean' },
+  },
+  verify: { ...HELP, key: { type: 'string', multiple: true }, threshold: { type: 'string' }, json: { type: 'boolean' } },
   overlap: { ...HELP, ...FILTERS, json: { type: 'boolean' }, strict: { type: 'boolean' }, threshold: { type: 'string' } },
   eval: {
     ...HELP,
@@ -180,7 +224,7 @@ export function parseCommand(argv: readonly string[]): Command {
   }
   const { values, positionals, tokens } = parse(first, rest);
   if (values.help === true) return { kind: 'help', command: first };
-  if (first === 'init') return initArgs(positionals, values);
+  if (isOwnCommand(first)) return ownArgs(first, positionals, values);
   const json = values.json === true;
   const loading = {
     include: patterns(values.include),
@@ -240,6 +284,27 @@ export function instructionsByDefault(directories: readonly string[]): boolean {
   return directories.some(isS3Url);
 }
 
+/** The commands that load no skills, so take none of the loading options. */
+type OwnCommand = 'init' | 'keygen' | 'sign' | 'verify';
+
+function isOwnCommand(command: CommandName): command is OwnCommand {
+  return command === 'init' || command === 'keygen' || command === 'sign' || command === 'verify';
+}
+
+/** The arguments of a command that loads no skills. */
+function ownArgs(command: OwnCommand, positionals: string[], values: Parsed['values']): Command {
+  switch (command) {
+    case 'init':
+      return initArgs(positionals, values);
+    case 'keygen':
+      return keygenArgs(positionals);
+    case 'sign':
+      return signArgs(positionals, values);
+    case 'verify':
+      return verifyArgs(positionals, values);
+  }
+}
+
 /** The skill `show` is asked for: its first positional. */
 function showName(positionals: readonly string[]): string {
   const name = positionals[0];
@@ -292,6 +357,71 @@ function initArgs(positionals: readonly string[], values: Parsed['values']): Com
   if (dir !== undefined && dir.trim() === '')
     throw new SkillsUsageError('init: --dir is empty. Give the folder to create the skill in, or leave --dir out for the current folder.');
   return { kind: 'init', name, dir, description };
+}
+
+function keygenArgs(positionals: readonly string[]): Command {
+  const [prefix, ...extra] = positionals;
+  if (prefix === undefined || prefix.trim() === '' || extra.length > 0)
+    throw new SkillsUsageError('keygen: give one prefix, e.g. sisu-skills keygen keys/team (writes keys/team.key and keys/team.pub).');
+  return { kind: 'keygen', prefix };
+}
+
+/** The places of sign and verify: at least one. */
+function placesOf(command: 'sign' | 'verify', positionals: string[]): string[] {
+  if (positionals.length === 0)
+    throw new SkillsUsageError(`${command}: give at least one place: a skills folder, a package folder or s3://bucket/prefix/.`);
+  return positionals;
+}
+
+/** Every --key value given. */
+function keyFiles(value: unknown): string[] {
+  return (Array.isArray(value) ? value : []).filter((v): v is string => typeof v === 'string' && v.trim() !== '');
+}
+
+function signArgs(positionals: string[], values: Parsed['values']): Command {
+  const places = placesOf('sign', positionals);
+  const keys = keyFiles(values.key);
+  if (keys.length !== 1)
+    throw new SkillsUsageError(
+      keys.length === 0
+        ? 'sign: give the private key with --key <file> (make one with sisu-skills keygen <prefix>).'
+        : `sign: --key given ${keys.length} times; one key signs per run (run sign again with the next key to add its signature).`,
+    );
+  const expires = typeof values.expires === 'string' ? values.expires : SIGN_DEFAULTS.expires;
+  const version = numberOf('sign', 'version', values.version, { min: 1, max: Number.MAX_SAFE_INTEGER, integer: true });
+  return {
+    kind: 'sign',
+    places,
+    key: keys[0] ?? '',
+    expires,
+    expiresInMs: durationOf(expires),
+    ...(version === undefined ? {} : { version }),
+    renew: values.renew === true,
+    json: values.json === true,
+  };
+}
+
+const DAY_MS = 86_400_000;
+const DURATION_UNITS: Record<string, number> = { d: DAY_MS, h: 3_600_000, s: 1000 };
+
+/** `30d`, `12h` or `90s`, in ms, from 1 s to SIGN_DEFAULTS.maxExpiresDays. */
+export function durationOf(text: string): number {
+  const match = /^(\d+)([dhs])$/.exec(text.trim());
+  const ms = match ? Number(match[1]) * (DURATION_UNITS[match[2] ?? ''] ?? 0) : 0;
+  if (ms < 1000 || ms > SIGN_DEFAULTS.maxExpiresDays * DAY_MS)
+    throw new SkillsUsageError(
+      `sign: --expires takes a whole number of days, hours or seconds such as 30d, 12h or 90s, from 1s to ${SIGN_DEFAULTS.maxExpiresDays}d; ` +
+        `got ${JSON.stringify(text)}.`,
+    );
+  return ms;
+}
+
+function verifyArgs(positionals: string[], values: Parsed['values']): Command {
+  const places = placesOf('verify', positionals);
+  const keys = keyFiles(values.key);
+  if (keys.length === 0) throw new SkillsUsageError('verify: give the public key to trust with --key <file.pub> (repeat it for several).');
+  const threshold = numberOf('verify', 'threshold', values.threshold, { min: 1, max: keys.length, integer: true }) ?? 1;
+  return { kind: 'verify', places, keys, threshold, json: values.json === true };
 }
 
 /** The one `-o`/`--output` file. */

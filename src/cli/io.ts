@@ -12,6 +12,8 @@ export interface CliIO {
   /** Write a line (a newline is added) to standard error. */
   err(line: string): void;
   cwd: string;
+  /** A progress line for a person watching (stderr on a terminal); absent in CI logs and tests, where nothing is shown. */
+  progress?(line: string): void;
 }
 
 export const EXIT = { ok: 0, problems: 1, usage: 2 } as const;

@@ -10,6 +10,9 @@ import { indexCommand } from './index-command.js';
 import { evalCommand } from './eval-command.js';
 import { initCommand } from './init.js';
 import { overlapCommand } from './overlap-command.js';
+import { keygenCommand } from './keygen-command.js';
+import { signCommand } from './sign-command.js';
+import { verifyCommand } from './verify-command.js';
 import { EXIT, type CliIO } from './io.js';
 import { COMMANDS, commandUsage, usage, type CommandName } from './usage.js';
 
@@ -41,6 +44,12 @@ export async function runCli(argv: readonly string[], io: CliIO): Promise<number
         return await overlapCommand(command, io);
       case 'eval':
         return await evalCommand(command, io);
+      case 'keygen':
+        return await keygenCommand(command, io);
+      case 'sign':
+        return await signCommand(command, io);
+      case 'verify':
+        return await verifyCommand(command, io);
     }
   } catch (error) {
     // A bad folder argument reaches discovery's option check: still the caller's usage.

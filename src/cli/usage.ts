@@ -1,8 +1,9 @@
 /** Help text of `sisu-skills`, per command and in full. */
 import { OVERLAP_THRESHOLD } from '../catalog/overlap.js';
+import { SIGN_DEFAULTS } from '../config/defaults.js';
 import { DEFAULT_EVAL_CONCURRENCY, DEFAULT_EVAL_RUNS, DEFAULT_EVAL_SEED, DEFAULT_EVAL_TIMEOUT_SECONDS } from './eval-defaults.js';
 
-export const COMMANDS = ['list', 'validate', 'show', 'prompt', 'overlap', 'eval', 'index', 'init'] as const;
+export const COMMANDS = ['list', 'validate', 'show', 'prompt', 'overlap', 'eval', 'index', 'init', 'keygen', 'sign', 'verify'] as const;
 export type CommandName = (typeof COMMANDS)[number];
 
 const SYNOPSIS: Record<CommandName, string> = {
@@ -16,6 +17,9 @@ const SYNOPSIS: Record<CommandName, string> = {
     'sisu-skills index <dir...> [--package <name>] -o <file> [--instructions | --no-instructions] [--embeddings <module>] ' +
     '[--strict] [--include <pattern>] [--exclude <pattern>]',
   init: 'sisu-skills init <name> [--dir <folder>] [--description <text>]',
+  keygen: 'sisu-skills keygen <prefix>',
+  sign: 'sisu-skills sign <place...> --key <private key file> [--expires <30d|12h|90s>] [--version <n>] [--renew] [--json]',
+  verify: 'sisu-skills verify <place...> --key <public key file>... [--threshold <n>] [--json]',
   overlap:
     'sisu-skills overlap <dir...> [--package <name>] [--json] [--threshold <0-1>] [--strict] [--include <pattern>] [--exclude <pattern>]',
   eval:
@@ -116,6 +120,32 @@ const DETAILS: Record<CommandName, string[]> = {
     '--json         print the report as JSON (the progress line stays on stderr)',
     '--strict       run the middleware with strict: true',
     ...FILTER_HELP,
+  ],
+  keygen: [
+    'Make an Ed25519 key pair for signing skill libraries: <prefix>.key (private, PKCS#8 PEM, mode 600) and <prefix>.pub',
+    "(public, SPKI PEM: what an app's trust.keys holds). Never overwrites: exits 1 if either file exists. Prints the key id.",
+    'Keep the .key in your CI secret store; anyone holding it can sign what your apps will serve.',
+  ],
+  sign: [
+    'Write a signed skills.manifest.json at the root of each place: a folder, a package folder, or s3://bucket/prefix/',
+    "(one PutObject, credentials from the SDK's environment). It lists every file each skill serves, with its size and",
+    "SHA-256, each skill's RFC #358 digest and SKILL.md frontmatter hash, a version, an expiry and the signature.",
+    'A new content gets a version one above the manifest it replaces. When the content is unchanged and other keys signed',
+    "it, this key's signature is added to theirs (several keys, one version: for trust.threshold).",
+    'Exits 1 when a place cannot be read or its manifest cannot be written (what was there is left as it was).',
+    '--key      the private key file (from sisu-skills keygen)',
+    `--expires  how long the manifest is valid: <n>d, <n>h or <n>s (default ${SIGN_DEFAULTS.expires}; up to ${SIGN_DEFAULTS.maxExpiresDays}d)`,
+    '--version  the new version, above the one there (needed when the manifest there cannot be read)',
+    '--renew    a new version even when the content is unchanged (pushes the expiry back; other keys must sign again)',
+    '--json     print what was written as JSON',
+  ],
+  verify: [
+    'Check each place against its signed manifest with the public keys given: the signatures, the expiry, and every',
+    'file of every skill (SKILL.md, its frontmatter, every resource; skills added, removed or renamed). Lists every',
+    'mismatch as `file severity code message`. Exits 1 when there is one (a CI gate), 0 when every place verifies.',
+    '--key        a public key file to trust; repeat it for several (key rotation)',
+    '--threshold  distinct trusted keys that must have signed (default 1)',
+    '--json       print the result as JSON',
   ],
   init: [
     'Create a new skill: <folder>/<name>/SKILL.md with a body outline, and an empty references/ folder.',

@@ -74,3 +74,15 @@ export const EMBEDDINGS_DEFAULTS = {
   /** Wait before the first retry, doubled for each next one. */
   backoffMs: 500,
 } as const;
+
+/** Defaults of `sisu-skills sign` (docs/signing.md, Expiry, says why). */
+export const SIGN_DEFAULTS = {
+  /**
+   * How long a signed manifest stays valid. 30 days bounds how long a frozen (replayed) manifest is believed, and
+   * a CI job that signs on each sync and on a weekly schedule renews it with three weeks to spare; a package, whose
+   * files cannot change once installed, is signed with a longer --expires.
+   */
+  expires: '30d',
+  /** The longest --expires taken: ten years. */
+  maxExpiresDays: 3650,
+} as const;

@@ -61,6 +61,17 @@ function headEnd(bytes: Uint8Array, length: number, state: { from: number }): nu
 }
 
 /**
+ * How many of a whole file's `bytes` its head holds: the same prefix
+ * readSkillHead returns, counted in bytes. A signed manifest records the
+ * SHA-256 of exactly these bytes (trust/), so a scan that reads only heads
+ * can check them.
+ */
+export function headByteLength(bytes: Uint8Array): number {
+  const end = headEnd(bytes, bytes.length, { from: 0 });
+  return end < 0 ? bytes.length : end;
+}
+
+/**
  * The head of the file at `path` (see above), read through `fs.readUntil` or
  * `fs.open`. The decoded prefix always ends on a line break, which is ASCII,
  * so it is exactly the start of what `readFile(path, 'utf8')` would return.

