@@ -287,6 +287,67 @@ describe('sisu-skills sign and verify, a local folder', () => {
     expect((await cli(['verify', 'skills', 'empty', '--key', 'team.pub'], root)).code).toBe(0);
   });
 
+  it('refuses a manifest of 100 MB unread, and a manifest path it cannot read; says when it cannot write', async () => {
+    const root = await app();
+    const big = await (await import('node:fs/promises')).open(join(root, 'skills/skills.manifest.json'), 'w');
+    await big.truncate(100 * 1024 * 1024);
+    await big.close();
+    const run = await cli(['verify', 'skills', '--key', 'team.pub'], root);
+    expect(run.code).toBe(1);
+    expect(run.stdout).toMatch(
+      /^skills\/skills\.manifest\.json error MANIFEST_INVALID is 104857600 bytes, over the 33554432-byte limit for a manifest; it was not read\./,
+    );
+    const over = await cli(['sign', 'skills', '--key', 'team.key'], root);
+    expect(over.stderr).toMatch(/the manifest there cannot be read \(is 104857600 bytes, over the 33554432-byte limit/);
+    await rm(join(root, 'skills/skills.manifest.json'));
+    await mkdir(join(root, 'skills/skills.manifest.json'));
+    expect((await cli(['verify', 'skills', '--key', 'team.pub'], root)).stdout).toMatch(
+      /MANIFEST_INVALID cannot be read \(it is not a regular file/,
+    );
+    const refused = await cli(['sign', 'skills', '--key', 'team.key'], root);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toMatch(/sign: skills: cannot read it \(it is not a regular file.*\); nothing was written/);
+    await rm(join(root, 'skills/skills.manifest.json'), { recursive: true });
+    const io = { out: () => undefined, err: (line: string) => errors.push(line), cwd: root };
+    const errors: string[] = [];
+    const deps: SignDeps = {
+      write: () => Promise.reject(new Error('EROFS: read-only file system')),
+      publish: () => Promise.reject(new Error('no')),
+      now: Date.now,
+      files: new PlaceFiles(),
+    };
+    const args = { places: ['skills'], key: 'team.key', renew: false, json: false, expires: '1d', expiresInMs: 86_400_000 };
+    expect(await signCommand(args, io, deps)).toBe(1);
+    expect(errors).toEqual([
+      'sisu-skills: sign: skills: cannot write the manifest (EROFS: read-only file system). Check that you can write to the folder; nothing was written to skills/skills.manifest.json.',
+    ]);
+  });
+
+  it('shows progress, a line per tenth of the files hashed, only where io.progress is given and for more than 100 files', async () => {
+    const root = await app();
+    await mkdir(join(root, 'skills/pdf/references/many'), { recursive: true });
+    await Promise.all(Array.from({ length: 120 }, (_, i) => writeFile(join(root, `skills/pdf/references/many/${i}.md`), `${i}\n`)));
+    const progress: string[] = [];
+    const io = { out: () => undefined, err: () => undefined, cwd: root, progress: (line: string) => progress.push(line) };
+    const deps: SignDeps = {
+      write: (path, text) => writeFile(path, text),
+      publish: () => Promise.reject(new Error('no')),
+      now: Date.now,
+      files: new PlaceFiles(),
+    };
+    const args = { places: ['skills'], key: 'team.key', renew: false, json: false, expires: '1d', expiresInMs: 86_400_000 };
+    expect(await signCommand(args, io, deps)).toBe(0);
+    expect(progress.length).toBeGreaterThanOrEqual(10);
+    expect(progress.length).toBeLessThanOrEqual(11);
+    expect(progress.at(-1)).toBe('skills: 124/124 files hashed');
+    const quiet: string[] = [];
+    await verifyCommand(
+      { places: ['empty-place'], keys: ['team.pub'], threshold: 1, json: false },
+      { ...io, progress: (line) => quiet.push(line) },
+    );
+    expect(quiet).toEqual([]);
+  });
+
   it('hashes what a link inside the skill points at, as it is served', async () => {
     const root = await app();
     await symlink('scripts/fill.py', join(root, 'skills/pdf/fill-link.py'));

@@ -72,6 +72,15 @@ describe('sign and verify a bucket place', () => {
     // Signed again (the first test signed version 1, this one 2), version 3 holds what is there now.
     const again = await cliAgainst(proxy.endpoint, 'sign', place, '--key', keys.key);
     expect(again.out).toMatch(/version 3, 1 skill, 3 files/);
+    // A manifest of 40 MB in the bucket is refused from its size (HEAD), never downloaded.
+    proxy.reset();
+    await bucket.put('big/one/SKILL.md', skillText('one'));
+    await bucket.put('big/skills.manifest.json', Buffer.alloc(40 * 1024 * 1024, 0x20));
+    const big = await cliAgainst(proxy.endpoint, 'verify', `s3://${bucket.name}/big/`, '--key', keys.pub);
+    expect(big.out).toMatch(
+      /big\/skills\.manifest\.json error MANIFEST_INVALID is 41943040 bytes, over the 33554432-byte limit for a manifest; it was not read\./,
+    );
+    expect(proxy.count('get', (request) => request.path.endsWith('/big/skills.manifest.json'))).toBe(0);
     const object = await bucket.client.send(new GetObjectCommand({ Bucket: bucket.name, Key: 'lib/skills.manifest.json' }));
     const read = parseManifest((await object.Body?.transformToByteArray()) ?? new Uint8Array(0));
     expect(read.ok && read.manifest.body.skills.map((skill) => skill.files.map(([path]) => path))).toEqual([

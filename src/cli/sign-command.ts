@@ -10,10 +10,11 @@
  * private key included).
  */
 import { errorReason } from '../base/fs.js';
-import { PlaceFiles, type PlaceLocation } from '../source/place-files.js';
+import { PlaceFiles, TooLargeError, type PlaceLocation } from '../source/place-files.js';
+import { MAX_MANIFEST_BYTES } from '../trust/format.js';
 import { publishIndex } from '../runtime/published-index.js';
 import type { SigningKey } from '../trust/keys.js';
-import { parseManifest } from '../trust/manifest.js';
+import { manifestTooLarge, parseManifest } from '../trust/manifest.js';
 import { manifestSkills, signManifest, type ExistingManifest, type SignOutcome } from '../trust/sign.js';
 import { shortKeyId } from '../trust/verify.js';
 import type { SignArgs } from './args.js';
@@ -64,7 +65,13 @@ export async function signCommand(args: SignArgs, io: CliIO, deps: SignDeps = de
 
 /** The manifest at `location` before signing: none, one, or one that cannot be read (with why). */
 async function existingAt(location: PlaceLocation, files: PlaceFiles): Promise<ExistingManifest> {
-  const bytes = await files.readIfThere(location.manifestPath);
+  let bytes: Uint8Array | undefined;
+  try {
+    bytes = await files.readIfThere(location.manifestPath, MAX_MANIFEST_BYTES);
+  } catch (error) {
+    if (error instanceof TooLargeError) return { kind: 'unreadable', message: manifestTooLarge(error.size) };
+    throw error;
+  }
   if (bytes === undefined) return { kind: 'none' };
   const read = parseManifest(bytes);
   return read.ok ? { kind: 'manifest', manifest: read.manifest } : { kind: 'unreadable', message: read.message };

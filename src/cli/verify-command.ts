@@ -14,10 +14,11 @@ import { join } from 'node:path';
 import { createDiagnostic, type Diagnostic } from '../base/diagnostics.js';
 import { errorReason } from '../base/fs.js';
 import { MANIFEST_FILE } from '../base/skill-file.js';
-import { PlaceFiles, type PlaceLocation } from '../source/place-files.js';
+import { PlaceFiles, TooLargeError, type PlaceLocation } from '../source/place-files.js';
+import { MAX_MANIFEST_BYTES } from '../trust/format.js';
 import { compareLibrary, mismatchMessage, type Mismatch } from '../trust/compare.js';
 import type { TrustedKey } from '../trust/keys.js';
-import { parseManifest, type ParsedManifest } from '../trust/manifest.js';
+import { manifestTooLarge, parseManifest, type ParsedManifest } from '../trust/manifest.js';
 import { checkExpiry, checkSignatures, shortKeyId, signersOf } from '../trust/verify.js';
 import type { VerifyArgs } from './args.js';
 import { count, EXIT, formatForCli, type CliIO } from './io.js';
@@ -85,7 +86,7 @@ async function verifyPlace(
   const manifestFile = location.manifestPath;
   let manifest: ParsedManifest;
   try {
-    const bytes = await deps.files.readIfThere(manifestFile);
+    const bytes = await deps.files.readIfThere(manifestFile, MAX_MANIFEST_BYTES);
     if (bytes === undefined) {
       problem(
         'MANIFEST_INVALID',
@@ -101,7 +102,8 @@ async function verifyPlace(
     }
     manifest = parsed.manifest;
   } catch (error) {
-    problem('MANIFEST_INVALID', manifestFile, `cannot be read (${errorReason(error)}).`);
+    const why = error instanceof TooLargeError ? manifestTooLarge(error.size) : `cannot be read (${errorReason(error)}).`;
+    problem('MANIFEST_INVALID', manifestFile, why);
     return result;
   }
   for (const check of [checkSignatures(manifest, keys, threshold), checkExpiry(manifest, deps.now())])

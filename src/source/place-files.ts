@@ -21,6 +21,19 @@ export interface HashedFile {
   sha256: string;
 }
 
+/** A file or object over the size a reader takes: never read. */
+export class TooLargeError extends Error {
+  readonly code = 'EFBIG';
+  constructor(
+    readonly path: string,
+    readonly size: number,
+    readonly maxBytes: number,
+  ) {
+    super(`${path} is ${size} bytes, over the ${maxBytes} bytes read`);
+    this.name = 'TooLargeError';
+  }
+}
+
 /** Bytes read from disk at a time while hashing. */
 const CHUNK_BYTES = 1024 * 1024;
 
@@ -48,21 +61,32 @@ export class PlaceFiles {
     });
   }
 
-  /** The whole file or object at `path` (a SKILL.md, a manifest), refused past MAX_TEXT_FILE_BYTES. */
-  async read(path: string): Promise<Uint8Array> {
-    if (isS3Url(path)) return this.readObject(path);
+  /**
+   * The whole file or object at `path` (a SKILL.md, a manifest). Past `maxBytes` (default MAX_TEXT_FILE_BYTES)
+   * nothing is read: it rejects with a TooLargeError. A bucket's object is asked for its size first only when
+   * `maxBytes` is given (a SKILL.md's size was in the listing, which discovery checked).
+   */
+  async read(path: string, maxBytes?: number): Promise<Uint8Array> {
+    if (isS3Url(path)) {
+      if (maxBytes !== undefined) {
+        const { bucket, key } = splitS3Path(path);
+        const { size } = await this.bucket().head(bucket, key);
+        if (size > maxBytes) throw new TooLargeError(path, size, maxBytes);
+      }
+      return this.readObject(path);
+    }
+    const limit = maxBytes ?? MAX_TEXT_FILE_BYTES;
     return this.withRegularFile(path, async (handle) => {
       const { size } = await handle.stat();
-      if (size > MAX_TEXT_FILE_BYTES)
-        throw Object.assign(new Error(`${path} is larger than ${MAX_TEXT_FILE_BYTES} bytes`), { code: 'EFBIG' });
+      if (size > limit) throw new TooLargeError(path, size, limit);
       return handle.readFile();
     });
   }
 
   /** `read`, or undefined when nothing is there (ENOENT). */
-  async readIfThere(path: string): Promise<Uint8Array | undefined> {
+  async readIfThere(path: string, maxBytes?: number): Promise<Uint8Array | undefined> {
     try {
-      return await this.read(path);
+      return await this.read(path, maxBytes);
     } catch (error) {
       if (errorCode(error) === 'ENOENT') return undefined;
       throw error;

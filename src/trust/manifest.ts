@@ -149,15 +149,15 @@ function parseJson(text: string): { ok: true; value: unknown } | { ok: false; re
   }
 }
 
+/** Why a manifest of `size` bytes is refused unread (readers that know the size first say it before reading). */
+export function manifestTooLarge(size: number): string {
+  return `is ${size} bytes, over the ${MAX_MANIFEST_BYTES}-byte limit for a manifest; it was not read. A manifest lists about 100 bytes a file.`;
+}
+
 /** The manifest's text, refused over MAX_MANIFEST_BYTES before any decoding, and when its bytes are not UTF-8. */
 function manifestText(input: string | Uint8Array): { ok: true; text: string } | { ok: false; message: string } {
   const size = typeof input === 'string' ? Buffer.byteLength(input, 'utf8') : input.length;
-  if (size > MAX_MANIFEST_BYTES) {
-    return {
-      ok: false,
-      message: `is ${size} bytes, over the ${MAX_MANIFEST_BYTES}-byte limit for a manifest; it was not read. A manifest lists about 100 bytes a file.`,
-    };
-  }
+  if (size > MAX_MANIFEST_BYTES) return { ok: false, message: manifestTooLarge(size) };
   if (typeof input === 'string') return { ok: true, text: input };
   try {
     return { ok: true, text: new TextDecoder('utf-8', { fatal: true }).decode(input) };
