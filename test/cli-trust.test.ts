@@ -319,7 +319,8 @@ describe('sisu-skills sign and verify, a local folder', () => {
     const args = { places: ['skills'], key: 'team.key', renew: false, json: false, expires: '1d', expiresInMs: 86_400_000 };
     expect(await signCommand(args, io, deps)).toBe(1);
     expect(errors).toEqual([
-      'sisu-skills: sign: skills: cannot write the manifest (EROFS: read-only file system). Check that you can write to the folder; nothing was written to skills/skills.manifest.json.',
+      'sisu-skills: sign: skills: cannot write the manifest (EROFS: read-only file system). Check that you can write to the folder; ' +
+        'nothing was written to skills/skills.manifest.json.',
     ]);
   });
 
