@@ -69,8 +69,8 @@ export class PlaceFiles {
   async read(path: string, maxBytes?: number): Promise<Uint8Array> {
     if (isS3Url(path)) {
       if (maxBytes !== undefined) {
-        const { bucket, key } = splitS3Path(path);
-        const { size } = await this.bucket().head(bucket, key);
+        const { store, container, key } = this.stores.locate(path);
+        const { size } = await store.stat(container, key);
         if (size > maxBytes) throw new TooLargeError(path, size, maxBytes);
       }
       return this.readObject(path);
