@@ -11,7 +11,7 @@ export type { ReadResourceArgs, ReadResourceSettings } from './tools/read-resour
 export { renderResourceListing, DEFAULT_MAX_LISTED_RESOURCES } from './tools/resource-listing.js';
 export type { ListingOptions } from './tools/resource-listing.js';
 export { DEFAULT_SECRET_PATTERNS } from './config/secrets.js';
-export { SkillMetadataSchema } from './metadata/schema.js';
+export { SkillMetadataSchema } from './metadata/fields.js';
 export { DiagnosticCodes, formatDiagnostic } from './base/diagnostics.js';
 export type { Diagnostic, DiagnosticCode, Severity } from './base/diagnostics.js';
 export { SkillsError, SkillsConfigError, SkillsUsageError, SkillsWatchError } from './config/errors.js';

@@ -1,61 +1,23 @@
 /**
- * Metadata validation: the zod schema for SKILL.md frontmatter and the
- * agentskills.io naming rules, turned into positioned diagnostics.
- * Never throws: every problem is a Diagnostic.
+ * Metadata validation: SKILL.md frontmatter checked against the fields'
+ * table (fields.ts: the fast path for the common valid shape, else the zod
+ * schema) and the agentskills.io naming rules, turned into positioned
+ * diagnostics. Never throws: every problem is a Diagnostic.
  */
-import { z } from 'zod';
+import type { z } from 'zod';
 import { DiagnosticSink, type Diagnostic, type DiagnosticCode } from '../base/diagnostics.js';
 import type { FieldInfo, ParsedFrontmatter } from '../frontmatter/parse.js';
 import { DESCRIPTION_PLACEHOLDER, isDescriptionPlaceholder, PLACEHOLDER_MESSAGE } from './placeholder.js';
 import { escapeInvisible, invisibleOrControl } from './names.js';
 import { checkSpecFields } from './spec-fields.js';
 import type { SkillMetadata } from '../base/model.js';
+import { expectedOf, fastParse, hasText, isRequiredField, OPTIONAL_FIELDS, SkillMetadataSchema, STRING_FIELDS } from './fields.js';
 
 const MAX_NAME_LENGTH = 64;
 const MAX_DESCRIPTION_LENGTH = 1024;
 const MAX_COMPATIBILITY_LENGTH = 500;
 
 const NAME_PATTERN = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
-
-const hasText = (value: string): boolean => value.trim().length > 0;
-
-export const SkillMetadataSchema = z
-  .object({
-    name: z.string().refine(hasText),
-    description: z.string().refine(hasText),
-    license: z.string().optional(),
-    // Its length limit is a naming-and-length rule (checkNamingRules): a warning unless strict.
-    compatibility: z.string().optional(),
-    metadata: z.record(z.string(), z.unknown()).optional(),
-    'allowed-tools': z.union([z.string(), z.array(z.string())]).optional(),
-    version: z.string().optional(),
-    author: z.string().optional(),
-    tags: z.array(z.string()).optional(),
-  })
-  // Unknown keys are the skill author's business: keep them as they were.
-  .passthrough();
-
-// Compile-time check: what the schema produces is a SkillMetadata.
-type AssertSkillMetadata<T extends SkillMetadata> = T;
-type _SchemaOutputIsSkillMetadata = AssertSkillMetadata<z.infer<typeof SkillMetadataSchema>>;
-
-/** Fields the schema types as strings; YAML may have read them as numbers or booleans. */
-const STRING_FIELDS = ['name', 'description', 'version', 'author', 'license', 'compatibility'] as const;
-const REQUIRED_FIELDS = new Set(['name', 'description']);
-const OPTIONAL_FIELDS = ['license', 'compatibility', 'metadata', 'allowed-tools', 'version', 'author', 'tags'] as const;
-
-/** What each known field must be, with an example, for messages. */
-const EXPECTED: Record<string, string> = {
-  name: 'a string such as `name: pdf-tools`',
-  description: 'a string saying what the skill does and when to use it',
-  license: 'a string such as `license: MIT`',
-  compatibility: 'a string such as `compatibility: Requires Python 3.11`',
-  metadata: 'a map of keys to values (indented `key: value` lines under `metadata:`)',
-  'allowed-tools': 'a string or a list of strings, e.g. `allowed-tools: [Read, Bash]`',
-  version: 'a string such as `version: "1.2.0"`',
-  author: 'a string such as `author: Jane Doe`',
-  tags: 'a list of strings, e.g. `tags: [pdf, forms]`',
-};
 
 export interface ValidationContext {
   /** Absolute path of the SKILL.md, for diagnostics. */
@@ -99,69 +61,6 @@ export function validateMetadata(parsed: ParsedFrontmatter, context: ValidationC
   checkNamingRules(input, parsed, context, sink);
   if (!result.success || sink.hasErrors) return { diagnostics };
   return { metadata: result.data, diagnostics };
-}
-
-/** The schema's keys in its order: zod's output lists them first, in this order, then unknown keys. */
-const SHAPE_KEYS = Object.keys(SkillMetadataSchema.shape);
-const SHAPE_KEY_SET = new Set(SHAPE_KEYS);
-
-/** What zod calls an object: not null, an array, a promise-like, a Map, a Set or a Date. */
-function isZodObject(value: unknown): value is Record<string, unknown> {
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
-  if (value instanceof Map || value instanceof Set || value instanceof Date) return false;
-  const { then, catch: onCatch } = value as { then?: unknown; catch?: unknown };
-  return !(typeof then === 'function' && typeof onCatch === 'function');
-}
-
-/** An array whose every slot (holes included) holds a string. */
-function isStringArray(value: unknown): value is string[] {
-  if (!Array.isArray(value)) return false;
-  for (let i = 0; i < value.length; i++) if (typeof value[i] !== 'string') return false;
-  return true;
-}
-
-const optionalString = (value: unknown): boolean => value === undefined || typeof value === 'string';
-
-/**
- * `SkillMetadataSchema.safeParse(input).data` when the schema accepts `input`
- * and it is in the common shape; undefined to let zod decide. The output is
- * built the way zod builds it (fresh object, arrays and metadata map; shape
- * keys first; `__proto__` dropped), so the two paths cannot be told apart.
- */
-export function fastParse(input: Record<string, unknown>): SkillMetadata | undefined {
-  const { name, description, license, compatibility, metadata, version, author, tags } = input;
-  const tools = input['allowed-tools'];
-  if (typeof name !== 'string' || !hasText(name) || typeof description !== 'string' || !hasText(description)) return undefined;
-  if (!optionalString(license) || !optionalString(version) || !optionalString(author)) return undefined;
-  if (!optionalString(compatibility)) return undefined;
-  if (metadata !== undefined && !isZodObject(metadata)) return undefined;
-  if (tools !== undefined && typeof tools !== 'string' && !isStringArray(tools)) return undefined;
-  if (tags !== undefined && !isStringArray(tags)) return undefined;
-
-  const output: Record<string, unknown> = {};
-  for (const key of SHAPE_KEYS) {
-    const value = input[key];
-    // zod sets a shape key whenever the input has it, even to undefined.
-    if (value === undefined && !(key in input)) continue;
-    if (Array.isArray(value)) output[key] = value.slice();
-    else if (key === 'metadata' && value !== undefined) output[key] = copyRecord(value as Record<string, unknown>);
-    else output[key] = value;
-  }
-  for (const key in input) {
-    if (SHAPE_KEY_SET.has(key) || key === '__proto__') continue;
-    const value = input[key];
-    if (value !== undefined) output[key] = value;
-  }
-  return output as SkillMetadata;
-}
-
-/** z.record(z.string(), z.unknown())'s output: every enumerable key but `__proto__`, undefined values kept. */
-function copyRecord(record: Record<string, unknown>): Record<string, unknown> {
-  const copy: Record<string, unknown> = {};
-  for (const key in record) {
-    if (key !== '__proto__') copy[key] = record[key];
-  }
-  return copy;
 }
 
 /** Length in code points, as `[...text].length`, without building the array. */
@@ -231,7 +130,7 @@ function reportIssue(
   const key = String(issue.path[0]);
   const field = parsed.fields[key];
   const value = valueAt(input, issue.path);
-  if (REQUIRED_FIELDS.has(key) && issue.path.length === 1 && isBlank(value)) {
+  if (isRequiredField(key) && issue.path.length === 1 && isBlank(value)) {
     report(sink, 'METADATA_REQUIRED', context, value === undefined ? undefined : field, requiredMessage(key, value, parsed, context));
   } else {
     report(sink, 'METADATA_INVALID', context, field, formatIssue(issue, input));
@@ -264,7 +163,7 @@ export function formatIssue(issue: z.ZodIssue, input: Record<string, unknown>): 
   }
   if (issue.code === 'invalid_type' || issue.code === 'invalid_union') {
     const expected =
-      issue.path.length > 1 ? 'a string' : (EXPECTED[key] ?? `a ${issue.code === 'invalid_type' ? issue.expected : 'valid value'}`);
+      issue.path.length > 1 ? 'a string' : (expectedOf(key) ?? `a ${issue.code === 'invalid_type' ? issue.expected : 'valid value'}`);
     return `${label}: must be ${expected}, got ${describeValue(value)}.`;
   }
   // Zod's own messages for other issues are plain sentences ("Invalid input").
