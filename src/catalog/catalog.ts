@@ -8,14 +8,15 @@
  * puts the section into a message list exactly once.
  */
 import { positionLookup } from '../base/name-lookup.js';
+import { DEFAULTS } from '../config/defaults.js';
 import { createRanker, type BodyAwareRanker, type Ranker } from './rank/score.js';
 import { FIND_SKILLS_TOOL, USE_SKILL_TOOL } from '../base/tool-names.js';
 import type { SkillEntry } from '../base/model.js';
 import { catalogText, shorten } from './catalog-text.js';
 import { CATALOG_CLOSE, CATALOG_OPEN } from './system-prompt.js';
 
-/** About 1% of a 200k-token context, as other agent hosts budget their skill lists. */
-export const DEFAULT_CATALOG_BUDGET = 8000;
+/** `catalogBudget`'s default (config/defaults.ts), under the name the package exports it by. */
+export const DEFAULT_CATALOG_BUDGET = DEFAULTS.catalogBudget;
 
 /** Descriptions are never cut below this many characters; past that, names only. */
 export const MIN_DESCRIPTION_CHARS = 80;
@@ -123,7 +124,7 @@ interface Settings {
 function settingsOf(options: Omit<CatalogOptions, 'query' | 'ranker'>): Settings {
   const { budget, toolName, findToolName, rankedListed } = options;
   return {
-    budget: budget === undefined || Number.isNaN(budget) ? DEFAULT_CATALOG_BUDGET : Math.max(0, Math.floor(budget)),
+    budget: budget === undefined || Number.isNaN(budget) ? DEFAULTS.catalogBudget : Math.max(0, Math.floor(budget)),
     toolName: toolName ?? USE_SKILL_TOOL,
     findToolName: findToolName === null ? undefined : (findToolName ?? FIND_SKILLS_TOOL),
     rankedListed: rankedListed === undefined || Number.isNaN(rankedListed) ? RANKED_LISTED : Math.max(0, Math.floor(rankedListed)),

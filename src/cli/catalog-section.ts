@@ -3,13 +3,14 @@
  * CLI builds it, so `sisu-skills prompt` follows the middleware when it changes.
  */
 import { isModelInvocable } from '../metadata/invocation.js';
-import { catalogEntries, createCatalog, DEFAULT_CATALOG_BUDGET, type CatalogResult } from '../catalog/catalog.js';
+import { catalogEntries, createCatalog, type CatalogResult } from '../catalog/catalog.js';
+import { DEFAULTS } from '../config/defaults.js';
 import { FIND_SKILLS_TOOL, USE_SKILL_TOOL } from '../base/tool-names.js';
 import { createRanker } from '../catalog/rank/score.js';
 import type { Skill, SkillEntry } from '../base/model.js';
 
 export interface SectionOptions {
-  /** The middleware's `catalogBudget` in characters. Default: the catalog module's default. */
+  /** The middleware's `catalogBudget` in characters. Default: the middleware's (DEFAULTS.catalogBudget). */
   budget?: number;
   /** The latest user message, which ranked mode (over budget) ranks by. */
   query?: string;
@@ -38,7 +39,7 @@ export function catalogSection(skills: readonly SkillEntry[], options: SectionOp
   const entries = catalogEntries(listed);
   const instructions = listed.map((skill) => (skill as Partial<Skill>).instructions);
   const catalog = createCatalog(entries, {
-    budget: options.budget ?? DEFAULT_CATALOG_BUDGET,
+    budget: options.budget ?? DEFAULTS.catalogBudget,
     ...(options.rankInstructions === true ? { ranker: () => createRanker(entries, instructions) } : {}),
     toolName: USE_SKILL_TOOL,
     findToolName: options.findSkills === false ? null : FIND_SKILLS_TOOL,
