@@ -10,7 +10,6 @@ export { createReadResourceTool, ReadResourceArgsSchema, READ_RESOURCE_TOOL } fr
 export type { ReadResourceArgs, ReadResourceSettings } from './tools/read-resource.js';
 export { renderResourceListing, DEFAULT_MAX_LISTED_RESOURCES } from './tools/resource-listing.js';
 export type { ListingOptions } from './tools/resource-listing.js';
-export { DEFAULT_SECRET_PATTERNS } from './config/secrets.js';
 export { SkillMetadataSchema } from './metadata/fields.js';
 export { DiagnosticCodes, formatDiagnostic } from './base/diagnostics.js';
 export type { Diagnostic, DiagnosticCode, Severity } from './base/diagnostics.js';
@@ -38,7 +37,7 @@ export type { AllowedTool } from './base/allowed-tools.js';
 export { watchSkillDirectories, WatchProblem } from './watch/watch.js';
 export type { SkillsWatcher, WatchChange, WatchOptions, WatchMode, WatchProblemKind, FolderWatching } from './watch/watch.js';
 export type { SkillsErrorCode } from './config/errors.js';
-export { DEFAULTS } from './config/options.js';
+export { DEFAULTS, DEFAULT_SECRET_PATTERNS } from './config/defaults.js';
 export type { SkillsOptions } from './run/options.js';
 export type { EmbeddingsOptions } from './config/embeddings.js';
 export type { HostEmbeddings as EmbeddingsProviderLike } from './base/host.js';

@@ -15,7 +15,7 @@ import type { Next } from './base/host.js';
 import { createIndexCache, type IndexCache } from './index/index-cache.js';
 import { Libraries, suggestionsFor, type Library } from './runtime/library.js';
 import { LiveReload } from './runtime/live-reload.js';
-import { resolveOptions } from './config/options.js';
+import { resolveOptions } from './config/resolve.js';
 import { openStorage, type StoredOptions } from './source/storage.js';
 import { hooksOf, type RunHooks, type SkillsOptions } from './run/options.js';
 import { PluginRoots } from './run/plugin-root.js';

@@ -13,7 +13,6 @@ const CLI = join(SRC, 'cli');
 
 /** Lowest first. A new module goes in the lowest layer above everything it imports. */
 const LAYERS: readonly (readonly string[])[] = [
-  ['eval-defaults'],
   ['io', 'usage', 'scaffold', 'write-atomic', 'catalog-section', 'trigger-eval'],
   ['args', 'key-files'],
   ['load'],

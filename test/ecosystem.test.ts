@@ -142,7 +142,7 @@ describe('skillDirectories: configuration mistakes throw SkillsConfigError', () 
   it('scope must be project, user or both', () => {
     const options = { tools: ['claude'], scope: 'global', cwd } as unknown as Parameters<typeof skillDirectories>[0];
     expect(configError(() => skillDirectories(options)).message).toContain(
-      "`scope` must be one of 'project', 'user', 'both', got \"global\"",
+      "`scope` must be one of 'project', 'user', 'both', got the string \"global\"",
     );
     const missing = { tools: ['claude'], cwd } as unknown as Parameters<typeof skillDirectories>[0];
     expect(configError(() => skillDirectories(missing)).message).toContain('got undefined');

@@ -5,7 +5,7 @@
  * is kept per skill list anywhere else.
  */
 import { describe, expect, it, vi } from 'vitest';
-import { resolveOptions } from '../src/config/options.js';
+import { resolveOptions } from '../src/config/resolve.js';
 import { ActivationGate } from '../src/run/gate.js';
 import { PluginRoots } from '../src/run/plugin-root.js';
 import { SkillsRun } from '../src/run/run.js';

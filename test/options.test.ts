@@ -3,7 +3,8 @@ import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { SkillsConfigError } from '../src/config/errors.js';
 import { nodeFileSystem } from '../src/base/fs.js';
-import { DEFAULTS, resolveDirectory, resolveOptions } from '../src/config/options.js';
+import { resolveDirectory, resolveOptions } from '../src/config/resolve.js';
+import { DEFAULTS } from '../src/config/defaults.js';
 import { hooksOf, type SkillsOptions } from '../src/run/options.js';
 
 function configError(options: unknown): SkillsConfigError {
@@ -62,6 +63,33 @@ describe('resolveOptions', () => {
       storageWait: 3000,
       watch: { debounceMs: 200 },
     });
+  });
+
+  it('resolves to plain frozen data, leaving what the caller passed in as it is', () => {
+    const fs = { ...nodeFileSystem };
+    const resolved = resolveOptions({
+      directories: ['/skills', 's3://bucket/skills'],
+      autoActivate: true,
+      watch: true,
+      fs,
+      s3: { region: 'x' },
+    });
+    expect(Object.isFrozen(resolved)).toBe(true);
+    for (const part of [
+      resolved.directories,
+      resolved.include,
+      resolved.always,
+      resolved.autoActivate,
+      resolved.keepInView,
+      resolved.watch,
+    ]) {
+      expect(Object.isFrozen(part)).toBe(true);
+    }
+    expect(Object.isFrozen(resolved.buckets)).toBe(true);
+    expect(Object.isFrozen(resolved.buckets?.places)).toBe(true);
+    expect(resolved.buckets?.places).toEqual([{ bucket: 'bucket', prefix: 'skills/', root: 's3://bucket/skills' }]);
+    expect(resolved.fs).toBe(fs);
+    expect(Object.isFrozen(fs)).toBe(false);
   });
 
   it('keepInView: on by default, false turns it off, an object overrides the budget, mistakes say how to fix them', () => {

@@ -11,7 +11,7 @@ import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
 import { discover } from '../src/discover/discover.js';
 import { nodeFileSystem } from '../src/base/fs.js';
-import { resolveOptions } from '../src/config/options.js';
+import { resolveOptions } from '../src/config/resolve.js';
 import { buildPrebuiltIndex, prebuiltIndexFrom, serializePrebuiltIndex } from '../src/runtime/prebuilt/build.js';
 import {
   PREBUILT_INDEX_FORMAT,

@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { createSecretMatcher, DEFAULT_SECRET_PATTERNS } from '../src/config/secrets.js';
+import { createSecretMatcher } from '../src/config/secrets.js';
+import { DEFAULT_SECRET_PATTERNS } from '../src/config/defaults.js';
 
 describe('createSecretMatcher', () => {
   const isSecret = createSecretMatcher();

@@ -514,12 +514,13 @@ describe.each(['iterable', 'callback'] as const)('watchSkillDirectories (scripte
     ).not.toThrow();
     expect(configError({ fs: scripted([]), debounceMs: -1 })).toEqual({
       option: 'debounceMs',
-      message: '`debounceMs` must be a number of milliseconds, 0 or more, got -1. Leave it out for the default (200).',
+      message: '`debounceMs` must be a number of milliseconds, 0 or more, got number -1. Leave it out for the default (200).',
     });
     expect(configError({ fs: scripted([]), retryMs: Number.NaN }).option).toBe('retryMs');
     expect(configError({ fs: scripted([]), maxWaitMs: Infinity })).toEqual({
       option: 'maxWaitMs',
-      message: '`maxWaitMs` must be a number of milliseconds, 0 or more, got Infinity. Leave it out for the default (10 × debounceMs).',
+      message:
+        '`maxWaitMs` must be a number of milliseconds, 0 or more, got number Infinity. Leave it out for the default (10 × debounceMs).',
     });
   });
 

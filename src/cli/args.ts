@@ -11,7 +11,7 @@ import { packageNameProblem } from '../config/packages.js';
 import { isS3Url } from '../base/s3-url.js';
 import { SIGN_DEFAULTS } from '../config/defaults.js';
 import { initDescriptionProblem, initNameProblem } from './scaffold.js';
-import { DEFAULT_EVAL_CONCURRENCY, DEFAULT_EVAL_RUNS, DEFAULT_EVAL_SEED, DEFAULT_EVAL_TIMEOUT_SECONDS } from './eval-defaults.js';
+import { EVAL_DEFAULTS } from '../config/defaults.js';
 import { COMMANDS, type CommandName } from './usage.js';
 
 /** What every command that loads skills takes besides its folders. */
@@ -468,11 +468,11 @@ function evalArgs(positionals: string[], values: Parsed['values'], json: boolean
     throw new SkillsUsageError(
       'eval: give --model <module> (a file whose default export, or export `model`, is a SISU model adapter), or --offline to use the local ranker.',
     );
-  const runs = numberOf('eval', 'runs', values.runs, { min: 1, max: 100, integer: true }) ?? DEFAULT_EVAL_RUNS;
+  const runs = numberOf('eval', 'runs', values.runs, { min: 1, max: 100, integer: true }) ?? EVAL_DEFAULTS.runs;
   const split = numberOf('eval', 'split', values.split, { min: 0, max: 1, exclusive: true });
-  const seed = numberOf('eval', 'seed', values.seed, { min: 0, max: 2 ** 31 - 1, integer: true }) ?? DEFAULT_EVAL_SEED;
-  const concurrency = numberOf('eval', 'concurrency', values.concurrency, { min: 1, max: 64, integer: true }) ?? DEFAULT_EVAL_CONCURRENCY;
-  const timeout = numberOf('eval', 'timeout', values.timeout, { min: 1, max: 3600, integer: true }) ?? DEFAULT_EVAL_TIMEOUT_SECONDS;
+  const seed = numberOf('eval', 'seed', values.seed, { min: 0, max: 2 ** 31 - 1, integer: true }) ?? EVAL_DEFAULTS.seed;
+  const concurrency = numberOf('eval', 'concurrency', values.concurrency, { min: 1, max: 64, integer: true }) ?? EVAL_DEFAULTS.concurrency;
+  const timeout = numberOf('eval', 'timeout', values.timeout, { min: 1, max: 3600, integer: true }) ?? EVAL_DEFAULTS.timeoutSeconds;
   const minF1 = numberOf('eval', 'min-f1', values['min-f1'], { min: 0, max: 1 });
   const embeddings = embeddingsOf('eval', values.embeddings);
   if (embeddings.embeddings !== undefined && !offline)

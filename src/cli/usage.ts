@@ -1,7 +1,6 @@
 /** Help text of `sisu-skills`, per command and in full. */
 import { OVERLAP_THRESHOLD } from '../catalog/overlap.js';
-import { SIGN_DEFAULTS } from '../config/defaults.js';
-import { DEFAULT_EVAL_CONCURRENCY, DEFAULT_EVAL_RUNS, DEFAULT_EVAL_SEED, DEFAULT_EVAL_TIMEOUT_SECONDS } from './eval-defaults.js';
+import { EVAL_DEFAULTS, SIGN_DEFAULTS } from '../config/defaults.js';
 
 export const COMMANDS = ['list', 'validate', 'show', 'prompt', 'overlap', 'eval', 'index', 'init', 'keygen', 'sign', 'verify'] as const;
 export type CommandName = (typeof COMMANDS)[number];
@@ -111,11 +110,11 @@ const DETAILS: Record<CommandName, string[]> = {
     "--offline      no model: the middleware's auto-activation (local ranker) alone decides; one run per case",
     '--embeddings   with --offline: a module exporting an embeddings provider; the report adds each case ranked by words',
     '               and by words + meaning (find_skills, top 1 and top 5), side by side',
-    `--runs         runs per case (default ${DEFAULT_EVAL_RUNS}); a case passes when its trigger rate is at least 0.5 (or under 0.5 for expect null)`,
+    `--runs         runs per case (default ${EVAL_DEFAULTS.runs}); a case passes when its trigger rate is at least 0.5 (or under 0.5 for expect null)`,
     '--split        share of cases in the train set (e.g. 0.6): figures for train and validation, split by --seed',
-    `--seed         the split's seed (default ${DEFAULT_EVAL_SEED}): the same seed gives the same split`,
-    `--concurrency  requests in flight at once (default ${DEFAULT_EVAL_CONCURRENCY})`,
-    `--timeout      seconds one run may take before it is aborted and counted as an error (default ${DEFAULT_EVAL_TIMEOUT_SECONDS})`,
+    `--seed         the split's seed (default ${EVAL_DEFAULTS.seed}): the same seed gives the same split`,
+    `--concurrency  requests in flight at once (default ${EVAL_DEFAULTS.concurrency})`,
+    `--timeout      seconds one run may take before it is aborted and counted as an error (default ${EVAL_DEFAULTS.timeoutSeconds})`,
     '--min-f1       exit 1 when the total F1 is below this',
     '--json         print the report as JSON (the progress line stays on stderr)',
     '--strict       run the middleware with strict: true',

@@ -41,6 +41,29 @@ export const DEFAULTS = {
   watch: { debounceMs: 200 },
 } as const;
 
+/** Secret file names always kept out of listings and reads; the `secretPatterns` option adds to these, it cannot remove them. */
+export const DEFAULT_SECRET_PATTERNS: readonly string[] = Object.freeze(['.env*', '*.pem', '*.key', 'id_rsa*', 'credentials*', 'secrets*']);
+
+/** Defaults of `watchSkillDirectories`' options. */
+export const WATCH_DEFAULTS = {
+  /** The middleware's `watch: true` and a direct caller share this one. */
+  debounceMs: DEFAULTS.watch.debounceMs,
+  /** Wait before a folder that could not be watched is tried again. */
+  retryMs: 1000,
+} as const;
+
+/** Defaults of `sisu-skills eval`'s options, shared by its argument parser and its help. */
+export const EVAL_DEFAULTS = {
+  /** Runs per case: the agentskills.io guide's 3. */
+  runs: 3,
+  /** Requests in flight: enough to hide a model's latency, few enough for a local model or a rate limit. */
+  concurrency: 4,
+  /** Longest one run may take: a local model on a CPU can take a minute for a first answer. */
+  timeoutSeconds: 120,
+  /** The seed of --split. */
+  seed: 1,
+} as const;
+
 /** Defaults of the tools' own arguments, which the model may leave out. */
 export const TOOL_DEFAULTS = {
   /** Lines `read_skill_resource` returns when the model gives no `limit`. */

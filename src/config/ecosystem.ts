@@ -18,7 +18,7 @@
  */
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { SkillsConfigError } from './errors.js';
+import { describeValue, failOption } from './errors.js';
 import { editDistance } from '../base/text.js';
 
 /** One tool's skill folders: `project` relative to the project (`cwd`), `user` relative to the home directory. */
@@ -88,10 +88,6 @@ const ALIASES: Readonly<Record<string, SkillTool>> = {
 
 const EXAMPLE = "skillDirectories({ tools: ['claude', 'agents'], scope: 'both', cwd: process.cwd() })";
 
-function fail(option: string | undefined, problem: string): never {
-  throw new SkillsConfigError({ ...(option === undefined ? {} : { option }), problem });
-}
-
 function isKnown(tool: unknown): tool is SkillTool {
   return typeof tool === 'string' && Object.prototype.hasOwnProperty.call(SKILL_TOOL_FOLDERS, tool);
 }
@@ -105,13 +101,13 @@ function suggestion(tool: string): string {
 
 function checkTools(tools: unknown): SkillTool[] {
   if (!Array.isArray(tools) || tools.length === 0) {
-    fail('tools', `must be a non-empty array of tool names (${SKILL_TOOLS.join(', ')}). Example: ${EXAMPLE}.`);
+    failOption('tools', `must be a non-empty array of tool names (${SKILL_TOOLS.join(', ')}). Example: ${EXAMPLE}.`);
   }
   return tools.map((tool: unknown, i) => {
     if (isKnown(tool)) return tool;
     const shown = typeof tool === 'string' ? `'${tool}'` : String(tool);
     const hint = typeof tool === 'string' ? suggestion(tool) : '';
-    fail(`tools[${i}]`, `is the unknown tool ${shown}.${hint} Known tools: ${SKILL_TOOLS.join(', ')}.`);
+    failOption(`tools[${i}]`, `is the unknown tool ${shown}.${hint} Known tools: ${SKILL_TOOLS.join(', ')}.`);
   });
 }
 
@@ -121,15 +117,15 @@ function checkTools(tools: unknown): SkillTool[] {
  * unknown tool or scope, naming the known ones. Reads nothing from disk.
  */
 export function skillDirectories(options: SkillDirectoriesOptions): string[] {
-  if (typeof options !== 'object' || options === null) fail(undefined, `options are required. Example: ${EXAMPLE}.`);
+  if (typeof options !== 'object' || options === null) failOption(undefined, `options are required. Example: ${EXAMPLE}.`);
   const tools = checkTools(options.tools);
   const { scope, cwd, home } = options;
   if (!SCOPES.includes(scope)) {
-    fail('scope', `must be one of ${SCOPES.map((s) => `'${s}'`).join(', ')}, got ${JSON.stringify(scope) ?? String(scope)}.`);
+    failOption('scope', `must be one of ${SCOPES.map((s) => `'${s}'`).join(', ')}, got ${describeValue(scope)}.`);
   }
-  if (typeof cwd !== 'string' || cwd === '') fail('cwd', `must be the project folder, a non-empty string. Example: ${EXAMPLE}.`);
+  if (typeof cwd !== 'string' || cwd === '') failOption('cwd', `must be the project folder, a non-empty string. Example: ${EXAMPLE}.`);
   if (home !== undefined && (typeof home !== 'string' || home === ''))
-    fail('home', 'must be a non-empty string when given (default: the home directory).');
+    failOption('home', 'must be a non-empty string when given (default: the home directory).');
   const roots: Array<{ base: string; pick: (folders: ToolSkillFolders) => readonly string[] }> = [];
   if (scope !== 'user') roots.push({ base: resolve(cwd), pick: (folders) => folders.project });
   if (scope !== 'project') roots.push({ base: resolve(home ?? homedir()), pick: (folders) => folders.user });

@@ -4,7 +4,7 @@
  */
 import type { HostEmbeddings } from '../base/host.js';
 import { EMBEDDINGS_DEFAULTS } from './defaults.js';
-import { SkillsConfigError } from './errors.js';
+import { describeValue, failOption } from './errors.js';
 
 export interface EmbeddingsOptions {
   /** SISU's `EmbeddingsProvider`: `openAIEmbeddings()`, `ollamaEmbeddings({ model })`, `createEmbeddingsClient(...)`. */
@@ -65,10 +65,6 @@ export interface ResolvedEmbeddings {
 
 const EXAMPLE = "embeddings: openAIEmbeddings({ model: 'text-embedding-3-small' })";
 
-function fail(problem: string, hint: string, option = 'embeddings'): never {
-  throw new SkillsConfigError({ option, problem, hint });
-}
-
 function isProvider(value: unknown): value is HostEmbeddings {
   return value !== null && typeof value === 'object' && typeof (value as { embed?: unknown }).embed === 'function';
 }
@@ -76,11 +72,7 @@ function isProvider(value: unknown): value is HostEmbeddings {
 function whole(name: string, value: unknown, fallback: number, max: number, min = 1): number {
   if (value === undefined) return fallback;
   if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max) {
-    fail(
-      `must be a whole number from ${min} to ${max}, got ${JSON.stringify(value) ?? String(value)}.`,
-      `Default: ${fallback}.`,
-      `embeddings.${name}`,
-    );
+    failOption(`embeddings.${name}`, `must be a whole number from ${min} to ${max}, got ${describeValue(value)}.`, `Default: ${fallback}.`);
   }
   return value;
 }
@@ -88,10 +80,10 @@ function whole(name: string, value: unknown, fallback: number, max: number, min 
 function checkWeight(value: unknown): number {
   if (value === undefined) return EMBEDDINGS_DEFAULTS.meaningWeight;
   if (typeof value !== 'number' || !(value > 0 && value <= 10)) {
-    fail(
-      `must be a number above 0 and at most 10, got ${JSON.stringify(value) ?? String(value)}.`,
-      `Default: ${EMBEDDINGS_DEFAULTS.meaningWeight}.`,
+    failOption(
       'embeddings.meaningWeight',
+      `must be a number above 0 and at most 10, got ${describeValue(value)}.`,
+      `Default: ${EMBEDDINGS_DEFAULTS.meaningWeight}.`,
     );
   }
   return value;
@@ -102,14 +94,19 @@ export function checkEmbeddings(value: unknown): ResolvedEmbeddings | undefined 
   if (value === undefined) return undefined;
   if (isProvider(value)) return { provider: value, model: undefined, ...EMBEDDINGS_DEFAULTS };
   if (value === null || typeof value !== 'object' || !isProvider((value as { provider?: unknown }).provider)) {
-    fail(
+    failOption(
+      'embeddings',
       'must be an embeddings provider (an object with embed(texts, { model, signal })) or { provider, model?, queryTimeoutMs? },',
       `e.g. ${EXAMPLE}.`,
     );
   }
   const options = value as EmbeddingsOptions;
   if (options.model !== undefined && (typeof options.model !== 'string' || options.model.trim() === '')) {
-    fail('must be a non-empty string,', "e.g. 'text-embedding-3-small', or leave it out to use the provider's own.", 'embeddings.model');
+    failOption(
+      'embeddings.model',
+      'must be a non-empty string,',
+      "e.g. 'text-embedding-3-small', or leave it out to use the provider's own.",
+    );
   }
   return {
     provider: options.provider,

@@ -52,6 +52,26 @@ export class SkillsConfigError extends SkillsError {
   }
 }
 
+/**
+ * The one way an option check fails: a SkillsConfigError naming `option`
+ * (undefined: the options as a whole), what is wrong, and how to fix it.
+ */
+export function failOption(option: string | undefined, problem: string, hint?: string): never {
+  const fields: ConfigProblem = { problem };
+  if (option !== undefined) fields.option = option;
+  if (hint !== undefined) fields.hint = hint;
+  throw new SkillsConfigError(fields);
+}
+
+/** A value as an option's error names it (`got ...`): `the string "5m"`, `number -1`, `boolean true`, `an array`, `null`, `undefined`. */
+export function describeValue(value: unknown): string {
+  if (value === null || value === undefined) return String(value);
+  if (Array.isArray(value)) return 'an array';
+  if (typeof value === 'string') return `the string ${JSON.stringify(value)}`;
+  if (typeof value === 'function') return 'a function';
+  return typeof value === 'object' ? 'an object' : `${typeof value} ${String(value)}`;
+}
+
 /** Thrown by the `sisu-skills` command line for an unknown command, flag or missing argument (exit code 2). */
 export class SkillsUsageError extends SkillsError {
   constructor(message: string) {

@@ -1,22 +1,16 @@
 /**
- * Options: their type (with every default), the one place they are checked,
- * and their resolved form. Mistakes throw a SkillsConfigError at construction
- * that names the option and says how to fix it. Adding an option means
- * editing this module (type, key list, check) and src/config/defaults.ts.
+ * Options: their type (with every default), the list of their names, and
+ * their resolved form, plain frozen data. Checking them is resolve.ts's job
+ * (each check in checks.ts); mistakes throw a SkillsConfigError at
+ * construction that names the option and says how to fix it. Adding an
+ * option means editing this module (type, key list), a check, and
+ * src/config/defaults.ts.
  */
-import { homedir } from 'node:os';
-import { isAbsolute, resolve } from 'node:path';
 import { DEFAULTS } from './defaults.js';
-import { SkillsConfigError, type ConfigProblem } from './errors.js';
-import { nodeFileSystem, type SkillsFileSystem } from '../base/fs.js';
-import { packageNameProblem } from './packages.js';
-import { editDistance } from '../base/text.js';
-import { checkEmbeddings, type EmbeddingsOptions, type ResolvedEmbeddings } from './embeddings.js';
+import type { SkillsFileSystem } from '../base/fs.js';
+import type { EmbeddingsOptions, ResolvedEmbeddings } from './embeddings.js';
 import type { HostEmbeddings } from '../base/host.js';
-import { checkS3Index, checkS3Place, checkStorage, type BucketSettings, type StorageOptions } from './storage-options.js';
-import { isS3Url } from '../base/s3-url.js';
-
-export { DEFAULTS } from './defaults.js';
+import type { BucketSettings, StorageOptions } from './storage-options.js';
 
 export interface AutoActivateOptions {
   /**
@@ -225,49 +219,50 @@ DEFAULTS satisfies Pick<Required<ConfigOptions>, Exclude<keyof typeof DEFAULTS, 
   watch: { debounceMs: number };
 };
 
+/** The options checked, with defaults filled in: plain data, frozen (resolve.ts). */
 export interface ResolvedOptions {
-  directories: string[];
-  packages: string[];
+  readonly directories: readonly string[];
+  readonly packages: readonly string[];
   /** Where packages are resolved from. */
-  cwd: string;
-  include: string[];
-  exclude: string[];
-  maxFileSize: number;
-  maxSkillSize: number;
-  maxListedResources: number;
-  maxInstructionChars: number;
-  resourceTool: boolean;
-  secretPatterns: string[];
-  cacheTtl: number;
-  strict: boolean;
-  preload: boolean;
+  readonly cwd: string;
+  readonly include: readonly string[];
+  readonly exclude: readonly string[];
+  readonly maxFileSize: number;
+  readonly maxSkillSize: number;
+  readonly maxListedResources: number;
+  readonly maxInstructionChars: number;
+  readonly resourceTool: boolean;
+  readonly secretPatterns: readonly string[];
+  readonly cacheTtl: number;
+  readonly strict: boolean;
+  readonly preload: boolean;
   /** Absolute path (or `s3://bucket/key`) of the prebuilt index; undefined: scan. */
-  index: string | undefined;
-  catalogBudget: number;
+  readonly index: string | undefined;
+  readonly catalogBudget: number;
   /** undefined: only when over budget. */
-  findSkills: boolean | undefined;
-  rankInstructions: boolean;
+  readonly findSkills: boolean | undefined;
+  readonly rankInstructions: boolean;
   /** undefined: words only. */
-  embeddings: ResolvedEmbeddings | undefined;
-  always: string[];
-  autoActivate: Required<AutoActivateOptions> | undefined;
+  readonly embeddings: ResolvedEmbeddings | undefined;
+  readonly always: readonly string[];
+  readonly autoActivate: Required<AutoActivateOptions> | undefined;
   /** undefined: off. */
-  keepInView: Required<KeepInViewOptions> | undefined;
+  readonly keepInView: Required<KeepInViewOptions> | undefined;
   /** undefined: not watching. */
-  watch: { debounceMs: number } | undefined;
-  signal: AbortSignal | undefined;
+  readonly watch: { debounceMs: number } | undefined;
+  readonly signal: AbortSignal | undefined;
   /** The `fs` option's filesystem (source/storage.ts routes `s3://` paths away from it, when there are any). */
-  fs: SkillsFileSystem;
+  readonly fs: SkillsFileSystem;
   /** ms between checks of the s3:// sources; 0: never. */
-  refresh: number;
+  readonly refresh: number;
   /** Longest a request waits on a bucket's first listing, in ms. */
-  storageWait: number;
+  readonly storageWait: number;
   /** The s3:// sources, as data; undefined without any. */
-  buckets: BucketSettings | undefined;
+  readonly buckets: BucketSettings | undefined;
 }
 
 /** Every option name, checked against the type both ways: a missing or extra key fails to compile. */
-const OPTION_KEYS: { readonly [K in keyof Required<ConfigOptions>]: true } = {
+export const OPTION_KEYS: { readonly [K in keyof Required<ConfigOptions>]: true } = {
   directories: true,
   directory: true,
   packages: true,
@@ -301,285 +296,4 @@ const OPTION_KEYS: { readonly [K in keyof Required<ConfigOptions>]: true } = {
   refresh: true,
   storageWait: true,
 };
-const KNOWN_OPTIONS = Object.keys(OPTION_KEYS) as Array<keyof ConfigOptions>;
-
-const USAGE = "skillsMiddleware({ directories: ['./skills'] })";
-
-function fail(option: string | undefined, problem: string, hint?: string): never {
-  const fields: ConfigProblem = { problem };
-  if (option !== undefined) fields.option = option;
-  if (hint !== undefined) fields.hint = hint;
-  throw new SkillsConfigError(fields);
-}
-
-function describe(value: unknown): string {
-  if (value === null) return 'null';
-  if (Array.isArray(value)) return 'an array';
-  if (typeof value === 'string') return `the string ${JSON.stringify(value)}`;
-  return typeof value === 'object' ? 'an object' : `${typeof value} ${String(value)}`;
-}
-
-/** Expand `~` and resolve against `cwd`. */
-export function resolveDirectory(directory: string, cwd: string): string {
-  let expanded = directory;
-  if (directory === '~') expanded = homedir();
-  else if (directory.startsWith('~/') || directory.startsWith('~\\')) expanded = homedir() + directory.slice(1);
-  return isAbsolute(expanded) ? resolve(expanded) : resolve(cwd, expanded);
-}
-
-function checkStringList(name: string, value: unknown): string[] {
-  if (!Array.isArray(value)) fail(name, `must be an array of strings, got ${describe(value)}.`, `Example: ${name}: ['code-review'].`);
-  value.forEach((item: unknown, i) => {
-    if (typeof item !== 'string' || item.trim() === '') fail(`${name}[${i}]`, `must be a non-empty string, got ${describe(item)}.`);
-  });
-  return [...(value as string[])];
-}
-
-function checkPackages(value: unknown): string[] {
-  const names = checkStringList('packages', value);
-  names.forEach((name, i) => {
-    const problem = packageNameProblem(name);
-    if (problem)
-      fail(
-        `packages[${i}]`,
-        `(${JSON.stringify(name)}) is not a package name: ${problem}.`,
-        "Example: packages: ['@sisu-ai/skill-debug'].",
-      );
-  });
-  return [...new Set(names)];
-}
-
-function checkSize(name: string, value: unknown, fallback: number, allowZero = false): number {
-  if (value === undefined) return fallback;
-  const ok =
-    typeof value === 'number' &&
-    !Number.isNaN(value) &&
-    (value === Infinity || Number.isInteger(value)) &&
-    (allowZero ? value >= 0 : value > 0);
-  if (!ok) {
-    const range = allowZero ? 'a whole number of 0 or more' : 'a whole number greater than 0';
-    fail(name, `must be ${range} (or Infinity), got ${describe(value)}.`, `Default: ${fallback}.`);
-  }
-  return value;
-}
-
-function checkFlag(name: 'strict' | 'preload' | 'resourceTool' | 'findSkills' | 'rankInstructions', value: unknown): boolean | undefined {
-  if (value !== undefined && typeof value !== 'boolean') fail(name, `must be true or false, got ${describe(value)}.`);
-  return value;
-}
-
-function closest(name: string): string | undefined {
-  let best: string | undefined;
-  let bestDistance = Infinity;
-  for (const known of KNOWN_OPTIONS) {
-    const d = editDistance(name.toLowerCase(), known.toLowerCase());
-    if (d < bestDistance) {
-      bestDistance = d;
-      best = known;
-    }
-  }
-  return bestDistance <= 3 ? best : undefined;
-}
-
-function checkKeys(options: object): void {
-  for (const key of Object.keys(options)) {
-    if (!Object.hasOwn(OPTION_KEYS, key)) {
-      const suggestion = closest(key);
-      fail(
-        undefined,
-        `unknown option \`${key}\`.${suggestion ? ` Did you mean \`${suggestion}\`?` : ''}`,
-        `Known options: ${KNOWN_OPTIONS.join(', ')}.`,
-      );
-    }
-  }
-}
-
-/** The folders to scan, as given (one of `directory` / `directories`), or [] when packages alone are configured. */
-function checkPlaces(options: ConfigOptions, packages: readonly string[]): string[] {
-  const { directories, directory } = options;
-  if (directories !== undefined && directory !== undefined) {
-    fail(undefined, 'pass either `directory` or `directories`, not both.', 'Put every folder in `directories`, in precedence order.');
-  }
-  if (directory !== undefined) {
-    if (typeof directory !== 'string' || directory.trim() === '')
-      fail('directory', `must be a non-empty string, got ${describe(directory)}.`, `Example: ${USAGE}.`);
-    return [directory];
-  }
-  if (directories !== undefined) {
-    const listed = checkStringList('directories', directories);
-    if (listed.length === 0 && packages.length === 0)
-      fail('directories', 'is empty: list at least one folder that holds skills,', `e.g. ${USAGE}.`);
-    return listed;
-  }
-  if (packages.length > 0) return [];
-  return fail(
-    undefined,
-    'no skills configured: pass the folders that hold your skills (`directories`) or the npm packages that ship them (`packages`),',
-    `e.g. ${USAGE} or skillsMiddleware({ packages: ['@sisu-ai/skill-debug'] }). Skills are only loaded from places you name.`,
-  );
-}
-
-function checkFs(value: unknown): SkillsFileSystem {
-  const fs = value ?? nodeFileSystem;
-  for (const method of ['readdir', 'readFile', 'stat', 'lstat', 'realpath', 'open'] as const) {
-    if (typeof (fs as Record<string, unknown>)[method] !== 'function') {
-      fail('fs', `must implement ${method}():`, 'pass an object shaped like node:fs/promises (or leave `fs` out).');
-    }
-  }
-  return fs as SkillsFileSystem;
-}
-
-/** Check options once and fill in defaults. Throws SkillsConfigError on any mistake. */
-export function resolveOptions(options: ConfigOptions | undefined): ResolvedOptions {
-  if (options === undefined || options === null || typeof options !== 'object' || Array.isArray(options)) {
-    fail(undefined, 'options are required: pass the folders that hold your skills,', `e.g. ${USAGE}.`);
-  }
-  checkKeys(options);
-  const packages = options.packages === undefined ? [] : checkPackages(options.packages);
-  const listed = checkPlaces(options, packages);
-  const cwd = options.cwd ?? process.cwd();
-  if (typeof cwd !== 'string' || cwd.trim() === '') fail('cwd', `must be a non-empty string, got ${describe(cwd)}.`);
-  const disk = checkFs(options.fs);
-  if (options.signal !== undefined && !(options.signal instanceof AbortSignal))
-    fail('signal', `must be an AbortSignal, got ${describe(options.signal)}.`);
-  const resolvedCwd = resolveDirectory(cwd, process.cwd());
-  const places = listed.flatMap((d, i) => (isS3Url(d.trim()) ? [checkS3Place(`directories[${i}]`, d)] : []));
-  const index = checkIndex(options, resolvedCwd);
-  const storage = checkStorage(options, places, index !== undefined && isS3Url(index) ? index : undefined);
-  const fs = disk;
-  const checked = {
-    // The same folder listed twice is scanned once; an s3:// place is kept as its root URL.
-    directories: [
-      ...new Set(listed.map((d) => (isS3Url(d.trim()) ? checkS3Place('directories', d).root : resolveDirectory(d, resolvedCwd)))),
-    ],
-    packages,
-    cwd: resolvedCwd,
-    include: options.include === undefined ? [] : checkStringList('include', options.include),
-    exclude: options.exclude === undefined ? [] : checkStringList('exclude', options.exclude),
-    maxFileSize: checkSize('maxFileSize', options.maxFileSize, DEFAULTS.maxFileSize),
-    maxSkillSize: checkSize('maxSkillSize', options.maxSkillSize, DEFAULTS.maxSkillSize),
-    maxListedResources: checkSize('maxListedResources', options.maxListedResources, DEFAULTS.maxListedResources, true),
-    maxInstructionChars: checkSize('maxInstructionChars', options.maxInstructionChars, DEFAULTS.maxInstructionChars),
-    resourceTool: checkFlag('resourceTool', options.resourceTool) ?? DEFAULTS.resourceTool,
-    secretPatterns: options.secretPatterns === undefined ? [] : checkStringList('secretPatterns', options.secretPatterns),
-    cacheTtl: checkSize('cacheTtl', options.cacheTtl, DEFAULTS.cacheTtl, true),
-    strict: checkFlag('strict', options.strict) ?? DEFAULTS.strict,
-    preload: checkFlag('preload', options.preload) ?? DEFAULTS.preload,
-    index,
-    catalogBudget: checkSize('catalogBudget', options.catalogBudget, DEFAULTS.catalogBudget, true),
-    findSkills: checkFlag('findSkills', options.findSkills),
-    rankInstructions: checkFlag('rankInstructions', options.rankInstructions) ?? DEFAULTS.rankInstructions,
-    embeddings: checkEmbeddings(options.embeddings),
-    always: checkAlways(options.always),
-    autoActivate: checkAutoActivate(options.autoActivate),
-    keepInView: checkKeepInView(options.keepInView),
-    watch: checkWatch(options.watch, fs),
-  };
-  // Checked in their place among the others (the first mistake is the one thrown); the run takes them as given.
-  checkFunction('visible', options.visible, '(skill, ctx) => boolean');
-  checkFunction('approve', options.approve, '({ skill, route, arguments }, ctx) => boolean | { approved, reason }');
-  checkFunction('onEvent', options.onEvent, '(event, ctx) => void');
-  return {
-    ...checked,
-    signal: options.signal,
-    fs,
-    refresh: storage.refresh,
-    storageWait: storage.storageWait,
-    buckets: storage.buckets,
-  };
-}
-
-/** A callback option: absent, or a function (sync or async). */
-function checkFunction(name: string, value: unknown, shape: string): void {
-  if (value !== undefined && typeof value !== 'function')
-    fail(name, `must be a function ${shape}, got ${describe(value)}.`, 'Or leave it out.');
-}
-
-function checkIndex(options: ConfigOptions, cwd: string): string | undefined {
-  const { index } = options;
-  if (index === undefined) return undefined;
-  if (typeof index !== 'string' || index.trim() === '')
-    fail('index', `must be the path of a file \`sisu-skills index\` wrote, got ${describe(index)}.`);
-  if (options.preload === true)
-    fail('index', 'cannot be used with `preload: true`:', 'the index holds no instructions to preload. Use one or the other.');
-  return isS3Url(index.trim()) ? checkS3Index(index) : resolveDirectory(index, cwd);
-}
-
-/** `always`: a list of skill names (checked for shape only; names are matched per request). */
-function checkAlways(value: unknown): string[] {
-  if (value === undefined) return [];
-  if (!Array.isArray(value) || value.some((name) => typeof name !== 'string' || name.trim() === '')) {
-    fail('always', 'must be a list of skill names,', "e.g. always: ['code-review'].");
-  }
-  return [...new Set((value as string[]).map((name) => name.trim()))];
-}
-
-/** `autoActivate` as given (undefined, false, true or an object) to its resolved form, or undefined when it is off. */
-function checkAutoActivate(value: unknown): Required<AutoActivateOptions> | undefined {
-  const defaults = DEFAULTS.autoActivate;
-  if (value === undefined || value === false) return undefined;
-  if (value === true) return { ...defaults };
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-    fail(
-      'autoActivate',
-      'must be true, false or { threshold, maxSkills },',
-      `e.g. autoActivate: { threshold: ${defaults.threshold}, maxSkills: ${defaults.maxSkills} }.`,
-    );
-  }
-  const { threshold = defaults.threshold, maxSkills = defaults.maxSkills, ...rest } = value as Record<string, unknown>;
-  const unknownKey = Object.keys(rest)[0];
-  if (unknownKey !== undefined) fail(`autoActivate.${unknownKey}`, 'is not an option: the known keys are threshold and maxSkills.');
-  if (typeof threshold !== 'number' || !(threshold >= 0 && threshold <= 1)) {
-    fail(
-      'autoActivate.threshold',
-      `must be a number from 0 to 1 (scores are normalised), got ${String(threshold)}.`,
-      `Default: ${defaults.threshold}.`,
-    );
-  }
-  if (typeof maxSkills !== 'number' || !Number.isInteger(maxSkills) || maxSkills < 1) {
-    fail('autoActivate.maxSkills', `must be a whole number of 1 or more, got ${String(maxSkills)}.`, `Default: ${defaults.maxSkills}.`);
-  }
-  return { threshold, maxSkills };
-}
-
-/** `keepInView` as given (undefined, true, false or an object) to its resolved form, or undefined when it is off. */
-function checkKeepInView(value: unknown): Required<KeepInViewOptions> | undefined {
-  const defaults = DEFAULTS.keepInView;
-  if (value === false) return undefined;
-  if (value === undefined || value === true) return { ...defaults };
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-    fail(
-      'keepInView',
-      'must be true, false or { maxChars, maxSkillChars },',
-      `e.g. keepInView: { maxChars: ${defaults.maxChars}, maxSkillChars: ${defaults.maxSkillChars} }.`,
-    );
-  }
-  const { maxChars, maxSkillChars, ...rest } = value as Record<string, unknown>;
-  const unknownKey = Object.keys(rest)[0];
-  if (unknownKey !== undefined) fail(`keepInView.${unknownKey}`, 'is not an option: the known keys are maxChars and maxSkillChars.');
-  return {
-    maxChars: checkSize('keepInView.maxChars', maxChars, defaults.maxChars),
-    maxSkillChars: checkSize('keepInView.maxSkillChars', maxSkillChars, defaults.maxSkillChars),
-  };
-}
-
-function checkWatch(value: unknown, fs: SkillsFileSystem): ResolvedOptions['watch'] {
-  if (value === undefined || value === false) return undefined;
-  let debounceMs: number = DEFAULTS.watch.debounceMs;
-  if (typeof value === 'object' && value !== null && !Array.isArray(value)) {
-    const { debounceMs: given, ...rest } = value as Record<string, unknown>;
-    const unknownKey = Object.keys(rest)[0];
-    if (unknownKey !== undefined)
-      fail(`watch.${unknownKey}`, 'is not an option: the only key is debounceMs,', 'e.g. watch: { debounceMs: 200 }.');
-    debounceMs = checkSize('watch.debounceMs', given, debounceMs, true);
-    // A timer of Infinity fires at once: a debounce must be finite.
-    if (debounceMs === Infinity)
-      fail('watch.debounceMs', 'must be a finite number of milliseconds, got Infinity.', `Default: ${DEFAULTS.watch.debounceMs}.`);
-  } else if (value !== true) {
-    fail('watch', `must be true, false or { debounceMs }, got ${describe(value)}.`);
-  }
-  const canWatch = typeof fs.watch === 'function' || typeof fs.watchFolder === 'function';
-  if (!canWatch)
-    fail('watch', 'needs an `fs` with a watch() or watchFolder() method (node:fs/promises has watch):', 'leave `fs` out, or add one.');
-  return { debounceMs };
-}
+export const KNOWN_OPTIONS = Object.keys(OPTION_KEYS) as Array<keyof ConfigOptions>;

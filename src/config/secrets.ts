@@ -4,9 +4,7 @@
  * named `secrets/` hides everything under it.
  */
 import { globRegExp } from '../base/glob.js';
-
-/** Always applied; the `secretPatterns` option adds to these, it cannot remove them. */
-export const DEFAULT_SECRET_PATTERNS: readonly string[] = Object.freeze(['.env*', '*.pem', '*.key', 'id_rsa*', 'credentials*', 'secrets*']);
+import { DEFAULT_SECRET_PATTERNS } from './defaults.js';
 
 /** Whether a path (or a single name) holds a secret. */
 export type SecretMatcher = (relativePath: string) => boolean;

@@ -7,7 +7,7 @@
  */
 import { parseS3Url, type BucketPlace } from '../base/s3-url.js';
 import { DEFAULTS } from './defaults.js';
-import { SkillsConfigError } from './errors.js';
+import { describeValue, failOption } from './errors.js';
 
 /** An `S3Client` of the user's: anything that sends the SDK's commands. */
 export interface S3ClientLike {
@@ -60,11 +60,11 @@ export interface StorageOptions {
 /** The `s3://` sources, as data: what source/storage.ts builds the bucket store from. */
 export interface BucketSettings {
   /** The `s3://` places in `directories`, each once. */
-  places: BucketPlace[];
+  readonly places: readonly BucketPlace[];
   /** The `s3` option as given (a client is kept as it is; a config is copied). */
-  s3: S3Option | undefined;
+  readonly s3: S3Option | undefined;
   /** The published index's `s3://bucket/key` (`index: 's3://...'`), if any. */
-  index: string | undefined;
+  readonly index: string | undefined;
 }
 
 export interface ResolvedStorage {
@@ -74,26 +74,18 @@ export interface ResolvedStorage {
   buckets: BucketSettings | undefined;
 }
 
-function fail(option: string, problem: string, hint: string): never {
-  throw new SkillsConfigError({ option, problem, hint });
-}
-
 /** The place an `s3://` entry names (`option`: where it was given), or a SkillsConfigError that says how to write it. */
 export function checkS3Place(option: string, url: string): BucketPlace {
   const place = parseS3Url(url.trim());
   if ('problem' in place)
-    fail(option, `(${JSON.stringify(url)}) is not a usable s3:// URL: ${place.problem}.`, "Write it as 's3://bucket/prefix/'.");
+    failOption(option, `(${JSON.stringify(url)}) is not a usable s3:// URL: ${place.problem}.`, "Write it as 's3://bucket/prefix/'.");
   return place;
 }
 
 function checkWait(name: 'refresh' | 'storageWait', value: unknown, fallback: number): number {
   if (value === undefined) return fallback;
   if (typeof value !== 'number' || !Number.isInteger(value) || value < 0) {
-    fail(
-      name,
-      `must be a whole number of milliseconds (0 or more), got ${typeof value === 'number' ? value : typeof value}.`,
-      `Default: ${fallback}.`,
-    );
+    failOption(name, `must be a whole number of milliseconds (0 or more), got ${describeValue(value)}.`, `Default: ${fallback}.`);
   }
   return value;
 }
@@ -101,7 +93,7 @@ function checkWait(name: 'refresh' | 'storageWait', value: unknown, fallback: nu
 function checkS3(value: unknown): S3Option | undefined {
   if (value === undefined) return undefined;
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-    fail('s3', 'must be an S3Client or an S3ClientConfig object,', "e.g. s3: { region: 'eu-west-1' } or s3: new S3Client({...}).");
+    failOption('s3', 'must be an S3Client or an S3ClientConfig object,', "e.g. s3: { region: 'eu-west-1' } or s3: new S3Client({...}).");
   }
   return isS3Client(value as S3Option) ? (value as S3Option) : { ...(value as object) };
 }
@@ -113,7 +105,7 @@ export function checkStorage(options: StorageOptions, places: readonly BucketPla
   const storageWait = checkWait('storageWait', options.storageWait, DEFAULTS.storageWait);
   if (places.length === 0 && indexUrl === undefined) {
     if (s3 !== undefined)
-      fail('s3', 'is set, but no source is in a bucket:', "add an 's3://bucket/prefix/' entry to `directories`, or leave `s3` out.");
+      failOption('s3', 'is set, but no source is in a bucket:', "add an 's3://bucket/prefix/' entry to `directories`, or leave `s3` out.");
     return { refresh, storageWait, buckets: undefined };
   }
   const unique = [...new Map(places.map((place) => [place.root, place])).values()];
@@ -124,7 +116,7 @@ export function checkStorage(options: StorageOptions, places: readonly BucketPla
 export function checkS3Index(url: string): string {
   const place = checkS3Place('index', url);
   if (place.prefix === '' || url.trim().endsWith('/')) {
-    fail(
+    failOption(
       'index',
       `(${JSON.stringify(url)}) names a folder, not an object.`,
       "Give the key `sisu-skills index -o` published, e.g. 's3://bucket/skills.index.json'.",

@@ -6,7 +6,8 @@
  */
 import { isS3Url } from '../base/s3-url.js';
 import type { DiscoveryResult } from '../base/model.js';
-import { resolveOptions, type ConfigOptions } from '../config/options.js';
+import { type ConfigOptions } from '../config/options.js';
+import { resolveOptions } from '../config/resolve.js';
 import { BucketRefresh } from '../source/bucket-source.js';
 import { openStorage, type StoredOptions } from '../source/storage.js';
 import { discover, type DiscoverMode } from './discover.js';
@@ -47,7 +48,7 @@ export async function discoverWithBuckets(
           started,
           () => discover({ ...options, directories: local }, mode, limits),
         );
-  return { ...scanned, scannedDirectories: options.directories, warnings: [...diagnostics, ...scanned.warnings] };
+  return { ...scanned, scannedDirectories: [...options.directories], warnings: [...diagnostics, ...scanned.warnings] };
 }
 
 /**

@@ -56,7 +56,7 @@ export function publishedIndexLoader(
     // Storage does not answer yet: the other sources now, the index's skills when its GET succeeds.
     const local = options.directories.filter((directory) => !isS3Url(directory));
     const scanned = await discover({ ...options, directories: local }, { frontmatterOnly: true }, limits);
-    return { ...scanned, scannedDirectories: options.directories, warnings: [buckets.indexUnavailable(), ...scanned.warnings] };
+    return { ...scanned, scannedDirectories: [...options.directories], warnings: [buckets.indexUnavailable(), ...scanned.warnings] };
   };
 }
 

@@ -9,7 +9,7 @@ import type { HostLogger, HostMessage } from '../base/host.js';
 import { messageText, toolResultText } from '../base/message-text.js';
 
 import { nodeFileSystem } from '../base/fs.js';
-import { DEFAULTS } from '../config/options.js';
+import { DEFAULTS } from '../config/defaults.js';
 import {
   createResourceReader,
   DEFAULT_LINE_LIMIT,

@@ -6,7 +6,8 @@
  */
 import { Bursts } from './bursts.js';
 import { TreeWatcher } from './tree-watcher.js';
-import { WATCH_DEFAULTS, type SkillsWatcher, type WatchOptions } from './types.js';
+import { type SkillsWatcher, type WatchOptions } from './types.js';
+import { WATCH_DEFAULTS } from '../config/defaults.js';
 
 export function startWatching(directories: readonly string[], options: WatchOptions): SkillsWatcher {
   const { fs, onChange, onError, onModeChange, signal } = options;

@@ -3,7 +3,6 @@
  * hands back. No code but the defaults, so every other watch module can
  * import from here without a cycle.
  */
-import { DEFAULTS } from '../config/defaults.js';
 import type { SkillsFileSystem } from '../base/fs.js';
 
 export interface WatchChange {
@@ -33,12 +32,6 @@ export type WatchProblemKind = 'missing' | 'unreadable' | 'limit' | 'failed' | '
 export interface FolderWatching {
   watchFolder: NonNullable<SkillsFileSystem['watchFolder']>;
 }
-
-export const WATCH_DEFAULTS = {
-  /** The middleware's `watch: true` and a direct caller share this one. */
-  debounceMs: DEFAULTS.watch.debounceMs,
-  retryMs: 1000,
-} as const;
 
 export interface WatchOptions {
   /**

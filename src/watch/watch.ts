@@ -27,12 +27,13 @@
  * → bursts (the debouncer that calls onChange); health (trouble, mode and
  * problem reports) and retry-timer on the side.
  */
-import { SkillsConfigError } from '../config/errors.js';
+import { describeValue, failOption } from '../config/errors.js';
 import { startWatching } from './start.js';
-import { WATCH_DEFAULTS, type SkillsWatcher, type WatchOptions } from './types.js';
+import { type SkillsWatcher, type WatchOptions } from './types.js';
+import { WATCH_DEFAULTS } from '../config/defaults.js';
 
 export { WatchProblem } from './problem.js';
-export { WATCH_DEFAULTS } from './types.js';
+export { WATCH_DEFAULTS } from '../config/defaults.js';
 export type { FolderWatching, SkillsWatcher, WatchChange, WatchMode, WatchOptions, WatchProblemKind } from './types.js';
 
 export function watchSkillDirectories(directories: readonly string[], options: WatchOptions): SkillsWatcher {
@@ -48,11 +49,11 @@ export function watchSkillDirectories(directories: readonly string[], options: W
 function checkOptions(options: WatchOptions): void {
   const { fs } = options;
   if (typeof fs.watch !== 'function' && typeof fs.watchFolder !== 'function') {
-    throw new SkillsConfigError({
-      option: 'fs',
-      problem: 'needs a watch() or watchFolder() method to watch folders.',
-      hint: 'Pass node:fs/promises, or add one of them to the fs you pass.',
-    });
+    failOption(
+      'fs',
+      'needs a watch() or watchFolder() method to watch folders.',
+      'Pass node:fs/promises, or add one of them to the fs you pass.',
+    );
   }
   checkDelay('debounceMs', options.debounceMs, `${WATCH_DEFAULTS.debounceMs}`);
   checkDelay('maxWaitMs', options.maxWaitMs, '10 × debounceMs');
@@ -61,10 +62,9 @@ function checkOptions(options: WatchOptions): void {
 
 function checkDelay(option: 'debounceMs' | 'maxWaitMs' | 'retryMs', value: unknown, fallback: string): void {
   if (value === undefined || (typeof value === 'number' && Number.isFinite(value) && value >= 0)) return;
-  const got = typeof value === 'string' ? JSON.stringify(value) : String(value);
-  throw new SkillsConfigError({
+  failOption(
     option,
-    problem: `must be a number of milliseconds, 0 or more, got ${got}.`,
-    hint: `Leave it out for the default (${fallback}).`,
-  });
+    `must be a number of milliseconds, 0 or more, got ${describeValue(value)}.`,
+    `Leave it out for the default (${fallback}).`,
+  );
 }

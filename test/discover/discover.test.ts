@@ -3,7 +3,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { discover } from '../../src/discover/discover.js';
 import { discoverSkills } from '../../src/discover/with-storage.js';
 import { SkillsConfigError } from '../../src/config/errors.js';
-import { resolveOptions } from '../../src/config/options.js';
+import { resolveOptions } from '../../src/config/resolve.js';
 import type { DiscoveryResult } from '../../src/base/model.js';
 import { cleanup, faultyFs, link, makeTempTree, skillMd, writeTree } from './helpers.js';
 

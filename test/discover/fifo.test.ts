@@ -11,7 +11,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { readSkillHead } from '../../src/discover/head.js';
 import { discover } from '../../src/discover/discover.js';
 import { errorReason, nodeFileSystem, NOT_A_FILE, type SkillsFileSystem } from '../../src/base/fs.js';
-import { resolveOptions } from '../../src/config/options.js';
+import { resolveOptions } from '../../src/config/resolve.js';
 import { cleanup, makeTempTree, skillMd } from './helpers.js';
 
 const canMakeFifos = process.platform !== 'win32';

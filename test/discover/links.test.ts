@@ -10,7 +10,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { discover } from '../../src/discover/discover.js';
 import { discoverSkills } from '../../src/discover/with-storage.js';
 import { scanDirectory } from '../../src/discover/scan.js';
-import { resolveOptions } from '../../src/config/options.js';
+import { resolveOptions } from '../../src/config/resolve.js';
 import { cleanup, faultyFs, makeTempTree, skillMd, type Tree } from './helpers.js';
 
 const roots: string[] = [];

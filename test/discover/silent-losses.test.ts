@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { discover, loadSkillContent } from '../../src/discover/discover.js';
 import { discoverSkills } from '../../src/discover/with-storage.js';
 import { SkillsError, SkillUnavailableError } from '../../src/config/errors.js';
-import { resolveOptions } from '../../src/config/options.js';
+import { resolveOptions } from '../../src/config/resolve.js';
 import { resourceLimits } from '../../src/discover/resources.js';
 import { faultyFs, skillMd } from './helpers.js';
 
