@@ -1,5 +1,5 @@
 // The bench builds each real-shaped library's prebuilt index in process, with
-// the functions `sisu-skills index` uses (src/runtime/prebuilt/ is not in the
+// the functions `sisu-skills index` uses (src/index/prebuilt/ is not in the
 // package's public entry), bundled from source with esbuild (tsup's own
 // bundler) into bench-results/. The first request from that index runs the
 // package's own build (dist/) with the `index` option.
@@ -11,8 +11,13 @@ import { build } from 'esbuild';
 const repo = resolve(fileURLToPath(new URL('.', import.meta.url)), '..');
 
 const ENTRY = `
-export { buildPrebuiltIndex, serializePrebuiltIndex } from './src/runtime/prebuilt/build.ts';
-export { parsePrebuiltIndex } from './src/runtime/prebuilt/read.ts';
+import { prebuiltBuilder } from './src/index/prebuilt/build.ts';
+import { prebuiltReader } from './src/index/prebuilt/read.ts';
+import { RANKER_FORMAT } from './src/catalog/rank/data.ts';
+import { RANKER_BUILDER } from './src/catalog/saved-ranker.ts';
+export { serializePrebuiltIndex } from './src/index/prebuilt/build.ts';
+export const { build: buildPrebuiltIndex } = prebuiltBuilder(RANKER_BUILDER);
+export const { parse: parsePrebuiltIndex } = prebuiltReader(RANKER_FORMAT);
 `;
 
 /** Build the bundle; resolves with its path (inside the repository, so `zod` resolves from node_modules). */

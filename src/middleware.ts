@@ -13,7 +13,8 @@ import { ActivationGate } from './run/gate.js';
 import { KEPT_IN_VIEW, keepInView, loadActive, type KeepInViewSettings } from './runtime/keep-in-view.js';
 import type { Next } from './base/host.js';
 import { createIndexCache, type IndexCache } from './index/index-cache.js';
-import { Libraries, suggestionsFor, type Library } from './runtime/library.js';
+import { Libraries, suggestionsFor, type Library } from './run/library.js';
+import { loadedIndexOf, type LoadedIndex } from './runtime/loaded-index.js';
 import { LiveReload } from './runtime/live-reload.js';
 import { resolveOptions } from './config/resolve.js';
 import { openStorage, type StoredOptions } from './source/storage.js';
@@ -23,15 +24,16 @@ import { placeThenNext, preActivate, type PreActivationSettings } from './runtim
 import { createResourceReader } from './resources/resource-reader.js';
 import { bytesReadIn } from './tools/read-resource.js';
 import { isSkillsState, runOf, SkillsRun } from './run/run.js';
-import { RunToolbox } from './runtime/run-tools.js';
+import { RunToolbox } from './run/run-tools.js';
 import type { SkillIndex } from './index/skill-index.js';
 import type { SkillsState, Middleware, SkillsContext } from './run/context.js';
-import { createSkillSource } from './runtime/skill-source.js';
-import type { BucketRefresh } from './source/bucket-source.js';
+import { createSkillSource, type SkillSource } from './index/skill-source.js';
+import { prebuiltReader } from './index/prebuilt/read.js';
+import { RANKER_FORMAT } from './catalog/rank/data.js';
 import { resourceLimits } from './discover/resources.js';
 import { READ_RESOURCE_TOOL, USE_SKILL_TOOL } from './base/tool-names.js';
 import { askVisible, type SkillVisibility } from './run/visibility.js';
-import { MeaningRuntime } from './runtime/meaning.js';
+import { MeaningRuntime } from './meaning/meaning-runtime.js';
 import type { EmbeddingOutcome } from './meaning/skill-vectors.js';
 import { BACKGROUND_DEFAULTS } from './config/defaults.js';
 
@@ -68,13 +70,13 @@ export function skillsMiddleware(options: SkillsOptions): SkillsMiddleware {
 
 /** Everything a middleware instance shares between requests, and the steps of one request. */
 class SkillsRuntime {
-  private readonly cache: IndexCache;
+  private readonly cache: IndexCache<LoadedIndex>;
   private readonly libraries: Libraries;
   private readonly toolbox: RunToolbox;
   private readonly activation: PreActivationSettings;
   private readonly liveReload: LiveReload | undefined;
   private readonly meaning: MeaningRuntime | undefined;
-  private readonly buckets: BucketRefresh | undefined;
+  private readonly buckets: SkillSource['buckets'];
 
   constructor(
     private readonly options: StoredOptions,
@@ -82,21 +84,27 @@ class SkillsRuntime {
   ) {
     // The secret patterns compiled once: every listing (discovery, activation) and every read use this matcher.
     const limits = resourceLimits(options);
-    // A changed bucket listing rebuilds the index on the next request, as a change seen by `watch` does.
-    const source = createSkillSource(options, limits, () => this.cache.invalidate());
+    this.meaning = options.embeddings && new MeaningRuntime(options.embeddings);
+    const libraries = new Libraries(options, this.meaning);
+    this.libraries = libraries;
+    const source = createSkillSource(options, {
+      limits,
+      // A changed bucket listing rebuilds the index on the next request, as a change seen by `watch` does.
+      onStorageChange: () => this.cache.invalidate(),
+      // An index file's ranker data is read as this version's ranker reads it.
+      reader: prebuiltReader(RANKER_FORMAT),
+    });
     this.buckets = source.buckets;
     this.buckets?.start();
     // Aborting `signal` stops the checks, as it stops the watcher.
     options.signal?.addEventListener('abort', () => this.buckets?.close(), { once: true });
     this.cache = createIndexCache({
       load: source.load,
-      toIndex: source.toIndex,
+      // Each load becomes a LoadedIndex, which builds its library once, on first use.
+      toIndex: (load, loadedAt, durationMs) => loadedIndexOf(load, source.indexOf(load, loadedAt), durationMs, libraries),
       // While the watcher cannot see every folder, changes are only found by rescanning: never wait longer than it says.
       ttl: () => this.liveReload?.ttl() ?? options.cacheTtl,
     });
-    this.meaning = options.embeddings && new MeaningRuntime(options.embeddings);
-    const meaning = this.meaning && { runtime: this.meaning, vectorsOf: source.vectorsOf };
-    this.libraries = new Libraries(options, source.rankerDataOf, meaning);
     // One reader for every run: its file cache is shared; each run brings its own read budget.
     const reader = options.resourceTool ? createResourceReader(options, limits.isSecret) : undefined;
     const text = {
@@ -106,7 +114,7 @@ class SkillsRuntime {
     };
     const pluginRoots = new PluginRoots(options.fs);
     const gate = new ActivationGate({ approve: hooks.approve, onEvent: hooks.onEvent });
-    this.toolbox = new RunToolbox(this.libraries, reader, text, pluginRoots, gate, this.meaning);
+    this.toolbox = new RunToolbox(reader, text, pluginRoots, gate, this.meaning);
     this.activation = { autoActivate: options.autoActivate, text, pluginRoots, gate };
     const { watch } = options;
     // A prebuilt index cannot know what changed: after a change seen on disk, scan.
@@ -116,18 +124,18 @@ class SkillsRuntime {
   async handle(ctx: SkillsContext, next: Next): Promise<void> {
     this.liveReload?.report(ctx.log);
     this.buckets?.report(ctx.log);
-    const whole = await this.currentIndex(ctx);
-    if (!whole) return next();
-    const wholeLibrary = this.libraries.of(whole);
+    const loaded = await this.currentIndex(ctx);
+    if (!loaded) return next();
+    const wholeLibrary = loaded.library;
     // After the library: a prebuilt index's vectors were just taken, or not (warned once).
     this.meaning?.report(ctx.log);
-    if (!wholeLibrary.logged) logDiscovery(ctx, wholeLibrary);
-    if (!wholeLibrary.loggedBodies && wholeLibrary.bodies?.outcome) logBodies(ctx, wholeLibrary, wholeLibrary.bodies.outcome);
+    if (!wholeLibrary.log.discovery) logDiscovery(ctx, loaded);
+    if (!wholeLibrary.log.bodies && wholeLibrary.bodies?.outcome) logBodies(ctx, wholeLibrary, wholeLibrary.bodies.outcome);
     // Everything below reads only the part of the index this request may see.
     const { visible } = this.hooks;
-    const index = visible ? await this.visiblePart(ctx, whole, visible) : whole;
-    const library = this.libraries.of(index);
-    const run = this.continueRun(ctx, index);
+    const library = visible ? await this.visiblePart(ctx, loaded, visible) : wholeLibrary;
+    const { index } = library;
+    const run = this.continueRun(ctx, library);
     if (index.skills.length === 0) return next();
 
     const turn = userTurn(ctx.messages, ctx.input);
@@ -202,11 +210,9 @@ class SkillsRuntime {
   }
 
   /** The cached index; undefined (logged) when discovery itself failed. Rethrows an abort. */
-  private async currentIndex(ctx: SkillsContext): Promise<SkillIndex | undefined> {
+  private async currentIndex(ctx: SkillsContext): Promise<LoadedIndex | undefined> {
     try {
-      const cached = await this.cache.get(ctx.signal);
-      this.libraries.of(cached.index).durationMs ??= cached.durationMs;
-      return cached.index;
+      return (await this.cache.get(ctx.signal)).index;
     } catch (error) {
       if (ctx.signal?.aborted) throw error;
       // Discovery itself reports bad skills as diagnostics; reaching here is a bug or a broken fs.
@@ -218,25 +224,25 @@ class SkillsRuntime {
   }
 
   /** The skills `visible` shows this request (asked once per skill); its failures are logged in one line. */
-  private async visiblePart(ctx: SkillsContext, index: SkillIndex, visible: SkillVisibility): Promise<SkillIndex> {
-    const { hidden, failures } = await askVisible(index, visible, ctx);
+  private async visiblePart(ctx: SkillsContext, loaded: LoadedIndex, visible: SkillVisibility): Promise<Library> {
+    const { hidden, failures } = await askVisible(loaded.index, visible, ctx);
     if (failures.length > 0) {
       ctx.log.error('[skills] visible failed; those skills are hidden for this request', {
         count: failures.length,
         failures: failures.slice(0, LOGGED_VISIBILITY_FAILURES),
       });
     }
-    return this.libraries.visiblePart(index, hidden);
+    return loaded.visiblePart(hidden);
   }
 
-  /** The ctx's run: continued on a rerun by this instance (moved to a rebuilt index), else a new one; published either way. */
-  private continueRun(ctx: SkillsContext, index: SkillIndex): SkillsRun {
+  /** The ctx's run, seeing `library`: continued on a rerun by this instance (moved to a rebuilt index), else a new one; published either way. */
+  private continueRun(ctx: SkillsContext, library: Library): SkillsRun {
     const existing = runOf(ctx.state.skills) ?? runOf(ctx.skills);
-    const run = existing?.owner === this ? existing : new SkillsRun(this, index);
+    const run = existing?.owner === this ? existing : new SkillsRun(this, library.index);
     // A new run on messages read before (a resumed conversation): its reads count against the per-run budget.
     // Its activations are recalled by preActivate, whose index lookups they need.
     if (run !== existing) for (const [skill, bytes] of bytesReadIn(ctx.messages)) run.reads.set(skill, bytes);
-    run.index = index;
+    run.see(library);
     run.ctx = ctx;
     run.follow(ctx);
     ctx.skills = run.view;
@@ -260,8 +266,8 @@ function renderCatalog(ctx: SkillsContext, library: Library, run: SkillsRun, que
   const { report } = catalog;
   if (report.mode !== 'full') {
     // Ranked catalogs change every turn: say so once per index (or mode), then at debug level.
-    const level = library.loggedMode === report.mode ? 'debug' : 'info';
-    library.loggedMode = report.mode;
+    const level = library.log.mode === report.mode ? 'debug' : 'info';
+    library.log.mode = report.mode;
     const { mode, budget, length, shortened, omitted } = report;
     ctx.log[level]('[skills] catalog over budget', { mode, budget, length, listed: report.included.length, shortened, omitted });
   }
@@ -272,20 +278,20 @@ function renderCatalog(ctx: SkillsContext, library: Library, run: SkillsRun, que
 
 /** Once per index: ranking now reads the instructions, and which SKILL.md files could not be read for it. */
 function logBodies(ctx: SkillsContext, library: Library, outcome: BodyIndexingOutcome): void {
-  library.loggedBodies = true;
+  library.log.bodies = true;
   const level = outcome.skipped > 0 ? 'warn' : 'info';
   ctx.log[level]('[skills] ranking reads the instructions', outcome);
 }
 
-function logDiscovery(ctx: SkillsContext, library: Library): void {
-  library.logged = true;
-  const { index } = library;
+function logDiscovery(ctx: SkillsContext, loaded: LoadedIndex): void {
+  const { library, index } = loaded;
+  library.log.discovery = true;
   const summary = {
     skills: index.skills.length,
     errors: index.errors.length,
     warnings: index.warnings.length,
     directories: index.scannedDirectories,
-    durationMs: library.durationMs,
+    durationMs: loaded.durationMs,
   };
   ctx.log.info('[skills] discovered', summary);
   ctx.log.span?.('skills.discover', summary);

@@ -13,9 +13,8 @@ import { BODY_DEFAULTS, type BodyCollector } from '../src/catalog/body-terms.js'
 import { indexBodies } from '../src/catalog/body-indexer.js';
 import { nodeFileSystem, type SkillsFileSystem } from '../src/base/fs.js';
 import { skillsMiddleware } from '../src/middleware.js';
-import { buildPrebuiltIndex, serializePrebuiltIndex } from '../src/runtime/prebuilt/build.js';
-import type { PrebuiltBody, PrebuiltIndexDocument } from '../src/runtime/prebuilt/format.js';
-import { parsePrebuiltIndex } from '../src/runtime/prebuilt/read.js';
+import { buildPrebuiltIndex, parsePrebuiltIndex, serializePrebuiltIndex } from './helpers/prebuilt.js';
+import type { PrebuiltBody, PrebuiltIndexDocument } from '../src/index/prebuilt/format.js';
 import { bodyCollectorFor, createRanker, createTunedRanker, RANK_TUNING } from '../src/catalog/rank/score.js';
 import { stem } from '../src/catalog/rank/tokenize.js';
 import type { SkillEntry } from '../src/base/model.js';

@@ -11,10 +11,10 @@ import { describe, expect, it } from 'vitest';
 import { temporaryPathFor, writeFileAtomically, type AtomicWriteFs } from '../src/cli/write-atomic.js';
 import { nodeFileSystem } from '../src/base/fs.js';
 import { discoverSkills, skillsMiddleware } from '../src/index.js';
-import type { DiscoveryShape } from '../src/runtime/prebuilt/format.js';
-import { readPrebuiltIndex } from '../src/runtime/prebuilt/read.js';
+import type { DiscoveryShape } from '../src/index/prebuilt/format.js';
+import { readPrebuiltIndex } from './helpers/prebuilt.js';
 import type { SkillsOptions } from '../src/run/options.js';
-import type { Skill } from '../src/base/model.js';
+import type { SkillEntry } from '../src/base/model.js';
 import { cli, useBuiltBinary, useTempFolder } from './helpers/cli.js';
 import { callTool, compose, conversation, createContext } from './helpers/stack.js';
 
@@ -65,7 +65,7 @@ function shapeOf(root: string, extra: Partial<DiscoveryShape> = {}): DiscoverySh
 }
 
 /** What an index holds of each skill (bodies and resources are read at activation). */
-function heads(skills: readonly Skill[]): Array<Pick<Skill, 'metadata' | 'path' | 'directory'>> {
+function heads(skills: readonly SkillEntry[]): SkillEntry[] {
   return skills.map(({ metadata, path, directory }) => ({ metadata, path, directory }));
 }
 

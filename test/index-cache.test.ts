@@ -1,6 +1,7 @@
 import { describe, expect, it, vi } from 'vitest';
 import { createIndexCache, untilAborted } from '../src/index/index-cache.js';
 import type { DiscoveryResult } from '../src/base/model.js';
+import { createSkillIndex } from '../src/index/skill-index.js';
 
 function result(names: string[]): DiscoveryResult {
   return {
@@ -25,7 +26,7 @@ describe('createIndexCache', () => {
   it('shares one discovery between concurrent first requests', async () => {
     const gate = deferred<DiscoveryResult>();
     const load = vi.fn(() => gate.promise);
-    const cache = createIndexCache({ load, ttl: 1000 });
+    const cache = createIndexCache({ load, toIndex: createSkillIndex, ttl: 1000 });
     const requests = [cache.get(), cache.get(), cache.get()];
     gate.resolve(result(['a']));
     const answers = await Promise.all(requests);
@@ -38,7 +39,7 @@ describe('createIndexCache', () => {
     let clock = 0;
     let ttl = Infinity;
     const load = vi.fn(async () => result(['a']));
-    const cache = createIndexCache({ load, ttl: () => ttl, now: () => clock });
+    const cache = createIndexCache({ load, toIndex: createSkillIndex, ttl: () => ttl, now: () => clock });
     await cache.get();
     clock = 10_000;
     await cache.get();
@@ -51,7 +52,7 @@ describe('createIndexCache', () => {
   it('reuses the index within the TTL and rescans after it', async () => {
     let clock = 0;
     const load = vi.fn(async () => result(['a']));
-    const cache = createIndexCache({ load, ttl: 100, now: () => clock });
+    const cache = createIndexCache({ load, toIndex: createSkillIndex, ttl: 100, now: () => clock });
     const first = await cache.get();
     clock = 99;
     expect((await cache.get()).index).toBe(first.index);
@@ -65,13 +66,13 @@ describe('createIndexCache', () => {
 
   it('rescans on every request with ttl 0 and never with Infinity', async () => {
     const zero = vi.fn(async () => result([]));
-    const always = createIndexCache({ load: zero, ttl: 0 });
+    const always = createIndexCache({ load: zero, toIndex: createSkillIndex, ttl: 0 });
     await always.get();
     await always.get();
     expect(zero).toHaveBeenCalledTimes(2);
     let clock = 0;
     const once = vi.fn(async () => result([]));
-    const never = createIndexCache({ load: once, ttl: Infinity, now: () => clock });
+    const never = createIndexCache({ load: once, toIndex: createSkillIndex, ttl: Infinity, now: () => clock });
     await never.get();
     clock = Number.MAX_SAFE_INTEGER;
     await never.get();
@@ -85,6 +86,7 @@ describe('createIndexCache', () => {
         clock = 25;
         return result([]);
       },
+      toIndex: createSkillIndex,
       ttl: 1000,
       now: () => clock,
     });
@@ -96,7 +98,7 @@ describe('createIndexCache', () => {
       .fn()
       .mockRejectedValueOnce(new Error('disk on fire'))
       .mockResolvedValueOnce(result(['a']));
-    const cache = createIndexCache({ load, ttl: 1000 });
+    const cache = createIndexCache({ load, toIndex: createSkillIndex, ttl: 1000 });
     await expect(cache.get()).rejects.toThrow('disk on fire');
     expect((await cache.get()).index.skills).toHaveLength(1);
   });
@@ -104,7 +106,7 @@ describe('createIndexCache', () => {
   it('an aborted request stops waiting without corrupting the shared scan', async () => {
     const gate = deferred<DiscoveryResult>();
     const load = vi.fn(() => gate.promise);
-    const cache = createIndexCache({ load, ttl: 1000 });
+    const cache = createIndexCache({ load, toIndex: createSkillIndex, ttl: 1000 });
     const controller = new AbortController();
     const aborted = cache.get(controller.signal);
     const patient = cache.get();
@@ -122,7 +124,7 @@ describe('createIndexCache', () => {
       .fn()
       .mockImplementationOnce(() => gate.promise)
       .mockResolvedValue(result(['new']));
-    const cache = createIndexCache({ load, ttl: 1000 });
+    const cache = createIndexCache({ load, toIndex: createSkillIndex, ttl: 1000 });
     const pending = cache.get();
     cache.invalidate();
     gate.resolve(result(['old']));

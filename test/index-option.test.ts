@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { nodeFileSystem, type SkillsFileSystem } from '../src/base/fs.js';
 import { getSkills, skillsMiddleware, SkillsConfigError } from '../src/index.js';
-import { buildPrebuiltIndex, serializePrebuiltIndex } from '../src/runtime/prebuilt/build.js';
+import { buildPrebuiltIndex, serializePrebuiltIndex } from './helpers/prebuilt.js';
 import { callTool, conversation, createContext } from './helpers/stack.js';
 
 let root: string;

@@ -9,8 +9,9 @@ import { resolveOptions } from '../src/config/resolve.js';
 import { ActivationGate } from '../src/run/gate.js';
 import { PluginRoots } from '../src/run/plugin-root.js';
 import { SkillsRun } from '../src/run/run.js';
-import { Libraries } from '../src/runtime/library.js';
-import { RunToolbox } from '../src/runtime/run-tools.js';
+import { Libraries } from '../src/run/library.js';
+import { RunToolbox } from '../src/run/run-tools.js';
+import { LoadedIndex } from '../src/runtime/loaded-index.js';
 import { createSkillIndex } from '../src/index/skill-index.js';
 import { nodeFileSystem } from '../src/base/fs.js';
 import type { Skill } from '../src/base/model.js';
@@ -33,25 +34,27 @@ const skills = [
   ...Array.from({ length: 40 }, (_, i) => skill(`report-${String(i).padStart(2, '0')}`, `Writes weekly report number ${i} for the team.`)),
 ];
 
-function setup(): { libraries: Libraries; toolbox: RunToolbox } {
+function setup(): { load: (list?: Skill[]) => LoadedIndex; toolbox: RunToolbox } {
   // A budget this small ranks the catalog and registers find_skills.
   const options = resolveOptions({ directories: ['/skills'], catalogBudget: 600, rankInstructions: false });
   const libraries = new Libraries(options);
+  // An index over `list`, loaded as the middleware's cache loads one after a scan.
+  const load = (list = skills): LoadedIndex =>
+    new LoadedIndex({ index: createSkillIndex({ skills: list }), origin: { kind: 'scan' }, durationMs: 0 }, libraries);
   const toolbox = new RunToolbox(
-    libraries,
     undefined,
     {},
     new PluginRoots(nodeFileSystem),
     new ActivationGate({ approve: undefined, onEvent: undefined }),
   );
-  return { libraries, toolbox };
+  return { load, toolbox };
 }
 
 describe('the ranker a Library owns', () => {
   it('is the one object the ranked catalog, find_skills and use_skill rank with', async () => {
-    const { libraries, toolbox } = setup();
-    const index = createSkillIndex({ skills });
-    const library = libraries.of(index);
+    const { load, toolbox } = setup();
+    const loaded = load();
+    const library = loaded.library;
     const ranker = library.ranker();
     const rank = vi.spyOn(ranker, 'rank');
     // The ranked catalog asks for positions too (rankDocs), so it lists skills without looking their names up.
@@ -63,7 +66,9 @@ describe('the ranker a Library owns', () => {
     const afterCatalog = rank.mock.calls.length;
 
     const ctx = createContext();
-    toolbox.register(ctx, new SkillsRun({}, index));
+    const run = new SkillsRun({}, loaded.index);
+    run.see(library);
+    toolbox.register(ctx, run);
     const found = await invoke(ctx.tools.get('find_skills'), { query: 'review my pull request' });
     expect(found).toMatch(/^- code-review: /m);
     expect(rank.mock.calls.length).toBeGreaterThan(afterCatalog);
@@ -77,16 +82,15 @@ describe('the ranker a Library owns', () => {
   });
 
   it('is one per index: a rebuilt index gets a new ranker, a visible part its own', () => {
-    const { libraries } = setup();
-    const index = createSkillIndex({ skills });
-    const ranker = libraries.of(index).ranker();
-    expect(libraries.of(index).ranker()).toBe(ranker);
-    expect(libraries.of(createSkillIndex({ skills })).ranker()).not.toBe(ranker);
-    const part = libraries.visiblePart(index, [0]);
-    expect(libraries.of(part).ranker()).not.toBe(ranker);
+    const { load } = setup();
+    const loaded = load();
+    const ranker = loaded.library.ranker();
+    expect(loaded.library.ranker()).toBe(ranker);
+    expect(load().library.ranker()).not.toBe(ranker);
+    const part = loaded.visiblePart([0]);
+    expect(part.ranker()).not.toBe(ranker);
     expect(
-      libraries
-        .of(part)
+      part
         .ranker()
         .rank('review a pull request')
         .map((r) => r.name),
@@ -94,14 +98,14 @@ describe('the ranker a Library owns', () => {
   });
 
   it('ranks the model-visible skills; read_skill_resource suggests from every skill the run sees', () => {
-    const { libraries } = setup();
-    const library = libraries.of(createSkillIndex({ skills }));
+    const { load } = setup();
+    const library = load().library;
     const names = (ranker: ReturnType<typeof library.ranker>): string[] => ranker.rank('audit the ledger').map((r) => r.name);
     expect(names(library.ranker())).not.toContain('private-audit');
     expect(names(library.indexRanker())).toContain('private-audit');
     expect(library.indexRanker()).toBe(library.indexRanker());
 
-    const allVisible = libraries.of(createSkillIndex({ skills: skills.filter((s) => s.metadata.name !== 'private-audit') }));
+    const allVisible = load(skills.filter((s) => s.metadata.name !== 'private-audit')).library;
     expect(allVisible.indexRanker()).toBe(allVisible.ranker());
   });
 });

@@ -10,11 +10,11 @@ import { deflateSync } from 'node:zlib';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { PostingsData } from '../src/base/ranker-data.js';
-import { ByteReader, ByteWriter, DamagedIndexError } from '../src/runtime/prebuilt/codec-bytes.js';
-import { Container, containerVersion, MAX_INFLATED_BYTES, writeContainer } from '../src/runtime/prebuilt/codec-container.js';
-import { readPostings, writePostings } from '../src/runtime/prebuilt/codec-postings.js';
-import { readRanker, writeBody, writeRanker, type StoredRankerData } from '../src/runtime/prebuilt/codec-ranker.js';
-import { SkillTable, writeSkills, type SkillRecord } from '../src/runtime/prebuilt/codec-skills.js';
+import { ByteReader, ByteWriter, DamagedIndexError } from '../src/index/prebuilt/codec-bytes.js';
+import { Container, containerVersion, MAX_INFLATED_BYTES, writeContainer } from '../src/index/prebuilt/codec-container.js';
+import { readPostings, writePostings } from '../src/index/prebuilt/codec-postings.js';
+import { readRanker, writeBody, writeRanker, type StoredRankerData } from '../src/index/prebuilt/codec-ranker.js';
+import { SkillTable, writeSkills, type SkillRecord } from '../src/index/prebuilt/codec-skills.js';
 import { bodyData, buildRankerData, RANKER_FORMAT } from '../src/catalog/rank/data.js';
 import { bodyCollectorFor } from '../src/catalog/rank/score.js';
 

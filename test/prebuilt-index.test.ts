@@ -12,16 +12,22 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { discover } from '../src/discover/discover.js';
 import { nodeFileSystem } from '../src/base/fs.js';
 import { resolveOptions } from '../src/config/resolve.js';
-import { buildPrebuiltIndex, prebuiltIndexFrom, serializePrebuiltIndex } from '../src/runtime/prebuilt/build.js';
+import {
+  buildPrebuiltIndex,
+  parsePrebuiltIndex,
+  prebuiltIndexFrom,
+  readPrebuiltIndex,
+  serializePrebuiltIndex,
+} from './helpers/prebuilt.js';
 import {
   PREBUILT_INDEX_FORMAT,
   PREBUILT_INDEX_VERSION,
   type DiscoveryShape,
   type PrebuiltIndexDocument,
   type PrebuiltRanker,
-} from '../src/runtime/prebuilt/format.js';
-import { parsePrebuiltIndex, readPrebuiltIndex, type PrebuiltIndexRead } from '../src/runtime/prebuilt/read.js';
-import { checkSkillFile, compareSkillStamp } from '../src/runtime/prebuilt/stamps.js';
+} from '../src/index/prebuilt/format.js';
+import type { PrebuiltIndexRead } from '../src/index/prebuilt/read.js';
+import { checkSkillFile, compareSkillStamp } from '../src/index/prebuilt/stamps.js';
 import { createLazySkillIndex } from '../src/index/skill-index.js';
 import type { SkillEntry } from '../src/base/model.js';
 import { cleanup, faultyFs, makeTempTree, skillMd } from './discover/helpers.js';

@@ -1,5 +1,5 @@
 /**
- * The prebuilt index's rooms (src/runtime/prebuilt/): the middleware reads an
+ * The prebuilt index's rooms (src/index/prebuilt/): the middleware reads an
  * index and checks stamps at activation; building one is the CLI's alone,
  * so nothing the middleware or the package's main entry imports reaches the
  * builder (nor the catalog builders and discovery it drives for that).
@@ -7,7 +7,7 @@
 import { describe, expect, it } from 'vitest';
 import { importGraph, reachableFrom } from './helpers/import-graph.js';
 
-const PREBUILT = 'runtime/prebuilt/';
+const PREBUILT = 'index/prebuilt/';
 const BUILDER = `${PREBUILT}build.ts`;
 
 describe('the prebuilt index folder', () => {

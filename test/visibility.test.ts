@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { getSkills, skillsMiddleware, type SkillsOptions } from '../src/index.js';
-import { KEPT_VISIBLE_SETS } from '../src/runtime/library.js';
+import { KEPT_VISIBLE_SETS } from '../src/runtime/loaded-index.js';
 import type { SkillsContext } from '../src/run/context.js';
 import { callTool, compose, conversation, createContext, type StackContext, type StackMessage } from './helpers/stack.js';
 

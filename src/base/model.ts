@@ -53,9 +53,15 @@ export interface Skill extends SkillEntry {
   resources: SkillResource[];
 }
 
-export interface DiscoveryResult {
+/**
+ * What discovery found. `S` says how far the skills were read: `Skill`, in
+ * full (`discoverSkills`, `preload`); `SkillEntry`, their frontmatter only
+ * (the middleware's default: instructions and resources are read at
+ * activation).
+ */
+export interface DiscoveryResult<S extends SkillEntry = Skill> {
   /** Loaded skills, in discovery order (configured directory order, then path order). */
-  skills: Skill[];
+  skills: S[];
   /** Absolute paths of the configured directories that were scanned. */
   scannedDirectories: string[];
   /** Problems that kept a skill (or a directory) from loading. */

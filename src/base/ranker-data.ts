@@ -2,11 +2,12 @@
  * A ranker's index as plain data: typed arrays and strings, nothing that
  * needs the ranker to read. The ranker makes it and ranks with it
  * (src/catalog/rank/data.ts); a prebuilt index encodes, stores, decodes and
- * carries it (src/source/prebuilt-index.ts) from a layer below the ranker,
- * without knowing what its terms and weights mean. Whether a block can be
- * ranked with is the ranker's to say: a reader is given a RankerFormat.
- * Types only.
+ * carries it (src/index/prebuilt/) from a layer below the ranker, without
+ * knowing what its terms and weights mean. Whether a block can be ranked
+ * with is the ranker's to say: a reader is given a RankerFormat, a builder a
+ * RankerBuilder. Types only.
  */
+import type { SkillEntry } from './model.js';
 
 /**
  * Postings grouped by term, as stored: term t's postings are positions
@@ -64,4 +65,16 @@ export interface RankerFormat {
   /** The ranker's postings' problem, or undefined when they can be ranked with (its `body` is bodyProblem's). */
   problem(data: RankerData): string | undefined;
   bodyProblem(body: BodyData): string | undefined;
+}
+
+/**
+ * What an index builder below the ranker needs from it
+ * (src/catalog/saved-ranker.ts gives RANKER_BUILDER): the ranker's data over
+ * the skills it will rank, and the instructions' data from their bodies.
+ */
+export interface RankerBuilder {
+  /** The ranker's data over `skills` (doc numbers are positions in it). */
+  rankerData(skills: readonly SkillEntry[]): RankerData;
+  /** The instructions' data over as many skills, from each one's body (undefined: not read); undefined when none was read. */
+  bodyData(bodies: ReadonlyArray<string | undefined>): BodyData | undefined;
 }

@@ -7,7 +7,7 @@ import { catalogEntries, createCatalog, type CatalogResult } from '../catalog/ca
 import { DEFAULTS } from '../config/defaults.js';
 import { FIND_SKILLS_TOOL, USE_SKILL_TOOL } from '../base/tool-names.js';
 import { createRanker } from '../catalog/rank/score.js';
-import type { Skill, SkillEntry } from '../base/model.js';
+import type { Skill } from '../base/model.js';
 
 export interface SectionOptions {
   /** The middleware's `catalogBudget` in characters. Default: the middleware's (DEFAULTS.catalogBudget). */
@@ -34,10 +34,10 @@ export interface Section extends CatalogResult {
  * `text` unless it is '' (no model-invocable skill, or a budget too small
  * for even the smallest section).
  */
-export function catalogSection(skills: readonly SkillEntry[], options: SectionOptions = {}): Section {
+export function catalogSection(skills: readonly Skill[], options: SectionOptions = {}): Section {
   const listed = skills.filter((skill) => isModelInvocable(skill.metadata));
   const entries = catalogEntries(listed);
-  const instructions = listed.map((skill) => (skill as Partial<Skill>).instructions);
+  const instructions = listed.map((skill) => skill.instructions);
   const catalog = createCatalog(entries, {
     budget: options.budget ?? DEFAULTS.catalogBudget,
     ...(options.rankInstructions === true ? { ranker: () => createRanker(entries, instructions) } : {}),

@@ -11,7 +11,7 @@ import { hybridRanker } from '../meaning/hybrid-ranker.js';
 import { QueryVectors } from '../meaning/query-vectors.js';
 import { SkillMeaning } from '../meaning/skill-meaning.js';
 import { SkillVectors, type EmbeddingOutcome } from '../meaning/skill-vectors.js';
-import { rankedSkills } from '../runtime/prebuilt/format.js';
+import { rankedSkills } from '../index/prebuilt/format.js';
 import { SkillRanker } from '../catalog/skill-ranker.js';
 import type { TriggerCase } from './trigger-eval.js';
 import { count } from './io.js';

@@ -1,6 +1,6 @@
 /**
  * `sisu-skills index <dir...> -o <file>`: the prebuilt index a middleware
- * with `index: <file>` starts from (see source/prebuilt/), built with the
+ * with `index: <file>` starts from (see index/prebuilt/), built with the
  * same folders, packages, filters and strict it will be given.
  *
  * Exit codes, as for list and validate: 0 when the file was written, which
@@ -14,12 +14,13 @@
 import { dirname, isAbsolute, resolve } from 'node:path';
 import type { Diagnostic } from '../base/diagnostics.js';
 import { errorReason } from '../base/fs.js';
-import { buildPrebuiltIndex, serializePrebuiltIndex } from '../runtime/prebuilt/build.js';
-import type { PrebuiltIndexDocument } from '../runtime/prebuilt/format.js';
+import { RANKER_BUILDER } from '../catalog/saved-ranker.js';
+import { prebuiltBuilder, serializePrebuiltIndex } from '../index/prebuilt/build.js';
+import type { PrebuiltIndexDocument } from '../index/prebuilt/format.js';
 import { shellArgs, type IndexArgs } from './args.js';
 import { count, displayPath, EXIT, formatForCli, type CliIO } from './io.js';
 import { CLI_STORAGE_WAIT_MS, classifyDiagnostics } from './load.js';
-import { publishIndex, publishTarget } from '../runtime/published-index.js';
+import { publishIndex, publishTarget } from '../index/published-index.js';
 import { writeFileAtomically } from './write-atomic.js';
 import { isModelInvocable } from '../metadata/invocation.js';
 import { vectorsForIndex } from '../meaning/prebuilt-vectors.js';
@@ -39,7 +40,7 @@ export async function indexCommand(
   const embeddings = args.embeddings === undefined ? undefined : await importEmbeddings('index', args.embeddings, io);
   if (embeddings === null) return EXIT.problems;
   const options = { directories, packages, include, exclude, strict, cwd: io.cwd, storageWait: CLI_STORAGE_WAIT_MS };
-  const document = await buildPrebuiltIndex(options, output, undefined, { instructions: args.instructions });
+  const document = await prebuiltBuilder(RANKER_BUILDER).build(options, output, undefined, { instructions: args.instructions });
   const found = classifyDiagnostics(withAbsolutePaths(document, output));
   if (found.unreadable.length > 0) {
     for (const d of found.unreadable) io.err(formatForCli(d, io.cwd));

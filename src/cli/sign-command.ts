@@ -12,7 +12,7 @@
 import { errorReason } from '../base/fs.js';
 import { PlaceFiles, TooLargeError, type PlaceLocation } from '../source/place-files.js';
 import { MAX_MANIFEST_BYTES } from '../trust/format.js';
-import { publishIndex } from '../runtime/published-index.js';
+import { publishIndex } from '../index/published-index.js';
 import type { SigningKey } from '../trust/keys.js';
 import { manifestTooLarge, parseManifest } from '../trust/manifest.js';
 import { manifestSkills, signManifest, type ExistingManifest, type SignOutcome } from '../trust/sign.js';

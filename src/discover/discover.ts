@@ -14,7 +14,7 @@ import { isError, type Diagnostic } from '../base/diagnostics.js';
 import { createLimiter, limitConcurrency, MAX_CONCURRENT_FS_CALLS, memoizeReaddir } from '../base/concurrency.js';
 import type { SkillsFileSystem } from '../base/fs.js';
 import type { ResolvedOptions } from '../config/options.js';
-import type { DiscoveryResult, Skill } from '../base/model.js';
+import type { DiscoveryResult, Skill, SkillEntry } from '../base/model.js';
 import { acceptCandidates, type Accepted } from './accept.js';
 import { readCandidate, startReads } from './candidates.js';
 import { readSkillHead } from './head.js';
@@ -29,23 +29,46 @@ export interface DiscoverMode {
   /**
    * Read frontmatter only: no instructions, no resource listing (both are read
    * by `loadSkillContent` when the skill is activated). The skills come back
-   * with empty `instructions` and `resources`. The opposite of the `preload`
-   * option: `{ frontmatterOnly: !options.preload }`.
+   * as entries (`SkillEntry`: metadata, SKILL.md and folder). The opposite of
+   * the `preload` option: `{ frontmatterOnly: !options.preload }`.
    */
   frontmatterOnly?: boolean;
 }
+
+/** The mode that reads each skill whole (the default). */
+export type WholeSkills = DiscoverMode & { frontmatterOnly?: false };
+
+/** How one discovery reads its skills: whole (`Skill`), or up to the end of the frontmatter (`SkillEntry`). */
+interface Reading<S extends SkillEntry> {
+  frontmatterOnly: boolean;
+  /** What an accepted candidate loads as; `fs` lists its resources. */
+  skillOf(accepted: Accepted, fs: SkillsFileSystem, limits: ResourceLimits): Promise<S>;
+}
+
+const WHOLE: Reading<Skill> = { frontmatterOnly: false, skillOf: wholeSkill };
+const ENTRIES: Reading<SkillEntry> = { frontmatterOnly: true, skillOf: async (accepted) => entryOf(accepted) };
 
 /**
  * Discover skills with already-resolved options (the middleware's cache calls
  * this). `limits`: how resources are listed, made once per options by whoever
  * discovers repeatedly (the middleware's skill source); else once per call.
  */
-export async function discover(
+export function discover(options: ResolvedOptions, mode?: WholeSkills, limits?: ResourceLimits): Promise<DiscoveryResult<Skill>>;
+export function discover(options: ResolvedOptions, mode: DiscoverMode, limits?: ResourceLimits): Promise<DiscoveryResult<SkillEntry>>;
+export function discover(
   options: ResolvedOptions,
   mode: DiscoverMode = {},
   limits: ResourceLimits = resourceLimits(options),
-): Promise<DiscoveryResult> {
-  const frontmatterOnly = mode.frontmatterOnly === true;
+): Promise<DiscoveryResult<SkillEntry>> {
+  return mode.frontmatterOnly === true ? discoverAs(options, ENTRIES, limits) : discoverAs(options, WHOLE, limits);
+}
+
+async function discoverAs<S extends SkillEntry>(
+  options: ResolvedOptions,
+  how: Reading<S>,
+  limits: ResourceLimits,
+): Promise<DiscoveryResult<S>> {
+  const { frontmatterOnly } = how;
   // One limit for every call: single calls, and a head read's open + reads + close as one.
   const run = createLimiter(MAX_CONCURRENT_FS_CALLS);
   // Listings are kept for the resource listing to reuse; frontmatter-only discovery lists no resources,
@@ -75,7 +98,7 @@ export async function discover(
     ),
   );
   const { accepted, perSkill } = acceptCandidates(candidates, selection);
-  const skills = await Promise.all(accepted.map((item) => toSkill(item, frontmatterOnly ? undefined : fs, limits)));
+  const skills = await Promise.all(accepted.map((item) => how.skillOf(item, fs, limits)));
   const filters = filterWarnings(
     candidates.map((candidate) => candidate.names),
     options,
@@ -84,10 +107,10 @@ export async function discover(
   return { skills, scannedDirectories, errors: all.filter(isError), warnings: all.filter((diagnostic) => !isError(diagnostic)) };
 }
 
-/** The skill an accepted candidate loads as; its resources are listed through `fs` (none without one). */
-async function toSkill({ candidate, metadata, found }: Accepted, fs: SkillsFileSystem | undefined, limits: ResourceLimits): Promise<Skill> {
+/** An accepted candidate read whole: its instructions, and its resources listed through `fs`. */
+async function wholeSkill({ candidate, metadata, found }: Accepted, fs: SkillsFileSystem, limits: ResourceLimits): Promise<Skill> {
   const { location } = candidate;
-  const listing = fs ? await listResources(fs, location.directory, location.realDirectory, limits) : { resources: [], diagnostics: [] };
+  const listing = await listResources(fs, location.directory, location.realDirectory, limits);
   found.push(...listing.diagnostics);
   const skill: Skill = {
     metadata,
@@ -98,6 +121,11 @@ async function toSkill({ candidate, metadata, found }: Accepted, fs: SkillsFileS
   };
   if (candidate.instructionsLine !== undefined) skill.instructionsLine = candidate.instructionsLine;
   return skill;
+}
+
+/** An accepted candidate read up to the end of its frontmatter: the rest is read at activation. */
+function entryOf({ candidate, metadata }: Accepted): SkillEntry {
+  return { metadata, path: candidate.location.file, directory: candidate.location.directory };
 }
 
 /** The scan and the resource listing can meet the same link; report each problem once. */

@@ -3,30 +3,30 @@
  * for `cacheTtl`, concurrent requests share the scan in flight, and a request
  * whose signal aborts stops waiting without disturbing the shared scan.
  */
-import { createSkillIndex, type SkillIndex } from './skill-index.js';
-import type { DiscoveryResult } from '../base/model.js';
 
-export interface CachedIndex {
-  index: SkillIndex;
+/** `I`: what the cache keeps of a discovery (the middleware's: a LoadedIndex). */
+export interface CachedIndex<I> {
+  index: I;
   /** True for the one request that ran (or started) this discovery. */
   fresh: boolean;
   /** How long discovery took, in milliseconds. */
   durationMs: number;
 }
 
-export interface IndexCache {
+export interface IndexCache<I> {
   /** The current index, discovering first when there is none or it is older than the TTL. */
-  get(signal?: AbortSignal): Promise<CachedIndex>;
+  get(signal?: AbortSignal): Promise<CachedIndex<I>>;
   /** The last index built, without waiting or scanning. */
-  peek(): SkillIndex | undefined;
+  peek(): I | undefined;
   /** Forget the index so the next `get` rescans. */
   invalidate(): void;
 }
 
-export interface IndexCacheOptions {
-  load: () => Promise<DiscoveryResult>;
-  /** Turns a discovery into an index. Default: an index over fully loaded skills. */
-  toIndex?: (result: DiscoveryResult, loadedAt: number) => SkillIndex;
+/** `R`: what a discovery gives; `I`: what the cache keeps of it. */
+export interface IndexCacheOptions<R, I> {
+  load: () => Promise<R>;
+  /** Turns a discovery into the index kept: `loadedAt`, when it finished (the TTL counts from then); `durationMs`, how long it took. */
+  toIndex: (result: R, loadedAt: number, durationMs: number) => I;
   /** Milliseconds an index is reused; 0 rescans on every `get`. A function is asked on every `get` (watch mode shortens it while it cannot watch). */
   ttl: number | (() => number);
   now?: () => number;
@@ -52,17 +52,25 @@ export function untilAborted<T>(promise: Promise<T>, signal: AbortSignal | undef
   });
 }
 
-export function createIndexCache({ load, toIndex = createSkillIndex, ttl, now = Date.now }: IndexCacheOptions): IndexCache {
-  let current: { index: SkillIndex; durationMs: number } | undefined;
-  let inFlight: Promise<{ index: SkillIndex; durationMs: number }> | undefined;
+/** What the cache holds of one discovery. */
+interface Entry<I> {
+  index: I;
+  loadedAt: number;
+  durationMs: number;
+}
+
+export function createIndexCache<R, I>({ load, toIndex, ttl, now = Date.now }: IndexCacheOptions<R, I>): IndexCache<I> {
+  let current: Entry<I> | undefined;
+  let inFlight: Promise<Entry<I>> | undefined;
   let generation = 0;
 
-  function startDiscovery(): Promise<{ index: SkillIndex; durationMs: number }> {
+  function startDiscovery(): Promise<Entry<I>> {
     const startedIn = generation;
     const started = now();
     const discovery = load().then((result) => {
       const finished = now();
-      const entry = { index: toIndex(result, finished), durationMs: finished - started };
+      const durationMs = finished - started;
+      const entry = { index: toIndex(result, finished, durationMs), loadedAt: finished, durationMs };
       // An invalidate() during the scan means this result may be stale: serve it, but don't keep it.
       if (startedIn === generation) current = entry;
       return entry;
@@ -83,7 +91,7 @@ export function createIndexCache({ load, toIndex = createSkillIndex, ttl, now = 
   return {
     async get(signal) {
       // `< ttl` also covers Infinity (never rescan) and 0 (always rescan).
-      if (current && now() - current.index.loadedAt < (typeof ttl === 'function' ? ttl() : ttl)) {
+      if (current && now() - current.loadedAt < (typeof ttl === 'function' ? ttl() : ttl)) {
         return { index: current.index, fresh: false, durationMs: current.durationMs };
       }
       const owner = inFlight === undefined;

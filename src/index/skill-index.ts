@@ -45,8 +45,8 @@ export interface SkillIndexInput<S extends SkillEntry = Skill> {
   scannedDirectories?: readonly string[];
 }
 
-/** Reads a skill's instructions and resources (level 2) for an index entry. */
-export type SkillLoader = (entry: SkillEntry) => Promise<{ skill: Skill; diagnostics: readonly Diagnostic[] }>;
+/** Reads a skill's instructions and resources (level 2) for an index entry (`S`: what the index holds of each skill). */
+export type SkillLoader<S extends SkillEntry = SkillEntry> = (entry: S) => Promise<{ skill: Skill; diagnostics: readonly Diagnostic[] }>;
 
 /**
  * First wins, as in discovery, so a hand-built list agrees with the catalog
@@ -58,7 +58,7 @@ export function firstOfEachName<S extends SkillEntry>(skills: readonly S[]): S[]
   return skills.filter((entry) => !seen.has(entry.metadata.name) && Boolean(seen.add(entry.metadata.name)));
 }
 
-function buildIndex(input: SkillIndexInput<SkillEntry>, loader: SkillLoader, loadedAt: number): SkillIndex {
+function buildIndex<S extends SkillEntry>(input: SkillIndexInput<S>, loader: SkillLoader<S>, loadedAt: number): SkillIndex {
   const skills = firstOfEachName(input.skills);
   const find = nameLookup(skills, (entry) => entry.metadata.name);
   const loads = new Map<string, Promise<{ skill: Skill; diagnostics: readonly Diagnostic[] }>>();
@@ -92,7 +92,8 @@ function buildIndex(input: SkillIndexInput<SkillEntry>, loader: SkillLoader, loa
 
 /** An index over skills already loaded in full (discoverSkills' result, or a hand-built list). */
 export function createSkillIndex(input: SkillIndexInput<Skill>, loadedAt = Date.now()): SkillIndex {
-  return buildIndex(input, async (entry) => ({ skill: entry as Skill, diagnostics: [] }), loadedAt);
+  // Each entry is the skill, loaded already.
+  return buildIndex(input, async (skill) => ({ skill, diagnostics: [] }), loadedAt);
 }
 
 const SKILL_SUFFIX = `${sep}${SKILL_FILE}`;

@@ -11,10 +11,19 @@ import { parseRequires } from '../base/required-tools.js';
 import type { Verdict } from './approval.js';
 import type { CatalogReport } from '../catalog/catalog.js';
 import { skillsInView } from './conversation.js';
-import type { HostMessage } from '../base/host.js';
+import type { HostMessage, HostTool } from '../base/host.js';
 import type { SkillIndex } from '../index/skill-index.js';
 import type { SkillsContext, SkillsState } from './context.js';
 import type { ReadBudget } from '../resources/resource-reader.js';
+import type { Library } from './library.js';
+
+/** A run's tools, made on its first request and bound to it (src/run/run-tools.ts). */
+export interface RunTools {
+  readonly useSkill: HostTool;
+  readonly findSkills: HostTool;
+  /** With the `resourceTool` option. */
+  readonly readResource?: HostTool;
+}
 
 // Symbol.for, not Symbol(): an app may load both the ESM and the CJS build.
 const RUN = Symbol.for('@sisu-ai/mw-skills/run');
@@ -42,6 +51,13 @@ export class SkillsRun {
   ctx: SkillsContext | undefined;
   /** What other middleware reads; the same object for the whole run. */
   readonly view: SkillsState;
+  /**
+   * The library of the part of the index this request sees (its `index` is
+   * the run's): what the run's tools rank and search with. Set by `see`.
+   */
+  library: Library | undefined;
+  /** The run's tools: made once, on its first request, and registered on each request's ctx. */
+  tools: RunTools | undefined;
 
   /**
    * @param owner the middleware instance that started the run: a rerun by the
@@ -54,6 +70,12 @@ export class SkillsRun {
     public index: SkillIndex,
   ) {
     this.view = viewOf(this);
+  }
+
+  /** From this request on, the run sees `library`'s part of the index (a rebuild moves it to the new index). */
+  see(library: Library): void {
+    this.library = library;
+    this.index = library.index;
   }
 
   // Read at call time: conversationBuffer replaces ctx.messages with a new array on every request.

@@ -23,7 +23,7 @@ export class LiveReload {
    */
   constructor(
     private readonly options: ResolvedOptions & { watch: { debounceMs: number } },
-    cache: Pick<IndexCache, 'invalidate' | 'peek'>,
+    cache: Pick<IndexCache<unknown>, 'invalidate' | 'peek'>,
     onChange: () => void,
   ) {
     // Options already checked by options.ts: no second check.

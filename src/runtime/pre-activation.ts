@@ -18,7 +18,7 @@ import { KEPT_IN_VIEW } from './keep-in-view.js';
 import type { ActivationGate } from '../run/gate.js';
 import type { HostMessage, HostModel, Next } from '../base/host.js';
 import type { SkillEntry } from '../base/model.js';
-import { suggestionsFor, type Library } from './library.js';
+import { suggestionsFor, type Library } from '../run/library.js';
 import type { ResolvedOptions } from '../config/options.js';
 import type { PluginRoots } from '../run/plugin-root.js';
 import type { SkillsRun } from '../run/run.js';

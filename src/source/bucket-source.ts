@@ -12,7 +12,7 @@
  */
 import { createDiagnostic, type Diagnostic } from '../base/diagnostics.js';
 import type { HostLogger } from '../base/host.js';
-import type { DiscoveryResult } from '../base/model.js';
+import type { DiscoveryResult, SkillEntry } from '../base/model.js';
 import type { BucketStore, PlaceState } from '../storage/bucket-store.js';
 import { StorageCodes, StorageError } from '../storage/storage-error.js';
 
@@ -37,7 +37,11 @@ export interface BucketRefreshSettings {
   random?: () => number;
 }
 
-export class BucketRefresh {
+/**
+ * `Found`: what a discovery through it gives (`withinWait` shares the first
+ * one between the discoveries that wait for it).
+ */
+export class BucketRefresh<Found extends { warnings: Diagnostic[] } = DiscoveryResult<SkillEntry>> {
   private timer: ReturnType<typeof setTimeout> | undefined;
   private failures = 0;
   private closed = false;
@@ -48,7 +52,7 @@ export class BucketRefresh {
   /** Checks read the published index, until `useListings` (an index that cannot be used). */
   private published: boolean;
   /** The first discovery that reads the bucket places' SKILL.md objects: in flight, or done. */
-  private firstRead: Promise<DiscoveryResult> | 'done' | undefined;
+  private firstRead: Promise<Found> | 'done' | undefined;
   /** Whether a request stopped waiting for it (its end then rebuilds the index). */
   private lateRead = false;
   /** Why the published index could not be read last time, cleared by a read that works. */
@@ -138,11 +142,7 @@ export class BucketRefresh {
    * has ended, discoveries are waited for whole: the SKILL.md objects are kept
    * by ETag, so they read only what a refresh found changed.
    */
-  async withinWait(
-    read: () => Promise<DiscoveryResult>,
-    started: number,
-    others: () => Promise<DiscoveryResult>,
-  ): Promise<DiscoveryResult> {
+  async withinWait(read: () => Promise<Found>, started: number, others: () => Promise<Found>): Promise<Found> {
     if (this.firstRead === 'done') return read();
     if (!this.firstRead) {
       const reading = read();

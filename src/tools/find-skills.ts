@@ -7,7 +7,7 @@ import { z } from 'zod';
 import { TOOL_DEFAULTS } from '../config/defaults.js';
 import { queryWords, tokenize, whenClauses, type QueryWord } from '../catalog/rank/tokenize.js';
 import type { BodyAwareRanker } from '../catalog/rank/score.js';
-import { createSkillIndex, type SkillIndex } from '../index/skill-index.js';
+import { createSkillIndex, firstOfEachName, type SkillIndex } from '../index/skill-index.js';
 import { oneLine } from '../base/text.js';
 import { FIND_SKILLS_TOOL, USE_SKILL_TOOL } from '../base/tool-names.js';
 import type { Skill, SkillEntry } from '../base/model.js';
@@ -172,8 +172,10 @@ export function createFindSkillsTool(
   skills: readonly Skill[],
   options: FindSkillsToolOptions = {},
 ): SkillTool<typeof FindSkillsArgsSchema> {
-  const index = createSkillIndex({ skills });
-  const instructions = options.rankInstructions === false ? undefined : index.skills.map((skill) => (skill as Partial<Skill>).instructions);
+  // The index's skills, in its order (first of each name): their instructions rank beside them.
+  const kept = firstOfEachName(skills);
+  const index = createSkillIndex({ skills: kept });
+  const instructions = options.rankInstructions === false ? undefined : kept.map((skill) => skill.instructions);
   const ranker = new SkillRanker(index.skills, instructions);
   return bindFindSkillsTool(
     () => index,

@@ -4,7 +4,7 @@ import { discover } from '../../src/discover/discover.js';
 import { discoverSkills } from '../../src/discover/with-storage.js';
 import { SkillsConfigError } from '../../src/config/errors.js';
 import { resolveOptions } from '../../src/config/resolve.js';
-import type { DiscoveryResult } from '../../src/base/model.js';
+import type { DiscoveryResult, SkillEntry } from '../../src/base/model.js';
 import { cleanup, faultyFs, link, makeTempTree, skillMd, writeTree } from './helpers.js';
 
 const FIXTURES_INVALID = resolve(__dirname, '../../fixtures/invalid');
@@ -19,7 +19,7 @@ afterEach(async () => {
   await cleanup(root);
 });
 
-function names(result: DiscoveryResult): string[] {
+function names(result: DiscoveryResult<SkillEntry>): string[] {
   return result.skills.map((skill) => skill.metadata.name);
 }
 

@@ -6,7 +6,7 @@
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { CreateBucketCommand, DeleteObjectCommand, PutObjectCommand, S3Client, type S3ClientConfig } from '@aws-sdk/client-s3';
-import { buildPrebuiltIndex, serializePrebuiltIndex } from '../../../src/runtime/prebuilt/build.js';
+import { buildPrebuiltIndex, serializePrebuiltIndex } from '../prebuilt.js';
 import { S3RVER_CREDENTIALS, sharedS3rver } from './server.js';
 
 let made = 0;

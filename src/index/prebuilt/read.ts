@@ -14,11 +14,12 @@
 import { resolve, sep } from 'node:path';
 import { version as packageVersion } from '../../../package.json';
 import type { Diagnostic } from '../../base/diagnostics.js';
-import { errorCode, errorReason } from '../../base/fs.js';
+import type { RankerFormat } from '../../base/ranker-data.js';
+import { errorCode, errorReason, type SkillsFileSystem } from '../../base/fs.js';
 import { FolderSet } from '../../base/paths.js';
 import { SKILL_FILE } from '../../base/skill-file.js';
 import type { ResolvedOptions } from '../../config/options.js';
-import type { DiscoveryResult, Skill } from '../../base/model.js';
+import type { DiscoveryResult, SkillEntry } from '../../base/model.js';
 import { restoreSpecials } from './codec-numbers.js';
 import { indexLocation, pathDecoderFor, SKILL_SUFFIX } from './codec-paths.js';
 import { PREBUILT_INDEX_FORMAT, READABLE_VERSIONS, type DiscoveryShape, type PrebuiltSkillRecord } from './format.js';
@@ -28,7 +29,7 @@ import { decodeRanker, type PrebuiltRankerData } from './ranker-block.js';
 import { StampTable, type SkillStamps } from './stamps.js';
 
 /** What reading an index gave: discovery's result, plus what each SKILL.md looked like at the build. */
-export interface PrebuiltDiscovery extends DiscoveryResult {
+export interface PrebuiltDiscovery extends DiscoveryResult<SkillEntry> {
   /** Each skill's stamp, which `checkSkillFile` compares with. */
   stamps: SkillStamps;
   file: string;
@@ -42,16 +43,34 @@ export interface PrebuiltDiscovery extends DiscoveryResult {
 
 export type PrebuiltIndexRead = { ok: true; result: PrebuiltDiscovery } | UnusableIndex;
 
-/**
- * Read the index at `file` for a middleware configured with `options`. Never
- * throws: anything that keeps the index from being used is `{ ok: false }`
- * with a message saying how to fix it.
- */
-export async function readPrebuiltIndex(file: string, options: DiscoveryShape & Pick<ResolvedOptions, 'fs'>): Promise<PrebuiltIndexRead> {
-  const path = resolve(file);
-  let text: string;
+/** Reads index files for a ranker of `format` (catalog's RANKER_FORMAT): its data of another scheme is left unused, damaged data refused. */
+export interface PrebuiltReader {
+  /**
+   * Read the index at `file` for a middleware configured with `options`. Never
+   * throws: anything that keeps the index from being used is `{ ok: false }`
+   * with a message saying how to fix it.
+   */
+  read(file: string, options: DiscoveryShape & Pick<ResolvedOptions, 'fs'>): Promise<PrebuiltIndexRead>;
+  /** `read` for text already read; `file` is where it came from (paths inside are relative to its folder). */
+  parse(text: string, file: string, options: DiscoveryShape): PrebuiltIndexRead;
+}
+
+export function prebuiltReader(format: RankerFormat): PrebuiltReader {
+  const parse = (text: string, file: string, options: DiscoveryShape): PrebuiltIndexRead => parsePrebuiltIndex(text, file, options, format);
+  return {
+    read: async (file, options) => {
+      const path = resolve(file);
+      const text = await readIndexText(path, options.fs);
+      return typeof text === 'string' ? parse(text, path, options) : text;
+    },
+    parse,
+  };
+}
+
+/** The text of the index file at `path`, or why it cannot be read. */
+async function readIndexText(path: string, fs: SkillsFileSystem): Promise<string | UnusableIndex> {
   try {
-    text = await options.fs.readFile(path, 'utf8');
+    return await fs.readFile(path, 'utf8');
   } catch (error) {
     const missing = errorCode(error) === 'ENOENT';
     return unusable(
@@ -61,11 +80,9 @@ export async function readPrebuiltIndex(file: string, options: DiscoveryShape & 
       missing ? 'Build it with `sisu-skills index` before start-up, or leave the `index` option out.' : REBUILD,
     );
   }
-  return parsePrebuiltIndex(text, path, options);
 }
 
-/** `readPrebuiltIndex` for text already read; `file` is where it came from (paths inside are relative to its folder). */
-export function parsePrebuiltIndex(text: string, file: string, options: DiscoveryShape): PrebuiltIndexRead {
+function parsePrebuiltIndex(text: string, file: string, options: DiscoveryShape, format: RankerFormat): PrebuiltIndexRead {
   const path = indexLocation(file);
   let document: unknown;
   try {
@@ -97,7 +114,7 @@ export function parsePrebuiltIndex(text: string, file: string, options: Discover
   if (!shape) return malformed(path, '"options" is missing or not { directories, packages, include, exclude, strict }');
   const difference = shapeDifference(shape, options);
   if (difference) return unusable(path, 'other-options', `was built for other options: ${difference}`, REBUILD);
-  return decodeBody(document, path, decode, options);
+  return decodeBody(document, path, decode, options, format);
 }
 
 function decodeBody(
@@ -105,6 +122,7 @@ function decodeBody(
   path: string,
   decode: (path: string) => string,
   options: DiscoveryShape,
+  format: RankerFormat,
 ): PrebuiltIndexRead {
   const { skills, errors, warnings, scannedDirectories, createdAt } = document;
   if (!isStringList(scannedDirectories)) return malformed(path, '"scannedDirectories" is not a list of strings');
@@ -117,7 +135,7 @@ function decodeBody(
     return malformed(path, '"errors" and "warnings" must be lists of diagnostics, with those severities');
   }
   if (!Array.isArray(skills)) return malformed(path, '"skills" is not a list');
-  const decoded: Skill[] = [];
+  const decoded: SkillEntry[] = [];
   const stamps = new StampTable(skills.length);
   const inside = new FolderSet(roots);
   for (let i = 0; i < skills.length; i++) {
@@ -134,10 +152,10 @@ function decodeBody(
       return malformed(path, `skill ${i + 1}: "specials" does not match its metadata`);
     // `folder + SKILL_SUFFIX` shares the folder's characters (see createLazySkillIndex's `compact`).
     const skillPath = file !== undefined ? decode(file) : folder.endsWith(sep) ? folder + SKILL_FILE : folder + SKILL_SUFFIX;
-    decoded.push({ metadata, path: skillPath, directory: folder, instructions: '', resources: [] });
+    decoded.push({ metadata, path: skillPath, directory: folder });
     stamps.add(metadata.name, skillPath, size, mtimeMs);
   }
-  const ranker = decodeRanker(document.ranker, decoded.length);
+  const ranker = decodeRanker(document.ranker, decoded.length, format);
   if (!ranker.ok) return malformed(path, ranker.problem);
   return {
     ok: true,
@@ -145,7 +163,7 @@ function decodeBody(
       skills: decoded,
       scannedDirectories: scanned,
       errors,
-      warnings: ranker.otherScheme === undefined ? warnings : [...warnings, rankerOutdated(path, ranker.otherScheme)],
+      warnings: ranker.otherScheme === undefined ? warnings : [...warnings, rankerOutdated(path, ranker.otherScheme, format.scheme)],
       stamps,
       file: path,
       createdAt,

@@ -9,54 +9,66 @@ import type { Diagnostic } from '../base/diagnostics.js';
 import type { StoredOptions } from '../source/storage.js';
 import { discover } from '../discover/discover.js';
 import type { ResourceLimits } from '../discover/resources.js';
-import type { DiscoveryResult } from '../base/model.js';
 import { SkillsUsageError } from '../config/errors.js';
 import { ObjectStores } from '../storage/engines.js';
 import { isS3Url, parseS3Url } from '../base/s3-url.js';
 import { isTransient } from '../storage/storage-error.js';
 import type { BucketRefresh } from '../source/bucket-source.js';
 import { publishedIndexUnreadable } from './prebuilt/problems.js';
-import { parsePrebuiltIndex, type PrebuiltDiscovery } from './prebuilt/read.js';
+import type { PrebuiltDiscovery, PrebuiltIndexRead, PrebuiltReader } from './prebuilt/read.js';
+import type { SkillsLoad } from './skills-load.js';
 
-/** What a load gave: the skills, or why the published index cannot be used at all (the caller lists the places from then on). */
-export type IndexLoad = DiscoveryResult | { unusable: Diagnostic };
+/** What loading an index gave: the skills, or why it cannot be used at all (the caller lists the places from then on). */
+export type IndexLoad = { ok: true; load: SkillsLoad } | { ok: false; unusable: Diagnostic };
 
 export function publishedIndexLoader(
   options: StoredOptions,
   url: string,
-  buckets: BucketRefresh,
+  buckets: Pick<BucketRefresh, 'beforeIndex' | 'indexUnavailable'>,
   limits: ResourceLimits,
+  reader: PrebuiltReader,
 ): () => Promise<IndexLoad> {
   const store = options.store;
   // The last text that parsed, and its ETag: a damaged republish keeps serving it.
   let good: { text: string; etag: string | undefined } | undefined;
 
-  const parsed = (text: string, etag: string | undefined): PrebuiltDiscovery | Diagnostic => {
-    const read = parsePrebuiltIndex(text, url, options);
-    if (!read.ok) return read.diagnostic;
+  const parsed = (text: string, etag: string | undefined): PrebuiltIndexRead => {
+    const read = reader.parse(text, url, options);
+    if (!read.ok) return read;
     good = { text, etag };
     // The skill folders are listed when first used (an activation); a new version forgets the old listings.
     store?.useSkillFolders(
       read.result.skills.flatMap((skill) => (isS3Url(skill.directory) ? [skill.directory] : [])),
       etag,
     );
-    return read.result;
+    return read;
   };
+  const published = (discovery: PrebuiltDiscovery): IndexLoad => ({
+    ok: true,
+    load: { from: 'published', read: 'frontmatter', discovery },
+  });
 
   return async () => {
     const held = await buckets.beforeIndex();
     if ('text' in held) {
-      const result = parsed(held.text, held.etag);
-      if (!('code' in result)) return result;
-      if (good === undefined) return { unusable: result };
+      const read = parsed(held.text, held.etag);
+      if (read.ok) return published(read.result);
+      if (good === undefined) return { ok: false, unusable: read.diagnostic };
       const last = parsed(good.text, good.etag);
-      return 'code' in last ? { unusable: result } : { ...last, warnings: [result, ...last.warnings] };
+      return last.ok
+        ? published({ ...last.result, warnings: [read.diagnostic, ...last.result.warnings] })
+        : { ok: false, unusable: read.diagnostic };
     }
-    if (held.problem && !isTransient(held.problem)) return { unusable: publishedIndexUnreadable(url, held.problem) };
+    if (held.problem && !isTransient(held.problem)) return { ok: false, unusable: publishedIndexUnreadable(url, held.problem) };
     // Storage does not answer yet: the other sources now, the index's skills when its GET succeeds.
     const local = options.directories.filter((directory) => !isS3Url(directory));
     const scanned = await discover({ ...options, directories: local }, { frontmatterOnly: true }, limits);
-    return { ...scanned, scannedDirectories: [...options.directories], warnings: [buckets.indexUnavailable(), ...scanned.warnings] };
+    const discovery = {
+      ...scanned,
+      scannedDirectories: [...options.directories],
+      warnings: [buckets.indexUnavailable(), ...scanned.warnings],
+    };
+    return { ok: true, load: { from: 'scan', read: 'frontmatter', discovery } };
   };
 }
 

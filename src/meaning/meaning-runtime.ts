@@ -9,13 +9,13 @@
 import type { HostLogger } from '../base/host.js';
 import type { ResolvedEmbeddings } from '../config/embeddings.js';
 import type { SkillEntry } from '../base/model.js';
-import { hybridRanker } from '../meaning/hybrid-ranker.js';
-import { QueryVectors } from '../meaning/query-vectors.js';
-import { SkillMeaning } from '../meaning/skill-meaning.js';
-import { SkillVectors, type EmbeddingOutcome } from '../meaning/skill-vectors.js';
-import { decodeVectors } from '../meaning/vector-file.js';
+import { hybridRanker } from './hybrid-ranker.js';
+import { QueryVectors } from './query-vectors.js';
+import { SkillMeaning } from './skill-meaning.js';
+import { SkillVectors, type EmbeddingOutcome } from './skill-vectors.js';
+import { decodeVectors } from './vector-file.js';
 import type { Ranker } from '../catalog/rank/score.js';
-import { FUSION, type FusionSettings } from '../meaning/fusion.js';
+import { FUSION, type FusionSettings } from './fusion.js';
 
 type Note = { level: 'info' | 'warn'; message: string; fields: Record<string, unknown> };
 

@@ -4,9 +4,10 @@
  * the instructions' index) and returns the document, which
  * `serializePrebuiltIndex` turns into the file's text. The CLI's alone: no
  * module on the middleware's path imports it (test/prebuilt-layout.test.ts).
+ * The ranker's data is the ranker's to make: the builder is given a
+ * RankerBuilder (catalog's RANKER_BUILDER), from the layer above.
  */
 import { version as packageVersion } from '../../../package.json';
-import { catalogEntries } from '../../catalog/catalog.js';
 import { createLimiter, MAX_CONCURRENT_FS_CALLS } from '../../base/concurrency.js';
 import { createDiagnostic, type Diagnostic } from '../../base/diagnostics.js';
 import { errorReason, type SkillsFileSystem } from '../../base/fs.js';
@@ -15,10 +16,9 @@ import { SKILL_FILE } from '../../base/skill-file.js';
 import { type ConfigOptions, type ResolvedOptions } from '../../config/options.js';
 import { resolveOptions } from '../../config/resolve.js';
 import { splitFrontmatter } from '../../frontmatter/split.js';
-import { bodyCollectorFor } from '../../catalog/rank/score.js';
-import { bodyData, buildRankerData } from '../../catalog/rank/data.js';
+import type { RankerBuilder } from '../../base/ranker-data.js';
 import type { DiscoveryResult, SkillEntry, SkillMetadata } from '../../base/model.js';
-import { discoverOnce } from '../../discover/with-storage.js';
+import { discoverOnce, scanIn } from '../../discover/with-storage.js';
 import { openStorage } from '../../source/storage.js';
 import { base64Of } from './codec-arrays.js';
 import { jsonCarries, withoutSpecials, type SpecialNumber } from './codec-numbers.js';
@@ -35,21 +35,36 @@ import {
 } from './format.js';
 import { encodeBody, encodeRanker } from './ranker-block.js';
 
-/**
- * Discover the skills `options` name (lazily: frontmatter only) and the stamp
- * of each SKILL.md, as the document to write at `output`. Throws
- * SkillsConfigError on invalid options, like the middleware; skill problems
- * are in the document's diagnostics.
- */
-export async function buildPrebuiltIndex(
-  options: ConfigOptions,
-  output: string,
-  now: () => Date = () => new Date(),
-  build: IndexBuildOptions = {},
-): Promise<PrebuiltIndexDocument> {
-  const resolved = openStorage(resolveOptions(options));
-  const result = await discoverOnce(resolved, { frontmatterOnly: true });
-  return prebuiltIndexFrom(result, resolved, output, now(), build);
+/** Builds index documents whose ranker data `ranker` makes (catalog's RANKER_BUILDER). */
+export interface PrebuiltBuilder {
+  /**
+   * Discover the skills `options` name (lazily: frontmatter only) and the stamp
+   * of each SKILL.md, as the document to write at `output`. Throws
+   * SkillsConfigError on invalid options, like the middleware; skill problems
+   * are in the document's diagnostics.
+   */
+  build(options: ConfigOptions, output: string, now?: () => Date, build?: IndexBuildOptions): Promise<PrebuiltIndexDocument>;
+  /** The document for a discovery already made with `options`. Stats each SKILL.md; one that vanished in between is left out with an error. */
+  from(
+    result: Pick<DiscoveryResult, 'scannedDirectories' | 'errors' | 'warnings'> & { skills: readonly SkillEntry[] },
+    options: DiscoveryShape & Pick<ResolvedOptions, 'fs'>,
+    output: string,
+    createdAt: Date,
+    build?: IndexBuildOptions,
+  ): Promise<PrebuiltIndexDocument>;
+}
+
+export function prebuiltBuilder(ranker: RankerBuilder): PrebuiltBuilder {
+  const from: PrebuiltBuilder['from'] = (result, options, output, createdAt, build = {}) =>
+    documentOf(ranker, result, options, output, createdAt, build);
+  return {
+    async build(options, output, now = () => new Date(), build = {}) {
+      const resolved = openStorage(resolveOptions(options));
+      const result = await discoverOnce(resolved, scanIn({ frontmatterOnly: true }));
+      return from(result, resolved, output, now(), build);
+    },
+    from,
+  };
 }
 
 /** What goes into an index beyond what discovery finds. */
@@ -63,13 +78,13 @@ export interface IndexBuildOptions {
   instructions?: boolean;
 }
 
-/** The document for a discovery already made with `options`. Stats each SKILL.md; one that vanished in between is left out with an error. */
-export async function prebuiltIndexFrom(
+async function documentOf(
+  ranker: RankerBuilder,
   result: Pick<DiscoveryResult, 'scannedDirectories' | 'errors' | 'warnings'> & { skills: readonly SkillEntry[] },
   options: DiscoveryShape & Pick<ResolvedOptions, 'fs'>,
   output: string,
   createdAt: Date,
-  build: IndexBuildOptions = {},
+  build: IndexBuildOptions,
 ): Promise<PrebuiltIndexDocument> {
   const encode = pathEncoder(output);
   const run = createLimiter(MAX_CONCURRENT_FS_CALLS);
@@ -110,18 +125,19 @@ export async function prebuiltIndexFrom(
     errors: errors.map(encodeDiagnostic),
     warnings: result.warnings.map(encodeDiagnostic),
     skills,
-    ranker: await rankerOf(rankedSkills(kept), options.fs, build.instructions === true, run),
+    ranker: await rankerOf(ranker, rankedSkills(kept), options.fs, build.instructions === true, run),
   };
 }
 
 /** The stored ranker over `ranked`: its postings and, with `instructions`, the instructions' index (bodies read now). */
 async function rankerOf(
+  builder: RankerBuilder,
   ranked: readonly SkillEntry[],
   fs: SkillsFileSystem,
   instructions: boolean,
   run: <T>(task: () => Promise<T>) => Promise<T>,
 ): Promise<PrebuiltRanker> {
-  const ranker = encodeRanker(buildRankerData(catalogEntries(ranked)));
+  const ranker = encodeRanker(builder.rankerData(ranked));
   ranker.nameOrder = base64Of(sortedByName(ranked.length, (doc) => (ranked[doc] as SkillEntry).metadata.name));
   if (!instructions) return ranker;
   // A body that cannot be read now is left out: that skill is ranked by its metadata.
@@ -133,10 +149,9 @@ async function rankerOf(
       ),
     ),
   );
-  const collector = bodyCollectorFor(ranked.length);
-  bodies.forEach((body, doc) => body !== undefined && collector.add(doc, body));
+  const body = builder.bodyData(bodies);
   // No body read (none could be): nothing to store, the ranker reads metadata only.
-  return collector.count === 0 ? ranker : { ...ranker, body: encodeBody(bodyData(collector.build())) };
+  return body === undefined ? ranker : { ...ranker, body: encodeBody(body) };
 }
 
 /**

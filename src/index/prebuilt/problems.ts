@@ -6,7 +6,6 @@
 import { version as packageVersion } from '../../../package.json';
 import { createDiagnostic, type Diagnostic } from '../../base/diagnostics.js';
 import { errorCode, errorReason } from '../../base/fs.js';
-import { RANKER_FORMAT } from '../../catalog/rank/data.js';
 
 export type PrebuiltIndexReason =
   'missing' | 'unreadable' | 'not-json' | 'wrong-format' | 'incompatible-version' | 'other-options' | 'malformed';
@@ -63,12 +62,12 @@ export function jsonErrorPosition(text: string, error: unknown): { line: number;
  * on every start, as after a scan (what a prebuilt index spares a large
  * library), until it is rebuilt.
  */
-export function rankerOutdated(path: string, scheme: string): Diagnostic {
+export function rankerOutdated(path: string, scheme: string, ours: string): Diagnostic {
   return createDiagnostic(
     'INDEX_RANKER_OUTDATED',
     path,
     `The skills index holds ranking data of another version (scheme ${scheme}; ` +
-      `this version ${packageVersion} ranks with ${JSON.stringify(RANKER_FORMAT.scheme)}): ` +
+      `this version ${packageVersion} ranks with ${JSON.stringify(ours)}): ` +
       `the index is used, but ranking reads the skills' texts for each new word on every start, as after a scan. ${REBUILD}`,
   );
 }

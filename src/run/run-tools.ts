@@ -1,13 +1,14 @@
 /**
- * The tools of each run, made once per run and bound to it (SISU hands a tool
- * handler a ToolContext, not the ctx), and registered on the run's ctx
- * without ever replacing someone else's tool of the same name.
+ * The tools of each run, made once per run, owned by it (`run.tools`) and
+ * bound to it (SISU hands a tool handler a ToolContext, not the ctx), and
+ * registered on the run's ctx without ever replacing someone else's tool of
+ * the same name. They rank and search with the library the run sees now.
  */
-import type { ActivationGate } from '../run/gate.js';
-import type { Libraries } from './library.js';
-import type { PluginRoots } from '../run/plugin-root.js';
+import type { ActivationGate } from './gate.js';
+import type { Library } from './library.js';
+import type { PluginRoots } from './plugin-root.js';
 import type { ResourceReader } from '../resources/resource-reader.js';
-import type { SkillsRun } from '../run/run.js';
+import type { RunTools, SkillsRun } from './run.js';
 import { FIND_SKILLS_TOOL } from '../base/tool-names.js';
 import { lackedToolsOn } from '../base/required-tools.js';
 import { bindFindSkillsTool } from '../tools/find-skills.js';
@@ -15,22 +16,14 @@ import { bindReadResourceTool } from '../tools/read-resource.js';
 import { bindUseSkillTool, type ActivationTextOptions } from '../tools/use-skill.js';
 import type { SkillEvent } from '../base/skill-event.js';
 import type { HostLogger, HostTool } from '../base/host.js';
-import type { SkillsContext } from '../run/context.js';
-import type { MeaningRuntime } from './meaning.js';
-
-interface RunTools {
-  useSkill: HostTool;
-  readResource?: HostTool;
-  findSkills: HostTool;
-}
+import type { SkillsContext } from './context.js';
+import type { MeaningRuntime } from '../meaning/meaning-runtime.js';
 
 export class RunToolbox {
   // Tools made here, for any run: a registry shared between requests may still hold an earlier run's.
   private readonly own = new WeakSet<HostTool>();
-  private readonly byRun = new WeakMap<SkillsRun, RunTools>();
 
   constructor(
-    private readonly libraries: Libraries,
     private readonly reader: ResourceReader | undefined,
     private readonly text: ActivationTextOptions,
     private readonly pluginRoots: PluginRoots,
@@ -40,26 +33,18 @@ export class RunToolbox {
 
   /** Register the run's tools on `ctx`: use_skill, read_skill_resource when enabled, find_skills when the catalog needs it. */
   register(ctx: SkillsContext, run: SkillsRun): void {
-    const tools = this.toolsOf(run);
+    const { search } = seen(run);
+    run.tools ??= this.make(run);
+    const { tools } = run;
     this.registerOne(ctx, tools.useSkill);
     if (tools.readResource) this.registerOne(ctx, tools.readResource);
-    if (this.libraries.of(run.index).search) this.registerOne(ctx, tools.findSkills);
-  }
-
-  private toolsOf(run: SkillsRun): RunTools {
-    let tools = this.byRun.get(run);
-    if (!tools) {
-      tools = this.make(run);
-      for (const tool of Object.values(tools)) this.own.add(tool);
-      this.byRun.set(run, tools);
-    }
-    return tools;
+    if (search) this.registerOne(ctx, tools.findSkills);
   }
 
   private make(run: SkillsRun): RunTools {
     // Model-facing tools see only the skills the model may activate; reads cover every loaded skill.
     // run.index is the part of the index this request may see (visible), so hidden skills are never reached.
-    const library = () => this.libraries.of(run.index);
+    const library = () => seen(run);
     const modelIndex = () => library().modelIndex;
     // The library's rankers: find_skills ranks as the run's catalog does, with the very same ranker.
     const ranker = () => library().searchRanker();
@@ -87,18 +72,18 @@ export class RunToolbox {
     });
     const findSkills = bindFindSkillsTool(modelIndex, ranker, prepare);
     if (prepare) embedUnknownNames(useSkill, (name) => modelIndex().get(name) === undefined, prepare);
-    if (!this.reader) return { useSkill, findSkills };
-    return {
-      useSkill,
-      findSkills,
-      readResource: bindReadResourceTool({
+    const readResource =
+      this.reader &&
+      bindReadResourceTool({
         source: () => run.index,
         ranker: () => library().indexRanker(),
         reader: this.reader,
         budget: run.reads,
         emit,
-      }),
-    };
+      });
+    const tools: RunTools = readResource ? { useSkill, findSkills, readResource } : { useSkill, findSkills };
+    for (const tool of Object.values(tools)) this.own.add(tool);
+    return tools;
   }
 
   /** Register `tool` unless this ctx has it; replace an earlier run's copy of ours, never someone else's tool. */
@@ -128,4 +113,10 @@ function embedUnknownNames(
     if (typeof name === 'string' && unknown(name.trim())) await prepare(name.trim(), context?.log);
     return handle(args, context);
   };
+}
+
+/** The library the run sees now: a run sees one (`see`) before its tools are made or called. */
+function seen(run: SkillsRun): Library {
+  if (!run.library) throw new Error('[skills] internal error: a run registers its tools before it sees a library');
+  return run.library;
 }
