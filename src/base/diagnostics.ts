@@ -53,7 +53,7 @@ export const DiagnosticCodes = {
   // packages.ts: skills installed as npm packages
   PACKAGE_NOT_FOUND: 'PACKAGE_NOT_FOUND',
   PACKAGE_NOT_A_SKILL: 'PACKAGE_NOT_A_SKILL',
-  // source/prebuilt/: an index file that cannot be used, a SKILL.md changed since the index was built, ranking
+  // index/prebuilt/: an index file that cannot be used, a SKILL.md changed since the index was built, ranking
   // data another version wrote
   INDEX_UNUSABLE: 'INDEX_UNUSABLE',
   INDEX_STALE: 'INDEX_STALE',
