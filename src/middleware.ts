@@ -12,11 +12,14 @@ import { insertAfterLatestUser, modelToolName, userTurn } from './run/conversati
 import { ActivationGate } from './run/gate.js';
 import { KEPT_IN_VIEW, keepInView, loadActive, type KeepInViewSettings } from './runtime/keep-in-view.js';
 import type { Next } from './base/host.js';
-import { createIndexCache, type IndexCache } from './index/index-cache.js';
+import { createIndexCache } from './index/index-cache.js';
 import { Libraries, suggestionsFor, type Library } from './run/library.js';
 import { loadedIndexOf, type LoadedIndex } from './runtime/loaded-index.js';
-import { LiveReload } from './runtime/live-reload.js';
+import { LiveReload } from './source/live-reload.js';
+import { ChangeFeed } from './source/changes.js';
+import { Freshness } from './index/freshness.js';
 import { resolveOptions } from './config/resolve.js';
+import type { ResolvedOptions } from './config/options.js';
 import { openStorage, type StoredOptions } from './source/storage.js';
 import { hooksOf, type RunHooks, type SkillsOptions } from './run/options.js';
 import { PluginRoots } from './run/plugin-root.js';
@@ -27,7 +30,7 @@ import { isSkillsState, runOf, SkillsRun } from './run/run.js';
 import { RunToolbox } from './run/run-tools.js';
 import type { SkillIndex } from './index/skill-index.js';
 import type { SkillsState, Middleware, SkillsContext } from './run/context.js';
-import { createSkillSource, type SkillSource } from './index/skill-source.js';
+import { createSkillSource } from './index/skill-source.js';
 import { prebuiltReader } from './index/prebuilt/read.js';
 import { RANKER_FORMAT } from './catalog/rank/data.js';
 import { resourceLimits } from './discover/resources.js';
@@ -60,7 +63,7 @@ export interface SkillsMiddleware extends Middleware<SkillsContext> {
 }
 
 export function skillsMiddleware(options: SkillsOptions): SkillsMiddleware {
-  const runtime = new SkillsRuntime(openStorage(resolveOptions(options)), hooksOf(options));
+  const runtime = new SkillsRuntime(resolveOptions(options), hooksOf(options));
   return Object.assign((ctx: SkillsContext, next: Next) => runtime.handle(ctx, next), {
     close: () => runtime.close(),
     instructionsRanked: () => runtime.instructionsRanked(),
@@ -70,41 +73,22 @@ export function skillsMiddleware(options: SkillsOptions): SkillsMiddleware {
 
 /** Everything a middleware instance shares between requests, and the steps of one request. */
 class SkillsRuntime {
-  private readonly cache: IndexCache<LoadedIndex>;
+  private readonly options: StoredOptions;
+  private readonly freshness: Freshness<LoadedIndex>;
   private readonly libraries: Libraries;
   private readonly toolbox: RunToolbox;
   private readonly activation: PreActivationSettings;
-  private readonly liveReload: LiveReload | undefined;
   private readonly meaning: MeaningRuntime | undefined;
-  private readonly buckets: SkillSource['buckets'];
 
   constructor(
-    private readonly options: StoredOptions,
+    resolved: ResolvedOptions,
     private readonly hooks: RunHooks,
   ) {
-    // The secret patterns compiled once: every listing (discovery, activation) and every read use this matcher.
-    const limits = resourceLimits(options);
-    this.meaning = options.embeddings && new MeaningRuntime(options.embeddings);
-    const libraries = new Libraries(options, this.meaning);
+    this.meaning = resolved.embeddings && new MeaningRuntime(resolved.embeddings);
+    const { options, limits, libraries, freshness } = openSkills(resolved, this.meaning);
+    this.options = options;
     this.libraries = libraries;
-    const source = createSkillSource(options, {
-      limits,
-      // A changed bucket listing rebuilds the index on the next request, as a change seen by `watch` does.
-      onStorageChange: () => this.cache.invalidate(),
-      // An index file's ranker data is read as this version's ranker reads it.
-      reader: prebuiltReader(RANKER_FORMAT),
-    });
-    this.buckets = source.buckets;
-    this.buckets?.start();
-    // Aborting `signal` stops the checks, as it stops the watcher.
-    options.signal?.addEventListener('abort', () => this.buckets?.close(), { once: true });
-    this.cache = createIndexCache({
-      load: source.load,
-      // Each load becomes a LoadedIndex, which builds its library once, on first use.
-      toIndex: (load, loadedAt, durationMs) => loadedIndexOf(load, source.indexOf(load, loadedAt), durationMs, libraries),
-      // While the watcher cannot see every folder, changes are only found by rescanning: never wait longer than it says.
-      ttl: () => this.liveReload?.ttl() ?? options.cacheTtl,
-    });
+    this.freshness = freshness;
     // One reader for every run: its file cache is shared; each run brings its own read budget.
     const reader = options.resourceTool ? createResourceReader(options, limits.isSecret) : undefined;
     const text = {
@@ -116,14 +100,10 @@ class SkillsRuntime {
     const gate = new ActivationGate({ approve: hooks.approve, onEvent: hooks.onEvent });
     this.toolbox = new RunToolbox(reader, text, pluginRoots, gate, this.meaning);
     this.activation = { autoActivate: options.autoActivate, text, pluginRoots, gate };
-    const { watch } = options;
-    // A prebuilt index cannot know what changed: after a change seen on disk, scan.
-    this.liveReload = watch ? new LiveReload({ ...options, watch }, this.cache, () => source.preferScan()) : undefined;
   }
 
   async handle(ctx: SkillsContext, next: Next): Promise<void> {
-    this.liveReload?.report(ctx.log);
-    this.buckets?.report(ctx.log);
+    this.freshness.report(ctx.log);
     const loaded = await this.currentIndex(ctx);
     if (!loaded) return next();
     const wholeLibrary = loaded.library;
@@ -205,14 +185,13 @@ class SkillsRuntime {
   close(): Promise<void> {
     this.libraries.close();
     this.meaning?.close();
-    this.buckets?.close();
-    return this.liveReload?.close() ?? Promise.resolve();
+    return this.freshness.close();
   }
 
   /** The cached index; undefined (logged) when discovery itself failed. Rethrows an abort. */
   private async currentIndex(ctx: SkillsContext): Promise<LoadedIndex | undefined> {
     try {
-      return (await this.cache.get(ctx.signal)).index;
+      return (await this.freshness.index(ctx.signal)).index;
     } catch (error) {
       if (ctx.signal?.aborted) throw error;
       // Discovery itself reports bad skills as diagnostics; reaching here is a bug or a broken fs.
@@ -249,6 +228,40 @@ class SkillsRuntime {
     ctx.state.skills = run.view;
     return run;
   }
+}
+
+/**
+ * Storage, where the skills come from, and the owner of their freshness with
+ * the cache it keeps: made in the order each needs the one before. The
+ * watcher and the pollers report changes from their own callbacks, never
+ * while this runs, and the owner listens from its construction.
+ */
+function openSkills(resolved: ResolvedOptions, meaning: MeaningRuntime | undefined) {
+  const changes = new ChangeFeed();
+  const options = openStorage(resolved, changes);
+  // The secret patterns compiled once: every listing (discovery, activation) and every read use this matcher.
+  const limits = resourceLimits(options);
+  const libraries = new Libraries(options, meaning);
+  // An index file's ranker data is read as this version's ranker reads it.
+  const source = createSkillSource(options, { limits, reader: prebuiltReader(RANKER_FORMAT) });
+  const { watch } = options;
+  const folders = watch ? new LiveReload({ ...options, watch }, changes) : undefined;
+  const cache = createIndexCache({
+    load: source.load,
+    // Each load becomes a LoadedIndex, which builds its library once, on first use.
+    toIndex: (load, loadedAt, durationMs) => loadedIndexOf(load, source.indexOf(load, loadedAt), durationMs, libraries),
+    ttl: options.cacheTtl,
+  });
+  const freshness = new Freshness({
+    cache,
+    ttl: options.cacheTtl,
+    signal: options.signal,
+    changes,
+    sources: [folders, options.bucketSource],
+    // A prebuilt index cannot know what changed: after a change seen on disk, scan.
+    onDiskChange: () => source.preferScan(),
+  });
+  return { options, limits, libraries, freshness };
 }
 
 /** One step that runs the given steps in order; undefined when there are none. */

@@ -58,7 +58,7 @@ export const DiagnosticCodes = {
   INDEX_UNUSABLE: 'INDEX_UNUSABLE',
   INDEX_STALE: 'INDEX_STALE',
   INDEX_RANKER_OUTDATED: 'INDEX_RANKER_OUTDATED',
-  // source/bucket-source.ts: s3:// places storage could not list (an outage; access denied or no such bucket)
+  // source/listing-poll.ts: s3:// places storage could not list (an outage; access denied or no such bucket)
   STORAGE_UNAVAILABLE: 'STORAGE_UNAVAILABLE',
   STORAGE_ACCESS: 'STORAGE_ACCESS',
   // cli/overlap.ts: `sisu-skills validate` only

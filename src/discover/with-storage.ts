@@ -8,7 +8,9 @@ import { isS3Url } from '../base/s3-url.js';
 import type { DiscoveryResult, Skill, SkillEntry } from '../base/model.js';
 import { type ConfigOptions } from '../config/options.js';
 import { resolveOptions } from '../config/resolve.js';
-import { BucketRefresh } from '../source/bucket-source.js';
+import type { Diagnostic } from '../base/diagnostics.js';
+import type { ListingPoll } from '../source/listing-poll.js';
+import { waitAtMost } from '../source/poll.js';
 import { openStorage, type StoredOptions } from '../source/storage.js';
 import { discover, type DiscoverMode, type WholeSkills } from './discover.js';
 import type { ResourceLimits } from './resources.js';
@@ -33,26 +35,71 @@ export function scanIn(mode: DiscoverMode, limits?: ResourceLimits): Scan<SkillE
 }
 
 /**
+ * The first discovery over listed bucket places, shared: a source of skills
+ * keeps one for its life, a one-time discovery one for its call. Until it has
+ * ended, a request waits for it at most `storageWait`; past that the other
+ * sources answer, and when it ends the index is rebuilt. Once it has ended,
+ * discoveries are waited for whole: the SKILL.md objects are kept by ETag,
+ * so they read only what a refresh found changed.
+ */
+export class FirstRead<F extends { warnings: Diagnostic[] }> {
+  /** In flight, or done. */
+  private reading: Promise<F> | 'done' | undefined;
+  /** Whether a request stopped waiting for it (its end then rebuilds the index). */
+  private late = false;
+
+  /** `read` (the discovery with the bucket places), waited for until `storageWait` has passed since `started`, else `others` with a warning. */
+  async within(poll: ListingPoll, read: () => Promise<F>, started: number, others: () => Promise<F>): Promise<F> {
+    if (this.reading === 'done') return read();
+    if (!this.reading) {
+      const reading = read();
+      this.reading = reading;
+      reading.then(
+        () => {
+          this.reading = 'done';
+          if (this.late) poll.changed();
+        },
+        () => {
+          this.reading = undefined;
+        },
+      );
+    }
+    const reading = this.reading;
+    const ended = await waitAtMost([reading], Math.max(0, started + poll.storageWait - Date.now()));
+    if (ended) return reading;
+    this.late = true;
+    const answered = await others();
+    return { ...answered, warnings: [...poll.slowReads(), ...answered.warnings] };
+  }
+}
+
+/** What a discovery with bucket places needs: their poller, and the first read to share. */
+export interface BucketDiscovery<S extends SkillEntry> {
+  poll: ListingPoll;
+  first: FirstRead<DiscoveryResult<S>>;
+}
+
+/**
  * A discovery (`scan`), without the s3:// places storage has not listed yet (each
  * reported by a warning). Until one has read the bucket places' SKILL.md
  * objects, the listing and those reads together are waited for at most
- * `storageWait`: past it the other sources answer, and the discovery, when
- * it ends, rebuilds the index.
+ * `storageWait` (FirstRead).
  */
 export async function discoverWithBuckets<S extends SkillEntry>(
   options: StoredOptions,
-  buckets: BucketRefresh<DiscoveryResult<S>> | undefined,
+  buckets: BucketDiscovery<S> | undefined,
   scan: Scan<S>,
 ): Promise<DiscoveryResult<S>> {
   if (!buckets) return scan(options);
   const started = Date.now();
-  const { leaveOut, diagnostics } = await buckets.beforeDiscovery();
+  const { leaveOut, diagnostics } = await buckets.poll.beforeDiscovery();
   const directories = options.directories.filter((directory) => !leaveOut.has(directory));
   const local = directories.filter((directory) => !isS3Url(directory));
   const scanned =
     local.length === directories.length
       ? await scan({ ...options, directories })
-      : await buckets.withinWait(
+      : await buckets.first.within(
+          buckets.poll,
           () => scan({ ...options, directories }),
           started,
           () => scan({ ...options, directories: local }),
@@ -65,13 +112,11 @@ export async function discoverWithBuckets<S extends SkillEntry>(
  * build): s3:// places listed first, each waited for at most `storageWait`.
  */
 export async function discoverOnce<S extends SkillEntry>(options: StoredOptions, scan: Scan<S>): Promise<DiscoveryResult<S>> {
-  const buckets = options.store
-    ? new BucketRefresh<DiscoveryResult<S>>(options.store, { refresh: 0, storageWait: options.storageWait, onChange: () => undefined })
-    : undefined;
+  const poll = options.bucketSource?.listings;
   try {
-    return await discoverWithBuckets(options, buckets, scan);
+    return await discoverWithBuckets(options, poll && { poll, first: new FirstRead() }, scan);
   } finally {
     // No retry outlives the call.
-    buckets?.close();
+    options.bucketSource?.close();
   }
 }

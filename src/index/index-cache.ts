@@ -14,8 +14,11 @@ export interface CachedIndex<I> {
 }
 
 export interface IndexCache<I> {
-  /** The current index, discovering first when there is none or it is older than the TTL. */
-  get(signal?: AbortSignal): Promise<CachedIndex<I>>;
+  /**
+   * The current index, discovering first when there is none or it is older than the TTL (`ttl`: this call's, in
+   * place of the cache's; the freshness owner passes the one its sources allow now).
+   */
+  get(signal?: AbortSignal, ttl?: number): Promise<CachedIndex<I>>;
   /** The last index built, without waiting or scanning. */
   peek(): I | undefined;
   /** Forget the index so the next `get` rescans. */
@@ -89,9 +92,9 @@ export function createIndexCache<R, I>({ load, toIndex, ttl, now = Date.now }: I
   }
 
   return {
-    async get(signal) {
-      // `< ttl` also covers Infinity (never rescan) and 0 (always rescan).
-      if (current && now() - current.loadedAt < (typeof ttl === 'function' ? ttl() : ttl)) {
+    async get(signal, maxAge = typeof ttl === 'function' ? ttl() : ttl) {
+      // `< maxAge` also covers Infinity (never rescan) and 0 (always rescan).
+      if (current && now() - current.loadedAt < maxAge) {
         return { index: current.index, fresh: false, durationMs: current.durationMs };
       }
       const owner = inFlight === undefined;

@@ -13,7 +13,7 @@ import { SkillsUsageError } from '../config/errors.js';
 import { ObjectStores } from '../storage/engines.js';
 import { isS3Url, parseS3Url } from '../base/s3-url.js';
 import { isTransient } from '../storage/storage-error.js';
-import type { BucketRefresh } from '../source/bucket-source.js';
+import type { IndexPoll } from '../source/index-poll.js';
 import { publishedIndexUnreadable } from './prebuilt/problems.js';
 import type { PrebuiltDiscovery, PrebuiltIndexRead, PrebuiltReader } from './prebuilt/read.js';
 import type { SkillsLoad } from './skills-load.js';
@@ -24,7 +24,7 @@ export type IndexLoad = { ok: true; load: SkillsLoad } | { ok: false; unusable: 
 export function publishedIndexLoader(
   options: StoredOptions,
   url: string,
-  buckets: Pick<BucketRefresh, 'beforeIndex' | 'indexUnavailable'>,
+  poll: IndexPoll,
   limits: ResourceLimits,
   reader: PrebuiltReader,
 ): () => Promise<IndexLoad> {
@@ -49,7 +49,7 @@ export function publishedIndexLoader(
   });
 
   return async () => {
-    const held = await buckets.beforeIndex();
+    const held = await poll.beforeIndex();
     if ('text' in held) {
       const read = parsed(held.text, held.etag);
       if (read.ok) return published(read.result);
@@ -66,7 +66,7 @@ export function publishedIndexLoader(
     const discovery = {
       ...scanned,
       scannedDirectories: [...options.directories],
-      warnings: [buckets.indexUnavailable(), ...scanned.warnings],
+      warnings: [poll.unavailable(), ...scanned.warnings],
     };
     return { ok: true, load: { from: 'scan', read: 'frontmatter', discovery } };
   };

@@ -15,8 +15,8 @@ import { checkSkillFile, type SkillStamps } from './prebuilt/stamps.js';
 import { createLazySkillIndex, createSkillIndex, type SkillIndex, type SkillLoader } from './skill-index.js';
 import type { Diagnostic } from '../base/diagnostics.js';
 import type { DiscoveryResult, SkillEntry } from '../base/model.js';
-import { BucketRefresh } from '../source/bucket-source.js';
-import { discoverWithBuckets, scanIn, type Scan } from '../discover/with-storage.js';
+import type { IndexPoll } from '../source/index-poll.js';
+import { discoverWithBuckets, FirstRead, scanIn, type Scan } from '../discover/with-storage.js';
 import { publishedIndexLoader, type IndexLoad } from './published-index.js';
 import { isS3Url } from '../base/s3-url.js';
 import type { SkillsLoad } from './skills-load.js';
@@ -31,16 +31,12 @@ export interface SkillSource {
   indexOf(load: SkillsLoad, loadedAt: number): SkillIndex;
   /** Scan from now on (the watcher saw a change the prebuilt index cannot know about). */
   preferScan(): void;
-  /** The checks of the s3:// places (undefined without any): the middleware starts, reports and closes them. */
-  buckets: Pick<BucketRefresh, 'start' | 'report' | 'close'> | undefined;
 }
 
 /** What building a skill source needs besides the options. */
 export interface SkillSourceSettings {
   /** How resources are listed, at discovery and at activation (the middleware makes it once, with its reader's matcher). */
   limits?: ResourceLimits;
-  /** Called when an s3:// place's listing changed (the middleware rebuilds its index). */
-  onStorageChange?: () => void;
   /** Reads the `index` option's index for the ranker above (a reader given catalog's RANKER_FORMAT). */
   reader: PrebuiltReader;
 }
@@ -68,18 +64,14 @@ function sourceOf<S extends SkillEntry>(
   const activationReads = createLimiter(MAX_CONCURRENT_FS_CALLS);
   // An unusable index is reported once, then scanning takes over for good.
   let indexFile = options.index;
-  const buckets = options.store
-    ? new BucketRefresh<DiscoveryResult<S>>(options.store, {
-        refresh: options.refresh,
-        storageWait: options.storageWait,
-        onChange: settings.onStorageChange ?? (() => undefined),
-      })
-    : undefined;
-  const published = options.index !== undefined && isS3Url(options.index) ? buckets : undefined;
+  // The s3:// sources are the storage's, which keeps them fresh (source/storage.ts); the first read is this source's.
+  const buckets = options.bucketSource;
+  const listed = buckets && { poll: buckets.listings, first: new FirstRead<DiscoveryResult<S>>() };
+  const published = options.index !== undefined && isS3Url(options.index) ? buckets?.index : undefined;
   const readIndex = indexLoader(options, settings.reader, limits, published);
   /** A scan, with `warnings` first among its own. */
   const scanNow = async (warnings: readonly Diagnostic[] = []): Promise<SkillsLoad> => {
-    const discovery = await discoverWithBuckets(options, buckets, scan);
+    const discovery = await discoverWithBuckets(options, listed, scan);
     return scanned(warnings.length === 0 ? discovery : { ...discovery, warnings: [...warnings, ...discovery.warnings] });
   };
 
@@ -88,7 +80,7 @@ function sourceOf<S extends SkillEntry>(
     const read = await readIndex();
     if (read.ok) return read.load;
     indexFile = undefined;
-    published?.useListings();
+    buckets?.useListings();
     return scanNow([read.unusable]);
   }
 
@@ -104,10 +96,9 @@ function sourceOf<S extends SkillEntry>(
     load,
     indexOf,
     preferScan: () => {
-      if (published && indexFile !== undefined) published.useListings();
+      if (indexFile !== undefined) buckets?.useListings();
       indexFile = undefined;
     },
-    buckets,
   };
 }
 
@@ -116,7 +107,7 @@ function indexLoader(
   options: StoredOptions,
   reader: PrebuiltReader,
   limits: ResourceLimits,
-  published: Pick<BucketRefresh, 'beforeIndex' | 'indexUnavailable'> | undefined,
+  published: IndexPoll | undefined,
 ): () => Promise<IndexLoad> {
   if (published) return publishedIndexLoader(options, options.index as string, published, limits, reader);
   return async () => {

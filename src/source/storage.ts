@@ -1,23 +1,35 @@
 /**
  * Building what the storage options name, a step after checking them: the
  * bucket store over the `s3://` places (it makes no request until the first
- * discovery) and the filesystem edge that routes `s3://` paths to it and the
- * rest to the `fs` option's. Without an `s3://` source, the options as they are.
+ * discovery), the filesystem edge that routes `s3://` paths to it and the
+ * rest to the `fs` option's, and the pollers that keep the places fresh.
+ * Without an `s3://` source, the options as they are.
  */
 import type { ResolvedOptions } from '../config/options.js';
 import { BucketStore } from '../storage/bucket-store.js';
 import { routedFileSystem } from '../storage/routed-fs.js';
+import { BucketSource } from './bucket-source.js';
+import type { ChangeFeed } from './changes.js';
 
-/** The options with their storage built: `fs` routes `s3://` paths to `store`. */
+/** The options with their storage built: `fs` routes `s3://` paths to `store`, which `bucketSource` keeps fresh. */
 export interface StoredOptions extends ResolvedOptions {
   /** The s3:// places and their listings; undefined without any. */
   readonly store: BucketStore | undefined;
+  /** The pollers of the s3:// sources; undefined without any. */
+  readonly bucketSource: BucketSource | undefined;
 }
 
-/** The bucket store and routed filesystem `options` call for (none without an `s3://` source). */
-export function openStorage(options: ResolvedOptions): StoredOptions {
+/**
+ * The bucket store, routed filesystem and pollers `options` call for (none
+ * without an `s3://` source). `changes`: kept fresh, checked every `refresh`
+ * ms and every change reported there; without it, for one discovery (no
+ * check after it; the caller closes `bucketSource`).
+ */
+export function openStorage(options: ResolvedOptions, changes?: ChangeFeed): StoredOptions {
   const { buckets } = options;
-  if (!buckets) return { ...options, store: undefined };
+  if (!buckets) return { ...options, store: undefined, bucketSource: undefined };
   const store = new BucketStore(buckets.places, buckets.s3, buckets.index);
-  return { ...options, fs: routedFileSystem(options.fs, store.fs), store };
+  const refresh = changes ? options.refresh : 0;
+  const bucketSource = new BucketSource(store, { refresh, storageWait: options.storageWait, changes });
+  return { ...options, fs: routedFileSystem(options.fs, store.fs), store, bucketSource };
 }

@@ -1,7 +1,7 @@
 /**
  * The configured bucket places and what is known of each: its last good
  * listing, the listing in flight, the last failure. The bucket filesystem
- * answers from these listings; whoever refreshes (source/bucket-source.ts)
+ * answers from these listings; whoever refreshes (source/listing-poll.ts)
  * calls `list`.
  */
 import { BucketFileSystem } from './bucket-fs.js';
@@ -27,8 +27,8 @@ export class BucketStore {
   readonly places: PlaceState[];
   /** Set when a read found an object newer than its listing: the next check comes sooner. */
   stale = false;
-  /** Told when `stale` is set (the refresh loop schedules a check). */
-  onStale: () => void = () => undefined;
+  /** Who is told when `stale` is set: each poller of the places, from its construction to its close. */
+  private readonly staleListeners = new Set<() => void>();
   /** The published index (`index: 's3://...'`), when there is one. */
   readonly index: PublishedObject | undefined;
   /**
@@ -54,9 +54,15 @@ export class BucketStore {
       listOnDemand: (path) => this.listSkillFolder(path),
       onStale: () => {
         this.stale = true;
-        this.onStale();
+        for (const listener of [...this.staleListeners]) listener();
       },
     });
+  }
+
+  /** Call `listener` whenever a read finds an object newer than its listing, until the function returned is called. */
+  onStaleRead(listener: () => void): () => void {
+    this.staleListeners.add(listener);
+    return () => this.staleListeners.delete(listener);
   }
 
   /** The place holding `path` (`s3://bucket/key`), if any. */

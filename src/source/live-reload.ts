@@ -1,58 +1,50 @@
 /**
- * The `watch` option as the middleware uses it: the watcher, what it reported
- * between requests (problems, mode changes) until the next request logs them,
- * and how long an index may be kept while some folder cannot be watched.
+ * The `watch` option as a source of change: the watcher over the local
+ * folders (buckets are polled instead, bucket-source.ts), what it reported
+ * between requests (problems, mode changes) until the next request logs
+ * them, and how long an index may be kept while some folder cannot be
+ * watched. A change seen on disk, and the first walk's end (a discovery that
+ * ran during it may have missed a change in a folder not yet watched), are
+ * reported to the feed it was made with.
  */
-import type { IndexCache } from '../index/index-cache.js';
-import type { ResolvedOptions } from '../config/options.js';
 import type { HostLogger } from '../base/host.js';
-import { WatchProblem, type SkillsWatcher, type WatchMode } from '../watch/watch.js';
-import { startWatching } from '../watch/start.js';
 import { isS3Url } from '../base/s3-url.js';
+import type { ResolvedOptions } from '../config/options.js';
+import { startWatching } from '../watch/start.js';
+import { WatchProblem, type SkillsWatcher, type WatchMode } from '../watch/watch.js';
+import type { ChangeFeed, ChangeSource } from './changes.js';
 
 /** How long an index is kept while the watcher cannot see every folder (cacheTtl, if shorter, wins). */
 export const UNWATCHED_TTL = 60_000;
 
-export class LiveReload {
+export class LiveReload implements ChangeSource {
   private readonly watcher: SkillsWatcher;
   private readonly problems: unknown[] = [];
   private modeChange: WatchMode | undefined;
 
-  /**
-   * @param onChange called when skills changed on disk (before the cache is invalidated).
-   */
   constructor(
-    private readonly options: ResolvedOptions & { watch: { debounceMs: number } },
-    cache: Pick<IndexCache<unknown>, 'invalidate' | 'peek'>,
-    onChange: () => void,
+    private readonly options: Pick<ResolvedOptions, 'directories' | 'fs' | 'cacheTtl'> & { watch: { debounceMs: number } },
+    changes: ChangeFeed,
   ) {
-    // Options already checked by options.ts: no second check.
-    // Buckets are checked by the refresh loop (source/bucket-source.ts), not watched.
+    // Options already checked by config/: no second check. The owner of freshness stops it when `signal` aborts.
     this.watcher = startWatching(
       options.directories.filter((directory) => !isS3Url(directory)),
       {
         fs: options.fs,
         debounceMs: options.watch.debounceMs,
-        signal: options.signal,
-        onChange: () => {
-          onChange();
-          cache.invalidate();
-        },
+        onChange: () => changes.report('disk'),
         onError: (error) => this.problems.push(error),
         onModeChange: (mode) => {
           this.modeChange = mode;
         },
       },
     );
-    // A discovery that ran during the start walk may have missed a change in a folder not yet watched.
-    void this.watcher.ready.then(() => {
-      if (cache.peek()) cache.invalidate();
-    });
+    void this.watcher.ready.then(() => changes.report('unseen'));
   }
 
-  /** How long the index may be kept now: shorter while changes can only be found by rescanning. */
-  ttl(): number {
-    return this.watcher.mode === 'watching' ? this.options.cacheTtl : Math.min(this.options.cacheTtl, UNWATCHED_TTL);
+  /** While changes can only be found by rescanning, an index is kept at most UNWATCHED_TTL. */
+  maxAge(): number | undefined {
+    return this.watcher.mode === 'watching' ? undefined : UNWATCHED_TTL;
   }
 
   /** Log what happened since the last request: each problem, and a changed mode. */
