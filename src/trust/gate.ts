@@ -1,0 +1,134 @@
+/**
+ * What a process believes of each place, over its lifetime: a place's
+ * manifest admitted (signatures by enough trusted keys, not expired, not a
+ * lower version than the place has shown this process), kept as the last
+ * good one, and the checks of what a place serves against it. No file
+ * system: the caller reads the manifest and the bytes, and passes them in.
+ */
+import { SKILL_FILE } from '../base/skill-file.js';
+import type { Mismatch } from './compare.js';
+import { sha256Hex } from './digest.js';
+import type { TrustedKey } from './keys.js';
+import { parseManifest, type ManifestSkill, type ParsedManifest } from './manifest.js';
+import { AcceptedVersions } from './rollback.js';
+import { checkExpiry, checkSignatures } from './verify.js';
+import type { DiagnosticCode } from '../base/diagnostics.js';
+
+/** A place's manifest as this process accepted it, with its entries by skill path. */
+export interface AcceptedManifest {
+  place: string;
+  manifest: ParsedManifest;
+  skills: ReadonlyMap<string, ManifestSkill>;
+}
+
+/** What admitting a place's manifest gave. A rollback keeps the last good manifest, which still serves. */
+export type PlaceVerdict =
+  { ok: true; accepted: AcceptedManifest } | { ok: false; code: DiagnosticCode; message: string; lastGood?: AcceptedManifest };
+
+export interface GatePolicy {
+  keys: readonly TrustedKey[];
+  threshold: number;
+  /** ms since the epoch; tests pass a fake clock. */
+  now: () => number;
+}
+
+/** The manifest file's name in messages. */
+const MANIFEST_NAME = 'skills.manifest.json';
+
+export class TrustGate {
+  private readonly versions = new AcceptedVersions();
+  /** Per place: the text last accepted, and what it gave (an unchanged text is not parsed or verified again). */
+  private readonly accepted = new Map<string, { text: string; accepted: AcceptedManifest }>();
+
+  constructor(private readonly policy: GatePolicy) {}
+
+  /** Admit `text`, the manifest now at `place` (undefined: there is none). */
+  admit(place: string, text: string | undefined): PlaceVerdict {
+    if (text === undefined) {
+      return {
+        ok: false,
+        code: 'MANIFEST_INVALID',
+        message: `has no ${MANIFEST_NAME}: nothing here is signed, so nothing is served. Sign the place (\`sisu-skills sign ${place} --key <file>\`).`,
+      };
+    }
+    const held = this.accepted.get(place);
+    if (held && held.text === text) {
+      const fresh = checkExpiry(held.accepted.manifest, this.policy.now());
+      return fresh.ok ? { ok: true, accepted: held.accepted } : fresh;
+    }
+    const read = parseManifest(text);
+    if (!read.ok) return read;
+    const signed = checkSignatures(read.manifest, this.policy.keys, this.policy.threshold);
+    if (!signed.ok) return signed;
+    const fresh = checkExpiry(read.manifest, this.policy.now());
+    if (!fresh.ok) return fresh;
+    const rollback = this.versions.check(place, read.manifest.body.version);
+    if (rollback) {
+      const lastGood = held && checkExpiry(held.accepted.manifest, this.policy.now()).ok ? held.accepted : undefined;
+      return { ok: false, ...rollback, ...(lastGood ? { lastGood } : {}) };
+    }
+    this.versions.accept(place, read.manifest.body.version);
+    const accepted: AcceptedManifest = {
+      place,
+      manifest: read.manifest,
+      skills: new Map(read.manifest.body.skills.map((skill) => [skill.path, skill])),
+    };
+    this.accepted.set(place, { text, accepted });
+    return { ok: true, accepted };
+  }
+}
+
+/** The skill at `skillPath` in the place, checked from its SKILL.md head alone (what a scan reads); undefined when it matches. */
+export function checkHead(accepted: AcceptedManifest, skillPath: string, headSha256: string): Mismatch | undefined {
+  const entry = accepted.skills.get(skillPath);
+  if (!entry) return { kind: 'unlisted-skill', skill: skillPath };
+  if (entry.frontmatter !== headSha256)
+    return { kind: 'frontmatter', skill: skillPath, file: SKILL_FILE, expected: entry.frontmatter, actual: headSha256 };
+  return undefined;
+}
+
+/**
+ * A file the place is about to serve, checked from the very bytes (or text,
+ * as UTF-8) that will be served; undefined when they are the signed ones.
+ */
+export function checkFile(
+  accepted: AcceptedManifest,
+  skillPath: string,
+  filePath: string,
+  bytes: Uint8Array | string,
+): Mismatch | undefined {
+  const entry = accepted.skills.get(skillPath);
+  if (!entry) return { kind: 'unlisted-skill', skill: skillPath };
+  const signed = entry.files.find(([path]) => path === filePath);
+  const actual = sha256Hex(typeof bytes === 'string' ? Buffer.from(bytes, 'utf8') : bytes);
+  if (!signed) return { kind: 'added', skill: skillPath, file: filePath, actual };
+  if (signed[2] !== actual) {
+    const size = typeof bytes === 'string' ? Buffer.byteLength(bytes, 'utf8') : bytes.length;
+    return { kind: 'changed', skill: skillPath, file: filePath, expected: signed[2], actual, expectedSize: signed[1], actualSize: size };
+  }
+  return undefined;
+}
+
+/**
+ * A skill's resource listing against its entry: files it lists that were
+ * not signed (never offered, never read) and signed files it no longer
+ * lists, but for those `unlisted` says a listing leaves out anyway (the
+ * app's secret patterns). SKILL.md is the caller's to check whole.
+ */
+export function checkListing(
+  accepted: AcceptedManifest,
+  skillPath: string,
+  listed: readonly string[],
+  unlisted: (path: string) => boolean = () => false,
+): Mismatch[] {
+  const entry = accepted.skills.get(skillPath);
+  if (!entry) return [{ kind: 'unlisted-skill', skill: skillPath }];
+  const signed = new Set(entry.files.map(([path]) => path));
+  const found: Mismatch[] = [];
+  const seen = new Set(listed);
+  for (const path of listed) if (!signed.has(path)) found.push({ kind: 'added', skill: skillPath, file: path });
+  for (const [path, , sha256] of entry.files)
+    if (path !== SKILL_FILE && !seen.has(path) && !unlisted(path))
+      found.push({ kind: 'removed', skill: skillPath, file: path, expected: sha256 });
+  return found;
+}

@@ -1,0 +1,100 @@
+/**
+ * The trust gate over a process's life: a place's manifest admitted once
+ * and reused while its text is unchanged (expiry still checked against the
+ * clock), every refusal with its code, a rollback that keeps the last good
+ * manifest, and the head, file and listing checks against an admitted one.
+ */
+import { describe, expect, it } from 'vitest';
+import { checkFile, checkHead, checkListing, TrustGate, type AcceptedManifest } from '../../src/trust/gate.js';
+import { hex, keyPair, observed, signedManifest } from '../helpers/trust.js';
+
+const NOW = Date.UTC(2026, 0, 1);
+const DAY = 86_400_000;
+const PDF = observed('pdf', { 'SKILL.md': '\uFEFF---\nname: pdf\n---\nBody.\n', 'ref.md': 'ref' }, '\uFEFF---\nname: pdf\n---\n');
+
+function gate(clock: { now: number }, threshold = 1) {
+  return new TrustGate({ keys: [keyPair(0).trusted, keyPair(1).trusted], threshold, now: () => clock.now });
+}
+
+function admitted(verdict: ReturnType<TrustGate['admit']>): AcceptedManifest {
+  if (!verdict.ok) throw new Error(verdict.message);
+  return verdict.accepted;
+}
+
+describe('TrustGate.admit', () => {
+  it('admits a signed manifest, reuses it while its text is unchanged, and refuses it from its expiry on', () => {
+    const clock = { now: NOW };
+    const trust = gate(clock);
+    const text = signedManifest([PDF], { now: NOW, days: 1 });
+    const first = admitted(trust.admit('/lib', text));
+    expect(first.skills.get('pdf')?.files.map(([path]) => path)).toEqual(['SKILL.md', 'ref.md']);
+    expect(admitted(trust.admit('/lib', text))).toBe(first);
+    clock.now = NOW + DAY;
+    expect(trust.admit('/lib', text)).toMatchObject({ ok: false, code: 'MANIFEST_EXPIRED' });
+  });
+
+  it('refuses a place without a manifest, a damaged one, one signed by an unknown key, or by too few', () => {
+    const clock = { now: NOW };
+    expect(gate(clock).admit('/lib', undefined)).toEqual({
+      ok: false,
+      code: 'MANIFEST_INVALID',
+      message:
+        'has no skills.manifest.json: nothing here is signed, so nothing is served. Sign the place (`sisu-skills sign /lib --key <file>`).',
+    });
+    expect(gate(clock).admit('/lib', '{}')).toMatchObject({ ok: false, code: 'MANIFEST_INVALID' });
+    expect(gate(clock).admit('/lib', signedManifest([PDF], { pair: keyPair(2) }))).toMatchObject({
+      ok: false,
+      code: 'MANIFEST_INVALID',
+      message: expect.stringMatching(/^is signed by no trusted key/) as string,
+    });
+    expect(gate(clock, 2).admit('/lib', signedManifest([PDF]))).toMatchObject({ ok: false, code: 'MANIFEST_INVALID' });
+  });
+
+  it('refuses a lower version than the place showed, keeping the last good manifest; other places are their own', () => {
+    const clock = { now: NOW };
+    const trust = gate(clock);
+    const v2 = admitted(trust.admit('/lib', signedManifest([PDF], { version: 2 })));
+    const replay = trust.admit('/lib', signedManifest([PDF], { version: 1 }));
+    expect(replay).toMatchObject({ ok: false, code: 'MANIFEST_ROLLBACK' });
+    expect(!replay.ok && replay.lastGood).toBe(v2);
+    expect(admitted(trust.admit('/other', signedManifest([PDF], { version: 1 }))).manifest.body.version).toBe(1);
+    expect(admitted(trust.admit('/lib', signedManifest([PDF], { version: 3 }))).manifest.body.version).toBe(3);
+    // The last good one has expired: nothing is kept.
+    clock.now = NOW + 40 * DAY;
+    const late = trust.admit('/lib', signedManifest([PDF], { version: 2, now: clock.now }));
+    expect(late).toMatchObject({ ok: false, code: 'MANIFEST_ROLLBACK' });
+    expect(!late.ok && late.lastGood).toBeUndefined();
+  });
+});
+
+describe('checks against an admitted manifest', () => {
+  const accepted = admitted(gate({ now: NOW }).admit('/lib', signedManifest([PDF])));
+
+  it('checkHead: the skill must be listed and its head hash signed', () => {
+    expect(checkHead(accepted, 'pdf', hex('\uFEFF---\nname: pdf\n---\n'))).toBeUndefined();
+    expect(checkHead(accepted, 'pdf-2', hex('x'))).toEqual({ kind: 'unlisted-skill', skill: 'pdf-2' });
+    expect(checkHead(accepted, 'pdf', hex('---\nname: evil\n---\n'))).toMatchObject({ kind: 'frontmatter', file: 'SKILL.md' });
+  });
+
+  it('checkFile: the bytes, or text as UTF-8 (a BOM kept), must be the signed ones; an unsigned file is "added"', () => {
+    expect(checkFile(accepted, 'pdf', 'SKILL.md', '\uFEFF---\nname: pdf\n---\nBody.\n')).toBeUndefined();
+    expect(checkFile(accepted, 'pdf', 'SKILL.md', Buffer.from('\uFEFF---\nname: pdf\n---\nBody.\n'))).toBeUndefined();
+    expect(checkFile(accepted, 'pdf', 'SKILL.md', '---\nname: pdf\n---\nBody.\n')).toMatchObject({
+      kind: 'changed',
+      expectedSize: 30,
+      actualSize: 27,
+    });
+    expect(checkFile(accepted, 'pdf', 'new.md', 'x')).toEqual({ kind: 'added', skill: 'pdf', file: 'new.md', actual: hex('x') });
+    expect(checkFile(accepted, 'nope', 'SKILL.md', 'x')).toEqual({ kind: 'unlisted-skill', skill: 'nope' });
+  });
+
+  it('checkListing: files listed but unsigned, and signed files no longer listed unless the listing leaves them out anyway', () => {
+    expect(checkListing(accepted, 'pdf', ['ref.md'])).toEqual([]);
+    expect(checkListing(accepted, 'pdf', ['new.md'])).toEqual([
+      { kind: 'added', skill: 'pdf', file: 'new.md' },
+      { kind: 'removed', skill: 'pdf', file: 'ref.md', expected: hex('ref') },
+    ]);
+    expect(checkListing(accepted, 'pdf', [], (path) => path === 'ref.md')).toEqual([]);
+    expect(checkListing(accepted, 'nope', [])).toEqual([{ kind: 'unlisted-skill', skill: 'nope' }]);
+  });
+});
