@@ -81,8 +81,8 @@ describe('checks against an admitted manifest', () => {
     expect(checkFile(accepted, 'pdf', 'SKILL.md', Buffer.from('\uFEFF---\nname: pdf\n---\nBody.\n'))).toBeUndefined();
     expect(checkFile(accepted, 'pdf', 'SKILL.md', '---\nname: pdf\n---\nBody.\n')).toMatchObject({
       kind: 'changed',
-      expectedSize: 30,
-      actualSize: 27,
+      expectedSize: 27,
+      actualSize: 24,
     });
     expect(checkFile(accepted, 'pdf', 'new.md', 'x')).toEqual({ kind: 'added', skill: 'pdf', file: 'new.md', actual: hex('x') });
     expect(checkFile(accepted, 'nope', 'SKILL.md', 'x')).toEqual({ kind: 'unlisted-skill', skill: 'nope' });
