@@ -109,3 +109,11 @@ export const SIGN_DEFAULTS = {
   /** The longest --expires taken: ten years. */
   maxExpiresDays: 3650,
 } as const;
+
+/** Defaults of the `trust` option's settings (docs/signing.md). */
+export const TRUST_DEFAULTS = {
+  /** One trusted signature a manifest: a second key is for rotation unless you ask for more. */
+  threshold: 1,
+  /** Once `trust` is set, nothing unverified reaches the model. */
+  mode: 'enforce',
+} as const;

@@ -9,6 +9,7 @@
 import { DEFAULTS } from './defaults.js';
 import type { SkillsFileSystem } from '../base/fs.js';
 import type { EmbeddingsOptions, ResolvedEmbeddings } from './embeddings.js';
+import type { ResolvedTrust, TrustOptions } from './trust-options.js';
 import type { HostEmbeddings } from '../base/host.js';
 import type { BucketSettings, StorageOptions } from './storage-options.js';
 
@@ -201,6 +202,13 @@ export interface ConfigOptions extends StorageOptions {
    */
   watch?: boolean | { debounceMs?: number };
   /**
+   * Serve only what a place's publisher signed: each place needs a `skills.manifest.json`
+   * (`sisu-skills sign`) signed by `threshold` of these public keys; `mode: 'report'` serves
+   * everything and reports what would be refused. docs/signing.md.
+   * @default undefined (nothing is verified)
+   */
+  trust?: TrustOptions;
+  /**
    * Aborting it stops the watcher (as `close()` does).
    * @default undefined
    */
@@ -259,6 +267,8 @@ export interface ResolvedOptions {
   readonly storageWait: number;
   /** The s3:// sources, as data; undefined without any. */
   readonly buckets: BucketSettings | undefined;
+  /** undefined: nothing is verified. */
+  readonly trust: ResolvedTrust | undefined;
 }
 
 /** Every option name, checked against the type both ways: a missing or extra key fails to compile. */
@@ -295,5 +305,6 @@ export const OPTION_KEYS: { readonly [K in keyof Required<ConfigOptions>]: true 
   s3: true,
   refresh: true,
   storageWait: true,
+  trust: true,
 };
 export const KNOWN_OPTIONS = Object.keys(OPTION_KEYS) as Array<keyof ConfigOptions>;

@@ -24,6 +24,7 @@ import { checkEmbeddings } from './embeddings.js';
 import { describeValue, failOption } from './errors.js';
 import type { ConfigOptions, ResolvedOptions } from './options.js';
 import { checkS3Index, checkS3Place, checkStorage } from './storage-options.js';
+import { checkTrust } from './trust-options.js';
 
 const USAGE = "skillsMiddleware({ directories: ['./skills'] })";
 
@@ -96,6 +97,7 @@ export function resolveOptions(options: ConfigOptions | undefined): ResolvedOpti
     refresh: where.storage.refresh,
     storageWait: where.storage.storageWait,
     buckets: where.storage.buckets,
+    trust: checkTrust(options.trust),
   };
   // Checked last, as they always were (the first mistake is the one thrown); the run takes them as given.
   checkFunction('visible', options.visible, '(skill, ctx) => boolean');
@@ -130,6 +132,8 @@ function frozen(options: ResolvedOptions): ResolvedOptions {
     Object.freeze(list);
   }
   for (const part of [options.autoActivate, options.keepInView, options.watch, options.embeddings]) if (part) Object.freeze(part);
+  if (options.trust) Object.freeze(options.trust.keys);
+  if (options.trust) Object.freeze(options.trust);
   if (options.buckets) {
     for (const place of options.buckets.places) Object.freeze(place);
     Object.freeze(options.buckets.places);
