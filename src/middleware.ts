@@ -6,6 +6,8 @@
  * register the run's tools, and pre-activate mentioned / pinned / matching
  * skills. Skill problems are logged, never thrown into the agent.
  */
+import { createTrustState } from './trust/state.js';
+import { trustedReads } from './resources/trusted-reads.js';
 import type { BodyIndexingOutcome } from './catalog/body-indexer.js';
 import { withCatalog } from './catalog/system-prompt.js';
 import { insertAfterLatestUser, modelToolName, userTurn } from './run/conversation.js';
@@ -85,12 +87,14 @@ class SkillsRuntime {
     private readonly hooks: RunHooks,
   ) {
     this.meaning = resolved.embeddings && new MeaningRuntime(resolved.embeddings);
-    const { options, limits, libraries, freshness } = openSkills(resolved, this.meaning);
+    const { options, limits, libraries, freshness, trust } = openSkills(resolved, this.meaning);
     this.options = options;
     this.libraries = libraries;
     this.freshness = freshness;
     // One reader for every run: its file cache is shared; each run brings its own read budget.
-    const reader = options.resourceTool ? createResourceReader(options, limits.isSecret) : undefined;
+    const reader = options.resourceTool
+      ? createResourceReader({ ...options, ...(trust ? { integrity: trustedReads(trust) } : {}) }, limits.isSecret)
+      : undefined;
     const text = {
       max: options.maxListedResources,
       maxInstructionChars: options.maxInstructionChars,
@@ -242,8 +246,10 @@ function openSkills(resolved: ResolvedOptions, meaning: MeaningRuntime | undefin
   // The secret patterns compiled once: every listing (discovery, activation) and every read use this matcher.
   const limits = resourceLimits(options);
   const libraries = new Libraries(options, meaning);
+  // `trust`: one state for the middleware's life (manifests admitted, rollback); a skill refused at activation rebuilds the index.
+  const trust = options.trust && createTrustState(options.trust, () => changes.report('unseen'));
   // An index file's ranker data is read as this version's ranker reads it.
-  const source = createSkillSource(options, { limits, reader: prebuiltReader(RANKER_FORMAT) });
+  const source = createSkillSource(options, { limits, reader: prebuiltReader(RANKER_FORMAT), trust });
   const { watch } = options;
   const folders = watch ? new LiveReload({ ...options, watch }, changes) : undefined;
   const cache = createIndexCache({
@@ -261,7 +267,7 @@ function openSkills(resolved: ResolvedOptions, meaning: MeaningRuntime | undefin
     // A prebuilt index cannot know what changed: after a change seen on disk, scan.
     onDiskChange: () => source.preferScan(),
   });
-  return { options, limits, libraries, freshness };
+  return { options, limits, libraries, freshness, trust };
 }
 
 /** One step that runs the given steps in order; undefined when there are none. */

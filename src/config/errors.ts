@@ -3,6 +3,8 @@
  * diagnostics); these are for mistakes a developer must fix in code or on the
  * command line, and for the watcher's trouble, which it reports, not throws.
  */
+import type { Diagnostic } from '../base/diagnostics.js';
+import type { HostLogger } from '../base/host.js';
 
 /** Stable codes: never rename one, callers branch on them. */
 export type SkillsErrorCode = 'SKILLS_CONFIG' | 'SKILLS_USAGE' | 'SKILLS_WATCH' | 'SKILLS_UNAVAILABLE';
@@ -100,15 +102,18 @@ export class SkillsWatchError extends SkillsError {
  * Why a skill could not be used at activation: `'unreadable'`, its SKILL.md
  * cannot be read any more; `'changed'`, it no longer parses (caught mid-write:
  * try again); `'stale'`, it changed or vanished since the prebuilt index was
- * built (the operator must rebuild the index).
+ * built (the operator must rebuild the index); `'untrusted'`, its bytes are
+ * not the ones its place's manifest vouches for (the `trust` option).
  */
-export type SkillUnavailableReason = 'unreadable' | 'changed' | 'stale';
+export type SkillUnavailableReason = 'unreadable' | 'changed' | 'stale' | 'untrusted';
 
 function unavailableMessage(fields: { skill: string; path: string; reason: SkillUnavailableReason; detail: string }): string {
   if (fields.reason === 'changed')
     return `SKILL.md of ${fields.skill} changed and cannot be read right now (${fields.detail}); try again in a moment`;
   if (fields.reason === 'stale')
     return `SKILL.md of ${fields.skill} changed since the skills index was built (${fields.detail}); the index must be rebuilt`;
+  if (fields.reason === 'untrusted')
+    return `SKILL.md of ${fields.skill} is not the one its publisher signed (${fields.detail}), so it is not used; continue without this skill`;
   return `${fields.path} cannot be read any more (${fields.detail})`;
 }
 
@@ -127,9 +132,11 @@ export class SkillUnavailableError extends SkillsError {
   readonly reason: SkillUnavailableReason;
   /** What went wrong, briefly: "it does not exist", "unclosed frontmatter at line 1". */
   readonly detail: string;
+  /** `'untrusted'`: the diagnostic to log, the first time the skill is refused (undefined after). */
+  readonly diagnostic: Diagnostic | undefined;
 
   constructor(
-    fields: { skill: string; path: string; reason: SkillUnavailableReason; detail: string; message?: string },
+    fields: { skill: string; path: string; reason: SkillUnavailableReason; detail: string; message?: string; diagnostic?: Diagnostic },
     options?: { cause?: unknown },
   ) {
     super('SKILLS_UNAVAILABLE', fields.message ?? unavailableMessage(fields), options);
@@ -138,5 +145,11 @@ export class SkillUnavailableError extends SkillsError {
     this.path = fields.path;
     this.reason = fields.reason;
     this.detail = fields.detail;
+    this.diagnostic = fields.diagnostic;
   }
+}
+
+/** Logs the diagnostic a refusal by `trust` carries (SkillUnavailableError, reason 'untrusted'), where the refusal is caught. */
+export function logUntrusted(log: HostLogger | undefined, error: unknown): void {
+  if (error instanceof SkillUnavailableError && error.diagnostic) log?.warn('[skills] untrusted', error.diagnostic);
 }

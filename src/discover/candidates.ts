@@ -68,6 +68,8 @@ export interface CandidateContext {
   /** Drop the body: 20,000 skills then cost their frontmatter, not their text. */
   frontmatterOnly: boolean;
   origin: PackageOrigin | undefined;
+  /** `trust`: judges the skill from the text read, before it is parsed (discover/trusted.ts). */
+  judge?: (text: string) => { drop: boolean; diagnostic?: Diagnostic };
 }
 
 /** `pending`: the SKILL.md's text being read, or undefined when the folder is excluded. */
@@ -89,11 +91,15 @@ export async function readCandidate(
   } catch (error) {
     return { ...base, diagnostics: [unreadable(location.file, error)] };
   }
+  // Under `trust`, a skill its place does not vouch for is not even parsed: one diagnostic says why.
+  const verdict = context.judge?.(text);
+  const vouched = verdict?.diagnostic ? [verdict.diagnostic] : [];
+  if (verdict?.drop) return { ...base, diagnostics: vouched };
   const parsed = parseFrontmatter(text, { file: location.file });
   const rawName = parsed.metadata.name;
   const names = typeof rawName === 'string' ? [...folderNames, rawName] : folderNames;
   // After a fence or YAML error the metadata is partial: "name is missing" would only be noise.
-  if (parsed.diagnostics.some(isError)) return { ...base, names, diagnostics: parsed.diagnostics };
+  if (parsed.diagnostics.some(isError)) return { ...base, names, diagnostics: [...vouched, ...parsed.diagnostics] };
 
   const validation = validateMetadata(parsed, {
     file: location.file,
@@ -106,7 +112,7 @@ export async function readCandidate(
     names,
     metadata: validation.metadata,
     instructions: context.frontmatterOnly ? '' : parsed.body,
-    diagnostics: [...parsed.diagnostics, ...validation.diagnostics],
+    diagnostics: [...vouched, ...parsed.diagnostics, ...validation.diagnostics],
   };
   if (!context.frontmatterOnly) candidate.instructionsLine = parsed.bodyLine;
   return candidate;

@@ -9,6 +9,8 @@ import { parseFrontmatter } from '../frontmatter/parse.js';
 import type { SkillsFileSystem } from '../base/fs.js';
 import type { Skill, SkillEntry } from '../base/model.js';
 import { listResources, type ResourceLimits } from './resources.js';
+import type { TrustState } from '../trust/state.js';
+import { checkResources, checkSkillText } from './trusted.js';
 
 /** What a diagnostic that stops SKILL.md from parsing says, briefly, for a retry message. */
 function parseProblem(diagnostic: Diagnostic): string {
@@ -31,6 +33,7 @@ export async function loadSkillContent(
   entry: SkillEntry,
   fs: SkillsFileSystem,
   limits: ResourceLimits,
+  trust?: TrustState,
 ): Promise<{ skill: Skill; diagnostics: Diagnostic[] }> {
   const skill = entry.metadata.name;
   let text: string;
@@ -41,12 +44,17 @@ export async function loadSkillContent(
   } catch (error) {
     throw new SkillUnavailableError({ skill, path: entry.path, reason: 'unreadable', detail: errorReason(error) }, { cause: error });
   }
+  // `trust`: the very text the instructions come from must be the signed SKILL.md (throws when enforcing).
+  const vouched = trust ? checkSkillText(trust, entry, text) : [];
   const parsed = parseFrontmatter(text, { file: entry.path });
   const problem = parsed.diagnostics.find(isError);
   if (problem) throw new SkillUnavailableError({ skill, path: entry.path, reason: 'changed', detail: parseProblem(problem) });
-  const listing = await listResources(fs, entry.directory, realDirectory, limits);
+  const listed = await listResources(fs, entry.directory, realDirectory, limits);
+  const listing = trust
+    ? checkResources(trust, entry.directory, listed.resources, limits)
+    : { resources: listed.resources, diagnostics: [] };
   return {
     skill: { ...entry, instructions: parsed.body, instructionsLine: parsed.bodyLine, resources: listing.resources },
-    diagnostics: listing.diagnostics,
+    diagnostics: [...vouched, ...listed.diagnostics, ...listing.diagnostics],
   };
 }

@@ -14,7 +14,9 @@ import { isError, type Diagnostic } from '../base/diagnostics.js';
 import { createLimiter, limitConcurrency, MAX_CONCURRENT_FS_CALLS, memoizeReaddir } from '../base/concurrency.js';
 import type { SkillsFileSystem } from '../base/fs.js';
 import type { ResolvedOptions } from '../config/options.js';
-import type { DiscoveryResult, Skill, SkillEntry } from '../base/model.js';
+import type { DiscoveryResult, Skill, SkillEntry, SkillResource } from '../base/model.js';
+import type { TrustState } from '../trust/state.js';
+import { startTrustedScan, type TrustedScan } from './trusted.js';
 import { acceptCandidates, type Accepted } from './accept.js';
 import { readCandidate, startReads } from './candidates.js';
 import { readSkillHead } from './head.js';
@@ -33,6 +35,8 @@ export interface DiscoverMode {
    * the `preload` option: `{ frontmatterOnly: !options.preload }`.
    */
   frontmatterOnly?: boolean;
+  /** The `trust` option's state: each place's manifest admitted, each skill judged (discover/trusted.ts). */
+  trust?: TrustState | undefined;
 }
 
 /** The mode that reads each skill whole (the default). */
@@ -41,8 +45,8 @@ export type WholeSkills = DiscoverMode & { frontmatterOnly?: false };
 /** How one discovery reads its skills: whole (`Skill`), or up to the end of the frontmatter (`SkillEntry`). */
 interface Reading<S extends SkillEntry> {
   frontmatterOnly: boolean;
-  /** What an accepted candidate loads as; `fs` lists its resources. */
-  skillOf(accepted: Accepted, fs: SkillsFileSystem, limits: ResourceLimits): Promise<S>;
+  /** What an accepted candidate loads as; `fs` lists its resources, which `trusted` checks. */
+  skillOf(accepted: Accepted, fs: SkillsFileSystem, limits: ResourceLimits, trusted: TrustedScan | undefined): Promise<S>;
 }
 
 const WHOLE: Reading<Skill> = { frontmatterOnly: false, skillOf: wholeSkill };
@@ -60,13 +64,14 @@ export function discover(
   mode: DiscoverMode = {},
   limits: ResourceLimits = resourceLimits(options),
 ): Promise<DiscoveryResult<SkillEntry>> {
-  return mode.frontmatterOnly === true ? discoverAs(options, ENTRIES, limits) : discoverAs(options, WHOLE, limits);
+  return mode.frontmatterOnly === true ? discoverAs(options, ENTRIES, limits, mode.trust) : discoverAs(options, WHOLE, limits, mode.trust);
 }
 
 async function discoverAs<S extends SkillEntry>(
   options: ResolvedOptions,
   how: Reading<S>,
   limits: ResourceLimits,
+  trust: TrustState | undefined,
 ): Promise<DiscoveryResult<S>> {
   const { frontmatterOnly } = how;
   // One limit for every call: single calls, and a head read's open + reads + close as one.
@@ -86,7 +91,10 @@ async function discoverAs<S extends SkillEntry>(
   const reads = startReads(read, selection.excludesFolder);
   const packages = await resolvePackageRoots(options);
   const scannedDirectories = [...options.directories, ...packages.roots];
+  // The places' manifests are read while the walk goes on; skills are judged once both are done.
+  const admitting = trust && startTrustedScan(options.fs, scannedDirectories, packages.placeOf, trust, !frontmatterOnly);
   const scan = await scanDirectories(fs, scannedDirectories, reads.start);
+  const trusted = admitting ? await admitting : undefined;
   // Every location went through reads.start.
   const candidates = await Promise.all(
     scan.skills.map((location) =>
@@ -94,23 +102,31 @@ async function discoverAs<S extends SkillEntry>(
         strict: options.strict,
         frontmatterOnly,
         origin: packages.of(location),
+        ...(trusted ? { judge: (text: string) => trusted.judge(location, text) } : {}),
       }),
     ),
   );
   const { accepted, perSkill } = acceptCandidates(candidates, selection);
-  const skills = await Promise.all(accepted.map((item) => how.skillOf(item, fs, limits)));
+  const skills = await Promise.all(accepted.map((item) => how.skillOf(item, fs, limits, trusted)));
   const filters = filterWarnings(
     candidates.map((candidate) => candidate.names),
     options,
   );
-  const all = uniqueDiagnostics([...packages.diagnostics, ...scan.diagnostics, ...filters, ...perSkill.flat()]);
+  const places = trusted?.finish() ?? [];
+  const all = uniqueDiagnostics([...places, ...packages.diagnostics, ...scan.diagnostics, ...filters, ...perSkill.flat()]);
   return { skills, scannedDirectories, errors: all.filter(isError), warnings: all.filter((diagnostic) => !isError(diagnostic)) };
 }
 
-/** An accepted candidate read whole: its instructions, and its resources listed through `fs`. */
-async function wholeSkill({ candidate, metadata, found }: Accepted, fs: SkillsFileSystem, limits: ResourceLimits): Promise<Skill> {
+/** An accepted candidate read whole: its instructions, and its resources listed through `fs` (as `trusted` leaves them). */
+async function wholeSkill(
+  { candidate, metadata, found }: Accepted,
+  fs: SkillsFileSystem,
+  limits: ResourceLimits,
+  trusted: TrustedScan | undefined,
+): Promise<Skill> {
   const { location } = candidate;
-  const listing = await listResources(fs, location.directory, location.realDirectory, limits);
+  const listed = await listResources(fs, location.directory, location.realDirectory, limits);
+  const listing = trusted ? withDiagnostics(listed, trusted.resources(location.directory, listed.resources, limits)) : listed;
   found.push(...listing.diagnostics);
   const skill: Skill = {
     metadata,
@@ -126,6 +142,14 @@ async function wholeSkill({ candidate, metadata, found }: Accepted, fs: SkillsFi
 /** An accepted candidate read up to the end of its frontmatter: the rest is read at activation. */
 function entryOf({ candidate, metadata }: Accepted): SkillEntry {
   return { metadata, path: candidate.location.file, directory: candidate.location.directory };
+}
+
+/** A listing with its resources as `trust` left them, and its diagnostics joined. */
+function withDiagnostics(
+  listing: { resources: SkillResource[]; diagnostics: Diagnostic[] },
+  trusted: { resources: SkillResource[]; diagnostics: Diagnostic[] },
+): { resources: SkillResource[]; diagnostics: Diagnostic[] } {
+  return { resources: trusted.resources, diagnostics: [...listing.diagnostics, ...trusted.diagnostics] };
 }
 
 /** The scan and the resource listing can meet the same link; report each problem once. */

@@ -17,15 +17,18 @@ export interface PackageRoots {
   diagnostics: Diagnostic[];
   /** The package a found skill belongs to, if any. */
   of(location: SkillLocation): PackageOrigin | undefined;
+  /** The package folder a root belongs to (where its signed manifest is), or the root itself. */
+  placeOf(root: string): string;
 }
 
 export async function resolvePackageRoots(options: ResolvedOptions): Promise<PackageRoots> {
-  if (options.packages.length === 0) return { roots: [], diagnostics: [], of: () => undefined };
+  if (options.packages.length === 0) return { roots: [], diagnostics: [], of: () => undefined, placeOf: (root) => root };
   const resolutions = await resolvePackages(options.packages, { cwd: options.cwd, fs: options.fs });
   const roots: string[] = [];
   const diagnostics: Diagnostic[] = [];
   const skillRoots = new Map<string, PackageOrigin>();
   const collections: Array<{ folder: string; origin: PackageOrigin }> = [];
+  const packageOfRoot = new Map<string, string>();
   for (const resolution of resolutions) {
     if (!resolution.ok) {
       diagnostics.push(resolution.diagnostic);
@@ -39,12 +42,14 @@ export async function resolvePackageRoots(options: ResolvedOptions): Promise<Pac
       });
     } else {
       roots.push(resolution.skillsDirectory);
+      packageOfRoot.set(resolution.skillsDirectory, resolution.directory);
       collections.push({ folder: resolution.skillsDirectory + sep, origin: { name: resolution.name, version: resolution.version } });
     }
   }
   return {
     roots,
     diagnostics,
+    placeOf: (root) => packageOfRoot.get(root) ?? root,
     of: (location) =>
       skillRoots.get(location.realDirectory) ??
       skillRoots.get(location.directory) ??

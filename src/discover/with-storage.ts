@@ -31,7 +31,9 @@ export type Scan<S extends SkillEntry> = (options: StoredOptions) => Promise<Dis
 export function scanIn(mode: WholeSkills, limits?: ResourceLimits): Scan<Skill>;
 export function scanIn(mode: DiscoverMode, limits?: ResourceLimits): Scan<SkillEntry>;
 export function scanIn(mode: DiscoverMode, limits?: ResourceLimits): Scan<SkillEntry> {
-  return mode.frontmatterOnly === true ? (options) => discover(options, mode, limits) : (options) => discover(options, {}, limits);
+  return mode.frontmatterOnly === true
+    ? (options) => discover(options, mode, limits)
+    : (options) => discover(options, { trust: mode.trust }, limits);
 }
 
 /**

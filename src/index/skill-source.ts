@@ -13,7 +13,8 @@ import type { StoredOptions } from '../source/storage.js';
 import type { PrebuiltReader } from './prebuilt/read.js';
 import { checkSkillFile, type SkillStamps } from './prebuilt/stamps.js';
 import { createLazySkillIndex, createSkillIndex, type SkillIndex, type SkillLoader } from './skill-index.js';
-import type { Diagnostic } from '../base/diagnostics.js';
+import { createDiagnostic, type Diagnostic } from '../base/diagnostics.js';
+import type { TrustState } from '../trust/state.js';
 import type { DiscoveryResult, SkillEntry } from '../base/model.js';
 import type { IndexPoll } from '../source/index-poll.js';
 import { discoverWithBuckets, FirstRead, scanIn, type Scan } from '../discover/with-storage.js';
@@ -39,13 +40,16 @@ export interface SkillSourceSettings {
   limits?: ResourceLimits;
   /** Reads the `index` option's index for the ranker above (a reader given catalog's RANKER_FORMAT). */
   reader: PrebuiltReader;
+  /** The `trust` option's state: every scan judges each place and skill, every activation its SKILL.md and listing. */
+  trust?: TrustState | undefined;
 }
 
 export function createSkillSource(options: StoredOptions, settings: SkillSourceSettings): SkillSource {
   const limits = settings.limits ?? resourceLimits(options);
+  const { trust } = settings;
   return options.preload
-    ? sourceOf(options, settings, limits, scanIn({}, limits), (discovery) => ({ from: 'scan', read: 'whole', discovery }))
-    : sourceOf(options, settings, limits, scanIn({ frontmatterOnly: true }, limits), (discovery) => ({
+    ? sourceOf(options, settings, limits, scanIn({ trust }, limits), (discovery) => ({ from: 'scan', read: 'whole', discovery }))
+    : sourceOf(options, settings, limits, scanIn({ frontmatterOnly: true, trust }, limits), (discovery) => ({
         from: 'scan',
         read: 'frontmatter',
         discovery,
@@ -77,7 +81,8 @@ function sourceOf<S extends SkillEntry>(
 
   async function load(): Promise<SkillsLoad> {
     if (indexFile === undefined) return scanNow();
-    const read = await readIndex();
+    // A prebuilt index carries no signature the middleware checks yet: under `trust`, every place is scanned and judged.
+    const read: IndexLoad = settings.trust ? { ok: false, unusable: indexUnverified(indexFile) } : await readIndex();
     if (read.ok) return read.load;
     indexFile = undefined;
     buckets?.useListings();
@@ -87,7 +92,7 @@ function sourceOf<S extends SkillEntry>(
   function indexOf(load: SkillsLoad, loadedAt: number): SkillIndex {
     if (load.read === 'whole') return createSkillIndex(load.discovery, loadedAt);
     const stamps = load.from === 'scan' ? undefined : load.discovery.stamps;
-    const loader = skillLoader(options, limits, activationReads, stamps);
+    const loader = skillLoader(options, limits, activationReads, stamps, settings.trust);
     // A prebuilt index's entries come straight from JSON.parse and its path decoder: no compact copies (see `compact`).
     return createLazySkillIndex(load.discovery, loader, loadedAt, stamps !== undefined);
   }
@@ -118,12 +123,21 @@ function indexLoader(
   };
 }
 
+function indexUnverified(index: string): Diagnostic {
+  return createDiagnostic(
+    'INDEX_UNUSABLE',
+    index,
+    "is not used under `trust`: a prebuilt index is not checked against the places' signed manifests yet, so every place is scanned and judged.",
+  );
+}
+
 /** Reads a skill's instructions and resources at activation, refusing a SKILL.md changed since a prebuilt index was built. */
 function skillLoader(
   options: ResolvedOptions,
   limits: ResourceLimits,
   activationReads: ReturnType<typeof createLimiter>,
   stamps: SkillStamps | undefined,
+  trust: TrustState | undefined,
 ): SkillLoader {
   return (entry) =>
     activationReads(async () => {
@@ -141,6 +155,6 @@ function skillLoader(
           });
         }
       }
-      return loadSkillContent(entry, options.fs, limits);
+      return loadSkillContent(entry, options.fs, limits, trust);
     });
 }

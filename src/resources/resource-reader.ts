@@ -15,6 +15,8 @@ import { SKILL_FILE } from '../base/skill-file.js';
 import { closestNames, formatBytes } from '../base/text.js';
 import { USE_SKILL_TOOL } from '../base/tool-names.js';
 import type { Skill, SkillResource } from '../base/model.js';
+import type { Diagnostic } from '../base/diagnostics.js';
+import { sha256Hex } from '../trust/digest.js';
 
 export interface ResourceReaderSettings {
   fs: SkillsFileSystem;
@@ -28,6 +30,25 @@ export interface ResourceReaderSettings {
   cacheTtl: number;
   /** Clock, for tests. */
   now?: () => number;
+  /** Checks what is served against what its publisher signed (the `trust` option); none: nothing is checked. */
+  integrity?: ReadIntegrity;
+}
+
+/** What the integrity check says of a file: refuse it (with why), and the diagnostic to give, if one is new. */
+export interface IntegrityVerdict {
+  refuse: boolean;
+  message: string;
+  diagnostic?: Diagnostic;
+}
+
+/**
+ * The `trust` option's hold on reads: a file the skill does not list may be
+ * one added after signing (said so, not "not listed"); a file about to be
+ * served is checked by the SHA-256 of the very bytes read.
+ */
+export interface ReadIntegrity {
+  unsigned(skill: Skill, path: string): IntegrityVerdict | undefined;
+  verify(skill: Skill, path: string, sha256: string, size: number): IntegrityVerdict | undefined;
 }
 
 export type RefusalReason =
@@ -42,7 +63,8 @@ export type RefusalReason =
   | 'binary'
   | 'budget'
   | 'bad-range'
-  | 'unreadable';
+  | 'unreadable'
+  | 'untrusted';
 
 /** Read budget: bytes returned so far, per skill name (a run keeps one). */
 export type ReadBudget = Map<string, number>;
@@ -72,6 +94,8 @@ export interface ReadText extends LineWindow {
   /** Bytes of the budget left for this skill in this run. */
   remaining: number;
   cached: boolean;
+  /** `trust` in report mode: served, but not as signed. */
+  diagnostic?: Diagnostic;
 }
 
 export interface Refusal {
@@ -79,6 +103,8 @@ export interface Refusal {
   reason: RefusalReason;
   /** A sentence the model can act on: why, and what to do instead. */
   message: string;
+  /** A refusal by `trust`: the diagnostic to log, the first time it is given. */
+  diagnostic?: Diagnostic;
 }
 
 export type ReadOutcome = ReadText | Refusal;
@@ -113,7 +139,8 @@ export function looksBinary(block: Uint8Array): boolean {
   }
 }
 
-type Content = { kind: 'text'; text: string } | { kind: 'binary' };
+/** A file's content as read; `sha256` (hex, of the bytes) when an integrity check asks for it. */
+type Content = { kind: 'text'; text: string; sha256?: string } | { kind: 'binary'; sha256?: string };
 
 function refuse(reason: RefusalReason, message: string): Refusal {
   return { ok: false, reason, message };
@@ -133,7 +160,7 @@ export function createResourceReader(
   settings: ResourceReaderSettings,
   isSecret: SecretMatcher = createSecretMatcher(settings.secretPatterns),
 ): ResourceReader {
-  const { fs, maxFileSize, maxSkillSize } = settings;
+  const { fs, maxFileSize, maxSkillSize, integrity } = settings;
   const cache = new ReadCache(settings.cacheTtl, settings.now ?? Date.now);
   // Whatever maxFileSize says (it may be Infinity), no single read allocates more than the ceiling.
   const maxBytes = Math.min(maxFileSize, READ_CEILING_BYTES);
@@ -141,16 +168,28 @@ export function createResourceReader(
   async function read(request: ReadRequest): Promise<ReadOutcome> {
     const { skill } = request;
     const target = await checkTarget(fs, isSecret, skill, request.path);
-    if (!target.ok) return target;
+    if (!target.ok) return target.reason === 'not-listed' ? (unsignedRefusal(integrity, skill, request.path) ?? target) : target;
     const stats = await checkFile(fs, target.real, maxBytes);
     if (!('size' in stats)) return stats;
     const spent = request.budget?.get(skill.metadata.name) ?? 0;
     if (spent >= maxSkillSize) return budgetSpent(skill, spent, maxSkillSize);
 
-    const hit = cache.get(target.real, stats);
-    const content = hit ?? (await readContent(fs, target.real, stats));
+    // With an integrity check, only a read that kept its bytes' hash is reused.
+    const cached = cache.get(target.real, stats);
+    const hit = integrity && cached?.sha256 === undefined ? undefined : cached;
+    const content = hit ?? (await readContent(fs, target.real, stats, integrity !== undefined));
     if (!('kind' in content)) return content;
     if (!hit) cache.set(target.real, stats, content);
+    // Checked against the very bytes about to be served (cached ones included: a newer manifest may vouch for others).
+    const verdict = integrity?.verify(skill, target.path, content.sha256 ?? '', stats.size);
+    if (verdict?.refuse) return { ...refuse('untrusted', verdict.message), ...withDiagnostic(verdict) };
+    const outcome = serve(content, hit !== undefined, target, stats, request, spent);
+    return outcome.ok ? { ...outcome, ...withDiagnostic(verdict) } : outcome;
+  }
+
+  /** What a read returns once the file's content is in hand: a window of its text, or why not. */
+  function serve(content: Content, cached: boolean, target: Target, stats: FileStats, request: ReadRequest, spent: number): ReadOutcome {
+    const { skill } = request;
     if (content.kind === 'binary') {
       return refuse(
         'binary',
@@ -164,7 +203,7 @@ export function createResourceReader(
     const remaining = maxSkillSize - spent;
     if (bytes > remaining) return overBudget(window, bytes, remaining, maxSkillSize);
     request.budget?.set(skill.metadata.name, spent + bytes);
-    return { ...window, path: target.path, size: stats.size, bytes, remaining: remaining - bytes, cached: hit !== undefined };
+    return { ...window, path: target.path, size: stats.size, bytes, remaining: remaining - bytes, cached };
   }
 
   return { read };
@@ -191,6 +230,16 @@ async function checkFile(fs: SkillsFileSystem, real: string, maxBytes: number): 
     );
   }
   return stats;
+}
+
+function withDiagnostic(verdict: IntegrityVerdict | undefined): { diagnostic?: Diagnostic } {
+  return verdict?.diagnostic ? { diagnostic: verdict.diagnostic } : {};
+}
+
+/** The refusal of a path the skill does not list because it was added after signing, if it was. */
+function unsignedRefusal(integrity: ReadIntegrity | undefined, skill: Skill, path: string): Refusal | undefined {
+  const verdict = integrity?.unsigned(skill, path);
+  return verdict && { ...refuse('untrusted', verdict.message), ...withDiagnostic(verdict) };
 }
 
 function budgetSpent(skill: Skill, spent: number, maxSkillSize: number): Refusal {
@@ -379,7 +428,7 @@ function notListed(skill: Skill, path: string): Refusal {
  * binary; the whole file must then decode as UTF-8. `expected` is the size
  * just stat'ed: reading more than that means it changed under us.
  */
-async function readContent(fs: SkillsFileSystem, path: string, checked: FileStats): Promise<Content | Refusal> {
+async function readContent(fs: SkillsFileSystem, path: string, checked: FileStats, hash: boolean): Promise<Content | Refusal> {
   const expected = checked.size;
   let handle: FileHandle;
   try {
@@ -408,14 +457,15 @@ async function readContent(fs: SkillsFileSystem, path: string, checked: FileStat
     }
     if (filled > expected) return refuse('unreadable', 'it changed while it was being read. Try again.');
     const bytes = buffer.subarray(0, filled);
-    if (looksBinary(bytes.subarray(0, BINARY_SNIFF_BYTES))) return { kind: 'binary' };
+    const digest = hash ? { sha256: sha256Hex(bytes) } : {};
+    if (looksBinary(bytes.subarray(0, BINARY_SNIFF_BYTES))) return { kind: 'binary', ...digest };
     let text: string;
     try {
       text = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false }).decode(bytes);
     } catch {
-      return { kind: 'binary' };
+      return { kind: 'binary', ...digest };
     }
-    return { kind: 'text', text };
+    return { kind: 'text', text, ...digest };
   } catch (error) {
     return refuse('unreadable', `it cannot be read (${errorReason(error)}).`);
   } finally {

@@ -11,6 +11,7 @@
  * `keepInView` decides and injects (sync, because it may run inside the
  * wrapped model call, whose result must be returned as the host's own).
  */
+import { logUntrusted } from '../config/errors.js';
 import type { ActivationRoute } from '../run/activation.js';
 import { activationMessages, injectedCallId, insertAfterLatestUser, skillsInView, toolCallIds } from '../run/conversation.js';
 import type { HostMessage } from '../base/host.js';
@@ -76,6 +77,7 @@ export async function loadActive(
       const skill = await index.load(name);
       if (skill) loaded.set(name, { skill, pluginRoot: await pluginRoots.of(skill, ctx.log) });
     } catch (error) {
+      logUntrusted(ctx.log, error);
       ctx.log.warn('[skills] could not keep in view', {
         skill: name,
         route: KEPT_IN_VIEW,

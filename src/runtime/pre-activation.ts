@@ -4,6 +4,7 @@
  * called use_skill, and the placement of those messages (now, or at the
  * request's first model call when the user's message does not exist yet).
  */
+import { logUntrusted } from '../config/errors.js';
 import { findMentions, leadingMention, MAX_MENTIONS, selectActivations, type Activation } from '../run/activation.js';
 import { isUserInvocable } from '../metadata/invocation.js';
 import {
@@ -177,6 +178,7 @@ async function activationText(
     const pluginRoot = await settings.pluginRoots.of(loaded.skill, ctx.log);
     return renderActivation(loaded.skill, settings.text, { arguments: pick.arguments, pluginRoot });
   } catch (error) {
+    logUntrusted(ctx.log, error);
     ctx.log.warn('[skills] could not activate', {
       skill: pick.name,
       route: pick.route,

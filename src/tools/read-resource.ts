@@ -144,6 +144,8 @@ export function bindReadResourceTool({
       const skill = index.get(name) ? await index.load(name) : undefined;
       if (!skill) return unknownSkillMessage(name, index, ranker);
       const outcome = await reader.read({ skill, path, offset, limit, budget });
+      // `trust`'s finding, given once: the file is not as its publisher signed it.
+      if (outcome.diagnostic) ctx.log?.warn('[skills] untrusted', outcome.diagnostic);
       if (!outcome.ok) {
         const log = SECURITY_REASONS.has(outcome.reason) ? ctx.log?.warn : ctx.log?.debug;
         log?.call(ctx.log, '[skills] resource refused', { skill: name, path, reason: outcome.reason });
@@ -181,6 +183,7 @@ const SECURITY_REASONS = new Set<string>([
   'secret',
   'outside',
   'swapped',
+  'untrusted',
 ]);
 
 /**

@@ -8,6 +8,7 @@
  * ctx. The middleware binds each tool to its run instead; a hand-wired tool
  * is bound to the skills it was made with.
  */
+import { logUntrusted } from '../config/errors.js';
 import type { z } from 'zod';
 import type { SkillIndex } from '../index/skill-index.js';
 import type { HostTool, ToolContext } from '../base/host.js';
@@ -83,6 +84,7 @@ export function skillTool<S extends z.ZodTypeAny, A>(spec: SkillToolSpec<S, A>):
         if (!parsed.success) return spec.usage(index);
         return await spec.run(parsed.data, index, ctx);
       } catch (error) {
+        logUntrusted(ctx.log, error);
         const reason = error instanceof Error ? error.message : String(error);
         ctx.log?.error(`[skills] ${spec.name} failed`, { error: reason });
         return spec.failed(busy(error) ? 'busy: too many files are open right now' : reason);

@@ -10,7 +10,7 @@
  */
 import { errorCode, type DirEntry, type FolderWatchHandle, type SkillsFileSystem } from '../base/fs.js';
 import { childPath } from '../base/paths.js';
-import { isSkippedName, SKILL_FILE } from '../base/skill-file.js';
+import { isSkippedName, MANIFEST_FILE, SKILL_FILE } from '../base/skill-file.js';
 import type { Bursts } from './bursts.js';
 import { codedError, nextTurn, openFolderWatch } from './folder-watch.js';
 import { Health } from './health.js';
@@ -309,7 +309,7 @@ export class TreeWatcher implements SkillsWatcher {
       return;
     } else if (eventType === 'rename') {
       this.request(folder, filename, true);
-    } else if (filename !== SKILL_FILE) {
+    } else if (filename !== SKILL_FILE && filename !== MANIFEST_FILE) {
       const child = folder.children?.get(filename);
       // A sub-folder's permissions changed; anything else is a bundled file's content, read fresh when read.
       if (!child) return;

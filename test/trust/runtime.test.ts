@@ -1,0 +1,138 @@
+/**
+ * `trust` over a process's life and its modes: an older signed manifest put
+ * back is refused while the last good library keeps serving; a newer valid
+ * manifest is picked up without a restart (a folder rescanned, a watched
+ * folder, a bucket's check); report mode serves everything and says the
+ * same; random tampering of a signed folder never lets a tampered byte
+ * reach the model, with exactly one diagnostic; and several places where
+ * one place's broken manifest leaves the others serving.
+ */
+import fc from 'fast-check';
+import { describe, expect, it, onTestFinished } from 'vitest';
+import { until } from '../helpers/until.js';
+import { bucketPlace, folderPlace, LIBRARY, Session, sign, TAMPERED, trusted, type Place } from '../helpers/tamper.js';
+import { keyPair } from '../helpers/trust.js';
+
+const ALL = ['alpha', 'beta', 'gamma'];
+
+function session(place: Place, extra: Parameters<typeof trusted>[1] = {}): Session {
+  const made = new Session(trusted(place, extra), place.marker);
+  onTestFinished(() => made.close());
+  return made;
+}
+
+describe('rollback and freshness', () => {
+  it('refuses an older signed manifest put back, and the last good library keeps serving', async () => {
+    const place = await folderPlace();
+    await sign(place);
+    const first = await place.read(place.manifest);
+    await sign(place, 0, '--renew');
+    const live = session(place, { cacheTtl: 0 });
+    expect((await live.turn()).skills).toEqual(ALL);
+    await place.write(place.manifest, first);
+    const after = await live.turn();
+    expect(after.skills).toEqual(ALL);
+    expect(after.answers[0]).toContain('BODY-alpha');
+    expect(live.diagnostics).toEqual([expect.stringMatching(/^MANIFEST_ROLLBACK .*skills\.manifest\.json$/)]);
+    // Asked again, the same replay is not reported again.
+    await live.turn();
+    expect(live.diagnostics).toHaveLength(1);
+  });
+
+  it('picks up a newer valid manifest with no restart: a rescanned folder, and a watched one', async () => {
+    for (const extra of [{ cacheTtl: 0 }, { watch: { debounceMs: 20 } }]) {
+      const place = await folderPlace();
+      await sign(place);
+      const live = session(place, extra);
+      expect((await live.turn()).skills).toEqual(ALL);
+      await place.write('delta/SKILL.md', '---\nname: delta\ndescription: Delta added later. Use for delta.\n---\nBODY-delta\n');
+      await sign(place);
+      await until(async () => (await live.turn()).skills.includes('delta'), 5000);
+      expect(live.diagnostics.filter((d) => d.includes('delta'))).toEqual([]);
+    }
+  });
+
+  it("picks up a newer valid manifest at a bucket's check", async () => {
+    const place = await bucketPlace();
+    await sign(place);
+    const live = session(place);
+    expect((await live.turn()).skills).toEqual(ALL);
+    await place.write('delta/SKILL.md', '---\nname: delta\ndescription: Delta added later. Use for delta.\n---\nBODY-delta\n');
+    await sign(place);
+    await until(async () => (await live.turn()).skills.includes('delta'), 10_000);
+  });
+});
+
+describe('several places', () => {
+  it("one place's untrusted manifest leaves its skills out; the other places serve", async () => {
+    const good = await folderPlace();
+    const bad = await folderPlace();
+    await sign(good);
+    await bad.renameFolder('alpha', 'epsilon');
+    await bad.write('epsilon/SKILL.md', '---\nname: epsilon\ndescription: Epsilon. Use for epsilon.\n---\nBODY-epsilon\n');
+    await sign(bad, 1);
+    const both = new Session(
+      {
+        ...trusted(good),
+        directories: [...(good.options.directories ?? []), ...(bad.options.directories ?? [])],
+      },
+      good.marker,
+    );
+    onTestFinished(() => both.close());
+    const turn = await both.turn();
+    expect(turn.skills).toEqual(ALL);
+    expect(both.diagnostics).toEqual([expect.stringMatching(/^MANIFEST_INVALID /)]);
+  });
+});
+
+describe('report mode', () => {
+  it('serves everything and gives the same diagnostics', async () => {
+    const place = await folderPlace();
+    await sign(place);
+    await place.write('alpha/SKILL.md', (await place.read('alpha/SKILL.md')).replace('Alpha fills forms.', `${TAMPERED} forms.`));
+    await place.write('beta/references/notes.md', `${TAMPERED}\n`);
+    const enforce = session(place);
+    await enforce.turn();
+    const report = session(place, { trust: { keys: [keyPair(0).publicPem], mode: 'report' } });
+    const turn = await report.turn();
+    expect(turn.skills).toEqual(ALL);
+    expect(turn.answers.join('\n')).toContain(TAMPERED);
+    expect(report.diagnostics.sort()).toEqual(enforce.diagnostics.sort());
+    expect(report.diagnostics).toHaveLength(2);
+  });
+});
+
+describe('random tampering (property)', () => {
+  const files = Object.keys(LIBRARY);
+  const edit = fc.record({
+    file: fc.constantFrom(...files),
+    how: fc.constantFrom('append', 'prepend', 'replace', 'remove', 'add-beside'),
+    at: fc.nat(),
+  });
+
+  it('no tampered byte reaches the model, and each edited file gives exactly one diagnostic', async () => {
+    await fc.assert(
+      fc.asyncProperty(edit, async ({ file, how, at }) => {
+        const place = await folderPlace();
+        await sign(place);
+        const text = LIBRARY[file] ?? '';
+        const cut = at % (text.length + 1);
+        if (how === 'append') await place.write(file, `${text}${TAMPERED}\n`);
+        if (how === 'prepend') await place.write(file, `${TAMPERED}${text}`);
+        if (how === 'replace') await place.write(file, `${text.slice(0, cut)}${TAMPERED}${text.slice(cut)}`);
+        if (how === 'remove') await place.remove(file);
+        if (how === 'add-beside') await place.write(`${file.slice(0, file.lastIndexOf('/'))}/zz-${TAMPERED}.md`, `${TAMPERED}\n`);
+        const live = session(place);
+        const turns = [await live.turn(), await live.turn()];
+        for (const turn of turns) {
+          expect(turn.system).not.toContain(TAMPERED);
+          for (const answer of turn.answers) expect(answer).not.toContain(TAMPERED);
+        }
+        // A SKILL.md removed is a skill gone, not a tampered one: nothing to report.
+        const expected = how === 'remove' && file.endsWith('SKILL.md') ? 0 : 1;
+        expect(live.diagnostics).toHaveLength(expected);
+      }),
+      { numRuns: 25 },
+    );
+  });
+});
