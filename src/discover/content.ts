@@ -51,7 +51,7 @@ export async function loadSkillContent(
   if (problem) throw new SkillUnavailableError({ skill, path: entry.path, reason: 'changed', detail: parseProblem(problem) });
   const listed = await listResources(fs, entry.directory, realDirectory, limits);
   const listing = trust
-    ? checkResources(trust, entry.directory, listed.resources, limits)
+    ? checkResources(trust, entry.directory, trust.bindingOf(entry.directory), listed.resources, limits)
     : { resources: listed.resources, diagnostics: [] };
   return {
     skill: { ...entry, instructions: parsed.body, instructionsLine: parsed.bodyLine, resources: listing.resources },

@@ -173,10 +173,10 @@ export function checkSkillText(trust: TrustState, entry: SkillEntry, text: strin
 export function checkResources(
   trust: TrustState,
   directory: string,
+  binding: SkillBinding | undefined,
   resources: SkillResource[],
   limits: { isSecret: (path: string) => boolean; maxFileSize: number },
 ): { resources: SkillResource[]; diagnostics: Diagnostic[] } {
-  const binding = trust.bindingOf(directory);
   if (!binding) return { resources: trust.enforcing ? [] : resources, diagnostics: [] };
   // A place that is itself the skill holds its manifest beside SKILL.md: the place's file, never the skill's.
   const own = binding.skillPath === '.' ? resources.filter((resource) => resource.path !== MANIFEST_FILE) : resources;
@@ -231,7 +231,7 @@ export class TrustedScan {
 
   /** An accepted skill's listing, when discovery lists resources (preload). */
   resources(directory: string, resources: SkillResource[], limits: { isSecret: (path: string) => boolean; maxFileSize: number }) {
-    return checkResources(this.trust, directory, resources, limits);
+    return checkResources(this.trust, directory, this.bindings.get(directory), resources, limits);
   }
 
   /** The discovery is over: its bindings replace the last one's; the place diagnostics to report. */

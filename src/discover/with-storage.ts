@@ -12,16 +12,21 @@ import type { Diagnostic } from '../base/diagnostics.js';
 import type { ListingPoll } from '../source/listing-poll.js';
 import { waitAtMost } from '../source/poll.js';
 import { openStorage, type StoredOptions } from '../source/storage.js';
+import { createTrustState } from '../trust/state.js';
 import { discover, type DiscoverMode, type WholeSkills } from './discover.js';
 import type { ResourceLimits } from './resources.js';
 
 /**
  * Public entry: check options (throws SkillsConfigError on mistakes), then
- * discover: every skill read in full, s3:// places listed first (each
- * waited for at most `storageWait`).
+ * discover: every skill read in full (and, with `trust`, checked whole against
+ * its place's signed manifest), s3:// places listed first (each waited for at
+ * most `storageWait`).
  */
 export async function discoverSkills(options: ConfigOptions): Promise<DiscoveryResult<Skill>> {
-  return discoverOnce(openStorage(resolveOptions(options)), scanIn({}));
+  const resolved = resolveOptions(options);
+  // With `trust`, what a place does not vouch for is left out (or reported), as the middleware does.
+  const trust = resolved.trust && createTrustState(resolved.trust, () => undefined);
+  return discoverOnce(openStorage(resolved), scanIn({ trust }));
 }
 
 /** One discovery over the given options: skills read whole or to the end of their frontmatter (`S`). */

@@ -136,3 +136,30 @@ describe('random tampering (property)', () => {
     );
   });
 });
+
+describe('preload and discoverSkills', () => {
+  it('with preload, each SKILL.md is checked whole at the scan: a body edited leaves the skill out from the first request', async () => {
+    const place = await folderPlace();
+    await sign(place);
+    await place.write('alpha/SKILL.md', (await place.read('alpha/SKILL.md')).replace('BODY-alpha', `BODY-alpha ${TAMPERED}`));
+    await place.write('beta/references/extra.md', `${TAMPERED}\n`);
+    const live = session(place, { preload: true });
+    const turn = await live.turn();
+    expect(turn.skills).toEqual(['beta', 'gamma']);
+    expect(turn.answers.join('\n')).not.toContain(TAMPERED);
+    expect(live.diagnostics.sort()).toEqual([
+      expect.stringMatching(/^UNTRUSTED_SKILL .*alpha[/\\]SKILL\.md$/),
+      expect.stringMatching(/^UNTRUSTED_SKILL .*beta[/\\]references[/\\]extra\.md$/),
+    ]);
+  });
+
+  it('discoverSkills with trust leaves out what is not signed, and reports it', async () => {
+    const { discoverSkills } = await import('../../src/index.js');
+    const place = await folderPlace();
+    await sign(place);
+    await place.write('gamma-2/SKILL.md', '---\nname: gamma-2\ndescription: Unsigned. Use never.\n---\n');
+    const found = await discoverSkills({ ...trusted(place) });
+    expect(found.skills.map((skill) => skill.metadata.name).sort()).toEqual(ALL);
+    expect(found.errors.map((d) => d.code)).toEqual(['UNTRUSTED_SKILL']);
+  });
+});
