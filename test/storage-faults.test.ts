@@ -1,34 +1,25 @@
 /**
  * Storage faults never fail a request: storage unreachable at the first
- * request, an outage later, throttling, access denied, no such bucket,
- * objects changed, vanished or cut off between the listing and the read,
- * an object over the size limit, a listing over many pages. Real storage
- * (s3rver) behind a proxy that injects each fault.
+ * request, an outage later, throttling, access denied, no such bucket or
+ * container, objects changed, vanished or cut off between the listing and
+ * the read, an object over the size limit, a listing over many pages. Real
+ * storage (S3 on s3rver, Azure Blob on Azurite) behind a proxy that injects
+ * each fault in the engine's own terms. The request time limit is the
+ * storage edge's, tested on every engine in storage-edge.test.ts.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { getSkills, skillsMiddleware, type SkillsOptions } from '../src/index.js';
 import { BucketFileSystem } from '../src/storage/bucket-fs.js';
 import { listPlace } from '../src/storage/bucket-listing.js';
 import { ObjectStores } from '../src/storage/engines.js';
-import { parseS3Url, type BucketPlace } from '../src/base/s3-url.js';
-import { makeBucket, s3Config, type TestBucket } from './helpers/s3/bucket.js';
-import { startProxy, type S3Proxy } from './helpers/storage/proxy.js';
-import { sharedS3rver } from './helpers/s3/server.js';
+import type { BucketPlace } from '../src/base/s3-url.js';
+import { ENGINES, type EngineContainer, type TestEngine } from './helpers/storage/engines.js';
+import { startProxy, type StorageProxy } from './helpers/storage/proxy.js';
 import { until as untilEvery } from './helpers/until.js';
 import { callTool, compose, conversation, createContext, SKILLS_FIXTURES, type StackContext } from './helpers/stack.js';
 
-let bucket: TestBucket;
-let proxy: S3Proxy;
-
 const skillText = (name: string, body = 'Do the thing.') =>
   `---\nname: ${name}\ndescription: The ${name} skill, for fault tests.\n---\n${body}\n`;
-
-beforeAll(async () => {
-  bucket = await makeBucket('faults');
-  proxy = await startProxy(await sharedS3rver());
-  await Promise.all(['alpha', 'beta'].map((name) => bucket.put(`lib/${name}/SKILL.md`, skillText(name))));
-});
-afterAll(() => proxy.close());
 
 /**
  * Short waits only where the wait is what a test is about: elsewhere a first
@@ -36,15 +27,6 @@ afterAll(() => proxy.close());
  * failed tests that expect the bucket's skills at once).
  */
 const SHORT_WAIT = 400;
-
-/** Retries quickly in tests: the SDK's backoff starts at 100 ms. */
-const fast = (extra: Partial<SkillsOptions> = {}): SkillsOptions => ({
-  directories: [SKILLS_FIXTURES, `s3://${bucket.name}/lib/`],
-  s3: s3Config(proxy.endpoint),
-  storageWait: 10_000,
-  rankInstructions: false,
-  ...extra,
-});
 
 async function ask(middleware: ReturnType<typeof skillsMiddleware>, user = 'Help me.'): Promise<StackContext> {
   const ctx = createContext({ messages: conversation(user) });
@@ -57,7 +39,27 @@ const names = (ctx: StackContext): string[] => getSkills(ctx)?.skills.map((s) =>
 const sleep = (ms: number) => new Promise((done) => setTimeout(done, ms));
 const until = (check: () => boolean | Promise<boolean>, ms = 4000) => untilEvery(check, ms, 50);
 
-describe('storage faults', () => {
+describe.each(ENGINES)('storage faults on $name', (engine: TestEngine) => {
+  let bucket: EngineContainer;
+  let proxy: StorageProxy;
+  const root = () => `${engine.scheme}${bucket.name}/lib`;
+
+  beforeAll(async () => {
+    bucket = await engine.makeContainer('faults');
+    proxy = await startProxy(await engine.server(), engine.dialect);
+    await Promise.all(['alpha', 'beta'].map((name) => bucket.put(`lib/${name}/SKILL.md`, skillText(name))));
+  });
+  afterAll(() => proxy.close());
+
+  /** Retries quickly in tests: the S3 SDK's backoff starts at 100 ms, Azure's is set to start at 20 (engines.ts). */
+  const fast = (extra: Partial<SkillsOptions> = {}): SkillsOptions => ({
+    directories: [SKILLS_FIXTURES, `${root()}/`],
+    ...engine.options(proxy.endpoint),
+    storageWait: 10_000,
+    rankInstructions: false,
+    ...extra,
+  });
+
   it('unreachable at the first request: answers with the other sources, warns once, and the skills come when storage is back', async () => {
     proxy.reset();
     proxy.faults.down = true;
@@ -66,8 +68,8 @@ describe('storage faults', () => {
     expect(names(first)).toEqual(['code-review', 'debug', 'deploy-staging', 'explain', 'test-gen']);
     const warnings = first.log.find('[skills] warning').map((e) => e.args[1] as { code: string; file: string; message: string });
     expect(warnings).toHaveLength(1);
-    expect(warnings[0]).toMatchObject({ code: 'STORAGE_UNAVAILABLE', file: `s3://${bucket.name}/lib` });
-    expect(JSON.stringify(first.log.entries)).not.toContain('S3RVER');
+    expect(warnings[0]).toMatchObject({ code: 'STORAGE_UNAVAILABLE', file: root() });
+    expect(JSON.stringify(first.log.entries)).not.toContain(engine.secret);
     const second = await ask(middleware);
     expect(second.log.find('[skills] warning')).toHaveLength(0);
     proxy.faults.down = false;
@@ -91,7 +93,7 @@ describe('storage faults', () => {
     for (let i = 0; i < 3; i++) seen.push(await ask(middleware));
     const warned = seen.flatMap((ctx) => ctx.log.find('[skills] storage unavailable; serving the last good library'));
     expect(warned).toHaveLength(1);
-    expect(warned[0]?.args[1]).toMatchObject({ place: `s3://${bucket.name}/lib` });
+    expect(warned[0]?.args[1]).toMatchObject({ place: root() });
     proxy.faults.down = false;
     await until(async () => (await ask(middleware)).log.find('[skills] storage is back').length > 0);
     await middleware.close();
@@ -121,10 +123,10 @@ describe('storage faults', () => {
     await middleware.close();
   });
 
-  it('throttling (503 SlowDown, 429): bounded retries with backoff, then the listing', async () => {
-    for (const status of [503, 429] as const) {
+  it("throttling, in the engine's terms (503 SlowDown, 429; 503 ServerBusy, 500 OperationTimedOut): bounded retries with backoff, then the listing", async () => {
+    for (const { status, code } of engine.throttling) {
       proxy.reset();
-      proxy.faults.fail = { count: 1, status };
+      proxy.faults.fail = { count: 1, status, code };
       const middleware = skillsMiddleware(fast());
       expect(names(await ask(middleware))).toContain('alpha');
       // One throttled answer, then the listing (a slow machine may see a later, successful check too).
@@ -134,10 +136,10 @@ describe('storage faults', () => {
       await middleware.close();
     }
     // Throttled for good: the request is answered without the bucket once storageWait is over, and the SDK's
-    // retries (backed off with jitter from 500 ms for throttling) stop at maxAttempts (4 by default; 2 here, to be quick).
+    // retries (backed off with jitter) stop at their limit (4 tries by default; 2 here, to be quick).
     proxy.reset();
     proxy.faults.fail = { count: 1000, status: 503 };
-    const middleware = skillsMiddleware(fast({ storageWait: 300, s3: s3Config(proxy.endpoint, { maxAttempts: 2 }) }));
+    const middleware = skillsMiddleware(fast({ storageWait: 300, ...engine.options(proxy.endpoint, 2) }));
     const ctx = await ask(middleware);
     expect(names(ctx)).not.toContain('alpha');
     expect(ctx.log.find('[skills] warning')[0]?.args[1]).toMatchObject({ code: 'STORAGE_UNAVAILABLE' });
@@ -147,33 +149,35 @@ describe('storage faults', () => {
     expect(proxy.count('list')).toBe(2);
   });
 
-  it('access denied or no such bucket: a diagnostic naming what to fix', async () => {
+  it("access denied (each of the engine's codes) or no such container: a diagnostic naming what to fix", async () => {
+    for (const code of engine.deniedCodes.filter((c) => c !== 'AuthenticationFailed')) {
+      proxy.reset();
+      proxy.faults.fail = { count: 1000, status: 403, code };
+      proxy.faults.only = (r) => r.op === 'list';
+      let middleware = skillsMiddleware(fast());
+      const denied = await ask(middleware);
+      expect(denied.log.find('[skills] warning')[0]?.args[1]).toMatchObject({
+        code: 'STORAGE_ACCESS',
+        message: expect.stringContaining(engine.grant('list', bucket.name, 'lib/')),
+      });
+      await middleware.close();
+      proxy.reset();
+      proxy.faults.fail = { count: 1000, status: 403, code };
+      proxy.faults.only = (r) => r.op === 'get';
+      middleware = skillsMiddleware(fast());
+      const skipped = (await ask(middleware)).log.find('[skills] skipped').map((e) => e.args[1] as { code: string; message: string });
+      expect(skipped[0]).toMatchObject({
+        code: 'SKILL_UNREADABLE',
+        message: expect.stringContaining(engine.grant('get', bucket.name, 'lib/')),
+      });
+      await middleware.close();
+    }
     proxy.reset();
-    proxy.faults.fail = { count: 1000, status: 403 };
-    proxy.faults.only = (r) => r.op === 'list';
-    let middleware = skillsMiddleware(fast());
-    const denied = await ask(middleware);
-    expect(denied.log.find('[skills] warning')[0]?.args[1]).toMatchObject({
-      code: 'STORAGE_ACCESS',
-      message: expect.stringContaining(`grant s3:ListBucket on arn:aws:s3:::${bucket.name}`),
-    });
-    await middleware.close();
-    proxy.reset();
-    proxy.faults.fail = { count: 1000, status: 403 };
-    proxy.faults.only = (r) => r.op === 'get';
-    middleware = skillsMiddleware(fast());
-    const skipped = (await ask(middleware)).log.find('[skills] skipped').map((e) => e.args[1] as { code: string; message: string });
-    expect(skipped[0]).toMatchObject({
-      code: 'SKILL_UNREADABLE',
-      message: expect.stringContaining(`grant s3:GetObject on arn:aws:s3:::${bucket.name}/lib/`),
-    });
-    await middleware.close();
-    proxy.reset();
-    middleware = skillsMiddleware({ ...fast(), directories: ['s3://no-such-bucket-here/lib/'] });
+    const middleware = skillsMiddleware({ ...fast(), directories: [`${engine.scheme}no-such-bucket-here/lib/`] });
     const missing = await ask(middleware);
     expect(missing.log.find('[skills] warning')[0]?.args[1]).toMatchObject({
       code: 'STORAGE_ACCESS',
-      message: expect.stringContaining('bucket "no-such-bucket-here" does not exist'),
+      message: expect.stringContaining(`${engine.containerWord} "no-such-bucket-here" does not exist`),
     });
     await middleware.close();
   });
@@ -203,12 +207,12 @@ describe('storage faults', () => {
   });
 
   it('an object over the size limit is refused before its bytes; a listing of many pages is whole', async () => {
-    const place = parseS3Url(`s3://${bucket.name}/pages/`) as BucketPlace;
+    const place: BucketPlace = { bucket: bucket.name, prefix: 'pages/', root: `${engine.scheme}${bucket.name}/pages` };
     await Promise.all(Array.from({ length: 20 }, (_, i) => bucket.put(`pages/s${i}/SKILL.md`, skillText(`s${i}`))));
     await bucket.put('pages/huge/SKILL.md', 'x'.repeat(5000));
-    const stores = new ObjectStores({ s3: s3Config(proxy.endpoint) });
+    const stores = new ObjectStores(engine.connections(proxy.endpoint));
     proxy.reset();
-    const listing = await listPlace(stores.of('s3://'), place, undefined, 3);
+    const listing = await listPlace(stores.of(engine.scheme), place, undefined, 3);
     expect(listing.pages).toBe(7);
     expect(listing.files.size).toBe(21);
     const fs = new BucketFileSystem({ stores, listingOf: () => listing, onStale: () => undefined, maxObjectBytes: 4096 });

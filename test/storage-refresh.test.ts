@@ -3,7 +3,8 @@
  * SKILL.md objects whose ETag changed; changes reach a running middleware
  * with no restart while conversations go on; close() stops the checks; and
  * several processes against one bucket all see a change within refresh + 1 s,
- * listed or read from a republished index.
+ * listed or read from a republished index. On S3 (s3rver) and Azure Blob
+ * (Azurite) alike.
  */
 import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
@@ -12,117 +13,128 @@ import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { getSkills, skillsMiddleware } from '../src/index.js';
-import { makeBucket, publishIndex, s3Config, type TestBucket } from './helpers/s3/bucket.js';
-import { startProxy, type S3Proxy } from './helpers/storage/proxy.js';
-import { sharedS3rver } from './helpers/s3/server.js';
+import { ENGINES, publishIndexTo, type EngineContainer, type TestEngine } from './helpers/storage/engines.js';
+import { startProxy, type StorageProxy } from './helpers/storage/proxy.js';
 import { until as untilEvery } from './helpers/until.js';
 import { callTool, compose, conversation, createContext, type StackContext } from './helpers/stack.js';
 
-let bucket: TestBucket;
-let proxy: S3Proxy;
-const skillText = (name: string, body = 'Do the thing.') =>
-  `---\nname: ${name}\ndescription: The ${name} skill, for refresh tests.\n---\n${body}\n`;
-
-beforeAll(async () => {
-  bucket = await makeBucket('refresh');
-  proxy = await startProxy(await sharedS3rver());
-  await Promise.all(['one', 'two', 'three'].map((name) => bucket.put(`lib/${name}/SKILL.md`, skillText(name))));
-});
-afterAll(() => proxy.close());
-
+let bucket: EngineContainer;
+let proxy: StorageProxy;
 const sleep = (ms: number) => new Promise((done) => setTimeout(done, ms));
 const until = (check: () => boolean | Promise<boolean>, ms = 4000) => untilEvery(check, ms, 25);
 
-describe('refresh', () => {
-  it('a quiet check is one listing; an edit re-reads that SKILL.md only; add, edit and remove reach a running middleware', async () => {
-    const middleware = skillsMiddleware({
-      directories: [`s3://${bucket.name}/lib/`],
-      s3: s3Config(proxy.endpoint),
-      refresh: 200,
-      rankInstructions: false,
-    });
-    const ask = async (ctx: StackContext = createContext({ messages: conversation('Use $one.') })) => {
-      await compose([middleware])(ctx);
-      return ctx;
-    };
-    const names = async () => getSkills(await ask())?.skills.map((s) => s.metadata.name);
-    onTestFinished(async () => {
-      await bucket.put('lib/three/SKILL.md', skillText('three'));
-      await bucket.remove('lib/four/SKILL.md');
-    });
-    const talk = await ask();
-    expect(await callTool(talk, 'use_skill', { skill_name: 'one' })).toContain('Do the thing.');
-    proxy.reset();
-    await sleep(450);
-    // Quiet checks (every 200 ms; how many fit in 450 ms depends on the timers): listings only, no GET, no HEAD.
-    const quiet = proxy.log.map((r) => r.op);
-    expect(quiet.length).toBeGreaterThanOrEqual(1);
-    expect(quiet.every((op) => op === 'list')).toBe(true);
+describe.each(ENGINES)('a bucket kept fresh on $name', (engine: TestEngine) => {
+  const skillText = (name: string, body = 'Do the thing.') =>
+    `---\nname: ${name}\ndescription: The ${name} skill, for refresh tests.\n---\n${body}\n`;
 
-    await bucket.put('lib/two/SKILL.md', skillText('two', 'Edited.'));
-    await bucket.put('lib/four/SKILL.md', skillText('four'));
-    await bucket.remove('lib/three/SKILL.md');
-    proxy.reset();
-    await until(async () => JSON.stringify(await names()) === JSON.stringify(['four', 'one', 'two']));
-    const gets = proxy.log.filter((r) => r.op === 'get').map((r) => r.path.split('/').slice(-2)[0]);
-    expect(gets.sort()).toEqual(['four', 'two']);
-
-    // The conversation in progress goes on: its next turn runs on the rebuilt index, with "one" still active.
-    talk.messages.push({ role: 'user', content: 'And now?' });
-    await ask(talk);
-    expect(await callTool(talk, 'use_skill', { skill_name: 'two' })).toContain('Edited.');
-    await middleware.close();
-    // A check already in flight may still land; after it, nothing more.
-    await sleep(150);
-    proxy.reset();
-    await sleep(450);
-    expect(proxy.count()).toBe(0);
+  beforeAll(async () => {
+    bucket = await engine.makeContainer('refresh');
+    proxy = await startProxy(await engine.server(), engine.dialect);
+    await Promise.all(['one', 'two', 'three'].map((name) => bucket.put(`lib/${name}/SKILL.md`, skillText(name))));
   });
+  afterAll(() => proxy.close());
 
-  it('a fleet: every process sees a change within refresh + 1 s (a listing, then a republished index), and exits by itself after close()', async () => {
-    // Inside node_modules/.cache: the bundle's external packages (the SDK, zod) resolve from there.
-    const cache = fileURLToPath(new URL('../node_modules/.cache', import.meta.url));
-    mkdirSync(cache, { recursive: true });
-    const dir = mkdtempSync(join(cache, 'skills-fleet-'));
-    const script = join(dir, 'fleet-child.mjs');
-    const entry = fileURLToPath(new URL('./helpers/s3/fleet-child.ts', import.meta.url));
-    await build({
-      entryPoints: [entry],
-      bundle: true,
-      platform: 'node',
-      format: 'esm',
-      outfile: script,
-      external: ['@aws-sdk/*', 'zod'],
-      logLevel: 'silent',
-      nodePaths: [fileURLToPath(new URL('../node_modules', import.meta.url))],
-    });
-    const place = `s3://${bucket.name}/lib/`;
-    const indexUrl = `s3://${bucket.name}/fleet.index.json`;
-    const publish = () => publishIndex(bucket, 'fleet.index.json', [place]);
-    try {
-      await fleet(script, place, undefined, () => bucket.put('lib/five/SKILL.md', skillText('five')));
-      await bucket.remove('lib/five/SKILL.md');
-      await publish();
-      await fleet(script, place, indexUrl, async () => {
-        await bucket.put('lib/five/SKILL.md', skillText('five'));
-        await publish();
+  describe('refresh', () => {
+    it('a quiet check is one listing; an edit re-reads that SKILL.md only; add, edit and remove reach a running middleware', async () => {
+      const middleware = skillsMiddleware({
+        directories: [`${engine.scheme}${bucket.name}/lib/`],
+        ...engine.options(proxy.endpoint),
+        refresh: 200,
+        rankInstructions: false,
       });
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-      await bucket.remove('lib/five/SKILL.md');
-    }
+      const ask = async (ctx: StackContext = createContext({ messages: conversation('Use $one.') })) => {
+        await compose([middleware])(ctx);
+        return ctx;
+      };
+      const names = async () => getSkills(await ask())?.skills.map((s) => s.metadata.name);
+      onTestFinished(async () => {
+        await bucket.put('lib/three/SKILL.md', skillText('three'));
+        await bucket.remove('lib/four/SKILL.md');
+      });
+      const talk = await ask();
+      expect(await callTool(talk, 'use_skill', { skill_name: 'one' })).toContain('Do the thing.');
+      proxy.reset();
+      await sleep(450);
+      // Quiet checks (every 200 ms; how many fit in 450 ms depends on the timers): listings only, no GET, no HEAD.
+      const quiet = proxy.log.map((r) => r.op);
+      expect(quiet.length).toBeGreaterThanOrEqual(1);
+      expect(quiet.every((op) => op === 'list')).toBe(true);
+
+      await bucket.put('lib/two/SKILL.md', skillText('two', 'Edited.'));
+      await bucket.put('lib/four/SKILL.md', skillText('four'));
+      await bucket.remove('lib/three/SKILL.md');
+      proxy.reset();
+      await until(async () => JSON.stringify(await names()) === JSON.stringify(['four', 'one', 'two']));
+      const gets = proxy.log.filter((r) => r.op === 'get').map((r) => r.path.split('/').slice(-2)[0]);
+      expect(gets.sort()).toEqual(['four', 'two']);
+
+      // The conversation in progress goes on: its next turn runs on the rebuilt index, with "one" still active.
+      talk.messages.push({ role: 'user', content: 'And now?' });
+      await ask(talk);
+      expect(await callTool(talk, 'use_skill', { skill_name: 'two' })).toContain('Edited.');
+      await middleware.close();
+      // A check already in flight may still land; after it, nothing more.
+      await sleep(150);
+      proxy.reset();
+      await sleep(450);
+      expect(proxy.count()).toBe(0);
+    });
+
+    it('a fleet: every process sees a change within refresh + 1 s (a listing, then a republished index), and exits by itself after close()', async () => {
+      // Inside node_modules/.cache: the bundle's external packages (the SDK, zod) resolve from there.
+      const cache = fileURLToPath(new URL('../node_modules/.cache', import.meta.url));
+      mkdirSync(cache, { recursive: true });
+      const dir = mkdtempSync(join(cache, 'skills-fleet-'));
+      const script = join(dir, 'fleet-child.mjs');
+      const entry = fileURLToPath(new URL('./helpers/storage/fleet-child.ts', import.meta.url));
+      await build({
+        entryPoints: [entry],
+        bundle: true,
+        platform: 'node',
+        format: 'esm',
+        outfile: script,
+        external: ['@aws-sdk/*', '@azure/*', 'zod'],
+        logLevel: 'silent',
+        nodePaths: [fileURLToPath(new URL('../node_modules', import.meta.url))],
+      });
+      const place = `${engine.scheme}${bucket.name}/lib/`;
+      const indexUrl = `${engine.scheme}${bucket.name}/fleet.index.json`;
+      const publish = () => publishIndexTo(engine, bucket, 'fleet.index.json', [place]);
+      try {
+        await fleet(engine, script, place, undefined, () => bucket.put('lib/five/SKILL.md', skillText('five')));
+        await bucket.remove('lib/five/SKILL.md');
+        await publish();
+        await fleet(engine, script, place, indexUrl, async () => {
+          await bucket.put('lib/five/SKILL.md', skillText('five'));
+          await publish();
+        });
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+        await bucket.remove('lib/five/SKILL.md');
+      }
+    });
   });
 });
 
 /** Three processes on `place` (listed, or from `index`): `change` adds skill "five"; each must see it within refresh + 1 s, then exit after close(). */
-async function fleet(script: string, place: string, index: string | undefined, change: () => Promise<unknown>): Promise<void> {
+async function fleet(
+  engine: TestEngine,
+  script: string,
+  place: string,
+  index: string | undefined,
+  change: () => Promise<unknown>,
+): Promise<void> {
   const refresh = 500;
   const processes = 3;
   const children = Array.from({ length: processes }, () => {
-    const child = spawn(process.execPath, [script, proxy.endpoint, place, String(refresh), ...(index ? [index] : [])], {
-      stdio: ['pipe', 'pipe', 'inherit'],
-      cwd: fileURLToPath(new URL('..', import.meta.url)),
-    });
+    const child = spawn(
+      process.execPath,
+      [script, JSON.stringify(engine.options(proxy.endpoint)), place, String(refresh), ...(index ? [index] : [])],
+      {
+        stdio: ['pipe', 'pipe', 'inherit'],
+        cwd: fileURLToPath(new URL('..', import.meta.url)),
+      },
+    );
     const seen: Array<{ at: number; names: string[] }> = [];
     let out = '';
     child.stdout.on('data', (chunk: Buffer) => {
@@ -141,7 +153,7 @@ async function fleet(script: string, place: string, index: string | undefined, c
     await until(() => children.every((c) => c.seen.some((s) => s.names.includes('five'))), refresh + 3000);
     const delays = children.map((c) => (c.seen.find((s) => s.names.includes('five'))?.at ?? Infinity) - published);
     const what = index ? 'a republished index' : 'a listing';
-    console.log(`fleet (${what}): ${processes} processes, refresh ${refresh} ms, propagation ms: ${delays.join(', ')}`);
+    console.log(`fleet on ${engine.name} (${what}): ${processes} processes, refresh ${refresh} ms, propagation ms: ${delays.join(', ')}`);
     expect(Math.max(...delays)).toBeLessThanOrEqual(refresh + 1000);
     for (const c of children) c.child.stdin.write('close\n');
     const codes = await Promise.all(children.map((c) => Promise.race([c.exited, sleep(5000).then(() => 'still running')])));

@@ -2,7 +2,8 @@
  * A bucket skill removed while a conversation has it active behaves exactly
  * as a local skill removed under `watch`: the same scenario runs against a
  * folder watched on disk, a bucket listed every `refresh` and an index
- * published to a bucket (republished after the removal), and what the
+ * published to a bucket (republished after the removal), on S3 and on
+ * Azure Blob, and what the
  * conversation sees after the removal (catalog, active skills, what is in
  * view, `use_skill` and `read_skill_resource` answers, warnings) is the same.
  */
@@ -11,8 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { getSkills, skillsMiddleware, type SkillsOptions } from '../src/index.js';
-import { makeBucket, publishIndex, s3Config, type TestBucket } from './helpers/s3/bucket.js';
-import { sharedS3rver } from './helpers/s3/server.js';
+import { ENGINES, publishIndexTo, type EngineContainer, type TestEngine } from './helpers/storage/engines.js';
 import { until as untilEvery } from './helpers/until.js';
 import { callTool, compose, conversation, createContext, type StackContext } from './helpers/stack.js';
 
@@ -29,13 +29,10 @@ interface Source {
   remove(): Promise<void>;
 }
 
-let bucket: TestBucket;
 let temp: string;
 
 beforeAll(async () => {
   temp = await mkdtemp(join(tmpdir(), 'skills-removed-'));
-  bucket = await makeBucket('removed');
-  await sharedS3rver();
 });
 afterAll(() => rm(temp, { recursive: true, force: true }));
 
@@ -53,15 +50,15 @@ async function localSource(): Promise<Source> {
 }
 
 /** The skills in a bucket, listed; or (`published`) read from an index published beside them, republished after the removal. */
-async function bucketSource(prefix: string, published = false): Promise<Source> {
+async function bucketSource(engine: TestEngine, bucket: EngineContainer, prefix: string, published = false): Promise<Source> {
   await Promise.all(Object.entries(FILES).map(([path, text]) => bucket.put(`${prefix}/${path}`, text)));
-  const directories = [`s3://${bucket.name}/${prefix}/`];
-  const index = `s3://${bucket.name}/${prefix}.index.json`;
-  const publish = () => publishIndex(bucket, `${prefix}.index.json`, directories);
+  const directories = [`${engine.scheme}${bucket.name}/${prefix}/`];
+  const index = `${engine.scheme}${bucket.name}/${prefix}.index.json`;
+  const publish = () => publishIndexTo(engine, bucket, `${prefix}.index.json`, directories);
   if (published) await publish();
   return {
-    root: `s3://${bucket.name}/${prefix}`,
-    options: { directories, s3: s3Config(bucket.endpoint), refresh: 100, rankInstructions: false, ...(published ? { index } : {}) },
+    root: `${engine.scheme}${bucket.name}/${prefix}`,
+    options: { directories, ...engine.options(bucket.endpoint), refresh: 100, rankInstructions: false, ...(published ? { index } : {}) },
     remove: async () => {
       await Promise.all(
         Object.keys(FILES)
@@ -113,11 +110,12 @@ async function removedWhileActive(source: Source): Promise<unknown> {
   }
 }
 
-describe('a skill removed while active', () => {
+describe.each(ENGINES)('a skill removed while active, on $name', (engine: TestEngine) => {
   it('a bucket skill removed mid-conversation behaves exactly as a local skill removed under watch', { timeout: 60_000 }, async () => {
+    const bucket = await engine.makeContainer('removed');
     const local = await removedWhileActive(await localSource());
-    expect(await removedWhileActive(await bucketSource('listed'))).toEqual(local);
-    expect(await removedWhileActive(await bucketSource('published', true))).toEqual(local);
+    expect(await removedWhileActive(await bucketSource(engine, bucket, 'listed'))).toEqual(local);
+    expect(await removedWhileActive(await bucketSource(engine, bucket, 'published', true))).toEqual(local);
     // What that is: gone from the catalog and no longer active, no warning, the tools say it is not found
     // (never stale text), and the answer it gave earlier stays in the conversation as it was.
     expect(local).toMatchObject({

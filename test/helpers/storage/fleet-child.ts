@@ -1,17 +1,18 @@
 /**
  * One agent process of a fleet, for the fleet test: a middleware reading
- * skills from a bucket (listed, or from the index published at the 4th
- * argument), asked every 25 ms; prints the skill names each time
- * they change (`{"at": ms, "names": [...]}`), and on "close" on stdin closes
- * the middleware and stops asking. Nothing then may keep the process alive.
+ * skills from a bucket or container (listed, or from the index published at
+ * the 4th argument), with the engine's options (`s3` or `azure`, JSON, the
+ * 1st argument), asked every 25 ms; prints the skill names each time they
+ * change (`{"at": ms, "names": [...]}`), and on "close" on stdin closes the
+ * middleware and stops asking. Nothing then may keep the process alive.
  */
-import { getSkills, skillsMiddleware } from '../../../src/index.js';
+import { getSkills, skillsMiddleware, type SkillsOptions } from '../../../src/index.js';
 
-const [endpoint, place, refresh, index] = process.argv.slice(2) as [string, string, string, string | undefined];
+const [connection, place, refresh, index] = process.argv.slice(2) as [string, string, string, string | undefined];
 const middleware = skillsMiddleware({
   directories: [place],
   ...(index ? { index } : {}),
-  s3: { endpoint, region: 'us-east-1', credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' } },
+  ...(JSON.parse(connection) as Pick<SkillsOptions, 's3' | 'azure'>),
   refresh: Number(refresh),
   rankInstructions: false,
 });
