@@ -8,7 +8,17 @@
  * "not modified", a range on an empty blob (416) as the empty blob, and each
  * error code with what to fix. Signing, XML and retries are the SDK's.
  */
-import { connectOnce, etagOf, type GotObject, type ListOptions, type ListPage, type ObjectInfo, type ObjectStore } from './object-store.js';
+import {
+  connectOnce,
+  etagOf,
+  optionalPeer,
+  sizeFromContentRange,
+  type GotObject,
+  type ListOptions,
+  type ListPage,
+  type ObjectInfo,
+  type ObjectStore,
+} from './object-store.js';
 import {
   StorageCodes,
   StorageError,
@@ -99,7 +109,7 @@ export interface AzureSdk {
   AnonymousCredential: new () => object;
 }
 
-/** The SDK's module name, held in a constant so that bundlers leave the optional peer alone (see s3-client.ts's SDK_MODULE). */
+/** The SDK's module name, held in a constant so that bundlers leave the optional peer alone (see optionalPeer). */
 export const AZURE_SDK_MODULE = '@azure/storage-blob';
 
 /** The environment variable read when no `azure` option is given. */
@@ -108,29 +118,21 @@ export const AZURE_CONNECTION_VARIABLE = 'AZURE_STORAGE_CONNECTION_STRING';
 /** Blobs per listing page: the most Azure returns. */
 export const AZURE_LIST_PAGE_SIZE = 5000;
 
-let sdk: Promise<AzureSdk> | undefined;
-
-/** The SDK, imported once; rejects with a StorageError that says how to install it. */
-export function loadAzureSdk(): Promise<AzureSdk> {
-  sdk ??= importAzureSdk(AZURE_SDK_MODULE).catch((error: unknown) => {
-    sdk = undefined;
-    throw error;
-  });
-  return sdk;
-}
-
-/** Imports the SDK from `moduleName` (not cached: see loadAzureSdk). */
-export async function importAzureSdk(moduleName: string): Promise<AzureSdk> {
-  try {
-    return (await import(/* webpackIgnore: true */ /* @vite-ignore */ moduleName)) as AzureSdk;
-  } catch (error) {
-    throw new StorageError(
+const peer = optionalPeer<AzureSdk>(
+  AZURE_SDK_MODULE,
+  (cause) =>
+    new StorageError(
       StorageCodes.noAzureSdk,
       'az:// sources need the Azure SDK: run `npm install @azure/storage-blob` (see docs/fleet.md for the versions that run on your Node)',
-      { cause: error },
-    );
-  }
-}
+      { cause },
+    ),
+);
+
+/** The SDK, imported once; rejects with a StorageError that says how to install it. */
+export const loadAzureSdk: () => Promise<AzureSdk> = peer.load;
+
+/** Imports the SDK from `moduleName` (not cached: see loadAzureSdk). */
+export const importAzureSdk: (moduleName: string) => Promise<AzureSdk> = peer.importFrom;
 
 const isFunction = (value: unknown, name: string): boolean =>
   typeof value === 'object' && value !== null && typeof (value as Record<string, unknown>)[name] === 'function';
@@ -209,12 +211,6 @@ export function containerClients(option: AzureOption | undefined): (container: s
     made.set(container, client);
     return client;
   };
-}
-
-/** The size of the whole blob, from `Content-Range: bytes a-b/size`, else the body's length. */
-function totalSize(contentRange: string | undefined, length: number): number {
-  const total = contentRange?.split('/')[1];
-  return total !== undefined && total !== '*' ? Number(total) : length;
 }
 
 /** The edge's requests against Azure Blob Storage, through the clients `option` gives. */
@@ -301,7 +297,7 @@ export class AzureStore implements ObjectStore {
         throw error;
       }
       const bytes = await bodyOf(answer, where);
-      return { bytes, etag: etagOf(answer.etag), size: totalSize(answer.contentRange, answer.contentLength ?? bytes.length) };
+      return { bytes, etag: etagOf(answer.etag), size: sizeFromContentRange(answer.contentRange, answer.contentLength ?? bytes.length) };
     } catch (error) {
       throw azureError(error, 'get', container, key);
     }

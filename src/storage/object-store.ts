@@ -85,3 +85,27 @@ export function connectOnce<T>(make: () => Promise<T>): () => Promise<T> {
     return made;
   };
 }
+
+/** The whole object's size, from `Content-Range: bytes a-b/size` (a ranged read), else the body's length. */
+export function sizeFromContentRange(contentRange: string | undefined, length: number): number {
+  const total = contentRange?.split('/')[1];
+  return total !== undefined && total !== '*' ? Number(total) : length;
+}
+
+/**
+ * An optional peer (an engine's SDK), imported by name when first needed and
+ * shared after; an import that fails rejects with `missing(cause)`, a
+ * StorageError that says what to install, and is tried again next time.
+ * The name is a variable and the comments keep bundlers (webpack, Vite) from
+ * demanding the peer at build time in apps that never use that engine.
+ */
+export function optionalPeer<T>(moduleName: string, missing: (cause: unknown) => Error) {
+  const importFrom = async (name: string): Promise<T> => {
+    try {
+      return (await import(/* webpackIgnore: true */ /* @vite-ignore */ name)) as T;
+    } catch (error) {
+      throw missing(error);
+    }
+  };
+  return { load: connectOnce(() => importFrom(moduleName)), importFrom };
+}

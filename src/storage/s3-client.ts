@@ -7,7 +7,17 @@
  * are the SDK's.
  */
 import { isS3Client, type S3ClientLike, type S3Option } from '../config/storage-options.js';
-import { connectOnce, etagOf, type GotObject, type ListOptions, type ListPage, type ObjectInfo, type ObjectStore } from './object-store.js';
+import {
+  connectOnce,
+  etagOf,
+  optionalPeer,
+  sizeFromContentRange,
+  type GotObject,
+  type ListOptions,
+  type ListPage,
+  type ObjectInfo,
+  type ObjectStore,
+} from './object-store.js';
 import {
   StorageCodes,
   StorageError,
@@ -72,29 +82,21 @@ export const DEFAULT_MAX_ATTEMPTS = 4;
 /** Keys per ListObjectsV2 page: the most S3 returns. */
 export const LIST_PAGE_SIZE = 1000;
 
-let sdk: Promise<Sdk> | undefined;
-
-/** The SDK, imported once; rejects with a StorageError that says how to install it. */
-export function loadSdk(): Promise<Sdk> {
-  sdk ??= importSdk(SDK_MODULE).catch((error: unknown) => {
-    sdk = undefined;
-    throw error;
-  });
-  return sdk;
-}
-
-/** Imports the SDK from `moduleName` (not cached: see loadSdk); a StorageError that says how to install it when that fails. */
-export async function importSdk(moduleName: string): Promise<Sdk> {
-  try {
-    return (await import(/* webpackIgnore: true */ /* @vite-ignore */ moduleName)) as Sdk;
-  } catch (error) {
-    throw new StorageError(
+const peer = optionalPeer<Sdk>(
+  SDK_MODULE,
+  (cause) =>
+    new StorageError(
       StorageCodes.noSdk,
       's3:// sources need the AWS SDK v3: run `npm install @aws-sdk/client-s3` (see the README for the versions that run on your Node)',
-      { cause: error },
-    );
-  }
-}
+      { cause },
+    ),
+);
+
+/** The SDK, imported once; rejects with a StorageError that says how to install it. */
+export const loadSdk: () => Promise<Sdk> = peer.load;
+
+/** Imports the SDK from `moduleName` (not cached: see loadSdk); a StorageError that says how to install it when that fails. */
+export const importSdk: (moduleName: string) => Promise<Sdk> = peer.importFrom;
 
 /**
  * A client from `option`. Without one, the SDK's default credential chain and
@@ -109,12 +111,6 @@ export async function makeClient(option: S3Option | undefined): Promise<S3Client
   const customEndpoint =
     config.endpoint !== undefined || process.env.AWS_ENDPOINT_URL_S3 !== undefined || process.env.AWS_ENDPOINT_URL !== undefined;
   return new S3Client({ forcePathStyle: customEndpoint, maxAttempts: DEFAULT_MAX_ATTEMPTS, ...(config as Record<string, unknown>) });
-}
-
-/** The size of the whole object, from `Content-Range: bytes a-b/size`, else the body's length. */
-function totalSize(contentRange: string | undefined, length: number): number {
-  const total = contentRange?.split('/')[1];
-  return total !== undefined && total !== '*' ? Number(total) : length;
 }
 
 interface GetRequest {
@@ -206,7 +202,7 @@ export class S3Store implements ObjectStore {
         throw error;
       }
       const bytes = await bodyOf(answer, where);
-      return { bytes, etag: etagOf(answer.ETag), size: totalSize(answer.ContentRange, answer.ContentLength ?? bytes.length) };
+      return { bytes, etag: etagOf(answer.ETag), size: sizeFromContentRange(answer.ContentRange, answer.ContentLength ?? bytes.length) };
     } catch (error) {
       // Making the client can fail too (the SDK missing, a config it refuses): every failure is a StorageError.
       throw s3Error(error, 'get', bucket, key);

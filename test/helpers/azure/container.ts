@@ -3,12 +3,11 @@
  * from a local tree or from keys and text, as test/helpers/s3/bucket.ts does
  * with buckets on s3rver.
  */
-import { readdir, readFile } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { BlobServiceClient, type ContainerClient } from '@azure/storage-blob';
+import { filesUnder, uniqueName } from '../storage/files.js';
 import { azuriteConnectionString, sharedAzurite } from './server.js';
-
-let made = 0;
 
 export interface TestContainer {
   name: string;
@@ -22,14 +21,10 @@ export interface TestContainer {
   upload(dir: string, prefix: string): Promise<number>;
 }
 
-/** A new, empty container named after `label` (unique in this worker; Azure allows no `--` in a name). */
+/** A new, empty container named after `label` (unique in this worker). */
 export async function makeContainer(label: string): Promise<TestContainer> {
   const { endpoint } = await sharedAzurite();
-  const name = `${label}-${process.pid}-${++made}`
-    .toLowerCase()
-    .replace(/[^a-z0-9-]/g, '-')
-    .replace(/-+/g, '-')
-    .slice(0, 63);
+  const name = uniqueName(label);
   const client = BlobServiceClient.fromConnectionString(azuriteConnectionString(endpoint)).getContainerClient(name);
   await client.create();
   const put = async (key: string, body: string | Uint8Array): Promise<void> => {
@@ -50,15 +45,4 @@ export async function makeContainer(label: string): Promise<TestContainer> {
       return files.length;
     },
   };
-}
-
-async function filesUnder(dir: string, base = ''): Promise<string[]> {
-  const entries = await readdir(join(dir, base), { withFileTypes: true });
-  const nested = await Promise.all(
-    entries.map((entry) => {
-      const rel = base === '' ? entry.name : `${base}/${entry.name}`;
-      return entry.isDirectory() ? filesUnder(dir, rel) : Promise.resolve(entry.isFile() ? [rel] : []);
-    }),
-  );
-  return nested.flat();
 }

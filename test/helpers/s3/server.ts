@@ -5,11 +5,11 @@
  * `isolate: false`, so this module's state outlives one file). Each file
  * makes buckets of its own, so files never see each other's objects.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { startServerChild } from '../storage/server-child.js';
 
 export interface S3rver {
   /** http://127.0.0.1:port */
@@ -31,37 +31,7 @@ export function sharedS3rver(): Promise<S3rver> {
 
 function startS3rver(): Promise<S3rver> {
   const directory = mkdtempSync(join(tmpdir(), 'skills-s3rver-'));
-  const child = spawn(process.execPath, ['--openssl-legacy-provider', CHILD, directory], {
-    stdio: ['pipe', 'pipe', 'pipe'],
-    env: { ...process.env, NODE_OPTIONS: '' },
-  });
-  // Neither the child nor its pipes keep the worker alive; closing stdin on exit ends the child.
-  child.unref();
-  for (const stream of [child.stdin, child.stdout, child.stderr]) (stream as unknown as { unref?: () => void } | null)?.unref?.();
-  process.once('exit', () => {
-    child.kill();
-    rmSync(directory, { recursive: true, force: true });
-  });
-  return new Promise((resolve, reject) => {
-    let out = '';
-    let err = '';
-    child.stderr?.on('data', (chunk: Buffer) => (err += chunk.toString()));
-    child.stdout?.on('data', (chunk: Buffer) => {
-      out += chunk.toString();
-      const line = out.split('\n')[0];
-      if (out.includes('\n') && line) {
-        const { port } = JSON.parse(line) as { port: number };
-        resolve({ endpoint: `http://127.0.0.1:${port}`, port });
-      }
-    });
-    child.once('exit', (code) => reject(new Error(`s3rver exited (${code}) before it listened: ${err}`)));
-    watchChild(child);
-  });
-}
-
-/** A child that dies later is reported on the worker's stderr, not silently. */
-function watchChild(child: ChildProcess): void {
-  child.once('exit', (code, signal) => {
-    if (code !== 0 && signal === null) process.stderr.write(`s3rver child exited with ${code}\n`);
-  });
+  return startServerChild('s3rver', ['--openssl-legacy-provider', CHILD, directory], {}, () =>
+    rmSync(directory, { recursive: true, force: true }),
+  );
 }

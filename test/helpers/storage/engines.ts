@@ -4,7 +4,7 @@
  * `TestEngine` runs on both (`describe.each(ENGINES)`).
  */
 import type { SkillsOptions } from '../../../src/index.js';
-import { buildPrebuiltIndex, serializePrebuiltIndex } from '../../../src/source/prebuilt/build.js';
+import { buildPrebuiltIndex, serializePrebuiltIndex } from '../prebuilt.js';
 import type { StorageConnections } from '../../../src/storage/engines.js';
 import { makeContainer } from '../azure/container.js';
 import { AZURITE_ACCOUNT, AZURITE_KEY, azuriteConnectionString, sharedAzurite } from '../azure/server.js';
