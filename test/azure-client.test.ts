@@ -19,19 +19,14 @@ import type * as AzureBlob from '@azure/storage-blob';
 import { afterAll, beforeAll, describe, expect, expectTypeOf, it } from 'vitest';
 import {
   AZURE_CONNECTION_VARIABLE,
-  AzureStore,
-  azureError,
-  importAzureSdk,
-  loadAzureSdk,
-  usableCredential,
   type AzureOption,
-  type AzureSdk,
   type BlobDownloadLike,
   type BlobPageLike,
   type BlobPropertiesLike,
   type BlobServiceClientLike,
   type ContainerClientLike,
-} from '../src/storage/azure-client.js';
+} from '../src/config/azure-option.js';
+import { AzureStore, azureError, importAzureSdk, loadAzureSdk, usableCredential, type AzureSdk } from '../src/storage/azure-client.js';
 import { StorageError } from '../src/storage/storage-error.js';
 import { makeContainer, type TestContainer } from './helpers/azure/container.js';
 import { AZURITE_ACCOUNT, AZURITE_KEY, azuriteConnectionString, sharedAzurite } from './helpers/azure/server.js';

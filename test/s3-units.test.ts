@@ -20,18 +20,17 @@ import {
   type Sdk,
 } from '../src/storage/s3-client.js';
 import { isS3Client } from '../src/config/storage-options.js';
-import { parseS3Url, s3Path, splitS3Path, type BucketPlace } from '../src/base/s3-url.js';
+import { parseObjectUrl, splitObjectPath, type BucketPlace } from '../src/base/object-url.js';
 import { isTransient, StorageError } from '../src/storage/storage-error.js';
 
 describe('s3:// URLs', () => {
   it('parses places, keeps a prefix as a folder, and refuses bad names and dot segments', () => {
-    expect(parseS3Url('s3://skills')).toEqual({ bucket: 'skills', prefix: '', root: 's3://skills' });
-    expect(parseS3Url('s3://skills/a//b')).toEqual({ bucket: 'skills', prefix: 'a/b/', root: 's3://skills/a/b' });
-    expect(parseS3Url('s3://Skills/a')).toMatchObject({ problem: expect.stringContaining('not a bucket name') });
-    expect(parseS3Url('s3://skills/a/./b')).toMatchObject({ problem: expect.stringContaining('`.` or `..`') });
-    expect(splitS3Path('s3://skills')).toEqual({ bucket: 'skills', key: '' });
-    expect(splitS3Path('s3://skills/a/b')).toEqual({ bucket: 'skills', key: 'a/b' });
-    expect(s3Path('skills', 'a/b')).toBe('s3://skills/a/b');
+    expect(parseObjectUrl('s3://skills')).toEqual({ bucket: 'skills', prefix: '', root: 's3://skills' });
+    expect(parseObjectUrl('s3://skills/a//b')).toEqual({ bucket: 'skills', prefix: 'a/b/', root: 's3://skills/a/b' });
+    expect(parseObjectUrl('s3://Skills/a')).toMatchObject({ problem: expect.stringContaining('not a bucket name') });
+    expect(parseObjectUrl('s3://skills/a/./b')).toMatchObject({ problem: expect.stringContaining('`.` or `..`') });
+    expect(splitObjectPath('s3://skills')).toEqual({ bucket: 'skills', key: '' });
+    expect(splitObjectPath('s3://skills/a/b')).toEqual({ bucket: 'skills', key: 'a/b' });
   });
 });
 
@@ -61,7 +60,7 @@ describe('storage errors', () => {
 });
 
 describe('a listing as a tree', () => {
-  const place = parseS3Url('s3://bkt/lib') as BucketPlace;
+  const place = parseObjectUrl('s3://bkt/lib') as BucketPlace;
   const object = (key: string, etag = '"1"') => ({ key, size: 1, etag, modifiedMs: 0 });
   it('makes folders from keys, skips folder markers, and lets a folder win over a key of the same name', () => {
     const tree = treeOf(place, [object('a/'), object('a/SKILL.md'), object('x'), object('x/y'), object('z/w'), object('z')]);

@@ -12,7 +12,7 @@ import { getSkills, skillsMiddleware, type SkillsOptions } from '../src/index.js
 import { BucketFileSystem } from '../src/storage/bucket-fs.js';
 import { listPlace } from '../src/storage/bucket-listing.js';
 import { ObjectStores } from '../src/storage/engines.js';
-import type { BucketPlace } from '../src/base/s3-url.js';
+import type { BucketPlace } from '../src/base/object-url.js';
 import { ENGINES, type EngineContainer, type TestEngine } from './helpers/storage/engines.js';
 import { startProxy, type StorageProxy } from './helpers/storage/proxy.js';
 import { until as untilEvery } from './helpers/until.js';
@@ -123,7 +123,7 @@ describe.each(ENGINES)('storage faults on $name', (engine: TestEngine) => {
     await middleware.close();
   });
 
-  it("throttling, in the engine's terms (503 SlowDown, 429; 503 ServerBusy, 500 OperationTimedOut): bounded retries with backoff, then the listing", async () => {
+  it("throttling in the engine's terms (503 SlowDown, 429; 503 ServerBusy, 500 OperationTimedOut): retries with backoff, then the listing", async () => {
     for (const { status, code } of engine.throttling) {
       proxy.reset();
       proxy.faults.fail = { count: 1, status, code };

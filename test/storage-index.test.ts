@@ -182,7 +182,7 @@ describe.each(ENGINES)('an index published on $name', (engine: TestEngine) => {
   });
 
   describe('sisu-skills index over these sources', () => {
-    it('publishes with -o <scheme>://container/key, instructions in by default; a middleware starts from it with one GET; -o naming a folder: usage', async () => {
+    it('publishes with -o <scheme>://container/key, instructions in by default; a middleware starts from it with one GET; -o a folder: usage', async () => {
       const url = at('cli/skills.index.json');
       const built = await cli('index', place(), '-o', url);
       expect(built.err).toBe('');

@@ -8,7 +8,7 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { SkillsUsageError } from '../config/errors.js';
 import { packageNameProblem } from '../config/packages.js';
-import { isS3Url } from '../base/s3-url.js';
+import { isObjectUrl } from '../base/object-url.js';
 import { SIGN_DEFAULTS } from '../config/defaults.js';
 import { initDescriptionProblem, initNameProblem } from './scaffold.js';
 import { EVAL_DEFAULTS } from '../config/defaults.js';
@@ -32,7 +32,7 @@ export interface IndexArgs extends LoadArgs {
   output: string;
   /**
    * Also store the instructions' terms, so ranking reads them from the first request: `--instructions`,
-   * `--no-instructions`, or by default when a source is an s3:// place (instructionsByDefault).
+   * `--no-instructions`, or by default when a source is an s3:// or az:// place (instructionsByDefault).
    */
   instructions: boolean;
   /** `--embeddings <module>`: also store the skills' vectors, made by the module's embeddings provider. */
@@ -77,7 +77,7 @@ export interface KeygenArgs {
 
 /** `sisu-skills sign <place...> --key <file>`. */
 export interface SignArgs {
-  /** Folders, package folders or s3:// places, as given. */
+  /** Folders, package folders or s3:// and az:// places, as given. */
   places: string[];
   /** The private key file; relative to the working directory. */
   key: string;
@@ -277,11 +277,11 @@ function instructionsOf(values: Parsed['values'], directories: readonly string[]
 
 /**
  * Whether an index over `directories` stores the instructions when neither flag is given: when a source is an
- * s3:// place. Without them every process that starts from the index GETs every SKILL.md about a second after its
+ * s3:// or az:// place. Without them every process that starts from the index GETs every SKILL.md about a second after its
  * first request (one GET per skill: 20,000 per process at 20,000 skills); local files are cheap to read.
  */
 export function instructionsByDefault(directories: readonly string[]): boolean {
-  return directories.some(isS3Url);
+  return directories.some(isObjectUrl);
 }
 
 /** The commands that load no skills, so take none of the loading options. */
@@ -369,7 +369,9 @@ function keygenArgs(positionals: readonly string[]): Command {
 /** The places of sign and verify: at least one. */
 function placesOf(command: 'sign' | 'verify', positionals: string[]): string[] {
   if (positionals.length === 0)
-    throw new SkillsUsageError(`${command}: give at least one place: a skills folder, a package folder or s3://bucket/prefix/.`);
+    throw new SkillsUsageError(
+      `${command}: give at least one place: a skills folder, a package folder, s3://bucket/prefix/ or az://container/prefix/.`,
+    );
   return positionals;
 }
 

@@ -13,6 +13,7 @@
  */
 import { dirname, isAbsolute, resolve } from 'node:path';
 import type { Diagnostic } from '../base/diagnostics.js';
+import { isObjectUrl } from '../base/object-url.js';
 import { errorReason } from '../base/fs.js';
 import { RANKER_BUILDER } from '../catalog/saved-ranker.js';
 import { prebuiltBuilder, serializePrebuiltIndex } from '../index/prebuilt/build.js';
@@ -80,7 +81,7 @@ function withAbsolutePaths(
   output: string,
 ): { errors: Diagnostic[]; warnings: Diagnostic[]; scannedDirectories: string[] } {
   // A published index holds its paths as they are.
-  if (output.startsWith('s3://')) return document;
+  if (isObjectUrl(output)) return document;
   const base = dirname(output);
   const decode = (path: string): string => (isAbsolute(path) || !/^\.\.?(\/|$)/.test(path) ? path : resolve(base, path));
   const absolute = (d: Diagnostic): Diagnostic => ({ ...d, file: decode(d.file) });

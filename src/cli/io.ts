@@ -5,6 +5,7 @@
  */
 import { isAbsolute, relative, sep } from 'node:path';
 import type { Diagnostic } from '../base/diagnostics.js';
+import { isObjectUrl } from '../base/object-url.js';
 
 export interface CliIO {
   /** Write a line (a newline is added) to standard output. */
@@ -20,8 +21,8 @@ export const EXIT = { ok: 0, problems: 1, usage: 2 } as const;
 
 /** `path` relative to `cwd` when it is inside it, for shorter lines editors still open. */
 export function displayPath(path: string, cwd: string): string {
-  // An object in a bucket is shown as its s3:// URL.
-  if (path.startsWith('s3://')) return path;
+  // An object in storage is shown as its URL (s3://, az://).
+  if (isObjectUrl(path)) return path;
   const rel = relative(cwd, path);
   if (rel === '') return '.';
   const outside = rel === '..' || rel.startsWith(`..${sep}`) || isAbsolute(rel);

@@ -138,8 +138,9 @@ export interface ConfigOptions extends StorageOptions {
    * A prebuilt index (`sisu-skills index ... -o skills.index.json`): start-up
    * reads this one file instead of scanning. A missing, unreadable or
    * incompatible index falls back to scanning with one warning. Relative to `cwd`.
-   * `s3://bucket/key`: an index published to a bucket (`sisu-skills index -o s3://...`),
-   * read with one GET and checked every `refresh` ms with one conditional GET.
+   * `s3://bucket/key` or `az://container/key`: an index published to storage
+   * (`sisu-skills index -o s3://...`), read with one GET and checked every
+   * `refresh` ms with one conditional GET.
    * @default undefined (scan)
    */
   index?: string;
@@ -244,7 +245,7 @@ export interface ResolvedOptions {
   readonly cacheTtl: number;
   readonly strict: boolean;
   readonly preload: boolean;
-  /** Absolute path (or `s3://bucket/key`) of the prebuilt index; undefined: scan. */
+  /** Absolute path (or `s3://bucket/key`, `az://container/key`) of the prebuilt index; undefined: scan. */
   readonly index: string | undefined;
   readonly catalogBudget: number;
   /** undefined: only when over budget. */
@@ -261,11 +262,11 @@ export interface ResolvedOptions {
   readonly signal: AbortSignal | undefined;
   /** The `fs` option's filesystem (source/storage.ts routes `s3://` paths away from it, when there are any). */
   readonly fs: SkillsFileSystem;
-  /** ms between checks of the s3:// sources; 0: never. */
+  /** ms between checks of the s3:// and az:// sources; 0: never. */
   readonly refresh: number;
   /** Longest a request waits on a bucket's first listing, in ms. */
   readonly storageWait: number;
-  /** The s3:// sources, as data; undefined without any. */
+  /** The s3:// and az:// sources, as data; undefined without any. */
   readonly buckets: BucketSettings | undefined;
   /** undefined: nothing is verified. */
   readonly trust: ResolvedTrust | undefined;
@@ -303,6 +304,7 @@ export const OPTION_KEYS: { readonly [K in keyof Required<ConfigOptions>]: true 
   signal: true,
   fs: true,
   s3: true,
+  azure: true,
   refresh: true,
   storageWait: true,
   trust: true,

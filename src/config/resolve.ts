@@ -5,7 +5,7 @@
  */
 import { homedir } from 'node:os';
 import { isAbsolute, resolve } from 'node:path';
-import { isS3Url } from '../base/s3-url.js';
+import { isObjectUrl } from '../base/object-url.js';
 import {
   checkAlways,
   checkAutoActivate,
@@ -117,10 +117,10 @@ function checkWhere(options: ConfigOptions) {
     failOption('signal', `must be an AbortSignal, got ${describeValue(options.signal)}.`);
   const resolvedCwd = resolveDirectory(cwd, process.cwd());
   // Each s3:// entry checked once, named by where it was given.
-  const buckets = listed.map((d, i) => (isS3Url(d.trim()) ? checkS3Place(`directories[${i}]`, d) : undefined));
+  const buckets = listed.map((d, i) => (isObjectUrl(d.trim()) ? checkS3Place(`directories[${i}]`, d) : undefined));
   const index = checkIndex(options, resolvedCwd);
   const places = buckets.filter((place) => place !== undefined);
-  const storage = checkStorage(options, places, index !== undefined && isS3Url(index) ? index : undefined);
+  const storage = checkStorage(options, places, index !== undefined && isObjectUrl(index) ? index : undefined);
   // The same folder listed twice is scanned once; an s3:// place is kept as its root URL.
   const directories = [...new Set(listed.map((d, i) => buckets[i]?.root ?? resolveDirectory(d, resolvedCwd)))];
   return { directories, packages, cwd: resolvedCwd, fs, index, storage };
@@ -149,5 +149,5 @@ function checkIndex(options: ConfigOptions, cwd: string): string | undefined {
     failOption('index', `must be the path of a file \`sisu-skills index\` wrote, got ${describeValue(index)}.`);
   if (options.preload === true)
     failOption('index', 'cannot be used with `preload: true`:', 'the index holds no instructions to preload. Use one or the other.');
-  return isS3Url(index.trim()) ? checkS3Index(index) : resolveDirectory(index, cwd);
+  return isObjectUrl(index.trim()) ? checkS3Index(index) : resolveDirectory(index, cwd);
 }

@@ -4,7 +4,7 @@
  * and the listing that ends later rebuilds the index. `discoverSkills`, the
  * public one-shot discovery, checks the options and builds their storage first.
  */
-import { isS3Url } from '../base/s3-url.js';
+import { isObjectUrl } from '../base/object-url.js';
 import type { DiscoveryResult, Skill, SkillEntry } from '../base/model.js';
 import { type ConfigOptions } from '../config/options.js';
 import { resolveOptions } from '../config/resolve.js';
@@ -101,7 +101,7 @@ export async function discoverWithBuckets<S extends SkillEntry>(
   const started = Date.now();
   const { leaveOut, diagnostics } = await buckets.poll.beforeDiscovery();
   const directories = options.directories.filter((directory) => !leaveOut.has(directory));
-  const local = directories.filter((directory) => !isS3Url(directory));
+  const local = directories.filter((directory) => !isObjectUrl(directory));
   const scanned =
     local.length === directories.length
       ? await scan({ ...options, directories })

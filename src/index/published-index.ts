@@ -11,7 +11,7 @@ import { discover } from '../discover/discover.js';
 import type { ResourceLimits } from '../discover/resources.js';
 import { SkillsUsageError } from '../config/errors.js';
 import { ObjectStores } from '../storage/engines.js';
-import { isS3Url, parseS3Url } from '../base/s3-url.js';
+import { containerOf, isObjectUrl, parseObjectUrl } from '../base/object-url.js';
 import { isTransient } from '../storage/storage-error.js';
 import type { IndexPoll } from '../source/index-poll.js';
 import { publishedIndexUnreadable } from './prebuilt/problems.js';
@@ -38,7 +38,7 @@ export function publishedIndexLoader(
     good = { text, etag };
     // The skill folders are listed when first used (an activation); a new version forgets the old listings.
     store?.useSkillFolders(
-      read.result.skills.flatMap((skill) => (isS3Url(skill.directory) ? [skill.directory] : [])),
+      read.result.skills.flatMap((skill) => (isObjectUrl(skill.directory) ? [skill.directory] : [])),
       etag,
     );
     return read;
@@ -61,7 +61,7 @@ export function publishedIndexLoader(
     }
     if (held.problem && !isTransient(held.problem)) return { ok: false, unusable: publishedIndexUnreadable(url, held.problem) };
     // Storage does not answer yet: the other sources now, the index's skills when its GET succeeds.
-    const local = options.directories.filter((directory) => !isS3Url(directory));
+    const local = options.directories.filter((directory) => !isObjectUrl(directory));
     const scanned = await discover({ ...options, directories: local }, { frontmatterOnly: true }, limits);
     const discovery = {
       ...scanned,
@@ -78,11 +78,11 @@ export function publishedIndexLoader(
  * a file on disk.
  */
 export function publishTarget(output: string): string | undefined {
-  if (!isS3Url(output.trim())) return undefined;
-  const place = parseS3Url(output.trim());
+  if (!isObjectUrl(output.trim())) return undefined;
+  const place = parseObjectUrl(output.trim());
   const fail = (problem: string): never => {
     throw new SkillsUsageError(
-      `index: -o ${output} cannot be published to: ${problem}. Give the key, e.g. -o s3://bucket/skills.index.json.`,
+      `index: -o ${output} cannot be published to: ${problem}. Give the key, e.g. -o ${containerOf(output.trim()).example}skills.index.json.`,
     );
   };
   if ('problem' in place) return fail(place.problem);
@@ -91,9 +91,10 @@ export function publishTarget(output: string): string | undefined {
 }
 
 /**
- * Put the index at `url` with one PutObject, with a client from the SDK's
- * environment (AWS_REGION, AWS_ENDPOINT_URL_S3, the credential chain). S3
- * replaces an object whole: a reader gets the old index or the new one.
+ * Put the index at `url` with one write, with a client from the SDK's
+ * environment (s3://: AWS_REGION, AWS_ENDPOINT_URL_S3, the credential chain;
+ * az://: AZURE_STORAGE_CONNECTION_STRING). S3 and Azure replace an object
+ * whole: a reader gets the old index or the new one.
  */
 export async function publishIndex(url: string, text: string): Promise<void> {
   const { store, container, key } = new ObjectStores().locate(url);

@@ -19,7 +19,7 @@ import type { DiscoveryResult, SkillEntry } from '../base/model.js';
 import type { IndexPoll } from '../source/index-poll.js';
 import { discoverWithBuckets, FirstRead, scanIn, type Scan } from '../discover/with-storage.js';
 import { publishedIndexLoader, type IndexLoad } from './published-index.js';
-import { isS3Url } from '../base/s3-url.js';
+import { isObjectUrl } from '../base/object-url.js';
 import type { SkillsLoad } from './skills-load.js';
 
 export interface SkillSource {
@@ -71,7 +71,7 @@ function sourceOf<S extends SkillEntry>(
   // The s3:// sources are the storage's, which keeps them fresh (source/storage.ts); the first read is this source's.
   const buckets = options.bucketSource;
   const listed = buckets && { poll: buckets.listings, first: new FirstRead<DiscoveryResult<S>>() };
-  const published = options.index !== undefined && isS3Url(options.index) ? buckets?.index : undefined;
+  const published = options.index !== undefined && isObjectUrl(options.index) ? buckets?.index : undefined;
   const readIndex = indexLoader(options, settings.reader, limits, published);
   /** A scan, with `warnings` first among its own. */
   const scanNow = async (warnings: readonly Diagnostic[] = []): Promise<SkillsLoad> => {

@@ -22,7 +22,7 @@ import type { MeaningRuntime } from '../meaning/meaning-runtime.js';
 import type { SkillMeaning } from '../meaning/skill-meaning.js';
 import type { SkillEntry } from '../base/model.js';
 import type { SkillsFileSystem } from '../base/fs.js';
-import { isS3Url } from '../base/s3-url.js';
+import { isObjectUrl } from '../base/object-url.js';
 
 /** What the middleware has logged about a library, so each request logs only what is new. */
 export class LibraryLog {
@@ -221,7 +221,7 @@ function withoutInstructions({ scheme, count, terms, offsets, docs, weights }: R
  */
 function bucketReadsOf(modelIndex: SkillIndex, bodies: BodyIndexing | undefined, saved: PrebuiltRankerData | undefined): number {
   const readsFiles = bodies !== undefined && bodies.outcome?.from !== 'index';
-  return saved && readsFiles ? modelIndex.skills.filter((entry) => isS3Url(entry.path)).length : 0;
+  return saved && readsFiles ? modelIndex.skills.filter((entry) => isObjectUrl(entry.path)).length : 0;
 }
 
 /** Up to three known names for an unknown `name`, for a warning (rare: built only then). */

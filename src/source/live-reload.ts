@@ -8,7 +8,7 @@
  * reported to the feed it was made with.
  */
 import type { HostLogger } from '../base/host.js';
-import { isS3Url } from '../base/s3-url.js';
+import { isObjectUrl } from '../base/object-url.js';
 import type { ResolvedOptions } from '../config/options.js';
 import { startWatching } from '../watch/start.js';
 import { WatchProblem, type SkillsWatcher, type WatchMode } from '../watch/watch.js';
@@ -28,7 +28,7 @@ export class LiveReload implements ChangeSource {
   ) {
     // Options already checked by config/: no second check. The owner of freshness stops it when `signal` aborts.
     this.watcher = startWatching(
-      options.directories.filter((directory) => !isS3Url(directory)),
+      options.directories.filter((directory) => !isObjectUrl(directory)),
       {
         fs: options.fs,
         debounceMs: options.watch.debounceMs,

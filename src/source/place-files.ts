@@ -12,8 +12,8 @@ import { open } from 'node:fs/promises';
 import { isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { errorCode, MAX_TEXT_FILE_BYTES } from '../base/fs.js';
 import { MANIFEST_FILE } from '../base/skill-file.js';
-import { isObjectPath, ObjectStores } from '../storage/engines.js';
-import { isS3Url, parseS3Url } from '../base/s3-url.js';
+import { ObjectStores } from '../storage/engines.js';
+import { isObjectUrl, parseObjectUrl } from '../base/object-url.js';
 
 /** A file's size and the hex SHA-256 of its bytes. */
 export interface HashedFile {
@@ -43,7 +43,7 @@ export class PlaceFiles {
 
   /** Size and SHA-256 of the file or object at `path`. */
   async hash(path: string): Promise<HashedFile> {
-    if (isObjectPath(path)) {
+    if (isObjectUrl(path)) {
       const bytes = await this.readObject(path);
       return { size: bytes.length, sha256: createHash('sha256').update(bytes).digest('hex') };
     }
@@ -67,7 +67,7 @@ export class PlaceFiles {
    * `maxBytes` is given (a SKILL.md's size was in the listing, which discovery checked).
    */
   async read(path: string, maxBytes?: number): Promise<Uint8Array> {
-    if (isS3Url(path)) {
+    if (isObjectUrl(path)) {
       if (maxBytes !== undefined) {
         const { store, container, key } = this.stores.locate(path);
         const { size } = await store.stat(container, key);
@@ -121,8 +121,8 @@ export interface PlaceLocation {
 
 /** The location of `place` (relative paths start at `cwd`), or why an s3:// URL names no place. */
 export function placeLocation(place: string, cwd: string): PlaceLocation | { problem: string } {
-  if (isS3Url(place)) {
-    const parsed = parseS3Url(place);
+  if (isObjectUrl(place)) {
+    const parsed = parseObjectUrl(place);
     if ('problem' in parsed) return parsed;
     return { root: parsed.root, manifestPath: `${parsed.root}/${MANIFEST_FILE}`, inBucket: true };
   }

@@ -1,9 +1,9 @@
 /**
  * Building what the storage options name, a step after checking them: the
- * bucket store over the `s3://` places (it makes no request until the first
- * discovery), the filesystem edge that routes `s3://` paths to it and the
- * rest to the `fs` option's, and the pollers that keep the places fresh.
- * Without an `s3://` source, the options as they are.
+ * bucket store over the `s3://` and `az://` places (it makes no request until
+ * the first discovery), the filesystem edge that routes object paths to it and
+ * the rest to the `fs` option's, and the pollers that keep the places fresh.
+ * Without such a source, the options as they are.
  */
 import type { ResolvedOptions } from '../config/options.js';
 import { BucketStore } from '../storage/bucket-store.js';
@@ -28,7 +28,7 @@ export interface StoredOptions extends ResolvedOptions {
 export function openStorage(options: ResolvedOptions, changes?: ChangeFeed): StoredOptions {
   const { buckets } = options;
   if (!buckets) return { ...options, store: undefined, bucketSource: undefined };
-  const store = new BucketStore(buckets.places, buckets.s3, buckets.index);
+  const store = new BucketStore(buckets.places, { s3: buckets.s3, azure: buckets.azure }, buckets.index);
   const refresh = changes ? options.refresh : 0;
   const bucketSource = new BucketSource(store, { refresh, storageWait: options.storageWait, changes });
   return { ...options, fs: routedFileSystem(options.fs, store.fs), store, bucketSource };

@@ -20,6 +20,17 @@ import {
   type ObjectStore,
 } from './object-store.js';
 import {
+  AZURE_CONNECTION_VARIABLE,
+  isBlobServiceClient,
+  isContainerClient,
+  type AzureClientOptions,
+  type AzureOption,
+  type BlobDownloadLike,
+  type BlobPageLike,
+  type BlobServiceClientLike,
+  type ContainerClientLike,
+} from '../config/azure-option.js';
+import {
   StorageCodes,
   StorageError,
   changedWhileRead,
@@ -29,77 +40,7 @@ import {
   type StorageOperation,
 } from './storage-error.js';
 
-/**
- * The parts of the SDK's clients and answers used here, written out (as s3-client.ts does: naming the SDK's
- * types would pull its declarations into every program that checks this source). The tests check the real ones fit.
- */
-export interface BlobItemLike {
-  name: string;
-  properties: { contentLength?: number; etag?: string; lastModified?: Date };
-}
-
-export interface BlobPageLike {
-  segment: { blobItems: BlobItemLike[] };
-  continuationToken?: string;
-}
-
-export interface BlobDownloadLike {
-  etag?: string;
-  contentRange?: string;
-  contentLength?: number;
-  readableStreamBody?: AsyncIterable<unknown>;
-}
-
-export interface BlobPropertiesLike {
-  contentLength?: number;
-  etag?: string;
-  lastModified?: Date;
-}
-
-/** A `ContainerClient` of the SDK's, as used here. */
-export interface ContainerClientLike {
-  readonly containerName: string;
-  listBlobsFlat(options?: { prefix?: string; abortSignal?: AbortSignal }): {
-    byPage(settings?: { continuationToken?: string; maxPageSize?: number }): AsyncIterator<BlobPageLike>;
-  };
-  getBlobClient(name: string): {
-    download(
-      offset?: number,
-      count?: number,
-      options?: { abortSignal?: AbortSignal; conditions?: { ifNoneMatch?: string } },
-    ): Promise<BlobDownloadLike>;
-    getProperties(options?: { abortSignal?: AbortSignal }): Promise<BlobPropertiesLike>;
-  };
-  getBlockBlobClient(name: string): {
-    upload(
-      body: string,
-      contentLength: number,
-      options?: { abortSignal?: AbortSignal; blobHTTPHeaders?: { blobContentType?: string } },
-    ): Promise<unknown>;
-  };
-}
-
-/** A `BlobServiceClient` of the SDK's, as used here. */
-export interface BlobServiceClientLike {
-  getContainerClient(name: string): ContainerClientLike;
-}
-
-/** The SDK's client options (`StoragePipelineOptions`: `retryOptions`, `userAgentOptions`, `proxyOptions`...). */
-export type AzureClientOptions = Record<string, unknown>;
-
-/**
- * The `azure` option: a `ContainerClient` or `BlobServiceClient` the app
- * made, a connection string, or an account URL (with a SAS, or a
- * `credential`: a `StorageSharedKeyCredential` or a `TokenCredential` such
- * as `DefaultAzureCredential`). `options` go to the client made from them.
- */
-export type AzureOption =
-  | ContainerClientLike
-  | BlobServiceClientLike
-  | { connectionString: string; options?: AzureClientOptions }
-  | { url: string; credential?: unknown; options?: AzureClientOptions };
-
-/** The parts of `@azure/storage-blob` used here, written out (see BlobItemLike). */
+/** The parts of `@azure/storage-blob` used here, written out (see config/azure-option.ts). */
 export interface AzureSdk {
   BlobServiceClient: {
     new (url: string, credential?: unknown, options?: AzureClientOptions): BlobServiceClientLike;
@@ -111,9 +52,6 @@ export interface AzureSdk {
 
 /** The SDK's module name, held in a constant so that bundlers leave the optional peer alone (see optionalPeer). */
 export const AZURE_SDK_MODULE = '@azure/storage-blob';
-
-/** The environment variable read when no `azure` option is given. */
-export const AZURE_CONNECTION_VARIABLE = 'AZURE_STORAGE_CONNECTION_STRING';
 
 /** Blobs per listing page: the most Azure returns. */
 export const AZURE_LIST_PAGE_SIZE = 5000;
@@ -134,17 +72,6 @@ export const loadAzureSdk: () => Promise<AzureSdk> = peer.load;
 /** Imports the SDK from `moduleName` (not cached: see loadAzureSdk). */
 export const importAzureSdk: (moduleName: string) => Promise<AzureSdk> = peer.importFrom;
 
-const isFunction = (value: unknown, name: string): boolean =>
-  typeof value === 'object' && value !== null && typeof (value as Record<string, unknown>)[name] === 'function';
-
-export function isContainerClient(option: unknown): option is ContainerClientLike {
-  return isFunction(option, 'listBlobsFlat') && isFunction(option, 'getBlobClient');
-}
-
-export function isBlobServiceClient(option: unknown): option is BlobServiceClientLike {
-  return isFunction(option, 'getContainerClient');
-}
-
 function notConfigured(reason: string): StorageError {
   return new StorageError(StorageCodes.notConfigured, reason);
 }
@@ -160,7 +87,7 @@ function notConfigured(reason: string): StorageError {
 export function usableCredential(azure: AzureSdk, credential: unknown): object {
   if (credential === undefined) return new azure.AnonymousCredential();
   if (credential instanceof azure.StorageSharedKeyCredential || credential instanceof azure.AnonymousCredential) return credential;
-  if (isFunction(credential, 'getToken')) return credential as object;
+  if (typeof (credential as { getToken?: unknown }).getToken === 'function') return credential as object;
   const foreign = credential as { constructor?: { name?: unknown }; accountName?: unknown; accountKey?: unknown };
   if (typeof foreign.accountName === 'string' && foreign.accountKey instanceof Uint8Array) {
     return new azure.StorageSharedKeyCredential(foreign.accountName, Buffer.from(foreign.accountKey).toString('base64'));

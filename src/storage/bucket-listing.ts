@@ -5,7 +5,7 @@
  * request per file.
  */
 import type { ObjectInfo, ObjectStore } from './object-store.js';
-import type { BucketPlace } from '../base/s3-url.js';
+import type { BucketPlace } from '../base/object-url.js';
 
 export interface Listing {
   place: BucketPlace;

@@ -7,9 +7,8 @@
 import { BucketFileSystem } from './bucket-fs.js';
 import { listPlace, sameObjects, type Listing } from './bucket-listing.js';
 import { PublishedObject } from './published-object.js';
-import { ObjectStores } from './engines.js';
-import type { S3Option } from '../config/storage-options.js';
-import type { BucketPlace } from '../base/s3-url.js';
+import { ObjectStores, type StorageConnections } from './engines.js';
+import type { BucketPlace } from '../base/object-url.js';
 import { StorageError } from './storage-error.js';
 
 export interface PlaceState {
@@ -41,12 +40,12 @@ export class BucketStore {
   /** The index version the skill folders came from: a new one forgets their listings. */
   private foldersOf: string | undefined;
 
-  /** `indexUrl`: the published index's `s3://bucket/key`, if any. */
-  constructor(places: readonly BucketPlace[], s3: S3Option | undefined, indexUrl?: string) {
+  /** `indexUrl`: the published index's `s3://bucket/key` or `az://container/key`, if any. */
+  constructor(places: readonly BucketPlace[], connections: StorageConnections, indexUrl?: string) {
     // Longest root first: a path belongs to the most specific place that holds it.
     this.places = [...places].sort((a, b) => b.root.length - a.root.length).map((place) => ({ place }));
     // The SDK is imported on the first request, never at construction; a failed import is tried again next time.
-    this.stores = new ObjectStores({ s3 });
+    this.stores = new ObjectStores(connections);
     this.index = indexUrl === undefined ? undefined : new PublishedObject(this.stores, indexUrl);
     this.fs = new BucketFileSystem({
       stores: this.stores,

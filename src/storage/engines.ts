@@ -5,7 +5,9 @@
  * line in ENGINES. Each store is made on first use (no SDK is imported
  * before a request), with the request time limit around it.
  */
-import { AzureStore, type AzureOption } from './azure-client.js';
+import type { AzureOption } from '../config/azure-option.js';
+import { AzureStore } from './azure-client.js';
+import { splitObjectPath, storageScheme } from '../base/object-url.js';
 import type { ObjectStore } from './object-store.js';
 import { S3Store } from './s3-client.js';
 import type { S3Option } from '../config/storage-options.js';
@@ -24,18 +26,6 @@ const ENGINES: Readonly<Record<string, (connections: StorageConnections) => Obje
   's3://': (connections) => new S3Store(connections.s3),
   'az://': (connections) => new AzureStore(connections.azure),
 };
-
-/** The scheme of an object path (`s3://`, `az://`), or undefined for a path on disk. */
-export function schemeOf(path: string): string | undefined {
-  const end = path.indexOf('://');
-  const scheme = end < 0 ? undefined : path.slice(0, end + 3);
-  return scheme !== undefined && scheme in ENGINES ? scheme : undefined;
-}
-
-/** Whether `path` names an object in storage rather than a file on disk. */
-export function isObjectPath(path: string): boolean {
-  return schemeOf(path) !== undefined;
-}
 
 /** Where an object path points: the engine's store, the container and the key. */
 export interface Located {
@@ -63,10 +53,7 @@ export class ObjectStores {
 
   /** The store, container and key of `path` (`s3://bucket/key`, `az://container/key`). */
   locate(path: string): Located {
-    const scheme = schemeOf(path) ?? '';
-    const rest = path.slice(scheme.length);
-    const slash = rest.indexOf('/');
-    const container = slash < 0 ? rest : rest.slice(0, slash);
-    return { store: this.of(scheme), container, key: slash < 0 ? '' : rest.slice(slash + 1) };
+    const { bucket, key } = splitObjectPath(path);
+    return { store: this.of(storageScheme(path) ?? ''), container: bucket, key };
   }
 }

@@ -5,18 +5,18 @@
  */
 import { readUntilThroughOpen, type SkillsFileSystem } from '../base/fs.js';
 import type { BucketFileSystem } from './bucket-fs.js';
-import { isObjectPath } from './engines.js';
+import { isObjectUrl } from '../base/object-url.js';
 
 export function routedFileSystem(disk: SkillsFileSystem, buckets: BucketFileSystem): SkillsFileSystem {
   const routed: SkillsFileSystem = {
-    readdir: (path, options) => (isObjectPath(path) ? buckets.readdir(path) : disk.readdir(path, options)),
-    readFile: (path, encoding) => (isObjectPath(path) ? buckets.readFile(path) : disk.readFile(path, encoding)),
-    stat: (path) => (isObjectPath(path) ? buckets.stat(path) : disk.stat(path)),
-    lstat: (path) => (isObjectPath(path) ? buckets.lstat(path) : disk.lstat(path)),
-    realpath: (path) => (isObjectPath(path) ? buckets.realpath(path) : disk.realpath(path)),
-    open: (path, flags) => (isObjectPath(path) ? buckets.open(path) : disk.open(path, flags)),
+    readdir: (path, options) => (isObjectUrl(path) ? buckets.readdir(path) : disk.readdir(path, options)),
+    readFile: (path, encoding) => (isObjectUrl(path) ? buckets.readFile(path) : disk.readFile(path, encoding)),
+    stat: (path) => (isObjectUrl(path) ? buckets.stat(path) : disk.stat(path)),
+    lstat: (path) => (isObjectUrl(path) ? buckets.lstat(path) : disk.lstat(path)),
+    realpath: (path) => (isObjectUrl(path) ? buckets.realpath(path) : disk.realpath(path)),
+    open: (path, flags) => (isObjectUrl(path) ? buckets.open(path) : disk.open(path, flags)),
     readUntil: (path, end, firstChunk, options) => {
-      if (isObjectPath(path)) return buckets.readUntil(path, end, firstChunk);
+      if (isObjectUrl(path)) return buckets.readUntil(path, end, firstChunk);
       return disk.readUntil ? disk.readUntil(path, end, firstChunk, options) : readUntilThroughOpen(disk, path, end, firstChunk, options);
     },
   };

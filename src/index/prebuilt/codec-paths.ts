@@ -6,7 +6,7 @@
  */
 import { dirname, isAbsolute, relative, resolve, sep } from 'node:path';
 import { SKILL_FILE } from '../../base/skill-file.js';
-import { isS3Url } from '../../base/s3-url.js';
+import { isObjectUrl } from '../../base/object-url.js';
 
 /** `sep + SKILL.md`: a skill's SKILL.md path is its folder plus this, sharing the folder's characters. */
 export const SKILL_SUFFIX = sep + SKILL_FILE;
@@ -18,14 +18,14 @@ export const skillFileIn = (directory: string): string => (directory.endsWith(se
  * to a bucket, whose folder is no place on any machine.
  */
 export function pathEncoder(output: string): (path: string) => string {
-  if (isS3Url(output)) return (path) => path;
+  if (isObjectUrl(output)) return (path) => path;
   const base = dirname(resolve(output));
   return (path) => encodePath(path, base);
 }
 
 /** Where an index was read from: an absolute path, or its `s3://bucket/key` as it is. */
 export function indexLocation(file: string): string {
-  return isS3Url(file) ? file : resolve(file);
+  return isObjectUrl(file) ? file : resolve(file);
 }
 
 /** `./a/b` or `../a/b` (always `/`) for an absolute path; anything else (`<options>`, another drive) as it is. */
@@ -69,5 +69,5 @@ function pathDecoder(base: string): (path: string) => string {
 
 /** How paths stored in the index read from `path` (an indexLocation) are decoded: as they are in a published index (see pathEncoder). */
 export function pathDecoderFor(path: string): (stored: string) => string {
-  return isS3Url(path) ? (stored: string) => stored : pathDecoder(dirname(path));
+  return isObjectUrl(path) ? (stored: string) => stored : pathDecoder(dirname(path));
 }
