@@ -113,7 +113,7 @@ describe('sisu-skills index (in-process)', () => {
     expect(full.ranker.body?.terms.split(' ')).toContain('step');
     const help = (await cli(['help', 'index'], cwd)).stdout;
     expect(help).toContain('[--instructions | --no-instructions]');
-    expect(help).toMatch(/The default when a source is an s3:\/\/ place/);
+    expect(help).toMatch(/The default when a source is an s3:\/\/ or az:\/\/ place/);
   });
 
   it('prints the problems as validate does, then one summary line; skill errors are recorded, exit 0', async () => {
