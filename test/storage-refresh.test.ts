@@ -81,39 +81,43 @@ describe.each(ENGINES)('a bucket kept fresh on $name', (engine: TestEngine) => {
       expect(proxy.count()).toBe(0);
     });
 
-    it('a fleet: every process sees a change within refresh + 1 s (a listing, then a republished index), and exits by itself after close()', async () => {
-      // Inside node_modules/.cache: the bundle's external packages (the SDK, zod) resolve from there.
-      const cache = fileURLToPath(new URL('../node_modules/.cache', import.meta.url));
-      mkdirSync(cache, { recursive: true });
-      const dir = mkdtempSync(join(cache, 'skills-fleet-'));
-      const script = join(dir, 'fleet-child.mjs');
-      const entry = fileURLToPath(new URL('./helpers/storage/fleet-child.ts', import.meta.url));
-      await build({
-        entryPoints: [entry],
-        bundle: true,
-        platform: 'node',
-        format: 'esm',
-        outfile: script,
-        external: ['@aws-sdk/*', '@azure/*', 'zod'],
-        logLevel: 'silent',
-        nodePaths: [fileURLToPath(new URL('../node_modules', import.meta.url))],
-      });
-      const place = `${engine.scheme}${bucket.name}/lib/`;
-      const indexUrl = `${engine.scheme}${bucket.name}/fleet.index.json`;
-      const publish = () => publishIndexTo(engine, bucket, 'fleet.index.json', [place]);
-      try {
-        await fleet(engine, script, place, undefined, () => bucket.put('lib/five/SKILL.md', skillText('five')));
-        await bucket.remove('lib/five/SKILL.md');
-        await publish();
-        await fleet(engine, script, place, indexUrl, async () => {
-          await bucket.put('lib/five/SKILL.md', skillText('five'));
-          await publish();
+    it(
+      'a fleet: every process sees a change within refresh + 1 s (a listing, then a republished index), and exits by itself after close()',
+      { timeout: 90_000 },
+      async () => {
+        // Inside node_modules/.cache: the bundle's external packages (the SDK, zod) resolve from there.
+        const cache = fileURLToPath(new URL('../node_modules/.cache', import.meta.url));
+        mkdirSync(cache, { recursive: true });
+        const dir = mkdtempSync(join(cache, 'skills-fleet-'));
+        const script = join(dir, 'fleet-child.mjs');
+        const entry = fileURLToPath(new URL('./helpers/storage/fleet-child.ts', import.meta.url));
+        await build({
+          entryPoints: [entry],
+          bundle: true,
+          platform: 'node',
+          format: 'esm',
+          outfile: script,
+          external: ['@aws-sdk/*', '@azure/*', 'zod'],
+          logLevel: 'silent',
+          nodePaths: [fileURLToPath(new URL('../node_modules', import.meta.url))],
         });
-      } finally {
-        rmSync(dir, { recursive: true, force: true });
-        await bucket.remove('lib/five/SKILL.md');
-      }
-    });
+        const place = `${engine.scheme}${bucket.name}/lib/`;
+        const indexUrl = `${engine.scheme}${bucket.name}/fleet.index.json`;
+        const publish = () => publishIndexTo(engine, bucket, 'fleet.index.json', [place]);
+        try {
+          await fleet(engine, script, place, undefined, () => bucket.put('lib/five/SKILL.md', skillText('five')));
+          await bucket.remove('lib/five/SKILL.md');
+          await publish();
+          await fleet(engine, script, place, indexUrl, async () => {
+            await bucket.put('lib/five/SKILL.md', skillText('five'));
+            await publish();
+          });
+        } finally {
+          rmSync(dir, { recursive: true, force: true });
+          await bucket.remove('lib/five/SKILL.md');
+        }
+      },
+    );
   });
 });
 
