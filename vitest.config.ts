@@ -41,6 +41,9 @@ export default defineConfig({
       AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
     },
     testTimeout: 20_000,
+    // Suites start their storage servers (s3rver, Azurite: a child process each, once per worker) in beforeAll: under
+    // the whole suite on a 2-core machine shared by other work (load average 24) Azurite took longer than the default 10 s.
+    hookTimeout: 60_000,
     // vitest's default for `run` is one worker per core less one: a single worker on a 2-core machine. Test
     // files wait often: profiled one by one, watch.test.ts idles 10 of its 12 s (real fs events and timers),
     // the real-SISU eval suite 10 of 17 (timeouts), the CLI suites on their child processes. One worker more
