@@ -189,9 +189,7 @@ describe('sisu-skills sign and verify, a local folder', () => {
     const out: string[] = [];
     const verify = { places: ['skills'], keys: ['team.pub'], threshold: 1, json: false };
     expect(await verifyCommand(verify, { ...io, out: (line) => out.push(line) }, { files, now: () => Date.UTC(2026, 0, 1, 12) })).toBe(1);
-    expect(out[0]).toMatch(
-      /skills\.manifest\.json error MANIFEST_EXPIRED expired at 2026-01-01T12:00:00\.000Z \(version 1\)/,
-    );
+    expect(out[0]).toMatch(/skills\.manifest\.json error MANIFEST_EXPIRED expired at 2026-01-01T12:00:00\.000Z \(version 1\)/);
     expect(await verifyCommand(verify, io, { files, now: () => Date.UTC(2026, 0, 1, 11) })).toBe(0);
     for (const [given, message] of [
       ['30', /--expires takes a whole number of days, hours or seconds such as 30d, 12h or 90s, from 1s to 3650d; got "30"/],
