@@ -39,6 +39,7 @@ describe('resolveOptions', () => {
       always: [],
       autoActivate: undefined,
       keepInView: { maxChars: 50_000, maxSkillChars: 20_000 },
+      localCopies: { root: undefined, maxBytes: 64 * 1024 * 1024 },
       watch: undefined,
       signal: undefined,
       refresh: 60_000,
@@ -62,6 +63,7 @@ describe('resolveOptions', () => {
       refresh: 60000,
       storageWait: 3000,
       watch: { debounceMs: 200 },
+      localCopies: { maxBytes: 67108864 },
     });
   });
 
@@ -82,6 +84,7 @@ describe('resolveOptions', () => {
       resolved.autoActivate,
       resolved.keepInView,
       resolved.watch,
+      resolved.localCopies,
     ]) {
       expect(Object.isFrozen(part)).toBe(true);
     }
@@ -102,6 +105,24 @@ describe('resolveOptions', () => {
     expect(configError({ directories: ['/s'], keepInView: { maxChars: 0 } })).toMatchObject({ option: 'keepInView.maxChars' });
     expect(configError({ directories: ['/s'], keepInView: { maxSkillChars: -1 } })).toMatchObject({ option: 'keepInView.maxSkillChars' });
     expect(configError({ directories: ['/s'], keepInView: { budget: 1 } })).toMatchObject({ option: 'keepInView.budget' });
+  });
+
+  it('localCopies: on by default in a folder of its own, a folder or { root, maxBytes } against cwd, false turns it off', () => {
+    const resolve = (localCopies: unknown) => resolveOptions({ directories: ['/s'], cwd: '/app', localCopies } as never).localCopies;
+    expect(resolve(undefined)).toEqual({ root: undefined, maxBytes: 64 * 1024 * 1024 });
+    expect(resolve(true)).toEqual({ root: undefined, maxBytes: 64 * 1024 * 1024 });
+    expect(resolve(false)).toBeUndefined();
+    expect(resolve('cache/skills')).toEqual({ root: '/app/cache/skills', maxBytes: 64 * 1024 * 1024 });
+    expect(resolve({ root: '/var/cache/skills', maxBytes: 1024 })).toEqual({ root: '/var/cache/skills', maxBytes: 1024 });
+    expect(resolve({ maxBytes: Infinity })).toEqual({ root: undefined, maxBytes: Infinity });
+    expect(configError({ directories: ['/s'], localCopies: 5 })).toMatchObject({ option: 'localCopies' });
+    expect(configError({ directories: ['/s'], localCopies: 's3://bucket/copies' })).toMatchObject({
+      option: 'localCopies',
+      message: expect.stringContaining('must be a folder on this machine'),
+    });
+    expect(configError({ directories: ['/s'], localCopies: { root: '' } })).toMatchObject({ option: 'localCopies.root' });
+    expect(configError({ directories: ['/s'], localCopies: { maxBytes: 0 } })).toMatchObject({ option: 'localCopies.maxBytes' });
+    expect(configError({ directories: ['/s'], localCopies: { dir: '/x' } })).toMatchObject({ option: 'localCopies.dir' });
   });
 
   it('errors record the option at fault and a hint, and build their message from them (no prefix)', () => {

@@ -7,7 +7,14 @@ import { nodeFileSystem, type SkillsFileSystem } from '../base/fs.js';
 import { editDistance } from '../base/text.js';
 import { DEFAULTS } from './defaults.js';
 import { describeValue, failOption } from './errors.js';
-import { KNOWN_OPTIONS, OPTION_KEYS, type AutoActivateOptions, type KeepInViewOptions, type ResolvedOptions } from './options.js';
+import {
+  KNOWN_OPTIONS,
+  OPTION_KEYS,
+  type AutoActivateOptions,
+  type KeepInViewOptions,
+  type ResolvedLocalCopies,
+  type ResolvedOptions,
+} from './options.js';
 import { packageNameProblem } from './packages.js';
 
 export function checkStringList(name: string, value: unknown): string[] {
@@ -183,4 +190,31 @@ export function checkWatch(value: unknown, fs: SkillsFileSystem): ResolvedOption
       'leave `fs` out, or add one.',
     );
   return { debounceMs };
+}
+
+const EXAMPLE = "e.g. localCopies: { root: '/var/cache/skills', maxBytes: 64 * 1024 * 1024 }";
+
+/** `localCopies`: off (undefined), or where the copies go (`resolve` turns a path into one against `cwd`) and how much they may take. */
+export function checkLocalCopies(value: unknown, resolve: (path: string) => string): ResolvedLocalCopies | undefined {
+  const maxBytes = DEFAULTS.localCopies.maxBytes;
+  if (value === false) return undefined;
+  if (value === undefined || value === true) return { root: undefined, maxBytes };
+  if (typeof value === 'string') return { root: checkRoot('localCopies', value, resolve), maxBytes };
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    failOption('localCopies', `must be true, false, a folder, or { root, maxBytes }, got ${describeValue(value)};`, `${EXAMPLE}.`);
+  }
+  const { root, maxBytes: given, ...rest } = value as Record<string, unknown>;
+  const unknownKey = Object.keys(rest)[0];
+  if (unknownKey !== undefined) failOption(`localCopies.${unknownKey}`, 'is not an option: the known keys are root and maxBytes.');
+  return {
+    root: root === undefined ? undefined : checkRoot('localCopies.root', root, resolve),
+    maxBytes: checkSize('localCopies.maxBytes', given, maxBytes),
+  };
+}
+
+function checkRoot(option: string, value: unknown, resolve: (path: string) => string): string {
+  if (typeof value !== 'string' || value.trim() === '' || value.includes('://')) {
+    failOption(option, `must be a folder on this machine, got ${describeValue(value)};`, `${EXAMPLE}.`);
+  }
+  return resolve(value);
 }

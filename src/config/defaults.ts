@@ -39,6 +39,12 @@ export const DEFAULTS = {
   storageWait: 3_000,
   /** What `watch: true` means. */
   watch: { debounceMs: 200 },
+  /**
+   * What `localCopies: true` (the default) means: a new folder of this process in the OS temp folder, and 64 MB of
+   * copies. The 1,129 real skills we test against take 35 MB copied whole within maxFileSize (p99 309 KB a skill),
+   * so 64 MB holds all of them at once; a conversation activates a handful (docs/running-scripts.md).
+   */
+  localCopies: { maxBytes: 64 * 1024 * 1024 },
 } as const;
 
 /** Secret file names always kept out of listings and reads; the `secretPatterns` option adds to these, it cannot remove them. */

@@ -41,6 +41,27 @@ export interface KeepInViewOptions {
   maxSkillChars?: number;
 }
 
+export interface LocalCopiesOptions {
+  /**
+   * The folder the copies go in, shared by every process that names it
+   * (relative to `cwd`). Made with mode 700 when missing.
+   * @default a new folder of this process in the OS temp folder (mode 700), removed by `close()`
+   */
+  root?: string;
+  /**
+   * Most bytes of copies this middleware keeps; past it, the versions used
+   * least recently are removed.
+   * @default 67108864 (64 MB)
+   */
+  maxBytes?: number;
+}
+
+/** `localCopies` checked: undefined when off. `root` undefined: the default folder. */
+export interface ResolvedLocalCopies {
+  readonly root: string | undefined;
+  readonly maxBytes: number;
+}
+
 /**
  * A per-request hook option as config sees it: any function, checked to be
  * one and passed on as given. `SkillsOptions` (run/options.ts) gives each
@@ -198,6 +219,14 @@ export interface ConfigOptions extends StorageOptions {
    */
   keepInView?: boolean | KeepInViewOptions;
   /**
+   * Where the files of skills in a bucket are copied when a skill is activated, so that its scripts can
+   * run and `${CLAUDE_SKILL_DIR}` names a folder on this machine (docs/running-scripts.md). A folder
+   * (string) is `{ root }`. `false`: no copies; a bucket skill's folder stays its `s3://` URL, and
+   * its scripts cannot run.
+   * @default true: a new folder of this process in the OS temp folder (mode 700), 64 MB
+   */
+  localCopies?: boolean | string | LocalCopiesOptions;
+  /**
    * Watch the directories and rebuild the index when skills change. `true` means `{ debounceMs: 200 }`.
    * @default false
    */
@@ -222,10 +251,14 @@ export interface ConfigOptions extends StorageOptions {
 }
 
 // The defaults fit the options they are for: a default of the wrong type fails to compile here.
-DEFAULTS satisfies Pick<Required<ConfigOptions>, Exclude<keyof typeof DEFAULTS, 'autoActivate' | 'watch' | 'keepInView'>> & {
+DEFAULTS satisfies Pick<
+  Required<ConfigOptions>,
+  Exclude<keyof typeof DEFAULTS, 'autoActivate' | 'watch' | 'keepInView' | 'localCopies'>
+> & {
   autoActivate: Required<AutoActivateOptions>;
   keepInView: Required<KeepInViewOptions>;
   watch: { debounceMs: number };
+  localCopies: Required<Pick<LocalCopiesOptions, 'maxBytes'>>;
 };
 
 /** The options checked, with defaults filled in: plain data, frozen (resolve.ts). */
@@ -259,6 +292,8 @@ export interface ResolvedOptions {
   readonly keepInView: Required<KeepInViewOptions> | undefined;
   /** undefined: not watching. */
   readonly watch: { debounceMs: number } | undefined;
+  /** Where bucket skills are copied; undefined: no copies. */
+  readonly localCopies: ResolvedLocalCopies | undefined;
   readonly signal: AbortSignal | undefined;
   /** The `fs` option's filesystem (source/storage.ts routes `s3://` paths away from it, when there are any). */
   readonly fs: SkillsFileSystem;
@@ -297,6 +332,7 @@ export const OPTION_KEYS: { readonly [K in keyof Required<ConfigOptions>]: true 
   always: true,
   autoActivate: true,
   keepInView: true,
+  localCopies: true,
   watch: true,
   visible: true,
   approve: true,

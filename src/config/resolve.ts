@@ -14,6 +14,7 @@ import {
   checkFunction,
   checkKeepInView,
   checkKeys,
+  checkLocalCopies,
   checkPackages,
   checkSize,
   checkStringList,
@@ -92,6 +93,7 @@ export function resolveOptions(options: ConfigOptions | undefined): ResolvedOpti
     autoActivate: checkAutoActivate(options.autoActivate),
     keepInView: checkKeepInView(options.keepInView),
     watch: checkWatch(options.watch, where.fs),
+    localCopies: checkLocalCopies(options.localCopies, (path) => resolveDirectory(path, where.cwd)),
     signal: options.signal,
     fs: where.fs,
     refresh: where.storage.refresh,
@@ -131,7 +133,8 @@ function frozen(options: ResolvedOptions): ResolvedOptions {
   for (const list of [options.directories, options.packages, options.include, options.exclude, options.secretPatterns, options.always]) {
     Object.freeze(list);
   }
-  for (const part of [options.autoActivate, options.keepInView, options.watch, options.embeddings]) if (part) Object.freeze(part);
+  for (const part of [options.autoActivate, options.keepInView, options.watch, options.embeddings, options.localCopies])
+    if (part) Object.freeze(part);
   if (options.trust) Object.freeze(options.trust.keys);
   if (options.trust) Object.freeze(options.trust);
   if (options.buckets) {

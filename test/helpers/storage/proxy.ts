@@ -9,6 +9,7 @@
  */
 import { createServer, request as forward, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
+import { createHash } from 'node:crypto';
 
 export type Operation = 'list' | 'get' | 'head' | 'put' | 'other';
 
@@ -102,6 +103,14 @@ function methodOperation(method: string): Operation {
 export interface StorageProxy {
   endpoint: string;
   faults: Faults;
+  /**
+   * Objects the proxy itself serves, by `/bucket/key` (S3 only): added to the
+   * listings of their bucket and prefix and answered to GET and HEAD, as S3
+   * would. For keys a test must not upload to s3rver: s3rver resolves literal
+   * `..` segments against its own folder (a key with many of them wrote a
+   * file outside it), while real S3 keeps any key as it is.
+   */
+  planted: Map<string, Uint8Array>;
   log: LoggedRequest[];
   count(op?: Operation, where?: (request: LoggedRequest) => boolean): number;
   reset(): void;
@@ -114,6 +123,7 @@ export type S3Proxy = StorageProxy;
 export async function startProxy(target: { port: number }, dialect: Dialect = S3_DIALECT): Promise<StorageProxy> {
   const log: LoggedRequest[] = [];
   const faults: Faults = { down: false, fail: undefined, only: undefined, delayMs: 0, truncate: 0 };
+  const planted = new Map<string, Uint8Array>();
   const sockets = new Set<Socket>();
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -138,6 +148,10 @@ export async function startProxy(target: { port: number }, dialect: Dialect = S3
       res.writeHead(faults.fail.status, answer.headers);
       return void res.end(req.method === 'HEAD' ? undefined : answer.body);
     }
+    const own = planted.get(entry.path);
+    if (own && (entry.op === 'get' || entry.op === 'head')) return void servePlanted(req, res, entry, own);
+    if (entry.op === 'list' && planted.size > 0 && dialect === S3_DIALECT)
+      return void listWithPlanted(req, res, entry, url, target, planted);
     const cut = faults.truncate > 0 && applies && entry.op === 'get';
     if (cut) faults.truncate--;
     const upstream = forward(
@@ -170,11 +184,13 @@ export async function startProxy(target: { port: number }, dialect: Dialect = S3
   return {
     endpoint: `http://127.0.0.1:${port}`,
     faults,
+    planted,
     log,
     count: (op, where) => log.filter((r) => (op === undefined || r.op === op) && (where === undefined || where(r))).length,
     reset() {
       log.length = 0;
       Object.assign(faults, { down: false, fail: undefined, only: undefined, delayMs: 0, truncate: 0 });
+      planted.clear();
     },
     close: () =>
       new Promise<void>((done) => {
@@ -182,4 +198,72 @@ export async function startProxy(target: { port: number }, dialect: Dialect = S3
         server.close(() => done());
       }),
   };
+}
+
+/** A planted object's ETag: its bytes' MD5, as S3 gives a single-part object's. */
+function plantedEtag(bytes: Uint8Array): string {
+  return `"${createHash('md5').update(bytes).digest('hex')}"`;
+}
+
+/** GET (whole or `bytes=a-b`) or HEAD of a planted object. */
+function servePlanted(req: IncomingMessage, res: ServerResponse, entry: LoggedRequest, bytes: Uint8Array): void {
+  const headers = { etag: plantedEtag(bytes), 'last-modified': new Date(0).toUTCString(), 'content-type': 'application/octet-stream' };
+  const range = /^bytes=(\d+)-(\d*)$/u.exec(entry.range ?? '');
+  const start = range ? Number(range[1]) : 0;
+  const end = range && range[2] !== '' ? Math.min(Number(range[2]), bytes.length - 1) : bytes.length - 1;
+  const body = Buffer.from(bytes.subarray(start, end + 1));
+  entry.status = range ? 206 : 200;
+  res.writeHead(entry.status, {
+    ...headers,
+    'content-length': String(body.length),
+    ...(range ? { 'content-range': `bytes ${start}-${end}/${bytes.length}` } : {}),
+  });
+  res.end(req.method === 'HEAD' ? undefined : body);
+}
+
+const xmlText = (text: string) => text.replace(/&/gu, '&amp;').replace(/</gu, '&lt;').replace(/>/gu, '&gt;');
+
+/** An S3 listing from upstream, with the planted objects of its bucket and prefix added to its last page. */
+function listWithPlanted(
+  req: IncomingMessage,
+  res: ServerResponse,
+  entry: LoggedRequest,
+  url: URL,
+  target: { port: number },
+  planted: ReadonlyMap<string, Uint8Array>,
+): void {
+  const upstream = forward({ host: '127.0.0.1', port: target.port, method: req.method, path: req.url, headers: req.headers }, (answer) => {
+    const chunks: Buffer[] = [];
+    answer.on('data', (chunk: Buffer) => chunks.push(chunk));
+    answer.on('end', () => {
+      let xml = Buffer.concat(chunks).toString('utf8');
+      const bucket = `${entry.path.split('/')[1] ?? ''}`;
+      const prefix = url.searchParams.get('prefix') ?? '';
+      const encode = url.searchParams.get('encoding-type') === 'url';
+      if (answer.statusCode === 200 && !xml.includes('<IsTruncated>true</IsTruncated>')) {
+        const contents = [...planted]
+          .filter(([path]) => path.startsWith(`/${bucket}/${prefix}`))
+          .map(([path, bytes]) => {
+            const key = path.slice(bucket.length + 2);
+            const shown = encode ? encodeURIComponent(key).replace(/%2F/gu, '/') : key;
+            const fields = [
+              `<Key>${xmlText(shown)}</Key>`,
+              `<LastModified>${new Date(0).toISOString()}</LastModified>`,
+              `<ETag>${xmlText(plantedEtag(bytes))}</ETag>`,
+              `<Size>${bytes.length}</Size><StorageClass>STANDARD</StorageClass>`,
+            ];
+            return `<Contents>${fields.join('')}</Contents>`;
+          })
+          .join('');
+        xml = xml.replace('</ListBucketResult>', `${contents}</ListBucketResult>`);
+      }
+      entry.status = answer.statusCode;
+      const headers = { ...answer.headers, 'content-length': String(Buffer.byteLength(xml)) };
+      delete headers['transfer-encoding'];
+      res.writeHead(answer.statusCode ?? 502, headers);
+      res.end(xml);
+    });
+  });
+  upstream.on('error', () => res.socket?.destroy());
+  req.pipe(upstream);
 }
