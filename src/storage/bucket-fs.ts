@@ -81,7 +81,7 @@ export class BucketFileSystem implements Pick<
   }
 
   async readFile(path: string): Promise<string> {
-    return decode(await this.whole(path));
+    return decode((await this.whole(path)).bytes);
   }
 
   /** The start of the object, read with ranged GETs `firstChunk` bytes, then four times more each, until `end` says where to stop. */
@@ -125,16 +125,33 @@ export class BucketFileSystem implements Pick<
     };
   }
 
+  /**
+   * The whole object and its ETag (a local copy is named from it), from the
+   * cache while its ETag is the listed one. Not kept in the cache: it is on
+   * the disk once copied.
+   */
+  readObject(path: string): Promise<{ bytes: Uint8Array; etag: string }> {
+    return this.whole(path, false);
+  }
+
+  /** The object's size and ETag: from the listing that holds it (one made now for a published index's skill folder), else asked for. */
+  async objectInfo(path: string): Promise<ObjectInfo> {
+    const listed = (await this.listingAt(path))?.files.get(path);
+    if (listed) return listed;
+    const { store, container, key } = this.settings.stores.locate(path);
+    return store.stat(container, key);
+  }
+
   /** The whole object, from the cache while its ETag is the listed one. */
-  private async whole(path: string): Promise<Uint8Array> {
+  private async whole(path: string, keep = true): Promise<{ bytes: Uint8Array; etag: string }> {
     const info = this.info(path);
     if (info && info.size > this.maxObjectBytes) throw this.tooLarge(path);
     const kept = info && this.cache.body(path, info.etag);
-    if (kept) return kept;
+    if (kept) return { bytes: kept, etag: info.etag };
     const got = await this.fetch(path, info);
     if (got.bytes.length > this.maxObjectBytes) throw this.tooLarge(path);
-    this.cache.setBody(path, got.etag, got.bytes);
-    return got.bytes;
+    if (keep) this.cache.setBody(path, got.etag, got.bytes);
+    return got;
   }
 
   /**

@@ -9,6 +9,7 @@
  */
 import { createHash } from 'node:crypto';
 import { hasHiddenCharacters } from '../../base/hidden-characters.js';
+import { SKILL_FILE } from '../../base/skill-file.js';
 
 /** A file of the skill as its listing gives it. */
 export interface ListedFile {
@@ -51,8 +52,6 @@ export interface CopyPlan {
   bytes: number;
 }
 
-/** The skill's own file: copied whatever the limits. */
-export const SKILL_FILE_NAME = 'SKILL.md';
 /** Changes whenever the layout of a version folder does, so a folder of another layout is never taken for this one. */
 const LAYOUT = 'sisu-skills-copy/1';
 /** Longest file or folder name most disks take, in bytes. */
@@ -88,7 +87,7 @@ function kilobytes(bytes: number): string {
 function skipOf(file: ListedFile, copied: number, limits: CopyLimits): SkippedFile | undefined {
   const problem = unsafeNameProblem(file.path);
   if (problem !== undefined) return { path: file.path, reason: 'unsafe-name', detail: `not copied: ${problem}` };
-  if (file.path === SKILL_FILE_NAME) return undefined;
+  if (file.path === SKILL_FILE) return undefined;
   if (file.size > limits.maxFileSize) {
     return { path: file.path, reason: 'too-large', detail: `not copied: over maxFileSize (${kilobytes(limits.maxFileSize)})` };
   }
@@ -123,9 +122,7 @@ export function planCopy(skill: string, source: string, listed: readonly ListedF
   const skipped: SkippedFile[] = [];
   let bytes = 0;
   // SKILL.md first: it is copied whatever the limits, and counts against maxSkillSize before the rest.
-  const ordered = [...listed].sort(
-    (a, b) => Number(b.path === SKILL_FILE_NAME) - Number(a.path === SKILL_FILE_NAME) || (a.path < b.path ? -1 : 1),
-  );
+  const ordered = [...listed].sort((a, b) => Number(b.path === SKILL_FILE) - Number(a.path === SKILL_FILE) || (a.path < b.path ? -1 : 1));
   for (const file of ordered) {
     const skip = skipOf(file, bytes, limits);
     if (skip) {

@@ -14,6 +14,7 @@
  * Folders of owners that died (a crash mid-copy) are swept on first use.
  */
 import { randomBytes } from 'node:crypto';
+import { mkdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { diskFailure, errnoOf } from './copy-error.js';
@@ -78,12 +79,28 @@ export class CopyRoot {
   }
 
   private async make(): Promise<void> {
-    // Our own root must be new: a folder already there under its random name is someone else's.
-    await this.fs.mkdir(this.path, 0o700, !this.own);
+    // Our own root's name is random: a folder already there is one localRoots() made.
+    await this.fs.mkdir(this.path, 0o700, true);
     const stats = await this.fs.lstat(this.path);
-    if (!stats.isDirectory()) throw Object.assign(new Error(`${this.path} is not a folder`), { code: 'ENOTDIR' });
+    // A configured root may be a link to a folder; our own is a real one.
+    if (!stats.isDirectory() && (this.own || !stats.isSymbolicLink())) {
+      throw Object.assign(new Error(`${this.path} is not a folder`), { code: 'ENOTDIR' });
+    }
     await this.fs.mkdir(join(this.path, LEASES), 0o700, true);
     if (!this.own) await this.sweep();
+  }
+
+  /**
+   * Made now, synchronously, when missing (mode 700): for an app that hands
+   * the root to a tool which needs it to exist (SISU's terminal tool resolves
+   * every root it is given on each command). Throws as `prepare` rejects.
+   */
+  makeNow(): void {
+    try {
+      mkdirSync(this.path, { recursive: true, mode: 0o700 });
+    } catch (error) {
+      throw diskFailure(error, this.path, undefined, 'making the copy root');
+    }
   }
 
   /** A new folder name for a version being written or removed. */

@@ -10,9 +10,10 @@
 import { createHash } from 'node:crypto';
 import { dirname, join, sep } from 'node:path';
 import { createLimiter } from '../../base/concurrency.js';
+import { SKILL_FILE } from '../../base/skill-file.js';
 import { CopyCodes, CopyError, diskFailure, errnoOf } from './copy-error.js';
 import type { CopyFileSystem } from './copy-fs.js';
-import { SKILL_FILE_NAME, versionName, type CopyLimits, type CopyPlan, type ListedFile, type SkippedFile } from './copy-plan.js';
+import { versionName, type CopyLimits, type CopyPlan, type ListedFile, type SkippedFile } from './copy-plan.js';
 import type { CopyRoot } from './copy-root.js';
 
 /** Reads one object whole: its bytes and the ETag they had. Rejects with the storage's error. */
@@ -56,7 +57,7 @@ async function fetchOne(job: Job, file: ListedFile): Promise<Fetched> {
     const why = typeof reason === 'string' ? reason : error instanceof Error ? error.message : String(error);
     throw new CopyError(CopyCodes.readFailed, job.plan.skill, `${file.path} could not be read (${why})`, { cause: error });
   }
-  if (file.path !== SKILL_FILE_NAME && got.bytes.length > job.limits.maxFileSize) {
+  if (file.path !== SKILL_FILE && got.bytes.length > job.limits.maxFileSize) {
     return { skipped: { path: file.path, reason: 'too-large', detail: 'not copied: it grew past maxFileSize after it was listed' } };
   }
   if (file.sha256 !== undefined) {

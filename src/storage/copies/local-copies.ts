@@ -60,6 +60,11 @@ export class LocalCopies {
     this.root = new CopyRoot(this.fs, settings.root, settings.now);
   }
 
+  /** What one skill's copy may hold. */
+  get limits(): CopyLimits {
+    return this.settings.limits;
+  }
+
   /** Bytes of the versions this instance holds. */
   get bytes(): number {
     let total = 0;
