@@ -1,4 +1,4 @@
-// npm run bench [-- --quick] [--real-only | --startup | --index-only | --overlap-only | --visible-only | --s3-only | --requests-only]
+// npm run bench [-- --quick] [--real-only | --startup | --index-only | --overlap-only | --visible-only | --s3-only | --copies-only | --requests-only]
 // Builds skill libraries in a temporary folder, measures discovery, the
 // per-request cost, use_skill and find_skills, the parser (against `yaml`,
 // and on hostile input) and the index's memory, then the real-shaped rows
@@ -23,6 +23,7 @@ import { benchReal } from './real.mjs';
 import { benchRequestsAB } from './requests-ab.mjs';
 import { benchScaling } from './scaling.mjs';
 import { benchS3 } from './s3.mjs';
+import { benchCopies } from './copies.mjs';
 import { ioFloor } from './floor.mjs';
 import { gc, median, round, timeAsync, timeSync } from './stats.mjs';
 import { writeWorkload } from './workload.mjs';
@@ -49,6 +50,8 @@ const startupOnly = process.argv.includes('--startup');
 const indexOnly = process.argv.includes('--index-only');
 // --s3-only: issue 30's object-storage rows alone (bench/s3.mjs), written to bench-results/s3-only.json.
 const s3Only = process.argv.includes('--s3-only');
+// --copies-only: issue 42's local-copy rows alone (bench/copies.mjs), written to bench-results/copies-only.json.
+const copiesOnly = process.argv.includes('--copies-only');
 // --requests-only: issue 29's per-request rows alone (bench/requests-ab.mjs), with --base=<build> by turns.
 const requestsOnly = process.argv.includes('--requests-only');
 const rounds = Number(process.argv.find((arg) => arg.startsWith('--rounds='))?.slice('--rounds='.length) ?? 3);
@@ -492,6 +495,8 @@ async function main() {
   try {
     if (s3Only) {
       await benchS3({ temp, quick, row, results, log });
+    } else if (copiesOnly) {
+      await benchCopies({ temp, quick, row, results, log });
     } else if (requestsOnly) {
       await benchRequestsAB({ temp, row, results, log, requests: CONFIG.requests, base: baseBuild, rounds });
     } else if (visibleOnly) {
@@ -522,9 +527,10 @@ async function main() {
         await benchScaling({ temp, quick, row, results, log });
         results.scalingSeconds = (Date.now() - scalingStarted) / 1000;
         await benchS3({ temp, quick, row, results, log });
+        await benchCopies({ temp, quick, row, results, log });
       }
     }
-    if (overlapOnly || (!realOnly && !startupOnly && !indexOnly && !visibleOnly && !s3Only && !requestsOnly))
+    if (overlapOnly || (!realOnly && !startupOnly && !indexOnly && !visibleOnly && !s3Only && !copiesOnly && !requestsOnly))
       await benchOverlap({ temp, quick, row, results, log });
   } finally {
     await cleanup();
@@ -545,17 +551,19 @@ async function main() {
     ? 'requests-only.json'
     : s3Only
       ? 's3-only.json'
-      : visibleOnly
-        ? 'visible-only.json'
-        : realOnly
-          ? 'real-only.json'
-          : startupOnly
-            ? 'startup.json'
-            : indexOnly
-              ? 'index-only.json'
-              : overlapOnly
-                ? 'overlap-only.json'
-                : 'latest.json';
+      : copiesOnly
+        ? 'copies-only.json'
+        : visibleOnly
+          ? 'visible-only.json'
+          : realOnly
+            ? 'real-only.json'
+            : startupOnly
+              ? 'startup.json'
+              : indexOnly
+                ? 'index-only.json'
+                : overlapOnly
+                  ? 'overlap-only.json'
+                  : 'latest.json';
   await writeFile(join(outDir, outFile), `${JSON.stringify({ date: new Date().toISOString(), ...results }, null, 2)}\n`);
   console.log(`wrote bench-results/${outFile}`);
 }

@@ -29,7 +29,7 @@ const run = promisify(execFile);
 const CREDENTIALS = { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' };
 const FLOOR_IN_FLIGHT = 64;
 
-function startS3rver(directory) {
+export function startS3rver(directory) {
   const child = spawn(process.execPath, ['--openssl-legacy-provider', CHILD, directory], { stdio: ['pipe', 'pipe', 'inherit'] });
   return new Promise((resolve, reject) => {
     child.stdout.once('data', (chunk) => resolve({ child, port: JSON.parse(chunk.toString().split('\n')[0]).port }));

@@ -41,6 +41,8 @@ import { askVisible, type SkillVisibility } from './run/visibility.js';
 import { MeaningRuntime } from './meaning/meaning-runtime.js';
 import type { EmbeddingOutcome } from './meaning/skill-vectors.js';
 import { BACKGROUND_DEFAULTS } from './config/defaults.js';
+import { SkillFolders } from './source/skill-folders.js';
+import type { FolderOf } from './run/run-tools.js';
 
 /** Failures of `visible` quoted in the one log line per request (the line counts them all). */
 const LOGGED_VISIBILITY_FAILURES = 10;
@@ -62,6 +64,14 @@ export interface SkillsMiddleware extends Middleware<SkillsContext> {
    * now if they wait, with what was done; undefined at once before any request or without `embeddings`.
    */
   skillsEmbedded(): Promise<EmbeddingOutcome | undefined>;
+  /**
+   * Every folder a skill's scripts may run from, known before the first
+   * request: the configured folders on this disk, the configured packages'
+   * folders (as Node finds them now), and the root of the bucket skills'
+   * local copies (made now when missing). For the app's terminal tool:
+   * `createTerminalTool({ roots: [process.cwd(), ...skills.localRoots()] })`.
+   */
+  localRoots(): string[];
 }
 
 export function skillsMiddleware(options: SkillsOptions): SkillsMiddleware {
@@ -70,6 +80,7 @@ export function skillsMiddleware(options: SkillsOptions): SkillsMiddleware {
     close: () => runtime.close(),
     instructionsRanked: () => runtime.instructionsRanked(),
     skillsEmbedded: () => runtime.skillsEmbedded(),
+    localRoots: () => runtime.folders.localRoots(),
   });
 }
 
@@ -81,6 +92,10 @@ class SkillsRuntime {
   private readonly toolbox: RunToolbox;
   private readonly activation: PreActivationSettings;
   private readonly meaning: MeaningRuntime | undefined;
+  /** Each skill's folder on this machine (a bucket skill's local copy), and the roots an app's terminal tool needs. */
+  readonly folders: SkillFolders;
+  /** The index whose skills the local copies were last kept for: a rebuild drops the copies of skills it no longer has. */
+  private copiesOf: SkillIndex | undefined;
 
   constructor(
     resolved: ResolvedOptions,
@@ -102,14 +117,17 @@ class SkillsRuntime {
     };
     const pluginRoots = new PluginRoots(options.fs);
     const gate = new ActivationGate({ approve: hooks.approve, onEvent: hooks.onEvent });
-    this.toolbox = new RunToolbox(reader, text, pluginRoots, gate, this.meaning);
-    this.activation = { autoActivate: options.autoActivate, text, pluginRoots, gate };
+    this.folders = new SkillFolders(options);
+    const folderOf = localFolderOf(this.folders);
+    this.toolbox = new RunToolbox(reader, text, pluginRoots, gate, this.meaning, folderOf);
+    this.activation = { autoActivate: options.autoActivate, text, pluginRoots, gate, folderOf };
   }
 
   async handle(ctx: SkillsContext, next: Next): Promise<void> {
     this.freshness.report(ctx.log);
     const loaded = await this.currentIndex(ctx);
     if (!loaded) return next();
+    await this.keepCopiesOf(ctx, loaded.index);
     const wholeLibrary = loaded.library;
     // After the library: a prebuilt index's vectors were just taken, or not (warned once).
     this.meaning?.report(ctx.log);
@@ -146,7 +164,7 @@ class SkillsRuntime {
     if (!budget || run.activated.length === 0) return undefined;
     // Only visible skills load (index is this request's part), and only approved ones may come back.
     await this.approveKeptInView(ctx, run, index);
-    const loaded = await loadActive(ctx, run, index, this.activation.pluginRoots);
+    const loaded = await loadActive(ctx, run, index, this.activation.pluginRoots, this.activation.folderOf);
     const settings: KeepInViewSettings = {
       budget,
       text: this.activation.text,
@@ -155,8 +173,9 @@ class SkillsRuntime {
     return () => {
       const { kept, left } = keepInView(ctx, run, loaded, settings);
       const { gate } = this.activation;
-      for (const { skill, chars, cut } of kept) {
-        gate.emit(run, { type: 'kept-in-view', skill, route: KEPT_IN_VIEW, size: chars, outcome: cut ? 'cut' : 'ok' }, ctx.log);
+      for (const { skill, chars, cut, changed } of kept) {
+        const event = { type: 'kept-in-view', skill, route: KEPT_IN_VIEW, size: chars, outcome: cut ? 'cut' : 'ok' } as const;
+        gate.emit(run, changed ? { ...event, changed } : event, ctx.log);
       }
       for (const { skill } of left)
         gate.emit(run, { type: 'kept-in-view', skill, route: KEPT_IN_VIEW, size: 0, outcome: 'left-out' }, ctx.log);
@@ -186,10 +205,24 @@ class SkillsRuntime {
     return this.meaning?.ready() ?? Promise.resolve(undefined);
   }
 
-  close(): Promise<void> {
+  async close(): Promise<void> {
     this.libraries.close();
     this.meaning?.close();
-    return this.freshness.close();
+    await this.freshness.close();
+    await this.folders.close();
+  }
+
+  /** After a rebuild, the local copies of bucket skills the index no longer holds are removed (a failure is logged; requests go on). */
+  private async keepCopiesOf(ctx: SkillsContext, index: SkillIndex): Promise<void> {
+    if (!this.folders.copies || index === this.copiesOf) return;
+    this.copiesOf = index;
+    try {
+      await this.folders.keepOnly(index.skills.map((skill) => skill.directory));
+    } catch (error) {
+      ctx.log.warn('[skills] could not remove the local copies of removed skills', {
+        error: error instanceof Error ? error.message : String(error),
+      });
+    }
   }
 
   /** The cached index; undefined (logged) when discovery itself failed. Rethrows an abort. */
@@ -338,4 +371,21 @@ export function getSkills(ctx: { state: Record<string, unknown>; skills?: unknow
   if (isSkillsState(ctx.skills)) return ctx.skills;
   if (isSkillsState(ctx.state.skills)) return ctx.state.skills;
   return undefined;
+}
+
+/** Each skill's folder, with a failed copy logged (where the model reads it, it is the activation's answer). */
+function localFolderOf(folders: SkillFolders): FolderOf {
+  return async (skill, log) => {
+    try {
+      return await folders.folderOf(skill);
+    } catch (error) {
+      const code = (error as { code?: unknown }).code;
+      log?.error('[skills] local copy failed', {
+        skill: skill.metadata.name,
+        ...(typeof code === 'string' ? { code } : {}),
+        error: error instanceof Error ? error.message : String(error),
+      });
+      throw error;
+    }
+  };
 }

@@ -4,6 +4,7 @@
  * survive an aborted first request. Plain objects only; the real SISU runs
  * the same stories in test/real-sisu.
  */
+import { join } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
 import { nodeFileSystem } from '../src/base/fs.js';
 import { getSkills, skillsMiddleware } from '../src/index.js';
@@ -181,7 +182,8 @@ describe('placement before inputToMessage', () => {
         role: 'tool',
         tool_call_id: 'call_1',
         name: 'use_skill',
-        content: JSON.stringify('<skill name="debug">\nSkill directory: /x\n\n# Debugging\n</skill>'),
+        // The folder the activation named then: the skill's own (another one would be told again, as changed).
+        content: JSON.stringify(`<skill name="debug">\nSkill directory: ${join(SKILLS_FIXTURES, 'debug')}\n\n# Debugging\n</skill>`),
       },
       { role: 'assistant', content: 'Done.' },
     ];

@@ -70,10 +70,11 @@ describe.each(ENGINES)('an index published on $name', (engine: TestEngine) => {
       expect(proxy.log.map((r) => `${r.op} ${r.path}`)).toEqual([`get /${bucket.name}/${INDEX_KEY}`]);
       proxy.reset();
       expect(await callTool(ctx, 'use_skill', { skill_name: 'one' })).toContain('Do the thing.');
-      expect(proxy.log.map((r) => r.op).sort()).toEqual(['get', 'list']);
+      // Its SKILL.md, and its one resource for the local copy its scripts run from.
+      expect(proxy.log.map((r) => r.op).sort()).toEqual(['get', 'get', 'list']);
       expect(await callTool(ctx, 'read_skill_resource', { skill_name: 'one', path: 'references/guide.md' })).toContain('The guide.');
       // The resource's size came from the folder's listing: its GET is the only request more.
-      expect(proxy.log.map((r) => r.op).sort()).toEqual(['get', 'get', 'list']);
+      expect(proxy.log.map((r) => r.op).sort()).toEqual(['get', 'get', 'get', 'list']);
       await middleware.close();
     });
 

@@ -7,6 +7,7 @@
  * conversation sees after the removal (catalog, active skills, what is in
  * view, `use_skill` and `read_skill_resource` answers, warnings) is the same.
  */
+import { readdirSync } from 'node:fs';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -73,6 +74,15 @@ async function bucketSource(engine: TestEngine, bucket: EngineContainer, prefix:
 /** The scenario: `gone` is activated and its notes read; it is removed; the conversation goes on. What it saw after. */
 async function removedWhileActive(source: Source): Promise<unknown> {
   const middleware = skillsMiddleware(source.options);
+  // A bucket skill runs from its local copy, `<copy root>/<name>-<version>`: the outcome names it `<root>/<name>`, as on disk.
+  const copies = source.root.includes('://') ? middleware.localRoots().at(-1) : undefined;
+  const local = (text: string) =>
+    copies === undefined
+      ? text
+      : text
+          .split(copies)
+          .join('<copies>')
+          .replace(/<copies>\/([a-z0-9-]+)-[0-9a-f]{12}/g, `${source.root}/$1`);
   const turn = async (ctx: StackContext) => {
     await compose([middleware])(ctx);
     return ctx;
@@ -93,6 +103,8 @@ async function removedWhileActive(source: Source): Promise<unknown> {
     await untilEvery(async () => JSON.stringify(await names()) === '["keep"]', 15_000, 25);
     talk.messages.push({ role: 'assistant', content: 'Tidied.' }, { role: 'user', content: 'Now do it again.' });
     await turn(talk);
+    // Its local copy went with it.
+    if (copies !== undefined) expect(readdirSync(copies).filter((name) => name.startsWith('gone-'))).toEqual([]);
     const state = getSkills(talk);
     const outcome = {
       catalog: state?.skills.map((s) => s.metadata.name),
@@ -104,7 +116,7 @@ async function removedWhileActive(source: Source): Promise<unknown> {
       warnings: talk.log.find('[skills] warning').map((e) => (e.args[1] as { code: string }).code),
       messages: talk.messages.map((m) => `${m.role}: ${m.content}`),
     };
-    return JSON.parse(JSON.stringify(outcome).split(source.root).join('<root>')) as unknown;
+    return JSON.parse(local(JSON.stringify(outcome)).split(source.root).join('<root>')) as unknown;
   } finally {
     await middleware.close();
   }

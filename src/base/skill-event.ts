@@ -41,6 +41,8 @@ export interface SkillEvent {
   score?: number;
   /** What the activation passed to the skill (`@name rest of the message`, use_skill's `arguments`). */
   arguments?: string;
+  /** The conversation had been shown an earlier version of the skill (its instructions or its folder): this one replaces it. */
+  changed?: boolean;
 }
 
 /** The span each event type is logged as. */

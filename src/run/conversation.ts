@@ -41,16 +41,27 @@ const OPENING = /^<skill name="([^"]+)">/;
  * activation, or one put back in view, whole or cut), wherever its call is.
  */
 export function skillsInView(messages: readonly HostMessage[]): Set<string> {
-  const names = new Set<string>();
+  return new Set(activationsInView(messages).keys());
+}
+
+/** The latest activation text of each skill `messages` hold, by name. */
+export function activationsInView(messages: readonly HostMessage[]): Map<string, string> {
+  const texts = new Map<string, string>();
   for (const message of messages as readonly MessageLike[]) {
     if (message.role !== 'tool') continue;
     // Cheap test first: other tool results (whole files, as JSON strings) are never decoded.
     const raw = messageText(message.content);
     if (raw === undefined || !(raw.startsWith('<skill name="') || raw.startsWith('"<skill name=\\"'))) continue;
-    const name = OPENING.exec(toolResultText(message.content) ?? '')?.[1];
-    if (name !== undefined) names.add(name);
+    const text = toolResultText(message.content) ?? '';
+    const name = OPENING.exec(text)?.[1];
+    if (name !== undefined) texts.set(name, text);
   }
-  return names;
+  return texts;
+}
+
+/** The folder an activation text names (its `Skill directory:` line), if it names one. */
+export function activationFolder(text: string): string | undefined {
+  return /^Skill directory: (.*)$/mu.exec(text)?.[1];
 }
 
 function callName(call: ToolCallLike): unknown {

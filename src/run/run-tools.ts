@@ -18,6 +18,14 @@ import type { SkillEvent } from '../base/skill-event.js';
 import type { HostLogger, HostTool } from '../base/host.js';
 import type { SkillsContext } from './context.js';
 import type { MeaningRuntime } from '../meaning/meaning-runtime.js';
+import type { Skill } from '../base/model.js';
+import type { SkillFolder } from '../base/skill-folder.js';
+
+/**
+ * The folder a skill's scripts run from, made now for a bucket skill (its
+ * local copy); rejects with why there is none.
+ */
+export type FolderOf = (skill: Skill, log: HostLogger | undefined) => Promise<SkillFolder>;
 
 export class RunToolbox {
   // Tools made here, for any run: a registry shared between requests may still hold an earlier run's.
@@ -29,6 +37,7 @@ export class RunToolbox {
     private readonly pluginRoots: PluginRoots,
     private readonly gate: ActivationGate,
     private readonly meaning?: MeaningRuntime,
+    private readonly folderOf?: FolderOf,
   ) {}
 
   /** Register the run's tools on `ctx`: use_skill, read_skill_resource when enabled, find_skills when the catalog needs it. */
@@ -58,6 +67,9 @@ export class RunToolbox {
       ranker,
       // In view now, not merely activated once: conversationBuffer may have trimmed the instructions since.
       isActive: (name) => run.inView(name),
+      folder: this.folderOf,
+      isCurrent: (name, version) => run.isCurrent(name, version),
+      shown: (name, version) => run.shown.set(name, version),
       activate: (name, args) => run.activate(name, args),
       // The request's registry when the model calls: every middleware before execute has registered its tools.
       lacking: (entry) => (run.ctx ? lackedToolsOn(run.ctx, entry.metadata) : []),

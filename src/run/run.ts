@@ -10,7 +10,8 @@ import { parseAllowedTools, type AllowedTool } from '../base/allowed-tools.js';
 import { parseRequires } from '../base/required-tools.js';
 import type { Verdict } from './approval.js';
 import type { CatalogReport } from '../catalog/catalog.js';
-import { skillsInView } from './conversation.js';
+import { activationFolder, activationsInView, skillsInView } from './conversation.js';
+import { versionFolder } from '../base/skill-folder.js';
 import type { HostMessage, HostTool } from '../base/host.js';
 import type { SkillIndex } from '../index/skill-index.js';
 import type { SkillsContext, SkillsState } from './context.js';
@@ -40,6 +41,12 @@ export class SkillsRun {
   readonly arguments = new Map<string, string>();
   /** Bytes read_skill_resource returned, per skill, in this run. */
   readonly reads: ReadBudget = new Map();
+  /**
+   * The version of each skill (skill-folder.ts: its folder and instructions)
+   * this run last showed the conversation: a skill whose version differs now
+   * changed since, and the conversation is told its new instructions and folder.
+   */
+  readonly shown = new Map<string, string>();
   /** What the catalog in this run's system prompt holds; undefined before it was rendered. */
   catalog: CatalogReport | undefined;
   /**
@@ -92,6 +99,20 @@ export class SkillsRun {
   }
 
   /**
+   * Whether `version` (skill-folder.ts) of `name` is what the conversation was
+   * last shown: this run's record, else (a conversation it did not show the
+   * skill to: one resumed from saved messages) whether the folder its latest
+   * activation in the messages names is the folder now. Nothing to compare with: yes.
+   */
+  isCurrent(name: string, version: string): boolean {
+    const shown = this.shown.get(name);
+    if (shown !== undefined) return shown === version;
+    const text = activationsInView(this.conversation()).get(name);
+    const folder = text === undefined ? undefined : activationFolder(text);
+    return folder === undefined || folder === versionFolder(version);
+  }
+
+  /**
    * Record an activation (the latest one counts as the most recent, and
    * undoes an earlier end); false when the skill was already active.
    */
@@ -123,6 +144,7 @@ export class SkillsRun {
     if (at < 0) return false;
     this.activated.splice(at, 1);
     this.arguments.delete(name);
+    this.shown.delete(name);
     this.ended.add(name);
     return true;
   }

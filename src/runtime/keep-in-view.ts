@@ -22,6 +22,8 @@ import type { SkillIndex } from '../index/skill-index.js';
 import { lackedToolsOn } from '../base/required-tools.js';
 import { renderActivation, type ActivationTextOptions, type Invocation } from '../tools/use-skill.js';
 import type { SkillsContext } from '../run/context.js';
+import type { FolderOf } from '../run/run-tools.js';
+import { skillVersion, type SkillFolder } from '../base/skill-folder.js';
 
 /** The route a skill put back in view is logged under (and its injected tool-call id is named after). */
 export const KEPT_IN_VIEW: ActivationRoute = 'kept-in-view';
@@ -45,11 +47,13 @@ export interface KeepInViewSettings {
   toolName: string;
 }
 
-/** A skill put back: its name, the characters its activation took, and whether the budget cut it. */
+/** A skill put back: its name, the characters its activation took, whether the budget cut it, and whether it changed since the conversation saw it. */
 export interface KeptSkill {
   skill: string;
   chars: number;
   cut: boolean;
+  /** Set when it changed since the conversation saw it. */
+  changed?: true;
 }
 
 export interface KeepInViewResult {
@@ -58,24 +62,35 @@ export interface KeepInViewResult {
   left: Array<{ skill: string; room: number }>;
 }
 
-/** An active skill, loaded ahead, with the plugin folder its placeholders stand for. */
+/** An active skill, loaded ahead, with the plugin folder its placeholders stand for, where its files are, and the version that makes. */
 export interface ActiveSkill {
   skill: Skill;
   pluginRoot: string | undefined;
+  folder: SkillFolder | undefined;
+  version: string;
 }
 
-/** The active skills, loaded ahead (cached by the index after their first activation). Unreadable ones are logged and skipped. */
+/**
+ * The active skills, loaded ahead (cached by the index after their first
+ * activation), with their files placed (a bucket skill's copy: found again,
+ * or made now for a version the conversation has not seen). Unreadable ones
+ * are logged and skipped.
+ */
 export async function loadActive(
   ctx: SkillsContext,
   run: SkillsRun,
   index: SkillIndex,
   pluginRoots: PluginRoots,
+  folderOf?: FolderOf,
 ): Promise<Map<string, ActiveSkill>> {
   const loaded = new Map<string, ActiveSkill>();
   for (const name of run.activated) {
     try {
       const skill = await index.load(name);
-      if (skill) loaded.set(name, { skill, pluginRoot: await pluginRoots.of(skill, ctx.log) });
+      if (!skill) continue;
+      const folder = await folderOf?.(skill, ctx.log);
+      const version = skillVersion(skill.instructions, folder?.path ?? skill.directory);
+      loaded.set(name, { skill, pluginRoot: await pluginRoots.of(skill, ctx.log), folder, version });
     } catch (error) {
       logUntrusted(ctx.log, error);
       ctx.log.warn('[skills] could not keep in view', {
@@ -90,7 +105,9 @@ export async function loadActive(
 
 /**
  * Put back, right after the latest user message, every active skill whose
- * instructions `ctx.messages` (as it stands now) no longer holds.
+ * instructions `ctx.messages` (as it stands now) no longer holds, and every
+ * one that changed since the conversation was shown it (its instructions, or
+ * its folder: a bucket skill's new copy), saying so.
  */
 export function keepInView(
   ctx: SkillsContext,
@@ -100,19 +117,21 @@ export function keepInView(
 ): KeepInViewResult {
   const result: KeepInViewResult = { kept: [], left: [] };
   const inView = skillsInView(ctx.messages);
+  const changed = (name: string) => !run.isCurrent(name, (loaded.get(name) as ActiveSkill).version);
   // Most recently activated first: they get the budget before older ones.
-  const wanted = [...run.activated].reverse().filter((name) => !inView.has(name) && loaded.has(name));
+  const wanted = [...run.activated].reverse().filter((name) => loaded.has(name) && (!inView.has(name) || changed(name)));
   if (wanted.length === 0) return result;
   const taken = toolCallIds(ctx.messages);
   const messages: HostMessage[] = [];
   let room = settings.budget.maxChars;
   for (const name of wanted) {
-    const { skill, pluginRoot } = loaded.get(name) as ActiveSkill;
+    const { skill, pluginRoot, folder, version } = loaded.get(name) as ActiveSkill;
     const allowance = Math.min(settings.budget.maxSkillChars, room);
     const cutBy = allowance === settings.budget.maxSkillChars ? 'keepInView.maxSkillChars' : 'keepInView.maxChars';
     const args = run.arguments.get(name);
     const lacked = lackedToolsOn(ctx, skill.metadata);
-    const fitted = fit(skill, allowance, { ...settings.text, cutBy }, { arguments: args, pluginRoot, lacked });
+    const isChanged = changed(name);
+    const fitted = fit(skill, allowance, { ...settings.text, cutBy }, { arguments: args, pluginRoot, lacked, folder, changed: isChanged });
     if (!fitted) {
       result.left.push({ skill: name, room });
       continue;
@@ -121,7 +140,8 @@ export function keepInView(
     const id = injectedCallId(KEPT_IN_VIEW, name, taken);
     taken.add(id);
     messages.push(...activationMessages(id, name, fitted.text, settings.toolName, args));
-    result.kept.push({ skill: name, chars: fitted.text.length, cut: fitted.cut });
+    run.shown.set(name, version);
+    result.kept.push({ skill: name, chars: fitted.text.length, cut: fitted.cut, ...(isChanged ? { changed: true as const } : {}) });
   }
   insertAfterLatestUser(ctx.messages, messages);
   report(ctx, result, settings.budget);

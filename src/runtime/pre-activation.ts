@@ -28,6 +28,8 @@ import { USE_SKILL_TOOL } from '../base/tool-names.js';
 import { renderActivation, withLackedTools, type ActivationTextOptions } from '../tools/use-skill.js';
 import { lackedToolsOn } from '../base/required-tools.js';
 import type { SkillsContext } from '../run/context.js';
+import type { FolderOf } from '../run/run-tools.js';
+import { skillVersion, type SkillFolder } from '../base/skill-folder.js';
 
 /** Unknown mentions per message that get suggestions in the log. */
 const SUGGESTED_MENTIONS = 3;
@@ -38,6 +40,8 @@ export interface PreActivationSettings {
   pluginRoots: PluginRoots;
   /** `approve` and the events, as for use_skill. */
   gate: ActivationGate;
+  /** Where each skill's scripts run from (a bucket skill's local copy, made now); absent: its own folder. */
+  folderOf?: FolderOf;
 }
 
 /** What pre-activation puts in the conversation, and what it finishes at the request's first model call. */
@@ -94,10 +98,17 @@ export async function preActivate(
       if (pick.route === 'mention') inject(pick, decision.message);
       continue;
     }
-    const text = await activationText(ctx, index, pick, settings);
-    if (text === undefined) continue;
+    const made = await activationText(ctx, index, pick, settings);
+    if (made === undefined) continue;
+    if ('failure' in made) {
+      // As a denial: the user asked for this one, and must hear why it is not there.
+      if (pick.route === 'mention') inject(pick, `Could not activate the skill: ${made.failure}.`);
+      continue;
+    }
+    const { text, version } = made;
     // A mention with arguments goes in even when the skill is active: the model needs the new arguments.
     if (!run.activate(pick.name, pick.arguments) && pick.arguments === undefined) continue;
+    run.shown.set(pick.name, version);
     const answer = inject(pick, text)[1] as HostMessage;
     if (entry.metadata.requires !== undefined) expecting.push({ answer, metadata: entry.metadata });
     reportActivation(ctx, run, pick, text.length, settings.gate);
@@ -165,27 +176,36 @@ function choose(ctx: SkillsContext, library: Library, run: SkillsRun, query: str
   });
 }
 
+/** The activation's text and the version it shows; a failure to place its files (a bucket skill's copy); undefined when it cannot be read. */
 async function activationText(
   ctx: SkillsContext,
   index: SkillIndex,
   pick: Activation,
   settings: PreActivationSettings,
-): Promise<string | undefined> {
+): Promise<{ text: string; version: string } | { failure: string } | undefined> {
+  let folder: SkillFolder | undefined;
   try {
     const loaded = await index.loadDetailed(pick.name);
     if (!loaded) return undefined;
     if (loaded.first) for (const diagnostic of loaded.diagnostics) ctx.log.warn('[skills] warning', diagnostic);
-    const pluginRoot = await settings.pluginRoots.of(loaded.skill, ctx.log);
-    return renderActivation(loaded.skill, settings.text, { arguments: pick.arguments, pluginRoot });
+    const { skill } = loaded;
+    try {
+      folder = await settings.folderOf?.(skill, ctx.log);
+    } catch (error) {
+      return { failure: messageOf(error) };
+    }
+    const pluginRoot = await settings.pluginRoots.of(skill, ctx.log);
+    const text = renderActivation(skill, settings.text, { arguments: pick.arguments, pluginRoot, folder });
+    return { text, version: skillVersion(skill.instructions, folder?.path ?? skill.directory) };
   } catch (error) {
     logUntrusted(ctx.log, error);
-    ctx.log.warn('[skills] could not activate', {
-      skill: pick.name,
-      route: pick.route,
-      error: error instanceof Error ? error.message : String(error),
-    });
+    ctx.log.warn('[skills] could not activate', { skill: pick.name, route: pick.route, error: messageOf(error) });
     return undefined;
   }
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
 }
 
 /**

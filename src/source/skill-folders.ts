@@ -14,7 +14,7 @@ import { nodeModulesFolders } from '../config/packages.js';
 import type { BucketFileSystem } from '../storage/bucket-fs.js';
 import { planCopy, type ListedFile } from '../storage/copies/copy-plan.js';
 import { LocalCopies } from '../storage/copies/local-copies.js';
-import { isObjectPath } from '../storage/engines.js';
+import { isObjectUrl } from '../base/object-url.js';
 import type { StoredOptions } from './storage.js';
 
 const NOTHING_LEFT_OUT: ReadonlyMap<string, string> = new Map();
@@ -51,7 +51,7 @@ export class SkillFolders {
    * could not be. Without copies, a bucket skill's folder is its URL.
    */
   async folderOf(skill: Skill, signal?: AbortSignal): Promise<SkillFolder> {
-    if (!isObjectPath(skill.directory) || !this.copies || !this.buckets) return { path: skill.directory, notCopied: NOTHING_LEFT_OUT };
+    if (!isObjectUrl(skill.directory) || !this.copies || !this.buckets) return { path: skill.directory, notCopied: NOTHING_LEFT_OUT };
     const listed = await Promise.all(
       [skill.path, ...skill.resources.map((resource) => resource.absolutePath)].map((object) => this.listed(skill, object)),
     );
@@ -74,7 +74,7 @@ export class SkillFolders {
    * made now if missing (a terminal tool resolves its roots on every command).
    */
   localRoots(): string[] {
-    const roots = this.options.directories.filter((directory) => !isObjectPath(directory));
+    const roots = this.options.directories.filter((directory) => !isObjectUrl(directory));
     for (const name of this.options.packages) {
       const found = installedPackage(name, this.options.cwd);
       if (found !== undefined) roots.push(found);
@@ -88,7 +88,7 @@ export class SkillFolders {
 
   /** After a rebuild: the bucket skills in `directories` are the ones that exist; the copies of the rest go. */
   async keepOnly(directories: Iterable<string>): Promise<void> {
-    await this.copies?.keepOnly(new Set([...directories].filter(isObjectPath)));
+    await this.copies?.keepOnly(new Set([...directories].filter(isObjectUrl)));
   }
 
   close(): Promise<void> {

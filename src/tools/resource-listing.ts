@@ -27,9 +27,14 @@ function topFolder(path: string): string {
 /**
  * The "Resources" block of a use_skill answer: at most `max` files (relative
  * POSIX paths, type, size, and "too large to read" where it applies), in path
- * order, then one line counting the rest by top-level folder. Pure.
+ * order, then one line counting the rest by top-level folder. `notCopied`:
+ * the files a bucket skill's local copy left out, by path, with why. Pure.
  */
-export function renderResourceListing(resources: readonly SkillResource[], options: ListingOptions = {}): string {
+export function renderResourceListing(
+  resources: readonly SkillResource[],
+  options: ListingOptions = {},
+  notCopied: ReadonlyMap<string, string> = new Map(),
+): string {
   if (resources.length === 0) return 'This skill has no bundled resources.';
   const max = Math.max(0, options.max ?? DEFAULT_MAX_LISTED_RESOURCES);
   const ranked = resources.map((resource, order) => ({ resource, order }));
@@ -43,7 +48,8 @@ export function renderResourceListing(resources: readonly SkillResource[], optio
   const lines = [`Resources (paths relative to the skill directory; ${how}):`];
   for (const { resource } of shown) {
     const tooLarge = resource.tooLarge ? ', too large to read' : '';
-    lines.push(`- ${resource.path} (${resource.type}, ${formatBytes(resource.size)}${tooLarge})`);
+    const left = notCopied.get(resource.path);
+    lines.push(`- ${resource.path} (${resource.type}, ${formatBytes(resource.size)}${tooLarge}${left === undefined ? '' : `; ${left}`})`);
   }
   if (hidden.length > 0) {
     const byFolder = new Map<string, number>();

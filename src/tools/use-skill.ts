@@ -9,6 +9,7 @@ import { lackedToolsLine } from '../base/required-tools.js';
 import { logEvent, type SkillEvent } from '../base/skill-event.js';
 import type { HostLogger } from '../base/host.js';
 import type { SkillEntry, Skill } from '../base/model.js';
+import { skillVersion, type SkillFolder } from '../base/skill-folder.js';
 import { createSkillIndex, type SkillIndex } from '../index/skill-index.js';
 import { USE_SKILL_TOOL } from '../base/tool-names.js';
 import { renderResourceListing, type ListingOptions } from './resource-listing.js';
@@ -73,6 +74,9 @@ function instructionsWithin(skill: Skill, max: number, readTool: string | undefi
   return `${kept}\n\n${cut} To read the rest, ${next}.]`;
 }
 
+/** The line after an activation's opening tag when the conversation was shown an earlier version of the skill. */
+export const CHANGED_LINE = 'This skill changed since it was activated: these instructions and this folder replace the earlier ones.';
+
 /** What one activation fills into the instructions' placeholders (src/base/arguments.ts). */
 export interface Invocation {
   /** The arguments given with the activation (`@skill rest of message`, or use_skill's `arguments`). */
@@ -81,27 +85,33 @@ export interface Invocation {
   pluginRoot?: string | undefined;
   /** Tools the skill's `requires` names that this agent lacks: the answer says so in one line. */
   lacked?: readonly string[];
+  /** Where the skill's files are on this machine (a bucket skill's local copy); absent: the skill's own folder. */
+  folder?: SkillFolder | undefined;
+  /** The conversation was shown an earlier version: the answer says this one replaces it. */
+  changed?: boolean;
 }
 
 /** The text the model gets when it activates `skill`, its placeholders filled in for `invocation`. */
 export function renderActivation(skill: Skill, options: ActivationTextOptions = {}, invocation: Invocation = {}): string {
   const max = options.maxInstructionChars ?? Infinity;
+  const folder = invocation.folder?.path ?? skill.directory;
   const filled = substitute(skill.instructions, {
     arguments: invocation.arguments,
-    skillDir: skill.directory,
+    skillDir: folder,
     pluginRoot: invocation.pluginRoot,
     metadata: skill.metadata,
   }).text;
   const hint = argumentHint(skill.metadata);
   const lines = [
     `<skill name="${skill.metadata.name}">`,
-    `Skill directory: ${skill.directory}`,
+    ...(invocation.changed ? [CHANGED_LINE] : []),
+    `Skill directory: ${folder}`,
     ...(hint === undefined ? [] : [`Argument hint: ${hint}`]),
     '',
     instructionsWithin({ ...skill, instructions: filled }, max, options.readTool, options.cutBy ?? 'maxInstructionChars'),
     '',
   ];
-  lines.push(renderResourceListing(skill.resources, options));
+  lines.push(renderResourceListing(skill.resources, options, invocation.folder?.notCopied));
   lines.push('</skill>');
   return withLackedTools(lines.join('\n'), invocation.lacked ?? []);
 }
@@ -133,6 +143,20 @@ export interface UseSkillBinding {
   /** Whether `name` is already active, before anything is read. */
   isActive?: (name: string) => boolean;
   /**
+   * The folder the skill's scripts run from: made now for a bucket skill (its
+   * local copy); rejects with why there is none. Absent: its own folder.
+   */
+  folder?: (skill: Skill, log: HostLogger | undefined) => Promise<SkillFolder>;
+  /**
+   * Whether `version` (skill-folder.ts) is the one the conversation was last
+   * shown: an active skill is then "already active"; otherwise it changed
+   * since, and its new instructions and folder are the answer. Absent (a tool
+   * wired by hand): an active skill is never read again.
+   */
+  isCurrent?: (name: string, version: string) => boolean;
+  /** Told the version each activation shows the conversation. */
+  shown?: (name: string, version: string) => void;
+  /**
    * The tools the skill's `requires` names that the agent lacks, asked when the
    * model activates it (every tool of the request is registered by then). Absent: nothing is said.
    */
@@ -150,19 +174,28 @@ export interface UseSkillBinding {
   emit?: (event: SkillEvent, log: HostLogger | undefined) => void;
 }
 
+/** An activation read and placed: the skill, where its files are, and the version the answer shows. */
+interface Prepared {
+  skill: Skill;
+  folder: SkillFolder | undefined;
+  version: string;
+}
+
+function alreadyActive(name: string): string {
+  return `Skill "${name}" is already active in this conversation: its instructions are above. Continue following them.`;
+}
+
 /** use_skill bound to a source of skills: a run's, in the middleware, or a fixed list (createUseSkillTool). */
-export function bindUseSkillTool({
-  source,
-  ranker,
-  activate,
-  isActive,
-  lacking,
-  pluginRoot,
-  searchTool = () => undefined,
-  text = {},
-  gate,
-  emit = logEvent,
-}: UseSkillBinding): SkillTool<typeof UseSkillArgsSchema> {
+export function bindUseSkillTool(binding: UseSkillBinding): SkillTool<typeof UseSkillArgsSchema> {
+  const { source, ranker, isActive, isCurrent, searchTool = () => undefined, gate } = binding;
+  /** Reads the skill and places its files (a bucket skill's copy); undefined when it is gone. */
+  const prepare = async (index: SkillIndex, name: string, log: HostLogger | undefined): Promise<Prepared | undefined> => {
+    const loaded = await index.loadDetailed(name);
+    if (!loaded) return undefined;
+    if (loaded.first) for (const diagnostic of loaded.diagnostics) log?.warn('[skills] warning', diagnostic);
+    const folder = await binding.folder?.(loaded.skill, log);
+    return { skill: loaded.skill, folder, version: skillVersion(loaded.skill.instructions, folder?.path ?? loaded.skill.directory) };
+  };
   return skillTool({
     name: USE_SKILL_TOOL,
     description:
@@ -180,28 +213,59 @@ export function bindUseSkillTool({
       const name = entry.metadata.name;
       const given = args.arguments?.trim() ? args.arguments.trim() : undefined;
       // New arguments always get the instructions filled in for them, in view or not.
-      if (given === undefined && isActive?.(name)) {
-        return `Skill "${name}" is already active in this conversation: its instructions are above. Continue following them.`;
+      const active = given === undefined && isActive?.(name) === true;
+      let prepared: Prepared | undefined;
+      if (active) {
+        // Read again only to tell a change: a skill changed since the conversation saw it is answered in full.
+        if (!isCurrent) return alreadyActive(name);
+        prepared = await prepare(index, name, ctx.log);
+        if (prepared && isCurrent(name, prepared.version)) return alreadyActive(name);
       }
+      // Before anything is read or copied, for a skill not active yet: a denied skill never reaches the disk.
       const denial = await gate?.(entry, ctx.log, given);
       if (denial !== undefined) return denial;
-      const loaded = await index.loadDetailed(name);
-      if (!loaded) return notFound(requested, index, ranker, searchTool());
-      if (loaded.first) {
-        for (const diagnostic of loaded.diagnostics) ctx.log?.warn('[skills] warning', diagnostic);
-      }
-      // Two calls in one round may both get here; the second still answers, the run records one.
-      activate?.(name, given);
-      const root = await pluginRoot?.(loaded.skill, ctx.log);
-      const lacked = lacking?.(entry) ?? [];
-      const answer = renderActivation(loaded.skill, text, { arguments: given, pluginRoot: root, lacked });
-      const extra = given === undefined ? {} : { arguments: given };
-      ctx.log?.info('[skills] activated', { skill: name, route: 'model', ...extra, ...(lacked.length === 0 ? {} : { lacked }) });
-      emit({ type: 'activation', skill: name, route: 'model', size: answer.length, outcome: 'ok', ...extra }, ctx.log);
-      return answer;
+      prepared ??= await prepare(index, name, ctx.log);
+      if (!prepared) return notFound(requested, index, ranker, searchTool());
+      return answer(binding, prepared, { name, given, active, log: ctx.log });
     },
     failed: (reason) => `Could not activate the skill: ${reason}. Try again, or continue without it.`,
   });
+}
+
+/** The activation's text, recorded in the run and logged. */
+async function answer(
+  binding: UseSkillBinding,
+  { skill, folder, version }: Prepared,
+  { name, given, active, log }: { name: string; given: string | undefined; active: boolean; log: HostLogger | undefined },
+): Promise<string> {
+  const { activate, lacking, pluginRoot, text = {}, emit = logEvent } = binding;
+  // Two calls in one round may both get here; the second still answers, the run records one.
+  activate?.(name, given);
+  const root = await pluginRoot?.(skill, log);
+  const lacked = lacking?.(skill) ?? [];
+  const rendered = renderActivation(skill, text, { arguments: given, pluginRoot: root, lacked, folder, changed: active });
+  binding.shown?.(name, version);
+  const extra = given === undefined ? {} : { arguments: given };
+  log?.info('[skills] activated', {
+    skill: name,
+    route: 'model',
+    ...extra,
+    ...(lacked.length === 0 ? {} : { lacked }),
+    ...(active ? { changed: true } : {}),
+  });
+  emit(
+    {
+      type: 'activation',
+      skill: name,
+      route: 'model',
+      size: rendered.length,
+      outcome: 'ok',
+      ...extra,
+      ...(active ? { changed: true } : {}),
+    },
+    log,
+  );
+  return rendered;
 }
 
 /**

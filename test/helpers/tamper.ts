@@ -202,10 +202,22 @@ export class Session {
     private readonly marker: string,
   ) {
     this.middleware = skillsMiddleware(options);
+    this.inBucket = (options.directories ?? []).some((directory) => directory.includes('://'));
   }
 
+  private readonly inBucket: boolean;
+
   private plain(text: string): string {
-    return text.split(this.marker).join('<place>');
+    // A bucket skill runs from its local copy, under this middleware's own copy root: named `<copies>/<skill>` here.
+    const copies = this.copyRoot();
+    const local =
+      copies === undefined ? text : text.replace(new RegExp(`${escaped(copies)}/([a-z0-9-]+)-[0-9a-f]{12}`, 'g'), '<copies>/$1');
+    return local.split(this.marker).join('<place>');
+  }
+
+  /** The root of the bucket skills' local copies, when the place is a bucket. */
+  private copyRoot(): string | undefined {
+    return this.inBucket ? this.middleware.localRoots().at(-1) : undefined;
   }
 
   async turn(text = 'hello', probes: readonly Call[] = PROBES): Promise<Turn> {
@@ -224,4 +236,8 @@ export class Session {
   close(): Promise<void> {
     return this.middleware.close();
   }
+}
+
+function escaped(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }

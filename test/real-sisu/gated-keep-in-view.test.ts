@@ -6,6 +6,7 @@
  * its messages hold are asked about once, route kept-in-view, and a denied
  * one is never put back.
  */
+import path from 'node:path';
 import { expect, it } from 'vitest';
 import { getSkills, skillsMiddleware, type SkillActivation, type SkillEvent } from '../../src/index.js';
 import { converse, sawInToolResult } from './conversation.js';
@@ -14,15 +15,18 @@ import { describeSisu, PROVIDERS, realSisu, skillsFixture, type SisuCtx } from '
 const inputs = (n: number, first: string) => Array.from({ length: n }, (_, i) => (i === 0 ? first : `Follow-up ${i + 1}?`));
 const MARKER = 'BODY-OF-code-review';
 
-/** A conversation saved earlier: code-review activated by the model, then enough turns for a window of 4 to trim it. */
-function savedHistory(): SisuCtx['messages'] {
+/**
+ * A conversation saved earlier: code-review activated by the model (from `folder`, where it still is: another
+ * folder would be told again, as changed), then enough turns for a window of 4 to trim it.
+ */
+function savedHistory(folder: string): SisuCtx['messages'] {
   return [
     { role: 'user', content: 'Review this.' },
     { role: 'assistant', content: '', tool_calls: [{ id: 'call_saved_1', name: 'use_skill', arguments: { skill_name: 'code-review' } }] },
     {
       role: 'tool',
       tool_call_id: 'call_saved_1',
-      content: JSON.stringify(`<skill name="code-review">\nSkill directory: /old/place\n\n# code-review\n\n${MARKER}: saved.\n</skill>`),
+      content: JSON.stringify(`<skill name="code-review">\nSkill directory: ${folder}\n\n# code-review\n\n${MARKER}: saved.\n</skill>`),
     },
     { role: 'assistant', content: 'Reviewed.' },
     { role: 'user', content: 'And then?' },
@@ -88,7 +92,7 @@ describeSisu('visible, approve and events on the kept-in-view route', () => {
           // Turn 1 holds the whole saved history (the run recalls the activation); from turn 2 on it is trimmed.
           window: 8,
           skillsMw,
-          history: savedHistory(),
+          history: savedHistory(path.join(skills.root, 'code-review')),
           inputs: inputs(4, 'Next question.'),
           reply: (_request, turn) => `Answer ${turn}.`,
         });

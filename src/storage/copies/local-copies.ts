@@ -97,7 +97,12 @@ export class LocalCopies {
   }
 
   private async place(plan: CopyPlan, signal: AbortSignal | undefined): Promise<LocalCopy> {
-    await this.root.prepare();
+    await this.root.prepare().catch((error: unknown) => {
+      // The root's failure, said for the skill whose copy it stopped.
+      throw error instanceof CopyError && error.skill === undefined
+        ? new CopyError(error.code, plan.skill, error.reason, { cause: error.cause })
+        : error;
+    });
     const found = await this.reuse(plan);
     if (found) return found;
     const written = await writeVersion({
