@@ -14,6 +14,8 @@ const CLI = join(SRC, 'cli');
 /** Lowest first. A new module goes in the lowest layer above everything it imports. */
 const LAYERS: readonly (readonly string[])[] = [
   ['io', 'usage', 'scaffold', 'write-atomic', 'catalog-section', 'trigger-eval'],
+  ['arg-values'],
+  ['trust-args'],
   ['args', 'key-files'],
   ['load'],
   ['overlap-command', 'embeddings-module', 'eval-ranking', 'observe'],

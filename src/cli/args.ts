@@ -9,10 +9,13 @@ import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { SkillsUsageError } from '../config/errors.js';
 import { packageNameProblem } from '../config/packages.js';
 import { isObjectUrl } from '../base/object-url.js';
-import { SIGN_DEFAULTS } from '../config/defaults.js';
 import { initDescriptionProblem, initNameProblem } from './scaffold.js';
 import { EVAL_DEFAULTS } from '../config/defaults.js';
 import { COMMANDS, type CommandName } from './usage.js';
+import { numberOf } from './arg-values.js';
+import { keygenArgs, signArgs, verifyArgs, type KeygenArgs, type SignArgs, type VerifyArgs } from './trust-args.js';
+
+export type { KeygenArgs, SignArgs, VerifyArgs } from './trust-args.js';
 
 /** What every command that loads skills takes besides its folders. */
 export interface LoadArgs {
@@ -67,35 +70,6 @@ export interface EvalArgs extends LoadArgs {
   json: boolean;
   /** `--embeddings <module>` (with --offline): also rank each case by words and by words + meaning, side by side. */
   embeddings?: string;
-}
-
-/** `sisu-skills keygen <prefix>`. */
-export interface KeygenArgs {
-  /** Relative to the working directory; `.key` and `.pub` are added. */
-  prefix: string;
-}
-
-/** `sisu-skills sign <place...> --key <file>`. */
-export interface SignArgs {
-  /** Folders, package folders or s3:// and az:// places, as given. */
-  places: string[];
-  /** The private key file; relative to the working directory. */
-  key: string;
-  /** How long a new manifest stays valid, in ms, and as given. */
-  expiresInMs: number;
-  expires: string;
-  version?: number;
-  renew: boolean;
-  json: boolean;
-}
-
-/** `sisu-skills verify <place...> --key <file>...`. */
-export interface VerifyArgs {
-  places: string[];
-  /** Public key files; relative to the working directory. */
-  keys: string[];
-  threshold: number;
-  json: boolean;
 }
 
 export interface InitArgs {
@@ -359,73 +333,6 @@ function initArgs(positionals: readonly string[], values: Parsed['values']): Com
   return { kind: 'init', name, dir, description };
 }
 
-function keygenArgs(positionals: readonly string[]): Command {
-  const [prefix, ...extra] = positionals;
-  if (prefix === undefined || prefix.trim() === '' || extra.length > 0)
-    throw new SkillsUsageError('keygen: give one prefix, e.g. sisu-skills keygen keys/team (writes keys/team.key and keys/team.pub).');
-  return { kind: 'keygen', prefix };
-}
-
-/** The places of sign and verify: at least one. */
-function placesOf(command: 'sign' | 'verify', positionals: string[]): string[] {
-  if (positionals.length === 0)
-    throw new SkillsUsageError(
-      `${command}: give at least one place: a skills folder, a package folder, s3://bucket/prefix/ or az://container/prefix/.`,
-    );
-  return positionals;
-}
-
-/** Every --key value given. */
-function keyFiles(value: unknown): string[] {
-  return (Array.isArray(value) ? value : []).filter((v): v is string => typeof v === 'string' && v.trim() !== '');
-}
-
-function signArgs(positionals: string[], values: Parsed['values']): Command {
-  const places = placesOf('sign', positionals);
-  const keys = keyFiles(values.key);
-  if (keys.length !== 1)
-    throw new SkillsUsageError(
-      keys.length === 0
-        ? 'sign: give the private key with --key <file> (make one with sisu-skills keygen <prefix>).'
-        : `sign: --key given ${keys.length} times; one key signs per run (run sign again with the next key to add its signature).`,
-    );
-  const expires = typeof values.expires === 'string' ? values.expires : SIGN_DEFAULTS.expires;
-  const version = numberOf('sign', 'version', values.version, { min: 1, max: Number.MAX_SAFE_INTEGER, integer: true });
-  return {
-    kind: 'sign',
-    places,
-    key: keys[0] ?? '',
-    expires,
-    expiresInMs: durationOf(expires),
-    ...(version === undefined ? {} : { version }),
-    renew: values.renew === true,
-    json: values.json === true,
-  };
-}
-
-const DAY_MS = 86_400_000;
-const DURATION_UNITS: Record<string, number> = { d: DAY_MS, h: 3_600_000, s: 1000 };
-
-/** `30d`, `12h` or `90s`, in ms, from 1 s to SIGN_DEFAULTS.maxExpiresDays. */
-export function durationOf(text: string): number {
-  const match = /^(\d+)([dhs])$/.exec(text.trim());
-  const ms = match ? Number(match[1]) * (DURATION_UNITS[match[2] ?? ''] ?? 0) : 0;
-  if (ms < 1000 || ms > SIGN_DEFAULTS.maxExpiresDays * DAY_MS)
-    throw new SkillsUsageError(
-      `sign: --expires takes a whole number of days, hours or seconds such as 30d, 12h or 90s, from 1s to ${SIGN_DEFAULTS.maxExpiresDays}d; ` +
-        `got ${JSON.stringify(text)}.`,
-    );
-  return ms;
-}
-
-function verifyArgs(positionals: string[], values: Parsed['values']): Command {
-  const places = placesOf('verify', positionals);
-  const keys = keyFiles(values.key);
-  if (keys.length === 0) throw new SkillsUsageError('verify: give the public key to trust with --key <file.pub> (repeat it for several).');
-  const threshold = numberOf('verify', 'threshold', values.threshold, { min: 1, max: keys.length, integer: true }) ?? 1;
-  return { kind: 'verify', places, keys, threshold, json: values.json === true };
-}
-
 /** The one `-o`/`--output` file. */
 function outputOf(value: unknown): string {
   const given = Array.isArray(value) ? value.filter((v): v is string => typeof v === 'string') : [];
@@ -436,25 +343,6 @@ function outputOf(value: unknown): string {
   const [output = ''] = given;
   if (output.trim() === '') throw new SkillsUsageError(`index: -o is empty. Give the file to write, ${example}.`);
   return output;
-}
-
-/** `--<name> <number>` within [min, max] (integers only when `integer`); undefined when not given. */
-function numberOf(
-  command: CommandName,
-  name: string,
-  value: unknown,
-  range: { min: number; max: number; integer?: boolean; exclusive?: boolean },
-): number | undefined {
-  if (typeof value !== 'string') return undefined;
-  const n = Number(value);
-  const pattern = range.integer ? /^\d+$/ : /^\d*\.?\d+$/;
-  const inRange = range.exclusive ? n > range.min && n < range.max : n >= range.min && n <= range.max;
-  if (!pattern.test(value.trim()) || !inRange) {
-    const kind = range.integer ? 'a whole number' : 'a number';
-    const bounds = range.exclusive ? `between ${range.min} and ${range.max} (exclusive)` : `from ${range.min} to ${range.max}`;
-    throw new SkillsUsageError(`${command}: --${name} takes ${kind} ${bounds}, got ${JSON.stringify(value)}.`);
-  }
-  return n;
 }
 
 function evalArgs(positionals: string[], values: Parsed['values'], json: boolean, loading: Omit<LoadArgs, 'directories'>): Command {
