@@ -11,6 +11,7 @@
 //                  matches none: it does not)
 //   official       @sisu-ai/mw-skills 3.0.0's discoverSkills (../shared/sisu)
 //   yaml           bench/yaml-loader.mjs (the `yaml` package, resources walked)
+//   ours-trust, ours-task-trust: ours and ours-task with `trust` (meta.trustKeys), the library signed (issue 41)
 //   import         node start and importing the package, nothing else
 //   prebuilt       the first request with the `index` option (meta.indexFile)
 //   prebuilt-task  the same with the request that matches skills
@@ -62,6 +63,15 @@ async function fromIndex(api, content, file = meta.indexFile, options = {}) {
   return count;
 }
 
+/** The first request under `trust`; throws if anything was refused (the row would not be a verified library's). */
+async function trusted(api, content) {
+  const warnings = [];
+  const count = await firstRequest(api, content, { trust: { keys: meta.trustKeys } }, warnings);
+  const refused = warnings.find((args) => /MANIFEST_|UNTRUSTED_SKILL|INDEX_UNUSABLE/.test(JSON.stringify(args)));
+  if (refused) throw new Error(`trust refused part of the library: ${JSON.stringify(refused)}`);
+  return count;
+}
+
 /** A file system that reads `.gz` files unzipped: the baseline's JSON index, gzip'd. */
 const gunzippingFs = {
   readdir: (path, options) => readdir(path, options),
@@ -84,6 +94,9 @@ const CONTENDERS = {
     run: async (m) => (await m.ioFloor(root, { maxDepth: Infinity, descendIntoSkills: false })).files,
   },
   ours: { load: loadOurs, run: (api) => firstRequest(api, 'hello') },
+  // Issue 41: the same first requests under `trust` (meta.trustKeys: the public keys the library is signed with).
+  'ours-trust': { load: loadOurs, run: (api) => trusted(api, 'hello') },
+  'ours-task-trust': { load: loadOurs, run: (api) => trusted(api, TASK) },
   'ours-task': { load: loadOurs, run: (api) => firstRequest(api, TASK) },
   official: {
     load: () => import(pathToFileURL(OFFICIAL).href),

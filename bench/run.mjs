@@ -1,4 +1,4 @@
-// npm run bench [-- --quick] [--real-only | --startup | --index-only | --overlap-only | --visible-only | --s3-only | --copies-only | --requests-only]
+// npm run bench [-- --quick] [--real-only | --startup | --index-only | --overlap-only | --visible-only | --s3-only | --copies-only | --requests-only | --trust-only]
 // Builds skill libraries in a temporary folder, measures discovery, the
 // per-request cost, use_skill and find_skills, the parser (against `yaml`,
 // and on hostile input) and the index's memory, then the real-shaped rows
@@ -24,6 +24,7 @@ import { benchRequestsAB } from './requests-ab.mjs';
 import { benchScaling } from './scaling.mjs';
 import { benchS3 } from './s3.mjs';
 import { benchCopies } from './copies.mjs';
+import { benchTrust } from './trust.mjs';
 import { ioFloor } from './floor.mjs';
 import { gc, median, round, timeAsync, timeSync } from './stats.mjs';
 import { writeWorkload } from './workload.mjs';
@@ -52,6 +53,9 @@ const indexOnly = process.argv.includes('--index-only');
 const s3Only = process.argv.includes('--s3-only');
 // --copies-only: issue 42's local-copy rows alone (bench/copies.mjs), written to bench-results/copies-only.json.
 const copiesOnly = process.argv.includes('--copies-only');
+// --trust-only: issue 41's rows alone (bench/trust.mjs: the first request with and without `trust`), written to
+// bench-results/trust-only.json.
+const trustOnly = process.argv.includes('--trust-only');
 // --requests-only: issue 29's per-request rows alone (bench/requests-ab.mjs), with --base=<build> by turns.
 const requestsOnly = process.argv.includes('--requests-only');
 const rounds = Number(process.argv.find((arg) => arg.startsWith('--rounds='))?.slice('--rounds='.length) ?? 3);
@@ -497,6 +501,8 @@ async function main() {
       await benchS3({ temp, quick, row, results, log });
     } else if (copiesOnly) {
       await benchCopies({ temp, quick, row, results, log });
+    } else if (trustOnly) {
+      await benchTrust({ temp, quick, row, results, log });
     } else if (requestsOnly) {
       await benchRequestsAB({ temp, row, results, log, requests: CONFIG.requests, base: baseBuild, rounds });
     } else if (visibleOnly) {
@@ -528,9 +534,12 @@ async function main() {
         results.scalingSeconds = (Date.now() - scalingStarted) / 1000;
         await benchS3({ temp, quick, row, results, log });
         await benchCopies({ temp, quick, row, results, log });
+        await rm(temp, { recursive: true, force: true });
+        await mkdir(temp, { recursive: true });
+        await benchTrust({ temp, quick, row, results, log });
       }
     }
-    if (overlapOnly || (!realOnly && !startupOnly && !indexOnly && !visibleOnly && !s3Only && !copiesOnly && !requestsOnly))
+    if (overlapOnly || (!realOnly && !startupOnly && !indexOnly && !visibleOnly && !s3Only && !copiesOnly && !requestsOnly && !trustOnly))
       await benchOverlap({ temp, quick, row, results, log });
   } finally {
     await cleanup();
@@ -547,23 +556,25 @@ async function main() {
   );
   const outDir = join(here, '..', 'bench-results');
   await mkdir(outDir, { recursive: true });
-  const outFile = requestsOnly
-    ? 'requests-only.json'
-    : s3Only
-      ? 's3-only.json'
-      : copiesOnly
-        ? 'copies-only.json'
-        : visibleOnly
-          ? 'visible-only.json'
-          : realOnly
-            ? 'real-only.json'
-            : startupOnly
-              ? 'startup.json'
-              : indexOnly
-                ? 'index-only.json'
-                : overlapOnly
-                  ? 'overlap-only.json'
-                  : 'latest.json';
+  const outFile = trustOnly
+    ? 'trust-only.json'
+    : requestsOnly
+      ? 'requests-only.json'
+      : s3Only
+        ? 's3-only.json'
+        : copiesOnly
+          ? 'copies-only.json'
+          : visibleOnly
+            ? 'visible-only.json'
+            : realOnly
+              ? 'real-only.json'
+              : startupOnly
+                ? 'startup.json'
+                : indexOnly
+                  ? 'index-only.json'
+                  : overlapOnly
+                    ? 'overlap-only.json'
+                    : 'latest.json';
   await writeFile(join(outDir, outFile), `${JSON.stringify({ date: new Date().toISOString(), ...results }, null, 2)}\n`);
   console.log(`wrote bench-results/${outFile}`);
 }

@@ -270,17 +270,21 @@ describe('sisu-skills sign and verify, a local folder', () => {
     );
   });
 
-  it('warns about a private key others can read, skill folders left out, and a place with no skills', async () => {
+  it('warns about a private key others can read, skill folders that do not load (signed as they are), and a place with no skills', async () => {
     const root = await app();
     await chmod(join(root, 'team.key'), 0o644);
     await writeSkill(join(root, 'skills'), 'broken', 'name: broken');
+    await writeFile(join(root, 'skills/broken/notes.md'), 'notes\n');
     await mkdir(join(root, 'empty'));
     const run = await cli(['sign', 'skills', 'empty', '--key', 'team.key'], root);
     expect(run.code).toBe(0);
     expect(run.stderr).toMatch(/^sign: warning: team\.key can be read by other users \(mode 644\); run chmod 600 team\.key\.\n/);
     expect(run.stderr).toMatch(
-      /sign: skills: 1 skill folder did not load and is not signed \(nor served\); `sisu-skills validate skills` lists why\./,
+      /sign: skills: 1 skill folder did not load \(it is signed as it is, and not served\); `sisu-skills validate skills` lists why\./,
     );
+    expect(run.stdout).toMatch(/version 1, 3 skills, 6 files;/);
+    const broken = (await manifestAt(join(root, 'skills/skills.manifest.json'))).body.skills.find((skill) => skill.path === 'broken');
+    expect(broken?.files.map(([path]) => path)).toEqual(['SKILL.md', 'notes.md']);
     expect(run.stderr).toMatch(/sign: empty: no skills found: the manifest lists none\./);
     expect((await cli(['verify', 'skills', 'empty', '--key', 'team.pub'], root)).code).toBe(0);
   });

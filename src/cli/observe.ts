@@ -3,11 +3,19 @@
  * (the same listing the middleware serves from: SKILL.md and every resource,
  * never secrets, dot-files or node_modules), each file hashed, and each
  * SKILL.md's head hashed as the scan reads it. One place at a time, so a
- * name in one place never hides a skill of another. Skill folders left out
- * by errors or a clashing name are counted: they are not signed, and never
- * served either.
+ * name in one place never hides a skill of another. Skill folders discovery
+ * found but did not load (an error, a name loaded before) are signed too, as
+ * they are: a library's broken fixtures then read at run time as what they
+ * are (their own diagnostic), not as unsigned folders. On disk their
+ * resources are listed as discovery lists them; in a bucket, their SKILL.md
+ * alone (they are not served).
  */
+import { realpath } from 'node:fs/promises';
+import { sep } from 'node:path';
 import type { Diagnostic } from '../base/diagnostics.js';
+import { nodeFileSystem } from '../base/fs.js';
+import { DEFAULTS } from '../config/defaults.js';
+import { listResources, resourceLimits } from '../discover/resources.js';
 import { createLimiter } from '../base/concurrency.js';
 import { MANIFEST_FILE, SKILL_FILE } from '../base/skill-file.js';
 import { headByteLength } from '../discover/head.js';
@@ -17,11 +25,11 @@ import { pathInPlace, placeLocation, type PlaceFiles, type PlaceLocation } from 
 import { sha256Hex } from '../trust/digest.js';
 import type { ObservedFile, ObservedSkill } from '../trust/sign.js';
 import type { CliIO } from './io.js';
-import { load } from './load.js';
+import { load, type Loaded } from './load.js';
 
 export interface ObservedPlace {
   skills: ObservedSkill[];
-  /** Skill folders discovery did not load (errors, a name loaded before): not signed, not served. */
+  /** Skill folders discovery found but did not load (errors, a name loaded before): signed as they are, not served. */
   leftOut: number;
   /** Problems with the place itself (missing, unreadable): nothing was observed. */
   unreadable: Diagnostic[];
@@ -43,9 +51,10 @@ export async function observePlace(
 ): Promise<ObservedPlace> {
   const loaded = await load({ directories: [place], packages: [], strict: false, include: [], exclude: [] }, cwd);
   if (loaded.unreadable.length > 0) return { skills: [], leftOut: 0, unreadable: loaded.unreadable };
-  const leftOut = loaded.errors + loaded.diagnostics.filter((d) => d.code === 'SKILL_DUPLICATE').length;
+  const left = await leftOutSkills(loaded, location);
+  const every = [...loaded.skills, ...left];
   const run = createLimiter(READS_IN_FLIGHT);
-  const total = loaded.skills.reduce((sum, skill) => sum + 1 + skill.resources.length, 0);
+  const total = every.reduce((sum, skill) => sum + 1 + skill.resources.length, 0);
   let done = 0;
   const counted = async <T>(work: () => Promise<T>): Promise<T> => {
     const result = await run(work);
@@ -53,16 +62,40 @@ export async function observePlace(
     return result;
   };
   const skills = await Promise.all(
-    loaded.skills.flatMap((skill) => {
+    every.flatMap((skill, i) => {
       const path = pathInPlace(location, skill.directory);
-      return path === undefined ? [] : [observeSkill(skill, path, files, counted)];
+      if (path === undefined) return [];
+      // A folder that did not load may not even be readable: it is then left unsigned, as it is unserved.
+      const observed = observeSkill(skill, path, files, counted);
+      return [i < loaded.skills.length ? observed : observed.catch(() => undefined)];
     }),
   );
-  return { skills, leftOut, unreadable: [] };
+  return { skills: skills.filter((skill) => skill !== undefined), leftOut: left.length, unreadable: [] };
+}
+
+/** The skill folders the scan found but did not load (their SKILL.md named by a diagnostic), as skills to sign. */
+async function leftOutSkills(loaded: Loaded, location: PlaceLocation): Promise<Array<Pick<Skill, 'path' | 'directory' | 'resources'>>> {
+  const loadedFolders = new Set(loaded.skills.map((skill) => skill.directory));
+  const suffix = `${location.inBucket ? '/' : sep}${SKILL_FILE}`;
+  const folders = new Set(
+    loaded.diagnostics
+      .filter((d) => d.file.endsWith(suffix))
+      .map((d) => d.file.slice(0, -suffix.length))
+      .filter((folder) => !loadedFolders.has(folder)),
+  );
+  const limits = resourceLimits({ maxFileSize: DEFAULTS.maxFileSize });
+  return Promise.all(
+    [...folders].map(async (directory) => {
+      const path = `${directory}${suffix}`;
+      if (location.inBucket) return { path, directory, resources: [] };
+      const real = await realpath(directory).catch(() => directory);
+      return { path, directory, resources: (await listResources(nodeFileSystem, directory, real, limits)).resources };
+    }),
+  );
 }
 
 async function observeSkill(
-  skill: Skill,
+  skill: Pick<Skill, 'path' | 'directory' | 'resources'>,
   path: string,
   files: PlaceFiles,
   counted: <T>(work: () => Promise<T>) => Promise<T>,

@@ -149,8 +149,8 @@ function report(
     );
   if (counts.leftOut > 0)
     io.err(
-      `sign: ${place}: ${count(counts.leftOut, 'skill folder')} did not load and ${counts.leftOut === 1 ? 'is' : 'are'} not signed ` +
-        `(nor served); \`sisu-skills validate ${place}\` lists why.`,
+      `sign: ${place}: ${count(counts.leftOut, 'skill folder')} did not load ` +
+        `(${counts.leftOut === 1 ? 'it is signed as it is' : 'they are signed as they are'}, and not served); \`sisu-skills validate ${place}\` lists why.`,
     );
   if (counts.skills === 0) io.err(`sign: ${place}: no skills found: the manifest lists none.`);
 }

@@ -1,0 +1,103 @@
+// Issue 41's rows of `npm run bench` (`-- --trust-only` runs them alone): what `trust`
+// costs the first request. Real-shaped libraries of 2,000 and 20,000 skills (resources
+// included, sparse), signed with `sisu-skills sign`; each first request ("hello", and
+// one that matches skills) runs in a fresh process with and without `trust`, by turns,
+// 7 times; the figures are medians and their ratio (target: at most 1.1x from a scan).
+//   npx tsup --silent && node bench/trust.mjs [--quick]
+import { execFile } from 'node:child_process';
+import { readFile, writeFile } from 'node:fs/promises';
+import { loadavg } from 'node:os';
+import { performance } from 'node:perf_hooks';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { ioFloor } from './floor.mjs';
+import { runContender } from './real.mjs';
+import { loadCorpus, writeRealWorkload } from './realshape.mjs';
+import { median } from './stats.mjs';
+
+const run = promisify(execFile);
+const CLI = fileURLToPath(new URL('../dist/cli.js', import.meta.url));
+/** First request with trust over the same without: the most it may cost from a scan. */
+const MAX_SCAN_RATIO = 1.1;
+
+/** A signed library of `count` real-shaped skills, and the meta file the contenders read. */
+async function signedLibrary(temp, count, corpus, log) {
+  const root = join(temp, `trust-${count}`);
+  const workload = await writeRealWorkload(root, count, corpus);
+  await run(process.execPath, [CLI, 'keygen', join(temp, `key-${count}`)]);
+  const started = performance.now();
+  await run(process.execPath, [CLI, 'sign', root, '--key', join(temp, `key-${count}.key`)], { maxBuffer: 1 << 24 });
+  const signMs = performance.now() - started;
+  const manifestBytes = (await readFile(join(root, 'skills.manifest.json'))).length;
+  const took = `${(signMs / 1000).toFixed(1)} s; manifest ${(manifestBytes / 1e6).toFixed(1)} MB`;
+  log(`[bench]   signed ${count} skills (${workload.resourceFiles} resources) in ${took}`);
+  const metaFile = join(temp, `trust-${count}.meta.json`);
+  await writeFile(metaFile, JSON.stringify({ directories: [root], trustKeys: [await readFile(join(temp, `key-${count}.pub`), 'utf8')] }));
+  return { ...workload, metaFile, signMs, manifestBytes };
+}
+
+export async function benchTrust({ temp, quick, row, results, log }) {
+  const corpus = await loadCorpus();
+  if (!corpus) {
+    log('[bench] trust rows skipped: ../shared/corpus not found');
+    row('trust', 'skipped: ../shared/corpus not found', 0, '', '(skipped)');
+    return;
+  }
+  const sizes = quick ? [500, 2000] : [2000, 20000];
+  const runs = quick ? 3 : 7;
+  const kinds = ['ours', 'ours-trust', 'ours-task', 'ours-task-trust'];
+  results.trust = {};
+  for (const size of sizes) {
+    log(`[bench] trust: writing and signing ${size} real-shaped skills...`);
+    const library = await signedLibrary(temp, size, corpus, log);
+    await ioFloor(library.root, { maxDepth: Infinity });
+    const samples = Object.fromEntries(kinds.map((k) => [k, []]));
+    const load = [];
+    for (let rep = 0; rep < runs; rep++) {
+      load.push(loadavg()[0]);
+      for (let i = 0; i < kinds.length; i++) {
+        const kind = kinds[(i + rep) % kinds.length];
+        samples[kind].push(await runContender(kind, library.root, library.metaFile));
+      }
+    }
+    const ms = (kind) => median(samples[kind].map((s) => s.wallMs));
+    const section = `trust ${size}`;
+    const hello = ms('ours-trust') / ms('ours');
+    const task = ms('ours-task-trust') / ms('ours-task');
+    row(section, 'first request ("hello"), whole process, without trust', ms('ours'), 'ms');
+    row(section, 'first request ("hello"), whole process, with trust', ms('ours-trust'), 'ms');
+    row(section, 'with trust / without, from a scan ("hello")', hello, 'x', `<= ${MAX_SCAN_RATIO}`, hello <= MAX_SCAN_RATIO);
+    row(section, 'first request matching skills, with trust / without', task, 'x', `<= ${MAX_SCAN_RATIO}`, task <= MAX_SCAN_RATIO);
+    row(section, 'sisu-skills sign (whole process)', library.signMs, 'ms');
+    row(section, 'manifest size', library.manifestBytes / 1e6, 'MB');
+    results.trust[size] = {
+      runs,
+      loadAverage: load,
+      resourceFiles: library.resourceFiles,
+      signMs: library.signMs,
+      manifestBytes: library.manifestBytes,
+      medians: Object.fromEntries(kinds.map((k) => [k, ms(k)])),
+      ratios: { hello, task },
+    };
+  }
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  const { mkdtemp, rm } = await import('node:fs/promises');
+  const { tmpdir } = await import('node:os');
+  const temp = await mkdtemp(join(tmpdir(), 'mw-skills-bench-trust-'));
+  const rows = [];
+  try {
+    await benchTrust({
+      temp,
+      quick: process.argv.includes('--quick'),
+      row: (...args) => rows.push(args),
+      results: {},
+      log: (line) => process.stderr.write(`${line}\n`),
+    });
+  } finally {
+    await rm(temp, { recursive: true, force: true });
+  }
+  for (const r of rows) console.log(r.join(' | '));
+}
