@@ -12,6 +12,7 @@
 //   official       @sisu-ai/mw-skills 3.0.0's discoverSkills (../shared/sisu)
 //   yaml           bench/yaml-loader.mjs (the `yaml` package, resources walked)
 //   ours-trust, ours-task-trust: ours and ours-task with `trust` (meta.trustKeys), the library signed (issue 41)
+//   prebuilt-trust the first request with `trust` from the index sealed with `sisu-skills index --key` (meta.sealedIndexFile)
 //   import         node start and importing the package, nothing else
 //   prebuilt       the first request with the `index` option (meta.indexFile)
 //   prebuilt-task  the same with the request that matches skills
@@ -64,9 +65,9 @@ async function fromIndex(api, content, file = meta.indexFile, options = {}) {
 }
 
 /** The first request under `trust`; throws if anything was refused (the row would not be a verified library's). */
-async function trusted(api, content) {
+async function trusted(api, content, options = {}) {
   const warnings = [];
-  const count = await firstRequest(api, content, { trust: { keys: meta.trustKeys } }, warnings);
+  const count = await firstRequest(api, content, { trust: { keys: meta.trustKeys }, ...options }, warnings);
   const refused = warnings.find((args) => /MANIFEST_|UNTRUSTED_SKILL|INDEX_UNUSABLE/.test(JSON.stringify(args)));
   if (refused) throw new Error(`trust refused part of the library: ${JSON.stringify(refused)}`);
   return count;
@@ -97,6 +98,7 @@ const CONTENDERS = {
   // Issue 41: the same first requests under `trust` (meta.trustKeys: the public keys the library is signed with).
   'ours-trust': { load: loadOurs, run: (api) => trusted(api, 'hello') },
   'ours-task-trust': { load: loadOurs, run: (api) => trusted(api, TASK) },
+  'prebuilt-trust': { load: loadOurs, run: (api) => trusted(api, 'hello', { index: meta.sealedIndexFile }) },
   'ours-task': { load: loadOurs, run: (api) => firstRequest(api, TASK) },
   official: {
     load: () => import(pathToFileURL(OFFICIAL).href),

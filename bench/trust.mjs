@@ -18,8 +18,9 @@ import { median } from './stats.mjs';
 
 const run = promisify(execFile);
 const CLI = fileURLToPath(new URL('../dist/cli.js', import.meta.url));
-/** First request with trust over the same without: the most it may cost from a scan. */
+/** First request with trust over the same without: the most it may cost from a scan, and from an index. */
 const MAX_SCAN_RATIO = 1.1;
+const MAX_INDEX_RATIO = 1.05;
 
 /** A signed library of `count` real-shaped skills, and the meta file the contenders read. */
 async function signedLibrary(temp, count, corpus, log) {
@@ -32,9 +33,16 @@ async function signedLibrary(temp, count, corpus, log) {
   const manifestBytes = (await readFile(join(root, 'skills.manifest.json'))).length;
   const took = `${(signMs / 1000).toFixed(1)} s; manifest ${(manifestBytes / 1e6).toFixed(1)} MB`;
   log(`[bench]   signed ${count} skills (${workload.resourceFiles} resources) in ${took}`);
+  // The same library's index, plain and sealed (`--key`): the rows from an index compare the two.
+  const indexFile = join(temp, `trust-${count}.index.json`);
+  const sealedIndexFile = join(temp, `trust-${count}.sealed.index.json`);
+  await run(process.execPath, [CLI, 'index', root, '-o', indexFile], { maxBuffer: 1 << 26 });
+  await run(process.execPath, [CLI, 'index', root, '-o', sealedIndexFile, '--key', join(temp, `key-${count}.key`)], { maxBuffer: 1 << 26 });
   const metaFile = join(temp, `trust-${count}.meta.json`);
-  await writeFile(metaFile, JSON.stringify({ directories: [root], trustKeys: [await readFile(join(temp, `key-${count}.pub`), 'utf8')] }));
-  return { ...workload, metaFile, signMs, manifestBytes };
+  const trustKeys = [await readFile(join(temp, `key-${count}.pub`), 'utf8')];
+  await writeFile(metaFile, JSON.stringify({ directories: [root], trustKeys, indexFile, sealedIndexFile }));
+  const indexBytes = [(await readFile(indexFile)).length, (await readFile(sealedIndexFile)).length];
+  return { ...workload, metaFile, signMs, manifestBytes, indexBytes };
 }
 
 export async function benchTrust({ temp, quick, row, results, log }) {
@@ -46,7 +54,7 @@ export async function benchTrust({ temp, quick, row, results, log }) {
   }
   const sizes = quick ? [500, 2000] : [2000, 20000];
   const runs = quick ? 3 : 7;
-  const kinds = ['ours', 'ours-trust', 'ours-task', 'ours-task-trust'];
+  const kinds = ['ours', 'ours-trust', 'ours-task', 'ours-task-trust', 'prebuilt', 'prebuilt-trust'];
   results.trust = {};
   for (const size of sizes) {
     log(`[bench] trust: writing and signing ${size} real-shaped skills...`);
@@ -65,10 +73,15 @@ export async function benchTrust({ temp, quick, row, results, log }) {
     const section = `trust ${size}`;
     const hello = ms('ours-trust') / ms('ours');
     const task = ms('ours-task-trust') / ms('ours-task');
+    const index = ms('prebuilt-trust') / ms('prebuilt');
     row(section, 'first request ("hello"), whole process, without trust', ms('ours'), 'ms');
     row(section, 'first request ("hello"), whole process, with trust', ms('ours-trust'), 'ms');
     row(section, 'with trust / without, from a scan ("hello")', hello, 'x', `<= ${MAX_SCAN_RATIO}`, hello <= MAX_SCAN_RATIO);
     row(section, 'first request matching skills, with trust / without', task, 'x', `<= ${MAX_SCAN_RATIO}`, task <= MAX_SCAN_RATIO);
+    row(section, 'first request from an index ("hello"), without trust', ms('prebuilt'), 'ms');
+    row(section, 'first request from a sealed index, with trust', ms('prebuilt-trust'), 'ms');
+    row(section, 'with trust / without, from an index', index, 'x', `<= ${MAX_INDEX_RATIO}`, index <= MAX_INDEX_RATIO);
+    row(section, 'index size, plain / sealed', library.indexBytes[1] / library.indexBytes[0], 'x');
     row(section, 'sisu-skills sign (whole process)', library.signMs, 'ms');
     row(section, 'manifest size', library.manifestBytes / 1e6, 'MB');
     results.trust[size] = {
@@ -78,7 +91,8 @@ export async function benchTrust({ temp, quick, row, results, log }) {
       signMs: library.signMs,
       manifestBytes: library.manifestBytes,
       medians: Object.fromEntries(kinds.map((k) => [k, ms(k)])),
-      ratios: { hello, task },
+      indexBytes: library.indexBytes,
+      ratios: { hello, task, index },
     };
   }
 }

@@ -13,7 +13,7 @@ import { initDescriptionProblem, initNameProblem } from './scaffold.js';
 import { EVAL_DEFAULTS } from '../config/defaults.js';
 import { COMMANDS, type CommandName } from './usage.js';
 import { numberOf } from './arg-values.js';
-import { keygenArgs, signArgs, verifyArgs, type KeygenArgs, type SignArgs, type VerifyArgs } from './trust-args.js';
+import { keyFiles, keygenArgs, signArgs, verifyArgs, type KeygenArgs, type SignArgs, type VerifyArgs } from './trust-args.js';
 
 export type { KeygenArgs, SignArgs, VerifyArgs } from './trust-args.js';
 
@@ -40,6 +40,8 @@ export interface IndexArgs extends LoadArgs {
   instructions: boolean;
   /** `--embeddings <module>`: also store the skills' vectors, made by the module's embeddings provider. */
   embeddings?: string;
+  /** `--key <private key>` (repeatable): judge the places as `trust` does, and seal the index with these keys. */
+  keys: string[];
 }
 
 /** `sisu-skills overlap`: besides what every loading command takes. */
@@ -125,6 +127,7 @@ const OPTIONS: Record<CommandName, OptionSpec> = {
     instructions: { type: 'boolean' },
     'no-instructions': { type: 'boolean' },
     embeddings: { type: 'string' },
+    key: { type: 'string', multiple: true },
   },
   init: { ...HELP, dir: { type: 'string' }, description: { type: 'string' } },
   keygen: { ...HELP },
@@ -230,6 +233,7 @@ export function parseCommand(argv: readonly string[]): Command {
       output: outputOf(values.output),
       instructions: instructionsOf(values, positionals),
       ...embeddingsOf('index', values.embeddings),
+      keys: keyFiles(values.key),
       ...loading,
     };
   }

@@ -27,6 +27,12 @@ import { isModelInvocable } from '../metadata/invocation.js';
 import { vectorsForIndex } from '../meaning/prebuilt-vectors.js';
 import type { SkillEntry } from '../base/model.js';
 import { importEmbeddings } from './embeddings-module.js';
+import { createPublicKey } from 'node:crypto';
+import { pathEncoder } from '../index/prebuilt/codec-paths.js';
+import type { SigningKey } from '../trust/keys.js';
+import { sealIndex } from '../trust/seal.js';
+import { createTrustState, type TrustState } from '../trust/state.js';
+import { signingKeyFile } from './key-files.js';
 
 export async function indexCommand(
   args: IndexArgs,
@@ -41,7 +47,10 @@ export async function indexCommand(
   const embeddings = args.embeddings === undefined ? undefined : await importEmbeddings('index', args.embeddings, io);
   if (embeddings === null) return EXIT.problems;
   const options = { directories, packages, include, exclude, strict, cwd: io.cwd, storageWait: CLI_STORAGE_WAIT_MS };
-  const document = await prebuiltBuilder(RANKER_BUILDER).build(options, output, undefined, { instructions: args.instructions });
+  // --key: the places are judged as `trust` judges them (by these keys' public halves), and the index is sealed.
+  const sealing = args.keys.length > 0 ? await sealingKeys(args.keys, io) : undefined;
+  const build = { instructions: args.instructions, ...(sealing ? { trust: sealing.trust } : {}) };
+  const document = await prebuiltBuilder(RANKER_BUILDER).build(options, output, undefined, build);
   const found = classifyDiagnostics(withAbsolutePaths(document, output));
   if (found.unreadable.length > 0) {
     for (const d of found.unreadable) io.err(formatForCli(d, io.cwd));
@@ -55,7 +64,8 @@ export async function indexCommand(
   for (const d of found.diagnostics) io.out(formatForCli(d, io.cwd));
   if (embeddings && !(await addVectors(document, embeddings, io, shown))) return EXIT.problems;
   try {
-    await (published ? publish : write)(output, serializePrebuiltIndex(document));
+    const text = serializePrebuiltIndex(document);
+    await (published ? publish : write)(output, sealing ? sealed(text, output, sealing) : text);
   } catch (error) {
     const fix = published ? 'Check the bucket, its credentials and s3:PutObject.' : 'Pass a file in a folder you can write to with -o.';
     io.err(`sisu-skills: index: cannot write ${shown} (${errorReason(error)}); it was left as it was. ${fix}`);
@@ -73,6 +83,21 @@ export async function indexCommand(
     );
   }
   return EXIT.ok;
+}
+
+/** The keys `--key` names, and the trust state the build judges places with (their public halves, one signature enough). */
+async function sealingKeys(files: readonly string[], io: CliIO): Promise<{ keys: SigningKey[]; trust: TrustState }> {
+  const keys: SigningKey[] = [];
+  for (const file of files) keys.push(await signingKeyFile(file, io, 'index'));
+  const pems = keys.map((key) => createPublicKey(key.key).export({ type: 'spki', format: 'pem' }).toString());
+  return { keys, trust: createTrustState({ keys: pems, threshold: 1, mode: 'enforce' }, () => undefined) };
+}
+
+/** The index's text sealed with the manifests of the places the build accepted (paths encoded as the index's). */
+function sealed(text: string, output: string, sealing: { keys: SigningKey[]; trust: TrustState }): string {
+  const encode = pathEncoder(output);
+  const places = sealing.trust.gate.acceptedPlaces().map((place) => ({ ...place, place: encode(place.place) }));
+  return sealIndex(text, places, sealing.keys);
 }
 
 /** The document's problems and folders with absolute paths again (it stores them relative to the index file). */

@@ -10,7 +10,7 @@ import { SkillsUsageError } from '../config/errors.js';
 import { readPrivateKey, readPublicKey, type KeyRead, type SigningKey, type TrustedKey } from '../trust/keys.js';
 import { displayPath, type CliIO } from './io.js';
 
-async function keyText(command: 'sign' | 'verify', path: string, shown: string): Promise<string> {
+async function keyText(command: 'sign' | 'verify' | 'index', path: string, shown: string): Promise<string> {
   try {
     return await readFile(path, 'utf8');
   } catch (error) {
@@ -18,19 +18,19 @@ async function keyText(command: 'sign' | 'verify', path: string, shown: string):
   }
 }
 
-function keyOf<T>(command: 'sign' | 'verify', read: KeyRead<T>, shown: string): T {
+function keyOf<T>(command: 'sign' | 'verify' | 'index', read: KeyRead<T>, shown: string): T {
   if (read.ok) return read.key;
   throw new SkillsUsageError(`${command}: --key ${shown} ${read.problem}. ${read.hint}`);
 }
 
-/** The private key `sign` signs with. */
-export async function signingKeyFile(file: string, io: CliIO): Promise<SigningKey> {
+/** The private key `sign` (or `index --key`) signs with. */
+export async function signingKeyFile(file: string, io: CliIO, command: 'sign' | 'index' = 'sign'): Promise<SigningKey> {
   const path = resolve(io.cwd, file);
   const shown = displayPath(path, io.cwd);
-  const key = keyOf('sign', readPrivateKey(await keyText('sign', path, shown)), shown);
+  const key = keyOf(command, readPrivateKey(await keyText(command, path, shown)), shown);
   const { mode } = await stat(path);
   if ((mode & 0o077) !== 0)
-    io.err(`sign: warning: ${shown} can be read by other users (mode ${(mode & 0o777).toString(8)}); run chmod 600 ${shown}.`);
+    io.err(`${command}: warning: ${shown} can be read by other users (mode ${(mode & 0o777).toString(8)}); run chmod 600 ${shown}.`);
   return key;
 }
 

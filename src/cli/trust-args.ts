@@ -56,7 +56,7 @@ function placesOf(command: 'sign' | 'verify', positionals: string[]): string[] {
 }
 
 /** Every --key value given. */
-function keyFiles(value: unknown): string[] {
+export function keyFiles(value: unknown): string[] {
   return (Array.isArray(value) ? value : []).filter((v): v is string => typeof v === 'string' && v.trim() !== '');
 }
 

@@ -13,7 +13,8 @@ import type { StoredOptions } from '../source/storage.js';
 import type { PrebuiltReader } from './prebuilt/read.js';
 import { checkSkillFile, type SkillStamps } from './prebuilt/stamps.js';
 import { createLazySkillIndex, createSkillIndex, type SkillIndex, type SkillLoader } from './skill-index.js';
-import { createDiagnostic, type Diagnostic } from '../base/diagnostics.js';
+import type { Diagnostic } from '../base/diagnostics.js';
+import { trustedReader } from './trusted-index.js';
 import type { TrustState } from '../trust/state.js';
 import type { DiscoveryResult, SkillEntry } from '../base/model.js';
 import type { IndexPoll } from '../source/index-poll.js';
@@ -72,7 +73,9 @@ function sourceOf<S extends SkillEntry>(
   const buckets = options.bucketSource;
   const listed = buckets && { poll: buckets.listings, first: new FirstRead<DiscoveryResult<S>>() };
   const published = options.index !== undefined && isObjectUrl(options.index) ? buckets?.index : undefined;
-  const readIndex = indexLoader(options, settings.reader, limits, published);
+  // Under `trust`, only an index sealed by trusted keys is used (index/trusted-index.ts).
+  const reader = settings.trust ? trustedReader(settings.reader, settings.trust) : settings.reader;
+  const readIndex = indexLoader(options, reader, limits, published);
   /** A scan, with `warnings` first among its own. */
   const scanNow = async (warnings: readonly Diagnostic[] = []): Promise<SkillsLoad> => {
     const discovery = await discoverWithBuckets(options, listed, scan);
@@ -81,8 +84,7 @@ function sourceOf<S extends SkillEntry>(
 
   async function load(): Promise<SkillsLoad> {
     if (indexFile === undefined) return scanNow();
-    // A prebuilt index carries no signature the middleware checks yet: under `trust`, every place is scanned and judged.
-    const read: IndexLoad = settings.trust ? { ok: false, unusable: indexUnverified(indexFile) } : await readIndex();
+    const read = await readIndex();
     if (read.ok) return read.load;
     indexFile = undefined;
     buckets?.useListings();
@@ -121,14 +123,6 @@ function indexLoader(
       ? { ok: true, load: { from: 'prebuilt', read: 'frontmatter', discovery: read.result } }
       : { ok: false, unusable: read.diagnostic };
   };
-}
-
-function indexUnverified(index: string): Diagnostic {
-  return createDiagnostic(
-    'INDEX_UNUSABLE',
-    index,
-    "is not used under `trust`: a prebuilt index is not checked against the places' signed manifests yet, so every place is scanned and judged.",
-  );
 }
 
 /** Reads a skill's instructions and resources at activation, refusing a SKILL.md changed since a prebuilt index was built. */

@@ -11,6 +11,7 @@ import { sha256Hex } from './digest.js';
 import type { TrustedKey } from './keys.js';
 import { parseManifest, type ManifestSkill, type ParsedManifest } from './manifest.js';
 import { AcceptedVersions } from './rollback.js';
+import { checkSeal, type OpenedSeal } from './seal.js';
 import { checkExpiry, checkSignatures } from './verify.js';
 import type { DiagnosticCode } from '../base/diagnostics.js';
 
@@ -75,6 +76,37 @@ export class TrustGate {
     };
     this.accepted.set(place, { text, accepted });
     return { ok: true, accepted };
+  }
+
+  /** Every place's manifest this gate accepted last, with its text (what `sisu-skills index --key` carries). */
+  acceptedPlaces(): Array<{ place: string; text: string; manifest: ParsedManifest }> {
+    return [...this.accepted.values()].map(({ text, accepted }) => ({ place: accepted.place, text, manifest: accepted.manifest }));
+  }
+
+  /** A sealed index's seal checked with this gate's keys and threshold (trust/seal.ts); undefined when it holds. */
+  checkSeal(opened: OpenedSeal): string | undefined {
+    return checkSeal(opened, this.policy.keys, this.policy.threshold);
+  }
+
+  /**
+   * Admit a place's manifest as a sealed index states it (its version and
+   * expiry; the index's signature vouches for its content): expiry and
+   * rollback are checked, as for a manifest read from the place.
+   */
+  admitSealed(place: string, version: number, expires: string): { ok: true } | { ok: false; code: DiagnosticCode; message: string } {
+    if (this.policy.now() >= Date.parse(expires)) {
+      return {
+        ok: false,
+        code: 'MANIFEST_EXPIRED',
+        message:
+          `expired at ${expires} (version ${version}, as the skills index carries it). Sign the place again and build the index ` +
+          'again (`sisu-skills sign`, then `sisu-skills index --key`).',
+      };
+    }
+    const rollback = this.versions.check(place, version);
+    if (rollback) return { ok: false, ...rollback };
+    this.versions.accept(place, version);
+    return { ok: true };
   }
 }
 

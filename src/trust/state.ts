@@ -46,13 +46,27 @@ export class TrustState {
     return this.mode === 'enforce';
   }
 
+  /** Finds a skill's binding when no map holds it: a sealed index's, which parses a place's manifest at its first use. */
+  private resolve: ((directory: string) => SkillBinding | undefined) | undefined;
+
   /** Replace every binding with a discovery's. */
   setBindings(bindings: Map<string, SkillBinding>): void {
     this.bindings = bindings;
+    this.resolve = undefined;
+  }
+
+  /** Replace every binding with a sealed index's, found at first use. */
+  setResolver(resolve: (directory: string) => SkillBinding | undefined): void {
+    this.bindings = new Map();
+    this.resolve = resolve;
   }
 
   bindingOf(directory: string): SkillBinding | undefined {
-    return this.bindings.get(directory);
+    const held = this.bindings.get(directory);
+    if (held || !this.resolve) return held;
+    const found = this.resolve(directory);
+    if (found) this.bindings.set(directory, found);
+    return found;
   }
 
   /** Refuse the skill in `directory` from now on, until its entry changes (a newer manifest). */
@@ -69,6 +83,11 @@ export class TrustState {
 
   isUnsigned(directory: string, path: string): boolean {
     return this.unsigned.get(directory)?.has(path) === true;
+  }
+
+  /** Whether a skill in `directory` was ever refused at an activation (whatever vouches for it now). */
+  hasRevoked(directory: string): boolean {
+    return this.revoked.has(directory);
   }
 
   /** Whether the skill in `directory`, as `binding` now vouches for it, was refused at an activation. */

@@ -195,6 +195,8 @@ function trustDiagnostics(ctx: StackContext): string[] {
 export class Session {
   readonly middleware: ReturnType<typeof skillsMiddleware>;
   readonly diagnostics: string[] = [];
+  /** Every log entry of every request. */
+  readonly log: unknown[] = [];
 
   /** `marker`: the place's name in text, replaced by `<place>` in the turns, so two places' transcripts compare. */
   constructor(
@@ -226,6 +228,7 @@ export class Session {
     const answers: string[] = [];
     for (const call of probes) answers.push(ctx.tools.get(call.tool) ? await callTool(ctx, call.tool, call.args) : `(${call.tool} absent)`);
     this.diagnostics.push(...trustDiagnostics(ctx));
+    this.log.push(...ctx.log.entries);
     return {
       system: this.plain(ctx.messages.find((m) => m.role === 'system')?.content ?? ''),
       skills: getSkills(ctx)?.skills.map((skill) => skill.metadata.name) ?? [],

@@ -34,6 +34,7 @@ import {
   type SkillStamp,
 } from './format.js';
 import { encodeBody, encodeRanker } from './ranker-block.js';
+import type { TrustState } from '../../trust/state.js';
 
 /** Builds index documents whose ranker data `ranker` makes (catalog's RANKER_BUILDER). */
 export interface PrebuiltBuilder {
@@ -60,7 +61,7 @@ export function prebuiltBuilder(ranker: RankerBuilder): PrebuiltBuilder {
   return {
     async build(options, output, now = () => new Date(), build = {}) {
       const resolved = openStorage(resolveOptions(options));
-      const result = await discoverOnce(resolved, scanIn({ frontmatterOnly: true }));
+      const result = await discoverOnce(resolved, scanIn({ frontmatterOnly: true, trust: build.trust }));
       return from(result, resolved, output, now(), build);
     },
     from,
@@ -76,6 +77,12 @@ export interface IndexBuildOptions {
    * @default false: the index stays as small, and loads as fast, as without.
    */
   instructions?: boolean;
+  /**
+   * Judge each place and skill as a middleware under `trust` does (a place's
+   * manifest, each skill's head): what is not signed stays out of the index.
+   * `sisu-skills index --key`, which then seals the index (trust/seal.ts).
+   */
+  trust?: TrustState;
 }
 
 async function documentOf(

@@ -1,0 +1,127 @@
+/**
+ * A prebuilt index (a file, or one published to a bucket) under `trust`:
+ * used only when sealed by trusted keys (`sisu-skills index --key`; see
+ * trust/seal.ts), else it is unusable and every place is scanned and judged
+ * instead. The first request checks the seal (one hash of the index, one
+ * small signature) and each sealed place's expiry and version; a skill's
+ * signed files are found when it is first activated, from its place's
+ * manifest carried in the index (parsed then, once). Nothing is read from
+ * the places to verify: a fleet that starts from the index verifies with no
+ * extra request.
+ */
+import { createDiagnostic, type Diagnostic } from '../base/diagnostics.js';
+import { childPath, isSameOrInside } from '../base/paths.js';
+import { MANIFEST_FILE } from '../base/skill-file.js';
+import type { SkillEntry } from '../base/model.js';
+import type { AcceptedManifest } from '../trust/gate.js';
+import { parseManifest } from '../trust/manifest.js';
+import { openSeal, sealedManifests, type OpenedSeal, type SealedPlace } from '../trust/seal.js';
+import type { SkillBinding, TrustState } from '../trust/state.js';
+import { skillPathIn } from '../discover/trusted.js';
+import { indexLocation, pathDecoderFor } from './prebuilt/codec-paths.js';
+import { unusable } from './prebuilt/problems.js';
+import type { PrebuiltIndexRead, PrebuiltReader } from './prebuilt/read.js';
+
+const SEAL_FIX =
+  'Build it with `sisu-skills index <sources> -o <file> --key <private key>`, or leave `index` out (every place is then scanned).';
+
+/** `reader`, reading only sealed indexes under `trust`. */
+export function trustedReader(reader: PrebuiltReader, trust: TrustState): PrebuiltReader {
+  const parse: PrebuiltReader['parse'] = (text, file, options) => readSealed(text, file, options, reader, trust);
+  return {
+    parse,
+    read: async (file, options) => {
+      let text: string;
+      try {
+        text = await options.fs.readFile(file, 'utf8');
+      } catch {
+        // The reader says why, in its own words.
+        return reader.read(file, options);
+      }
+      return parse(text, file, options);
+    },
+  };
+}
+
+/** A sealed place where the index was read: its folder (decoded), and whether this process accepted it. */
+interface Place extends SealedPlace {
+  dir: string;
+  accepted: boolean;
+}
+
+function readSealed(
+  text: string,
+  file: string,
+  options: Parameters<PrebuiltReader['parse']>[2],
+  reader: PrebuiltReader,
+  trust: TrustState,
+): PrebuiltIndexRead {
+  const path = indexLocation(file);
+  const opened = openSeal(text);
+  if (opened === undefined) return unusable(path, 'malformed', 'is not sealed, so `trust` cannot use it', SEAL_FIX);
+  if ('problem' in opened) return unusable(path, 'malformed', opened.problem, SEAL_FIX);
+  const problem = trust.gate.checkSeal(opened);
+  if (problem) return unusable(path, 'malformed', problem, SEAL_FIX);
+  const read = reader.parse(opened.indexText, file, options);
+  if (!read.ok) return read;
+  const decode = pathDecoderFor(path);
+  const diagnostics: Diagnostic[] = [];
+  const places: Place[] = opened.statement.places.map((sealed) => {
+    const dir = decode(sealed.place);
+    const verdict = trust.gate.admitSealed(dir, sealed.version, sealed.expires);
+    if (!verdict.ok) {
+      const given = trust.once(createDiagnostic(verdict.code, childPath(dir, MANIFEST_FILE), verdict.message));
+      if (given) diagnostics.push(given);
+    }
+    return { ...sealed, dir, accepted: verdict.ok };
+  });
+  const placeOf = (directory: string): Place | undefined =>
+    places.filter((place) => isSameOrInside(directory, place.dir)).sort((a, b) => b.dir.length - a.dir.length)[0];
+  trust.setResolver(bindingsOf(opened, placeOf));
+  const skills = read.result.skills.filter((entry) => served(entry, placeOf(entry.directory), trust, diagnostics));
+  const errors = [...diagnostics, ...read.result.errors];
+  return { ok: true, result: { ...read.result, skills, errors } };
+}
+
+/** Whether a sealed index's skill is served; a skill outside every sealed place is reported once. */
+function served(entry: SkillEntry, place: Place | undefined, trust: TrustState, diagnostics: Diagnostic[]): boolean {
+  if (!place) {
+    const message = `skill folder "${entry.directory}" lies in no place the index's seal names: it is not served. Sign its place and build the index again.`;
+    const given = trust.once(createDiagnostic('UNTRUSTED_SKILL', entry.directory, message));
+    if (given) diagnostics.push(given);
+    return !trust.enforcing;
+  }
+  if (!place.accepted) return !trust.enforcing;
+  // A skill refused at an activation stays out of this index, as out of a scan's (its binding is needed to tell).
+  const binding = trust.hasRevoked(entry.directory) ? trust.bindingOf(entry.directory) : undefined;
+  return !(binding && trust.isRevoked(entry.directory, binding) && trust.enforcing);
+}
+
+/** Finds a skill's binding in its place's manifest, which the index carries; each manifest is parsed once, at first use. */
+function bindingsOf(
+  opened: OpenedSeal,
+  placeOf: (directory: string) => Place | undefined,
+): (directory: string) => SkillBinding | undefined {
+  let texts: Map<string, string> | undefined;
+  const accepted = new Map<string, AcceptedManifest | undefined>();
+  const manifestOf = (place: Place): AcceptedManifest | undefined => {
+    if (!accepted.has(place.place)) {
+      texts ??= sealedManifests(opened);
+      const read = parseManifest(texts.get(place.place) ?? '');
+      accepted.set(
+        place.place,
+        read.ok
+          ? { place: place.dir, manifest: read.manifest, skills: new Map(read.manifest.body.skills.map((s) => [s.path, s])) }
+          : undefined,
+      );
+    }
+    return accepted.get(place.place);
+  };
+  return (directory) => {
+    const place = placeOf(directory);
+    const manifest = place?.accepted ? manifestOf(place) : undefined;
+    if (!place || !manifest) return undefined;
+    const skillPath = skillPathIn(place.dir, directory);
+    return manifest.skills.has(skillPath) ? { accepted: manifest, skillPath } : undefined;
+  };
+}

@@ -1,0 +1,119 @@
+/**
+ * A prebuilt index under `trust`: `sisu-skills index --key` judges the places
+ * and seals the index; a middleware starting from it serves the index's skills
+ * with no scan and checks each activation against the manifests it carries;
+ * an unsealed, edited or untrusted index is not used (every place is scanned
+ * and judged instead), and a sealed place past its expiry serves nothing.
+ */
+import { mkdtemp, readFile, stat, utimes, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it, onTestFinished } from 'vitest';
+import { openSeal } from '../../src/trust/seal.js';
+import { until } from '../helpers/until.js';
+import { bucketPlace, folderPlace, LIBRARY, Session, sign, TAMPERED, trusted, type Place } from '../helpers/tamper.js';
+import { keyPair } from '../helpers/trust.js';
+
+const ALL = ['alpha', 'beta', 'gamma'];
+const sleep = (ms: number) => new Promise((done) => setTimeout(done, ms));
+
+/** Sign `place`, then build its index sealed with key pair `n`; the index file's path. */
+async function sealedIndex(place: Place, n = 0, ...signArgs: string[]): Promise<string> {
+  await sign(place, 0, ...signArgs);
+  const root = place.signArg;
+  const key = join(root, '..', `seal-${n}.key`);
+  await writeFile(key, keyPair(n).privatePem, { mode: 0o600 });
+  const file = join(root, '..', 'skills.index.json');
+  const run = await place.cli('index', root, '-o', file, '--key', key);
+  if (run.code !== 0) throw new Error(`index failed: ${run.err}`);
+  return file;
+}
+
+function session(place: Place, extra: Parameters<typeof trusted>[1]): Session {
+  const made = new Session(trusted(place, extra), place.marker);
+  onTestFinished(() => made.close());
+  return made;
+}
+
+describe('a sealed prebuilt index', () => {
+  it('is used with no scan, and what it serves is what was signed; an activation still checks the SKILL.md', async () => {
+    const place = await folderPlace();
+    const index = await sealedIndex(place);
+    const opened = openSeal(await readFile(index, 'utf8'));
+    expect(opened && !('problem' in opened) && opened.statement.places.map((p) => p.version)).toEqual([1]);
+    const live = session(place, { index });
+    const turn = await live.turn('hello', []);
+    expect(turn.skills).toEqual(ALL);
+    // Used: an index that could not be would be reported (INDEX_UNUSABLE) before the scan that replaced it.
+    expect(live.log.filter((entry) => JSON.stringify(entry).includes('INDEX_UNUSABLE'))).toEqual([]);
+    expect(live.diagnostics).toEqual([]);
+    // The index stands for the catalog; the files are still checked when read. The SKILL.md keeps its size and time,
+    // so the index's own stamp does not see the change: the signed hash does.
+    const skillFile = join(place.signArg, 'beta/SKILL.md');
+    const { mtime } = await stat(skillFile);
+    await place.write('beta/SKILL.md', (LIBRARY['beta/SKILL.md'] ?? '').replace('BODY-beta', TAMPERED.padEnd('BODY-beta'.length, '!')));
+    await utimes(skillFile, mtime, mtime);
+    await place.write('alpha/scripts/run.sh', `echo ${TAMPERED}\n`);
+    const after = await live.turn();
+    expect(after.answers[0]).toContain('BODY-alpha');
+    expect(after.answers.join('\n')).not.toContain(TAMPERED);
+    expect(after.answers[1]).toMatch(/SKILL\.md of beta is not the one its publisher signed/);
+    expect(live.diagnostics.sort()).toEqual([
+      expect.stringMatching(/^UNTRUSTED_SKILL .*alpha[/\\]scripts[/\\]run\.sh$/),
+      expect.stringMatching(/^UNTRUSTED_SKILL .*beta[/\\]SKILL\.md$/),
+    ]);
+  });
+
+  it('is not used when not sealed, edited after sealing, or sealed by an untrusted key: every place is scanned and judged', async () => {
+    for (const spoil of ['unsealed', 'edited', 'untrusted'] as const) {
+      const place = await folderPlace();
+      const index = spoil === 'untrusted' ? await sealedIndex(place, 1) : await sealedIndex(place);
+      const text = await readFile(index, 'utf8');
+      if (spoil === 'unsealed') await writeFile(index, `${text.slice(0, text.indexOf(',\n  "trust": '))}\n}\n`);
+      if (spoil === 'edited') await writeFile(index, text.replace('Alpha fills forms.', `${TAMPERED} fills forms.`));
+      const live = session(place, { index });
+      const turn = await live.turn();
+      expect(turn.skills).toEqual(ALL);
+      expect(turn.system).not.toContain(TAMPERED);
+      const logged = live.log.filter((entry) => JSON.stringify(entry).includes('INDEX_UNUSABLE'));
+      expect(logged.map((entry) => JSON.stringify(entry))).toEqual([
+        expect.stringMatching(
+          spoil === 'unsealed' ? /is not sealed/ : spoil === 'edited' ? /was changed after it was sealed/ : /is sealed by 0 trusted keys/,
+        ),
+      ]);
+    }
+  });
+
+  it('leaves out the skills of a place whose manifest the index carries past its expiry', async () => {
+    const place = await folderPlace();
+    const index = await sealedIndex(place, 0, '--expires', '1s');
+    await sleep(1100);
+    const live = session(place, { index });
+    const turn = await live.turn();
+    expect(turn.skills).toEqual([]);
+    expect(live.diagnostics).toEqual([expect.stringMatching(/^MANIFEST_EXPIRED /)]);
+  });
+});
+
+describe('a sealed index published to a bucket', () => {
+  it('is used under trust, and a republished one (a newer manifest) is picked up with no restart', async () => {
+    const place = await bucketPlace();
+    const folder = await mkdtemp(join(tmpdir(), 'mw-skills-seal-'));
+    const key = join(folder, 'seal.key');
+    await writeFile(key, keyPair(0).privatePem, { mode: 0o600 });
+    const url = place.signArg.replace(/lib\/$/u, 'lib.index.json');
+    const publish = async () => {
+      await sign(place);
+      const run = await place.cli('index', place.signArg, '-o', url, '--key', key);
+      if (run.code !== 0) throw new Error(`index failed: ${run.err}`);
+    };
+    await publish();
+    const live = session(place, { index: url });
+    expect((await live.turn('hello', [])).skills).toEqual(ALL);
+    expect(live.log.filter((entry) => JSON.stringify(entry).includes('INDEX_UNUSABLE'))).toEqual([]);
+    await place.write('delta/SKILL.md', '---\nname: delta\ndescription: Delta added later. Use for delta.\n---\nBODY-delta\n');
+    await publish();
+    await until(async () => (await live.turn('hello', [])).skills.includes('delta'), 10_000);
+    expect(live.diagnostics).toEqual([]);
+  });
+});
