@@ -40,6 +40,7 @@ export type { SkillsErrorCode } from './config/errors.js';
 export { DEFAULTS, DEFAULT_SECRET_PATTERNS } from './config/defaults.js';
 export type { SkillsOptions } from './run/options.js';
 export type { EmbeddingsOptions } from './config/embeddings.js';
+export type { TrustMode, TrustOptions } from './config/trust-options.js';
 export type { HostEmbeddings as EmbeddingsProviderLike } from './base/host.js';
 export type { EmbeddingOutcome } from './meaning/skill-vectors.js';
 export type { SkillIndex, LoadedSkill } from './index/skill-index.js';

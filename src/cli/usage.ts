@@ -14,7 +14,7 @@ const SYNOPSIS: Record<CommandName, string> = {
     '[--instructions] [--no-find-skills] [--strict] [--include <pattern>] [--exclude <pattern>]',
   index:
     'sisu-skills index <dir...> [--package <name>] -o <file> [--instructions | --no-instructions] [--embeddings <module>] ' +
-    '[--strict] [--include <pattern>] [--exclude <pattern>]',
+    '[--key <private key>...] [--strict] [--include <pattern>] [--exclude <pattern>]',
   init: 'sisu-skills init <name> [--dir <folder>] [--description <text>]',
   keygen: 'sisu-skills keygen <prefix>',
   sign: 'sisu-skills sign <place...> --key <private key file> [--expires <30d|12h|90s>] [--version <n>] [--renew] [--json]',
@@ -89,6 +89,9 @@ const DETAILS: Record<CommandName, string[]> = {
     '--embeddings  a module whose default export (or export `embeddings`) is an embeddings provider, e.g. openAIEmbeddings()',
     "              (or { provider, model }): store every skill's vector, so the middleware embeds none at start-up",
     "--strict      build for the middleware's strict: true",
+    '--key         a private key (repeatable): judge each place against its signed skills.manifest.json as the',
+    "              middleware's trust option does (these keys' public halves; what is not signed stays out), carry the",
+    '              manifests and seal the index, so a middleware with `trust` starts from it with nothing more to read',
     ...FILTER_HELP,
   ],
   overlap: [
