@@ -1,4 +1,5 @@
-// npm run bench [-- --quick] [--real-only | --startup | --index-only | --overlap-only | --visible-only | --s3-only | --copies-only | --requests-only | --trust-only]
+// npm run bench [-- --quick] [--real-only | --startup | --index-only | --overlap-only | --visible-only | --s3-only
+//                 | --copies-only | --requests-only | --trust-only]
 // Builds skill libraries in a temporary folder, measures discovery, the
 // per-request cost, use_skill and find_skills, the parser (against `yaml`,
 // and on hostile input) and the index's memory, then the real-shaped rows
