@@ -5,14 +5,12 @@
  * unchanged), with the retries and outage notes of poll.ts.
  */
 import { createDiagnostic, type Diagnostic } from '../base/diagnostics.js';
-import type { HostLogger } from '../base/host.js';
 import type { BucketStore } from '../storage/bucket-store.js';
 import type { PublishedObject } from '../storage/published-object.js';
 import type { StorageError } from '../storage/storage-error.js';
-import { asStorageError, PollLoop, waitAtMost, type PollSettings } from './poll.js';
+import { asStorageError, PollLoop, Poller, waitAtMost, type PollSettings } from './poll.js';
 
-export class IndexPoll {
-  private readonly loop: PollLoop;
+export class IndexPoll extends Poller {
   /** Why the index could not be read last time, cleared by a read that works. */
   private problem: StorageError | undefined;
 
@@ -21,7 +19,7 @@ export class IndexPoll {
     private readonly index: PublishedObject,
     private readonly settings: PollSettings,
   ) {
-    this.loop = new PollLoop(store, settings, async (read) => [await read(index.url, index.text !== undefined, () => index.fetch())]);
+    super(new PollLoop(store, settings, async (read) => [await read(index.url, index.text !== undefined, () => index.fetch())]));
   }
 
   /**
@@ -58,21 +56,5 @@ export class IndexPoll {
       `the skills in buckets are left out for now: the published index cannot be read (${why}). ` +
         'Requests answer with the other sources; the index is read again with backoff and its skills come without a restart.',
     );
-  }
-
-  start(): void {
-    this.loop.start();
-  }
-
-  recheckSoon(): void {
-    this.loop.recheckSoon();
-  }
-
-  report(log: HostLogger): void {
-    this.loop.report(log);
-  }
-
-  close(): void {
-    this.loop.close();
   }
 }

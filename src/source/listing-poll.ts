@@ -7,20 +7,19 @@
  * good listing and is logged once; so is the recovery.
  */
 import { createDiagnostic, type Diagnostic } from '../base/diagnostics.js';
-import type { HostLogger } from '../base/host.js';
 import type { BucketStore, PlaceState } from '../storage/bucket-store.js';
 import { StorageCodes } from '../storage/storage-error.js';
-import { PollLoop, waitAtMost, type PollSettings } from './poll.js';
+import { PollLoop, Poller, waitAtMost, type PollSettings } from './poll.js';
 
-export class ListingPoll {
-  private readonly loop: PollLoop;
-
+export class ListingPoll extends Poller {
   constructor(
     private readonly store: BucketStore,
     private readonly settings: PollSettings,
   ) {
-    this.loop = new PollLoop(store, settings, (read) =>
-      Promise.all(store.places.map((state) => read(state.place.root, state.listing !== undefined, () => store.list(state)))),
+    super(
+      new PollLoop(store, settings, (read) =>
+        Promise.all(store.places.map((state) => read(state.place.root, state.listing !== undefined, () => store.list(state)))),
+      ),
     );
   }
 
@@ -65,22 +64,6 @@ export class ListingPoll {
   /** Longest a request waits on storage, in ms. */
   get storageWait(): number {
     return this.settings.storageWait;
-  }
-
-  start(): void {
-    this.loop.start();
-  }
-
-  recheckSoon(): void {
-    this.loop.recheckSoon();
-  }
-
-  report(log: HostLogger): void {
-    this.loop.report(log);
-  }
-
-  close(): void {
-    this.loop.close();
   }
 
   /** The warning for a place this discovery goes without. */

@@ -146,6 +146,30 @@ export class PollLoop {
   }
 }
 
+/** A poller of one mode (listings, a published index): its loop started, rechecked, logged and closed alike. */
+export class Poller {
+  constructor(protected readonly loop: PollLoop) {}
+
+  /** Start the checks (each `refresh` ms). */
+  start(): void {
+    this.loop.start();
+  }
+
+  /** A read found an object newer than its listing: check soon. */
+  recheckSoon(): void {
+    this.loop.recheckSoon();
+  }
+
+  /** Log what happened since the last request: outages begun and ended. */
+  report(log: HostLogger): void {
+    this.loop.report(log);
+  }
+
+  close(): void {
+    this.loop.close();
+  }
+}
+
 export function asStorageError(error: unknown): StorageError {
   return error instanceof StorageError ? error : new StorageError(StorageCodes.unavailable, String(error), { cause: error });
 }
