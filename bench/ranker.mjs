@@ -17,7 +17,8 @@
 // that matches none ("hello": the index as the middleware keeps it, instructions not
 // loaded; not timed); a fresh process per figure is a cold start, as a first request is.
 import { performance } from 'node:perf_hooks';
-import { catalogEntries, createRanker, getSkills, skillsMiddleware } from '../dist/index.js';
+import { getSkills, skillsMiddleware } from '../dist/index.js';
+import { catalogEntries, createRanker } from '../dist/internals.js';
 import { userContext } from './plain-ctx.mjs';
 import { median } from './stats.mjs';
 

@@ -16,6 +16,7 @@ import { promisify } from 'node:util';
 import { Buffer } from 'node:buffer';
 import { parse as parseYaml } from 'yaml';
 import * as api from '../dist/index.js';
+import { isModelInvocable } from '../dist/internals.js';
 import { FAMILIES } from './adversarial.mjs';
 import { benchOverlap } from './overlap.mjs';
 import { benchIndexBuild } from './index-build.mjs';
@@ -233,7 +234,7 @@ async function benchRequests(workload, real = false) {
 
   // use_skill: first activation reads the body and lists resources; later ones are cached.
   // Real skills include some the model may not activate (disable-model-invocation) and a few that do not load.
-  const loaded = state.skills.filter((entry) => api.isModelInvocable(entry.metadata)).map((entry) => entry.metadata.name);
+  const loaded = state.skills.filter((entry) => isModelInvocable(entry.metadata)).map((entry) => entry.metadata.name);
   const names = (real ? loaded : workload.names).slice(0, CONFIG.activations);
   const activate = async (name) => {
     // A fresh run each time (activations are per run, and each run's tools are bound to it);

@@ -6,7 +6,8 @@
 // holds placeholders left as written for want of that opt-in.
 import { readFileSync } from 'node:fs';
 import { relative, resolve } from 'node:path';
-import { parseFrontmatter, substitutePlaceholders, substitutesInCode } from '../dist/index.js';
+import { parseFrontmatter } from '../dist/index.js';
+import { substitutePlaceholders, substitutesInCode } from '../dist/internals.js';
 import { measureSubstitution } from './argument-substitution-core.mjs';
 import { findSkillFiles } from './conformance-core.mjs';
 

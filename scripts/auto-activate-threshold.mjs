@@ -13,7 +13,8 @@
 // ranking by name, tags and description only, then with the instructions indexed too
 // (what the middleware ranks with once it has read them, `rankInstructions`).
 import { fileURLToPath } from 'node:url';
-import { AUTO_ACTIVATE_DEFAULTS, createRanker, parseFrontmatter } from '../dist/index.js';
+import { DEFAULTS, parseFrontmatter } from '../dist/index.js';
+import { createRanker } from '../dist/internals.js';
 import { corpusPresent, CORPUS_DIR, loadSkills, measureAutoActivation } from '../test/relevance/corpus.mjs';
 import { FIXTURE_QUERIES, NEGATIVES, NEGATIVES_HELD_OUT, QUERIES, QUERIES_HELD_OUT } from '../test/relevance/queries.mjs';
 
@@ -22,7 +23,7 @@ if (!corpusPresent()) {
   process.exit(2);
 }
 const FIXTURES = fileURLToPath(new URL('../fixtures/skills', import.meta.url));
-const { maxSkills, threshold: current } = AUTO_ACTIVATE_DEFAULTS;
+const { maxSkills, threshold: current } = DEFAULTS.autoActivate;
 const corpusSkills = loadSkills(parseFrontmatter);
 const fixtureSkills = loadSkills(parseFrontmatter, FIXTURES);
 const corpus = corpusSkills.map((s) => s.entry);

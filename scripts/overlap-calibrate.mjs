@@ -52,7 +52,7 @@ if (process.argv.includes('--sample')) {
   // The local ranker (BM25F, what find_skills and auto-activation use) as the alternative:
   // a pair's score is the mean of each skill's score when the other's name and description
   // are the query. Compared with overlap's score by ROC AUC on the labelled pairs.
-  const { createRanker } = await import('../dist/index.js');
+  const { createRanker } = await import('../dist/internals.js');
   const ranker = createRanker(listed.filter((s) => s.modelInvocable).map((s) => ({ name: s.name, description: s.description })));
   const rankScore = (from, to) => ranker.rank(`${from} ${description.get(from) ?? ''}`, 100000).find((r) => r.name === to)?.score ?? 0;
   const labels = JSON.parse(await readFile(resolve(root, 'scripts/overlap-labels.json'), 'utf8'));

@@ -8,7 +8,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MAX_ALLOWED_TOOLS } from '../src/base/allowed-tools.js';
-import { getSkills, parseAllowedTools, skillsMiddleware } from '../src/index.js';
+import { getSkills, skillsMiddleware } from '../src/index.js';
+import { parseAllowedTools } from '../src/internals.js';
 import type { SkillsContext } from '../src/run/context.js';
 import { callTool, compose, conversation, createContext } from './helpers/stack.js';
 

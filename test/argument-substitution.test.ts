@@ -9,7 +9,7 @@ import { relative } from 'node:path';
 import { expect, it } from 'vitest';
 import { measureSubstitution } from '../scripts/argument-substitution-core.mjs';
 import { findSkillFiles } from '../scripts/conformance-core.mjs';
-import { codeSegments, substitute, substitutesInCode } from '../src/base/arguments.js';
+import { codeSegments, substitutePlaceholders, substitutesInCode } from '../src/base/arguments.js';
 import { parseFrontmatter } from '../src/frontmatter/parse.js';
 import { describeWith } from './helpers/needs-shared.js';
 import { CORPUS, hasShared } from './helpers/shared.js';
@@ -31,7 +31,7 @@ describeWith('corpus', 'placeholders on the real corpus', () => {
     for (const file of files) {
       const { metadata, body } = parseFrontmatter(file.text);
       if (substitutesInCode(metadata ?? {})) continue;
-      const out = substitute(body, { arguments: ARGS, skillDir: '/skill', metadata: metadata ?? {} });
+      const out = substitutePlaceholders(body, { arguments: ARGS, skillDir: '/skill', metadata: metadata ?? {} });
       // Folder placeholders are meant to be filled in wherever they are; nothing else in code may change.
       const expected = code(body.replace(/\$\{(?:CLAUDE_SKILL_DIR|SKILL_DIR)\}/g, '/skill'));
       const shown = code(out.text);
@@ -51,7 +51,11 @@ describeWith('corpus', 'placeholders on the real corpus', () => {
   });
 
   it('counts what changes, inside and outside code (the figures in docs/activation.md)', () => {
-    const { counts, untouchedFiles } = measureSubstitution(files, ARGS, { parseFrontmatter, substitute, substitutesInCode });
+    const { counts, untouchedFiles } = measureSubstitution(files, ARGS, {
+      parseFrontmatter,
+      substitute: substitutePlaceholders,
+      substitutesInCode,
+    });
     expect(counts.files).toBe(files.length);
     // Files whose code holds $1-style placeholders the rule protected: the case it exists for.
     expect(counts.untouchedInCode).toBeGreaterThan(0);

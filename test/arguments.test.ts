@@ -1,10 +1,17 @@
 import { describe, expect, it } from 'vitest';
-import { argumentHint, codeSegments, declaredArgumentNames, splitArguments, substitute, substitutesInCode } from '../src/base/arguments.js';
+import {
+  argumentHint,
+  codeSegments,
+  declaredArgumentNames,
+  splitArguments,
+  substitutePlaceholders,
+  substitutesInCode,
+} from '../src/base/arguments.js';
 import { leadingMention } from '../src/run/activation.js';
 import { isUserInvocable } from '../src/metadata/invocation.js';
 
 const fill = (text: string, args: string | undefined, metadata: Record<string, unknown> = {}, pluginRoot?: string) =>
-  substitute(text, { arguments: args, skillDir: '/skills/deploy', pluginRoot, metadata });
+  substitutePlaceholders(text, { arguments: args, skillDir: '/skills/deploy', pluginRoot, metadata });
 
 describe('splitArguments (shell-style, as Claude Code splits $N)', () => {
   it('splits on whitespace; quotes group and are removed; escapes keep the next character', () => {
@@ -16,7 +23,7 @@ describe('splitArguments (shell-style, as Claude Code splits $N)', () => {
   });
 });
 
-describe('substitute', () => {
+describe('substitutePlaceholders', () => {
   it('$ARGUMENTS is the arguments as given; $ARGUMENTS[N] and $N the N-th (0-based); a missing one stays as written', () => {
     const out = fill('Deploy to $ARGUMENTS.\nRegion $0, mode $ARGUMENTS[1], then $2.', 'eu-west "dry run"');
     expect(out.text).toBe('Deploy to eu-west "dry run".\nRegion eu-west, mode dry run, then $2.');

@@ -36,6 +36,7 @@ const LAYERS: readonly string[] = [
   'cli',
   'cli.ts',
   'index.ts',
+  'internals.ts',
 ];
 
 /** A module's layer: its folder under src/, or its own name for a file at the top. */

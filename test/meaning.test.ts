@@ -17,14 +17,17 @@ import { contentKey } from '../src/meaning/skill-text.js';
 import { decodeVectors, encodeVectors } from '../src/meaning/vector-file.js';
 import { encodingFor, quantize, similarity, unitVector } from '../src/meaning/vectors.js';
 import { embedTexts } from '../src/meaning/embed-call.js';
-import type { HostEmbeddings } from '../src/base/host.js';
+import type { EmbeddingsProviderLike } from '../src/base/host.js';
 import type { SkillEntry } from '../src/base/model.js';
 import { recordingLogger } from './helpers/logger.js';
 
 const entry = (name: string, description = `About ${name}.`): SkillEntry => ({ metadata: { name, description } }) as SkillEntry;
 
 /** A provider giving each text a fixed vector by its first word, recording every call. */
-function provider(vectors: Record<string, number[]>, fail?: (call: number) => Error | undefined): HostEmbeddings & { calls: string[][] } {
+function provider(
+  vectors: Record<string, number[]>,
+  fail?: (call: number) => Error | undefined,
+): EmbeddingsProviderLike & { calls: string[][] } {
   const calls: string[][] = [];
   return {
     calls,
@@ -37,7 +40,7 @@ function provider(vectors: Record<string, number[]>, fail?: (call: number) => Er
   };
 }
 
-const settings = (embed: HostEmbeddings, more: Partial<EmbeddingSettings> = {}): EmbeddingSettings => ({
+const settings = (embed: EmbeddingsProviderLike, more: Partial<EmbeddingSettings> = {}): EmbeddingSettings => ({
   provider: embed,
   model: 'm',
   batchSize: 2,
@@ -135,7 +138,7 @@ describe("a prebuilt index's vector block", () => {
 });
 
 describe('the embeddings option', () => {
-  const embed: HostEmbeddings = { embed: () => Promise.resolve([]) };
+  const embed: EmbeddingsProviderLike = { embed: () => Promise.resolve([]) };
 
   it('takes a provider as it is, or with settings, and fills in the defaults', () => {
     expect(checkEmbeddings(undefined)).toBeUndefined();
@@ -188,7 +191,7 @@ describe('QueryVectors', () => {
 
   it('stops waiting at the deadline, logs once until a call works, and a late answer is kept for the next ask', async () => {
     let release: (value: number[][]) => void = () => undefined;
-    const slow: HostEmbeddings = { embed: () => new Promise((resolve) => (release = resolve)) };
+    const slow: EmbeddingsProviderLike = { embed: () => new Promise((resolve) => (release = resolve)) };
     const log = recordingLogger();
     const queries = new QueryVectors({ provider: slow, model: undefined }, 5);
     expect(await queries.get('slow one', log)).toBeUndefined();

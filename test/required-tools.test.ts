@@ -9,7 +9,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { lackedTools, lackedToolsLine, MAX_REQUIRED_TOOLS } from '../src/base/required-tools.js';
-import { getSkills, parseRequires, skillsMiddleware } from '../src/index.js';
+import { getSkills, skillsMiddleware } from '../src/index.js';
+import { parseRequires } from '../src/internals.js';
 import type { SkillsContext } from '../src/run/context.js';
 import { callTool, compose, conversation, createContext, toolRegistry, type StackTool } from './helpers/stack.js';
 

@@ -165,7 +165,7 @@ function inlineCode(text: string): Array<{ code: boolean; text: string }> {
 }
 
 /** The instructions with their placeholders filled in (see the module comment for the rules). */
-export function substitute(text: string, fill: Substitutions): Substituted {
+export function substitutePlaceholders(text: string, fill: Substitutions): Substituted {
   let out = text.replace(SKILL_DIR, () => fill.skillDir);
   if (fill.pluginRoot !== undefined) out = out.split(PLUGIN_ROOT_PLACEHOLDER).join(fill.pluginRoot);
   const raw = fill.arguments?.trim();

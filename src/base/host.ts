@@ -54,6 +54,6 @@ export type Next = () => Promise<void>;
  * `createEmbeddingsClient`, `openAIEmbeddings()` and `ollamaEmbeddings()`
  * return. One vector per input, in order.
  */
-export interface HostEmbeddings {
+export interface EmbeddingsProviderLike {
   embed(input: string[], options?: { model?: string; signal?: AbortSignal }): Promise<number[][]>;
 }

@@ -15,9 +15,6 @@ import type { SkillEntry } from '../base/model.js';
 import { catalogText, shorten } from './catalog-text.js';
 import { CATALOG_CLOSE, CATALOG_OPEN } from './system-prompt.js';
 
-/** `catalogBudget`'s default (config/defaults.ts), under the name the package exports it by. */
-export const DEFAULT_CATALOG_BUDGET = DEFAULTS.catalogBudget;
-
 /** Descriptions are never cut below this many characters; past that, names only. */
 export const MIN_DESCRIPTION_CHARS = 80;
 

@@ -2,13 +2,13 @@
  * The `embeddings` option: SISU's `EmbeddingsProvider` as it is, or with
  * settings. Checked once at construction; every mistake says how to fix it.
  */
-import type { HostEmbeddings } from '../base/host.js';
+import type { EmbeddingsProviderLike } from '../base/host.js';
 import { EMBEDDINGS_DEFAULTS } from './defaults.js';
 import { describeValue, failOption } from './errors.js';
 
 export interface EmbeddingsOptions {
   /** SISU's `EmbeddingsProvider`: `openAIEmbeddings()`, `ollamaEmbeddings({ model })`, `createEmbeddingsClient(...)`. */
-  provider: HostEmbeddings;
+  provider: EmbeddingsProviderLike;
   /**
    * The model, passed to every `embed` call and recorded in a prebuilt index
    * (an index made with another model is embedded again in the background).
@@ -53,7 +53,7 @@ export interface EmbeddingsOptions {
 }
 
 export interface ResolvedEmbeddings {
-  provider: HostEmbeddings;
+  provider: EmbeddingsProviderLike;
   model: string | undefined;
   queryTimeoutMs: number;
   meaningWeight: number;
@@ -65,7 +65,7 @@ export interface ResolvedEmbeddings {
 
 const EXAMPLE = "embeddings: openAIEmbeddings({ model: 'text-embedding-3-small' })";
 
-function isProvider(value: unknown): value is HostEmbeddings {
+function isProvider(value: unknown): value is EmbeddingsProviderLike {
   return value !== null && typeof value === 'object' && typeof (value as { embed?: unknown }).embed === 'function';
 }
 

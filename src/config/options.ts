@@ -10,7 +10,7 @@ import { DEFAULTS } from './defaults.js';
 import type { SkillsFileSystem } from '../base/fs.js';
 import type { EmbeddingsOptions, ResolvedEmbeddings } from './embeddings.js';
 import type { ResolvedTrust, TrustOptions } from './trust-options.js';
-import type { HostEmbeddings } from '../base/host.js';
+import type { EmbeddingsProviderLike } from '../base/host.js';
 import type { BucketSettings, StorageOptions } from './storage-options.js';
 
 export interface AutoActivateOptions {
@@ -187,7 +187,7 @@ export interface ConfigOptions extends StorageOptions {
    * meaning; `autoActivate` stays on words. docs/embeddings.md.
    * @default undefined (words only)
    */
-  embeddings?: HostEmbeddings | EmbeddingsOptions;
+  embeddings?: EmbeddingsProviderLike | EmbeddingsOptions;
   /**
    * Register `find_skills`: true always, false never.
    * @default undefined (only when the catalog does not fit `catalogBudget`)

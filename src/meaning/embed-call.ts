@@ -3,11 +3,11 @@
  * one width, finite and not zero, returned at unit length. Any other answer
  * is an error that says what came back.
  */
-import type { HostEmbeddings } from '../base/host.js';
+import type { EmbeddingsProviderLike } from '../base/host.js';
 import { unitVector } from './vectors.js';
 
 export interface Embedder {
-  provider: HostEmbeddings;
+  provider: EmbeddingsProviderLike;
   /** Passed to `embed` as `model` when set; otherwise the provider's own model. */
   model: string | undefined;
 }

@@ -4,11 +4,7 @@
  * which ones the conversation already carries. No I/O, no logging: the
  * middleware calls these and logs what they decided.
  */
-import { DEFAULTS } from '../config/defaults.js';
 import type { SkillRoute } from '../base/skill-event.js';
-
-/** How a skill got activated; the middleware logs it as `route`. */
-export type ActivationRoute = SkillRoute;
 
 /** A message as far as activation cares: only role and text content. */
 export interface ActivationMessage {
@@ -154,7 +150,7 @@ export interface SelectionInput {
 
 export interface Activation {
   name: string;
-  route: Exclude<ActivationRoute, 'model' | 'kept-in-view'>;
+  route: Exclude<SkillRoute, 'model' | 'kept-in-view'>;
   /** The ranker's score, for `auto` activations. */
   score?: number;
   /** The arguments given with a mention. */
@@ -204,6 +200,3 @@ function pickRanked(auto: AutoActivation): RankedSkill[] {
   // Stable sort: equal scores keep the ranker's order.
   return eligible.sort((a, b) => b.score - a.score).slice(0, auto.maxSkills);
 }
-
-/** What `autoActivate: true` means (src/config/defaults.ts holds it; kept under this name for the public export). */
-export const AUTO_ACTIVATE_DEFAULTS = DEFAULTS.autoActivate;

@@ -12,7 +12,7 @@
  * wrapped model call, whose result must be returned as the host's own).
  */
 import { logUntrusted } from '../config/errors.js';
-import type { ActivationRoute } from '../run/activation.js';
+import type { SkillRoute } from '../base/skill-event.js';
 import { activationMessages, injectedCallId, insertAfterLatestUser, skillsInView, toolCallIds } from '../run/conversation.js';
 import type { HostMessage } from '../base/host.js';
 import type { Skill } from '../base/model.js';
@@ -26,7 +26,7 @@ import type { FolderOf } from '../run/run-tools.js';
 import { skillVersion, type SkillFolder } from '../base/skill-folder.js';
 
 /** The route a skill put back in view is logged under (and its injected tool-call id is named after). */
-export const KEPT_IN_VIEW: ActivationRoute = 'kept-in-view';
+export const KEPT_IN_VIEW: SkillRoute = 'kept-in-view';
 
 /** Room left for the note that says where the instructions were cut and how to read on. */
 const CUT_NOTE_ROOM = 400;

@@ -6,11 +6,8 @@ import { DEFAULTS } from '../config/defaults.js';
 import { formatBytes } from '../base/text.js';
 import type { ResourceType, SkillResource } from '../base/model.js';
 
-/** Default for the `maxListedResources` option: files named in a use_skill answer. */
-export const DEFAULT_MAX_LISTED_RESOURCES = DEFAULTS.maxListedResources;
-
 export interface ListingOptions {
-  /** Most files named; the rest are counted by folder. Default DEFAULT_MAX_LISTED_RESOURCES. */
+  /** Most files named; the rest are counted by folder. Default DEFAULTS.maxListedResources. */
   max?: number;
   /** The read tool's name, when it is registered; the header then says how to open a file. */
   readTool?: string;
@@ -36,7 +33,7 @@ export function renderResourceListing(
   notCopied: ReadonlyMap<string, string> = new Map(),
 ): string {
   if (resources.length === 0) return 'This skill has no bundled resources.';
-  const max = Math.max(0, options.max ?? DEFAULT_MAX_LISTED_RESOURCES);
+  const max = Math.max(0, options.max ?? DEFAULTS.maxListedResources);
   const ranked = resources.map((resource, order) => ({ resource, order }));
   ranked.sort((a, b) => TYPE_PRIORITY[a.resource.type] - TYPE_PRIORITY[b.resource.type] || a.order - b.order);
   const shown = ranked.slice(0, max).sort((a, b) => a.order - b.order);

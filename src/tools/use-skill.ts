@@ -4,7 +4,7 @@
  * is a message the model can act on.
  */
 import { z } from 'zod';
-import { argumentHint, substitute } from '../base/arguments.js';
+import { argumentHint, substitutePlaceholders } from '../base/arguments.js';
 import { lackedToolsLine } from '../base/required-tools.js';
 import { logEvent, type SkillEvent } from '../base/skill-event.js';
 import type { HostLogger } from '../base/host.js';
@@ -95,7 +95,7 @@ export interface Invocation {
 export function renderActivation(skill: Skill, options: ActivationTextOptions = {}, invocation: Invocation = {}): string {
   const max = options.maxInstructionChars ?? Infinity;
   const folder = invocation.folder?.path ?? skill.directory;
-  const filled = substitute(skill.instructions, {
+  const filled = substitutePlaceholders(skill.instructions, {
     arguments: invocation.arguments,
     skillDir: folder,
     pluginRoot: invocation.pluginRoot,

@@ -19,7 +19,7 @@ import {
 } from '../../scripts/embeddings-server.mjs';
 import { getSkills, skillsMiddleware } from '../../src/middleware.js';
 import type { SkillsOptions } from '../../src/run/options.js';
-import type { HostEmbeddings } from '../../src/base/host.js';
+import type { EmbeddingsProviderLike } from '../../src/base/host.js';
 import { callTool, conversation, createContext, type StackContext } from '../helpers/stack.js';
 import { cli } from '../helpers/cli.js';
 import { describeSisu, SISU_ROOT, skillsFixture, type SkillSpec } from './host.js';
@@ -64,7 +64,7 @@ const REQUEST = 'regular check-ups for our automobiles';
 const MODEL = 'concepts-1';
 
 interface Core {
-  createEmbeddingsClient(options: { baseUrl: string; model: string; apiKey?: string }): HostEmbeddings;
+  createEmbeddingsClient(options: { baseUrl: string; model: string; apiKey?: string }): EmbeddingsProviderLike;
 }
 
 describeSisu('embeddings through SISU createEmbeddingsClient', () => {
@@ -85,7 +85,7 @@ describeSisu('embeddings through SISU createEmbeddingsClient', () => {
     servers.push(server);
     return server;
   }
-  const client = (server: EmbeddingsServer, model = MODEL): HostEmbeddings =>
+  const client = (server: EmbeddingsServer, model = MODEL): EmbeddingsProviderLike =>
     core.createEmbeddingsClient({ baseUrl: server.url, model, apiKey: 'test-key' });
 
   function middleware(server: EmbeddingsServer, options: Partial<SkillsOptions> = {}, model = MODEL) {

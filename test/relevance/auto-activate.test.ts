@@ -6,7 +6,7 @@
  */
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { AUTO_ACTIVATE_DEFAULTS } from '../../src/run/activation.js';
+import { DEFAULTS } from '../../src/config/defaults.js';
 import { parseFrontmatter } from '../../src/frontmatter/parse.js';
 import { createRanker } from '../../src/catalog/rank/score.js';
 import { loadEntries, loadSkills, measureAutoActivation } from './corpus.mjs';
@@ -15,7 +15,7 @@ import { describeWith } from '../helpers/needs-shared.js';
 import { hasShared } from '../helpers/shared.js';
 
 const FIXTURES = fileURLToPath(new URL('../../fixtures/skills', import.meta.url));
-const { threshold, maxSkills } = AUTO_ACTIVATE_DEFAULTS;
+const { threshold, maxSkills } = DEFAULTS.autoActivate;
 const negatives = [...NEGATIVES, ...NEGATIVES_HELD_OUT];
 
 /** The default threshold's bar on the corpus: most labelled requests activate a wanted skill, no everyday request does (at most one held out). */

@@ -12,7 +12,8 @@ import { SkillRanker } from '../../src/catalog/skill-ranker.js';
 import { createSkillIndex } from '../../src/index/skill-index.js';
 import { createResourceReader } from '../../src/resources/resource-reader.js';
 import { nodeFileSystem } from '../../src/base/fs.js';
-import { DEFAULT_MAX_LISTED_RESOURCES, renderResourceListing } from '../../src/tools/resource-listing.js';
+import { renderResourceListing } from '../../src/tools/resource-listing.js';
+import { DEFAULTS } from '../../src/config/defaults.js';
 import { createUseSkillTool } from '../../src/tools/use-skill.js';
 import type { Skill, SkillResource } from '../../src/base/model.js';
 import { cleanup, makeTempTree, skillMd } from '../discover/helpers.js';
@@ -218,7 +219,7 @@ describe('renderResourceListing', () => {
     expect(renderResourceListing([])).toBe('This skill has no bundled resources.');
   });
 
-  it(`caps the list (default ${DEFAULT_MAX_LISTED_RESOURCES}), naming readable files before assets, and counts the rest by folder`, () => {
+  it(`caps the list (default ${DEFAULTS.maxListedResources}), naming readable files before assets, and counts the rest by folder`, () => {
     const resources = [
       ...Array.from({ length: 300 }, (_, i) => file(`assets/img-${String(i).padStart(3, '0')}.png`, 'asset')),
       file('references/guide.md', 'reference'),
@@ -226,7 +227,7 @@ describe('renderResourceListing', () => {
       file('LICENSE', 'other'),
     ];
     const listing = renderResourceListing(resources).split('\n');
-    expect(listing).toHaveLength(1 + DEFAULT_MAX_LISTED_RESOURCES + 1);
+    expect(listing).toHaveLength(1 + DEFAULTS.maxListedResources + 1);
     expect(listing).toContain('- references/guide.md (reference, 10 B)');
     expect(listing).toContain('- scripts/run.sh (script, 10 B)');
     expect(listing.at(-1)).toBe('- ... and 103 more files not listed here (assets/ 103); ask for one by path if the instructions name it.');
