@@ -2,8 +2,8 @@
  * Type tests, checked by `npm run typecheck` (never run by vitest): the
  * exported SkillMetadataSchema, made from the fields' table
  * (src/metadata/fields.ts), has exactly the type of the schema written out
- * field by field before the table (test/helpers/schema-by-hand.ts), so `z.infer` and every method an app
- * calls on it type as they did.
+ * field by field before the table (test/helpers/schema-by-hand.ts), so
+ * `z.infer` and every method an app calls on it type as they did.
  */
 import { expectTypeOf } from 'vitest';
 import type { z } from 'zod';
