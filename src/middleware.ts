@@ -355,13 +355,13 @@ function logDiscovery(ctx: SkillsContext, loaded: LoadedIndex): void {
   }
 }
 
-/** Once per index: ranking by the instructions will GET every SKILL.md from the bucket, as an index built with them would not. */
+/** Once per index: ranking by the instructions will GET every SKILL.md from storage (bucket or container), as an index built with them would not. */
 function logBucketReads(ctx: SkillsContext, gets: number): void {
-  ctx.log.info('[skills] the index holds no instructions: every process GETs each SKILL.md from the bucket to rank by them', {
+  ctx.log.info('[skills] the index holds no instructions: every process GETs each SKILL.md from storage to rank by them', {
     gets,
     afterFirstRequestMs: BACKGROUND_DEFAULTS.instructionsIndexDelayMs,
     avoid:
-      'build the index with `sisu-skills index --instructions` (the default when a source is an s3:// place), ' +
+      'build the index with `sisu-skills index --instructions` (the default when a source is an s3:// or az:// place), ' +
       'or set rankInstructions: false',
   });
 }

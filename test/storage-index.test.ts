@@ -59,7 +59,7 @@ describe.each(ENGINES)('an index published on $name', (engine: TestEngine) => {
   const sleep = (ms: number) => new Promise((done) => setTimeout(done, ms));
   const until = (check: () => boolean | Promise<boolean>, ms = 4000) => untilEvery(check, ms, 25);
   const isIndex = (r: { path: string }) => r.path === `/${bucket.name}/${INDEX_KEY}`;
-  const NO_INSTRUCTIONS = '[skills] the index holds no instructions: every process GETs each SKILL.md from the bucket to rank by them';
+  const NO_INSTRUCTIONS = '[skills] the index holds no instructions: every process GETs each SKILL.md from storage to rank by them';
 
   describe('a published index', () => {
     it('the first request reads the index alone; an activation lists its folder and GETs its SKILL.md; resources come from that listing', async () => {
