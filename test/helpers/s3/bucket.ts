@@ -3,10 +3,8 @@
  * local tree or from a map of keys to text, and the `s3` option that reaches
  * it (directly or through a proxy).
  */
-import { readFile } from 'node:fs/promises';
-import { join } from 'node:path';
 import { CreateBucketCommand, DeleteObjectCommand, PutObjectCommand, S3Client, type S3ClientConfig } from '@aws-sdk/client-s3';
-import { filesUnder, uniqueName } from '../storage/files.js';
+import { type TestPlace, uniqueName, withUpload } from '../storage/files.js';
 import { S3RVER_CREDENTIALS, sharedS3rver } from './server.js';
 
 /** The SDK's client config for `endpoint` (s3rver or a proxy in front of it). */
@@ -14,16 +12,7 @@ export function s3Config(endpoint: string, extra: Partial<S3ClientConfig> = {}):
   return { endpoint, region: 'us-east-1', credentials: S3RVER_CREDENTIALS, ...extra };
 }
 
-export interface TestBucket {
-  name: string;
-  /** A client straight to s3rver (no proxy): for putting and deleting objects. */
-  client: S3Client;
-  endpoint: string;
-  put(key: string, body: string | Uint8Array): Promise<void>;
-  remove(key: string): Promise<void>;
-  /** Upload every file under `dir` to `prefix` (keys joined with `/`). */
-  upload(dir: string, prefix: string): Promise<number>;
-}
+export type TestBucket = TestPlace<S3Client>;
 
 /** A new, empty bucket named after `label` (unique in this worker). */
 export async function makeBucket(label: string): Promise<TestBucket> {
@@ -34,18 +23,8 @@ export async function makeBucket(label: string): Promise<TestBucket> {
   const put = async (key: string, body: string | Uint8Array): Promise<void> => {
     await client.send(new PutObjectCommand({ Bucket: name, Key: key, Body: body }));
   };
-  return {
-    name,
-    client,
-    endpoint,
-    put,
-    remove: async (key) => {
-      await client.send(new DeleteObjectCommand({ Bucket: name, Key: key }));
-    },
-    upload: async (dir, prefix) => {
-      const files = await filesUnder(dir);
-      await Promise.all(files.map(async (file) => put(prefix + file, await readFile(join(dir, file)))));
-      return files.length;
-    },
+  const remove = async (key: string): Promise<void> => {
+    await client.send(new DeleteObjectCommand({ Bucket: name, Key: key }));
   };
+  return withUpload({ name, client, endpoint, put, remove });
 }
