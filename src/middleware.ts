@@ -6,7 +6,7 @@
  * register the run's tools, and pre-activate mentioned / pinned / matching
  * skills. Skill problems are logged, never thrown into the agent.
  */
-import { createTrustState } from './trust/state.js';
+import { createTrustState, expiryWatch } from './trust/state.js';
 import { trustedReads } from './resources/trusted-reads.js';
 import type { BodyIndexingOutcome } from './catalog/body-indexer.js';
 import { withCatalog } from './catalog/system-prompt.js';
@@ -296,7 +296,8 @@ function openSkills(resolved: ResolvedOptions, meaning: MeaningRuntime | undefin
     ttl: options.cacheTtl,
     signal: options.signal,
     changes,
-    sources: [folders, options.bucketSource],
+    // A manifest that expires while its index is held: the next request rebuilds it, and refuses the place.
+    sources: [folders, options.bucketSource, trust && expiryWatch(trust)],
     // A prebuilt index cannot know what changed: after a change seen on disk, scan.
     onDiskChange: () => source.preferScan(),
   });

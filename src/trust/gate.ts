@@ -55,7 +55,10 @@ export class TrustGate {
     const held = this.accepted.get(place);
     if (held && held.text === text) {
       const fresh = checkExpiry(held.accepted.manifest, this.policy.now());
-      return fresh.ok ? { ok: true, accepted: held.accepted } : fresh;
+      if (fresh.ok) return { ok: true, accepted: held.accepted };
+      // Expired: no longer the place's last good manifest (and no longer a reason to rebuild: `hasExpired`).
+      this.accepted.delete(place);
+      return fresh;
     }
     const read = parseManifest(text);
     if (!read.ok) return read;
@@ -76,6 +79,16 @@ export class TrustGate {
     };
     this.accepted.set(place, { text, accepted });
     return { ok: true, accepted };
+  }
+
+  /**
+   * Whether a manifest this gate holds as a place's last good one has expired by now: the skills an index
+   * built on it serves must be judged again (freeze: a manifest never changed must still stop at its expiry).
+   */
+  hasExpired(): boolean {
+    const now = this.policy.now();
+    for (const { accepted } of this.accepted.values()) if (now >= accepted.manifest.expiresAt) return true;
+    return false;
   }
 
   /** Every place's manifest this gate accepted last, with its text (what `sisu-skills index --key` carries). */

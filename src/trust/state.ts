@@ -131,3 +131,16 @@ export function createTrustState(settings: TrustSettings, onRevoke: () => void, 
   });
   return new TrustState(settings.mode, { keys, threshold: settings.threshold, now }, onRevoke);
 }
+
+/**
+ * A source of change for the freshness owner (index/freshness.ts, structurally): an index kept while
+ * nothing changed is rebuilt once a manifest it rests on has expired, so the place is refused then
+ * (MANIFEST_EXPIRED), not at the next change or `cacheTtl`.
+ */
+export function expiryWatch(trust: TrustState): { maxAge(): number | undefined; report(): void; close(): void } {
+  return {
+    maxAge: () => (trust.gate.hasExpired() ? 0 : undefined),
+    report: () => undefined,
+    close: () => undefined,
+  };
+}

@@ -8,7 +8,8 @@
  * `exclude`). Nothing unsigned gets through (no answer holds a tampered
  * byte), the rest of the library works, and exactly one diagnostic is given.
  */
-import { describe, expect, it, onTestFinished } from 'vitest';
+import { describe, expect, it, onTestFinished, vi } from 'vitest';
+import type { SkillsOptions } from '../../src/index.js';
 import {
   bucketPlace,
   folderPlace,
@@ -39,6 +40,10 @@ interface Case {
   before?(place: Place): Promise<void>;
   /** The edit, after a first request verified the library. */
   after?(place: Place): Promise<void>;
+  /** More middleware options (the oracle's output does not depend on them). */
+  options?: Partial<SkillsOptions>;
+  /** Run on a fake clock (Date only), from the real time when the case starts; `after` may move it. */
+  fakeClock?: boolean;
   /** Per request (two): skills the oracle leaves out; probes (PROBES indexes) that must be refused instead. */
   exclude: [string[], string[]];
   refused: [number[], number[]];
@@ -47,6 +52,10 @@ interface Case {
   /** The one diagnostic: its code, and the end of its file's path. */
   diagnostic?: [string, string];
 }
+
+const DAY = 86_400_000;
+/** Each place's first manifest, kept by a case that replays it. */
+const firstManifest = new Map<Place, string>();
 
 const body = (text: string): string => text.replace('BODY-alpha', `BODY-alpha ${TAMPERED}`);
 
@@ -127,14 +136,39 @@ const CASES: Case[] = [
     diagnostic: ['MANIFEST_INVALID', 'skills.manifest.json'],
   },
   {
-    name: 'an expired manifest',
-    prepare: (place) => sign(place, 0, '--expires', '1s'),
+    name: 'an expired manifest (a fake clock moved past its expiry before the first request)',
+    fakeClock: true,
+    prepare: (place) => sign(place, 0, '--expires', '1d'),
     before: async () => {
-      await sleep(1100);
+      vi.setSystemTime(Date.now() + DAY);
     },
     exclude: [ALL, ALL],
     refused: [[], []],
     diagnostic: ['MANIFEST_EXPIRED', 'skills.manifest.json'],
+  },
+  {
+    name: 'a manifest that expires while the process serves it (a fake clock moved 31 days on)',
+    fakeClock: true,
+    after: async () => {
+      vi.setSystemTime(Date.now() + 31 * DAY);
+    },
+    exclude: [ALL, ALL],
+    refused: [[], []],
+    diagnostic: ['MANIFEST_EXPIRED', 'skills.manifest.json'],
+  },
+  {
+    name: 'an older signed manifest replayed: refused, and the last good library keeps serving',
+    // Every request looks again (a folder is not watched here); a bucket's check sees the manifest's new ETag.
+    options: { cacheTtl: 0 },
+    prepare: async (place) => {
+      await sign(place);
+      firstManifest.set(place, await place.read(place.manifest));
+      await sign(place, 0, '--renew');
+    },
+    after: async (place) => place.write(place.manifest, firstManifest.get(place) ?? ''),
+    exclude: [[], []],
+    refused: [[], []],
+    diagnostic: ['MANIFEST_ROLLBACK', 'skills.manifest.json'],
   },
   {
     name: "SKILL.md's body swapped after the scan verified it",
@@ -207,10 +241,15 @@ function expectMatches(turn: Turn, expected: Turn, refused: readonly number[]): 
 describe.each(['folder', 'package', 'bucket'] as const)('the tamper matrix: %s', (kind) => {
   const cases = CASES.filter((c) => !c.kinds || c.kinds.includes(kind));
   it.each(cases.map((c) => [c.name, c] as const))('%s', async (_, testCase) => {
+    if (testCase.fakeClock) {
+      // Date alone: timers stay real (the bucket's checks, the tests' waits). Made before the middleware reads its clock.
+      vi.useFakeTimers({ toFake: ['Date'], now: Date.now() });
+      onTestFinished(() => void vi.useRealTimers());
+    }
     const place = await MAKE[kind]();
     await (testCase.prepare ? testCase.prepare(place) : sign(place));
     await testCase.before?.(place);
-    const session = new Session(trusted(place), place.marker);
+    const session = new Session(trusted(place, testCase.options), place.marker);
     onTestFinished(() => session.close());
     if (testCase.after) {
       // A first request builds and verifies the index; it activates nothing, so the edit meets a first activation or read.
@@ -221,6 +260,7 @@ describe.each(['folder', 'package', 'bucket'] as const)('the tamper matrix: %s',
       if (kind === 'bucket') await sleep(800);
     }
     const turns = [await session.turn(), await session.turn()];
+    if (testCase.fakeClock) vi.useRealTimers();
     const expected = await oracle(kind, testCase);
     turns.forEach((turn, i) => expectMatches(turn, expected[i] as Turn, testCase.refused[i] ?? []));
     expect(session.diagnostics).toHaveLength(testCase.diagnostic ? 1 : 0);

@@ -4,11 +4,13 @@
  * manifest is picked up without a restart (a folder rescanned, a watched
  * folder, a bucket's check); report mode serves everything and says the
  * same; random tampering of a signed folder never lets a tampered byte
- * reach the model, with exactly one diagnostic; and several places where
- * one place's broken manifest leaves the others serving.
+ * reach the model, with exactly one diagnostic; several places where
+ * one place's broken manifest leaves the others serving; a manifest that
+ * expires while an index built on it is kept (freeze); and key rotation and
+ * `threshold` as an app lives them.
  */
 import fc from 'fast-check';
-import { describe, expect, it, onTestFinished } from 'vitest';
+import { describe, expect, it, onTestFinished, vi } from 'vitest';
 import { until } from '../helpers/until.js';
 import { bucketPlace, folderPlace, LIBRARY, Session, sign, TAMPERED, trusted, type Place } from '../helpers/tamper.js';
 import { keyPair } from '../helpers/trust.js';
@@ -60,6 +62,88 @@ describe('rollback and freshness', () => {
     await place.write('delta/SKILL.md', '---\nname: delta\ndescription: Delta added later. Use for delta.\n---\nBODY-delta\n');
     await sign(place);
     await until(async () => (await live.turn()).skills.includes('delta'), 10_000);
+  });
+});
+
+describe('expiry while nothing changes (freeze)', () => {
+  it('an index kept forever (cacheTtl: Infinity) stops serving a place when its manifest expires, with one diagnostic', async () => {
+    vi.useFakeTimers({ toFake: ['Date'], now: Date.now() });
+    onTestFinished(() => void vi.useRealTimers());
+    const place = await folderPlace();
+    await sign(place, 0, '--expires', '2d');
+    const live = session(place, { cacheTtl: Infinity });
+    expect((await live.turn()).skills).toEqual(ALL);
+    vi.setSystemTime(Date.now() + 86_400_000);
+    expect((await live.turn()).skills).toEqual(ALL);
+    vi.setSystemTime(Date.now() + 86_400_000);
+    const expired = await live.turn();
+    expect(expired.skills).toEqual([]);
+    expect(expired.system).not.toContain('alpha');
+    expect(expired.answers.join('\n')).not.toMatch(/BODY-|ALPHA-|BETA-/);
+    // Refused once: no rebuild on every request after, and no second diagnostic.
+    const discoveries = () => live.log.filter((entry) => (entry as { args: unknown[] }).args[0] === '[skills] discovered').length;
+    const before = discoveries();
+    expect((await live.turn()).skills).toEqual([]);
+    expect(discoveries()).toBe(before);
+    expect(live.diagnostics).toEqual([expect.stringMatching(/^MANIFEST_EXPIRED .*skills\.manifest\.json$/)]);
+  });
+
+  it('a renewed manifest is served again with no restart', async () => {
+    vi.useFakeTimers({ toFake: ['Date'], now: Date.now() });
+    onTestFinished(() => void vi.useRealTimers());
+    const place = await folderPlace();
+    await sign(place, 0, '--expires', '1d');
+    const live = session(place, { cacheTtl: 0 });
+    expect((await live.turn()).skills).toEqual(ALL);
+    vi.setSystemTime(Date.now() + 2 * 86_400_000);
+    expect((await live.turn()).skills).toEqual([]);
+    await sign(place, 0, '--expires', '30d');
+    expect((await live.turn()).skills).toEqual(ALL);
+    expect(live.diagnostics).toHaveLength(1);
+  });
+});
+
+describe('key rotation and threshold, as an app lives them', () => {
+  it('rotation: old and new keys trusted at once; a version signed by the new key alone serves; then the old key is dropped', async () => {
+    const place = await folderPlace();
+    await sign(place, 0);
+    const both = { trust: { keys: [keyPair(0).publicPem, keyPair(1).publicPem] }, cacheTtl: 0 };
+    const during = session(place, both);
+    expect((await during.turn()).skills).toEqual(ALL);
+    // Step 3: the CI signs with the new key (a new version, the new key's signature alone).
+    await sign(place, 1, '--renew');
+    expect((await during.turn()).skills).toEqual(ALL);
+    expect(during.diagnostics).toEqual([]);
+    // Step 5: the app trusts the new key only.
+    const after = session(place, { trust: { keys: [keyPair(1).publicPem] } });
+    expect((await after.turn()).skills).toEqual(ALL);
+    // An app still on the old key alone refuses the place, and says which key signed it.
+    const stale = session(place);
+    expect((await stale.turn()).skills).toEqual([]);
+    expect(stale.diagnostics).toEqual([expect.stringMatching(/^MANIFEST_INVALID /)]);
+    expect(JSON.stringify(stale.log)).toMatch(
+      new RegExp(
+        `is signed by no trusted key, fewer than the 1 required \\(signed by key ${keyPair(1).id.slice(0, 12)}, which is not trusted\\)`,
+      ),
+    );
+  });
+
+  it('threshold 2: one signature serves nothing; a second key adding its signature to the same version serves, with no restart', async () => {
+    const place = await folderPlace();
+    await sign(place, 0);
+    const live = session(place, { trust: { keys: [keyPair(0).publicPem, keyPair(1).publicPem], threshold: 2 }, cacheTtl: 0 });
+    expect((await live.turn()).skills).toEqual([]);
+    expect(live.diagnostics).toEqual([expect.stringMatching(/^MANIFEST_INVALID .*skills\.manifest\.json$/)]);
+    expect(JSON.stringify(live.log)).toMatch(/is signed by 1 trusted key \([0-9a-f]{12}\), fewer than the 2 required/);
+    await sign(place, 1);
+    expect((await place.read(place.manifest)).match(/"keyid"/g)).toHaveLength(2);
+    expect((await live.turn()).skills).toEqual(ALL);
+    // The same key twice is one signer: a third key unknown to the app adds nothing.
+    const place2 = await folderPlace();
+    await sign(place2, 0);
+    await sign(place2, 2);
+    const short = session(place2, { trust: { keys: [keyPair(0).publicPem, keyPair(1).publicPem], threshold: 2 } });
+    expect((await short.turn()).skills).toEqual([]);
   });
 });
 
