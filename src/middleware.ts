@@ -43,6 +43,9 @@ import type { EmbeddingOutcome } from './meaning/skill-vectors.js';
 import { BACKGROUND_DEFAULTS } from './config/defaults.js';
 import { SkillFolders } from './source/skill-folders.js';
 import type { FolderOf } from './run/run-tools.js';
+import { copyTrustOf, reportUntrusted } from './runtime/trusted-copies.js';
+import { CopyError } from './storage/copies/copy-error.js';
+import type { ReadIntegrity } from './resources/resource-reader.js';
 
 /** Failures of `visible` quoted in the one log line per request (the line counts them all). */
 const LOGGED_VISIBILITY_FAILURES = 10;
@@ -107,8 +110,9 @@ class SkillsRuntime {
     this.libraries = libraries;
     this.freshness = freshness;
     // One reader for every run: its file cache is shared; each run brings its own read budget.
+    const integrity = trust && trustedReads(trust);
     const reader = options.resourceTool
-      ? createResourceReader({ ...options, ...(trust ? { integrity: trustedReads(trust) } : {}) }, limits.isSecret)
+      ? createResourceReader({ ...options, ...(integrity ? { integrity } : {}) }, limits.isSecret)
       : undefined;
     const text = {
       max: options.maxListedResources,
@@ -117,8 +121,8 @@ class SkillsRuntime {
     };
     const pluginRoots = new PluginRoots(options.fs);
     const gate = new ActivationGate({ approve: hooks.approve, onEvent: hooks.onEvent });
-    this.folders = new SkillFolders(options);
-    const folderOf = localFolderOf(this.folders);
+    this.folders = new SkillFolders(options, trust && copyTrustOf(trust));
+    const folderOf = localFolderOf(this.folders, integrity);
     this.toolbox = new RunToolbox(reader, text, pluginRoots, gate, this.meaning, folderOf);
     this.activation = { autoActivate: options.autoActivate, text, pluginRoots, gate, folderOf };
   }
@@ -374,12 +378,19 @@ export function getSkills(ctx: { state: Record<string, unknown>; skills?: unknow
   return undefined;
 }
 
-/** Each skill's folder, with a failed copy logged (where the model reads it, it is the activation's answer). */
-function localFolderOf(folders: SkillFolders): FolderOf {
+/**
+ * Each skill's folder, with a failed copy logged (where the model reads it, it
+ * is the activation's answer), and with `trust`, each file of a copy that is
+ * not as signed given its one diagnostic (the file that stopped a copy too).
+ */
+function localFolderOf(folders: SkillFolders, integrity: ReadIntegrity | undefined): FolderOf {
   return async (skill, log) => {
     try {
-      return await folders.folderOf(skill);
+      const folder = await folders.folderOf(skill);
+      if (integrity) reportUntrusted(integrity, skill, folder.untrusted, log);
+      return folder;
     } catch (error) {
+      if (integrity && error instanceof CopyError && error.untrusted) reportUntrusted(integrity, skill, [error.untrusted], log);
       const code = (error as { code?: unknown }).code;
       log?.error('[skills] local copy failed', {
         skill: skill.metadata.name,

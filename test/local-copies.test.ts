@@ -7,15 +7,16 @@
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, relative, sep } from 'node:path';
+import { dirname, join, relative, sep } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { CopyCodes, CopyError, diskFailure } from '../src/storage/copies/copy-error.js';
 import { nodeCopyFileSystem, type CopyFileSystem } from '../src/storage/copies/copy-fs.js';
-import { planCopy, unsafeNameProblem, versionName, type CopyLimits, type ListedFile } from '../src/storage/copies/copy-plan.js';
+import { planCopy, unsafeNameProblem, type CopyLimits, type ListedFile } from '../src/storage/copies/copy-plan.js';
 import { DEFAULT_ROOT_PREFIX, LEASE_LIFETIME_MS } from '../src/storage/copies/copy-root.js';
 import { writeVersion } from '../src/storage/copies/copy-write.js';
 import { LocalCopies, type LocalCopiesSettings } from '../src/storage/copies/local-copies.js';
 import { CopyRoot } from '../src/storage/copies/copy-root.js';
+import { refusedCopy } from './helpers/trust.js';
 
 const LIMITS: CopyLimits = { maxFileSize: 100 * 1024, maxSkillSize: 500 * 1024 };
 const encoder = new TextEncoder();
@@ -78,6 +79,7 @@ function faulty(fault: (call: string, path: string) => void, base: CopyFileSyste
     list: wrap('list', base.list),
     lstat: wrap('lstat', base.lstat),
     touch: wrap('touch', base.touch),
+    read: wrap('read', base.read),
     alive: base.alive,
     host: base.host,
   };
@@ -323,23 +325,120 @@ describe('local copies of bucket skills', () => {
     expect(versionsIn(join(work, 'root'))).toEqual([]);
   });
 
-  it('with signed hashes, checks the bytes before writing them: a mismatch writes nothing of the version', async () => {
-    const signed = plan();
-    const sha = (text: string) => createHash('sha256').update(text).digest('hex');
-    const good = signed.files.map((file) => ({ ...file, sha256: sha(objects.text(file.object)) }));
-    const local = copies();
-    const copy = await local.copy({ ...signed, name: versionName('deploy', good), files: good });
-    expect(Object.keys(tree(copy.folder)).sort()).toEqual(['SKILL.md', 'references/notes.md', 'scripts/run.py']);
-    expect(copy.version).not.toBe(signed.name);
-    const bad = good.map((file) => (file.path === 'scripts/run.py' ? { ...file, sha256: sha('something else') } : file));
-    const refused = await copies({ root: join(work, 'other') })
-      .copy({ ...signed, name: versionName('deploy', bad), files: bad })
-      .catch((e: unknown) => e);
-    expect(refused).toMatchObject({
-      code: CopyCodes.unverified,
-      message: expect.stringMatching(/scripts\/run\.py is not the file its signed manifest names/),
+  describe('with signed hashes (trust): the bytes are hashed as read, and the very bytes hashed are written', () => {
+    const sha = (text: string | Uint8Array) => createHash('sha256').update(text).digest('hex');
+    /** The listing with the hash `signed` gives each path (undefined: the manifest does not list it). */
+    const signedPlan = (signed: (path: string) => string | undefined, verify: 'enforce' | 'report' = 'enforce') =>
+      planCopy(
+        'deploy',
+        SOURCE,
+        objects.listed(SOURCE).map((file) => {
+          const sha256 = signed(file.path);
+          return sha256 === undefined ? file : { ...file, sha256 };
+        }),
+        LIMITS,
+        verify,
+      );
+    const asSigned = (path: string) => sha(objects.text(`${SOURCE}/${path}`));
+    const SCRIPT = 'scripts/run.py';
+
+    it('writes a version whole as signed, named from the signed hashes', async () => {
+      const copy = await copies().copy(signedPlan(asSigned));
+      expect(tree(copy.folder)).toEqual(Object.fromEntries(objects.listed(SOURCE).map((file) => [file.path, objects.text(file.object)])));
+      expect(copy).toMatchObject({ untrusted: [], skipped: [] });
+      // Not the version an ETag-named copy of the same files has: a copy made without trust is never taken for a verified one.
+      expect(copy.version).not.toBe(plan().name);
     });
-    expect(versionsIn(join(work, 'other'))).toEqual([]);
+
+    it('a resource changed after signing: nothing of the version is written, and the error names the file and what was read', async () => {
+      const signed = signedPlan((path) => (path === SCRIPT ? sha('#!/usr/bin/env python3\nprint("as signed")\n') : asSigned(path)));
+      const refused = await copies()
+        .copy(signed)
+        .catch((error: unknown) => error);
+      expect(refused).toBeInstanceOf(CopyError);
+      const body = objects.text(`${SOURCE}/${SCRIPT}`);
+      expect(refused).toMatchObject({
+        code: CopyCodes.unverified,
+        untrusted: { path: SCRIPT, read: { sha256: sha(body), size: body.length } },
+        message: expect.stringMatching(refusedCopy('deploy', String.raw`scripts/run\.py`)),
+      });
+      expect(versionsIn(join(work, 'root'))).toEqual([]);
+      // The SKILL.md alike.
+      const skill = signedPlan((path) => (path === 'SKILL.md' ? sha('another') : asSigned(path)));
+      await expect(copies({ root: join(work, 'b') }).copy(skill)).rejects.toMatchObject({
+        code: CopyCodes.unverified,
+        untrusted: { path: 'SKILL.md' },
+      });
+      expect(versionsIn(join(work, 'b'))).toEqual([]);
+    });
+
+    it('a file the manifest does not list (added after signing) is not copied and the listing says so; a SKILL.md not listed refuses the copy', async () => {
+      objects.put(`${SOURCE}/scripts/added.sh`, '#!/bin/sh\necho added\n');
+      const signed = signedPlan((path) => (path === 'scripts/added.sh' ? undefined : asSigned(path)));
+      expect(signed.skipped).toEqual([
+        { path: 'scripts/added.sh', reason: 'unsigned', detail: "not copied: its library's signed manifest does not list it" },
+      ]);
+      const copy = await copies().copy(signed);
+      expect(Object.keys(tree(copy.folder)).sort()).toEqual(['SKILL.md', 'references/notes.md', SCRIPT]);
+      const unlisted = signedPlan((path) => (path === 'SKILL.md' ? undefined : asSigned(path)));
+      await expect(copies({ root: join(work, 'b') }).copy(unlisted)).rejects.toMatchObject({
+        code: CopyCodes.unverified,
+        untrusted: { path: 'SKILL.md' },
+        message: expect.stringContaining("SKILL.md: its library's signed manifest does not list it"),
+      });
+    });
+
+    it('an object swapped after it was listed and before it is read is refused', async () => {
+      const signed = signedPlan(asSigned);
+      // Swapped before the read: the copy reads the new bytes, which are not the signed ones.
+      objects.put(`${SOURCE}/${SCRIPT}`, '#!/bin/sh\necho swapped\n');
+      await expect(copies().copy(signed)).rejects.toMatchObject({ code: CopyCodes.unverified, untrusted: { path: SCRIPT } });
+      expect(versionsIn(join(work, 'root'))).toEqual([]);
+    });
+
+    it('an object swapped after it was read and hashed, before it is written, changes nothing written', async () => {
+      const signed = signedPlan(asSigned);
+      const good = objects.text(`${SOURCE}/${SCRIPT}`);
+      // Swapped while the verified bytes are being written: the disk gets the bytes that were hashed.
+      const swapping = faulty((call, path) => {
+        if (call === 'writeNew' && path.endsWith('run.py')) objects.put(`${SOURCE}/${SCRIPT}`, '#!/bin/sh\necho swapped\n');
+      });
+      const copy = await copies({ root: join(work, 'b'), fs: swapping }).copy(signed);
+      expect(readFileSync(join(copy.folder, SCRIPT), 'utf8')).toBe(good);
+    });
+
+    it("another process's version is used only once its files hash to the signed ones", async () => {
+      const signed = signedPlan(asSigned);
+      const owner = copies();
+      const first = await owner.copy(signed);
+      // Its owner lets go of it (as a process that ended would); then its script is changed: same size, other bytes.
+      await owner.forget(SOURCE);
+      mkdirSync(dirname(join(first.folder, SCRIPT)), { recursive: true });
+      const script = join(first.folder, SCRIPT);
+      const good = objects.text(`${SOURCE}/${SCRIPT}`);
+      writeFileSync(script, good.replace('v1', 'v2'));
+      const again = await copies().copy(signed);
+      expect(again).toMatchObject({ version: first.version, reused: false });
+      expect(readFileSync(join(again.folder, SCRIPT), 'utf8')).toBe(good);
+    });
+
+    it('report mode writes what is read, says which files are not as signed, and names the version from the bytes it holds', async () => {
+      objects.put(`${SOURCE}/scripts/added.sh`, '#!/bin/sh\necho added\n');
+      const reported = signedPlan(
+        (path) => (path === SCRIPT ? sha('as signed') : path === 'scripts/added.sh' ? undefined : asSigned(path)),
+        'report',
+      );
+      expect(reported.skipped).toEqual([]);
+      const copy = await copies().copy(reported);
+      const body = objects.text(`${SOURCE}/${SCRIPT}`);
+      expect(readFileSync(join(copy.folder, SCRIPT), 'utf8')).toBe(body);
+      expect(readFileSync(join(copy.folder, 'scripts/added.sh'), 'utf8')).toContain('echo added');
+      expect([...copy.untrusted].sort((a, b) => a.path.localeCompare(b.path))).toEqual([
+        { path: 'scripts/added.sh' },
+        { path: SCRIPT, read: { sha256: sha(body), size: body.length } },
+      ]);
+      expect(copy.version).toBe(signedPlan(asSigned).name);
+    });
   });
 
   it('a file that grew past maxFileSize since it was listed is not copied, and says so', async () => {

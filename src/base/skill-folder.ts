@@ -7,11 +7,26 @@
  */
 import { createHash } from 'node:crypto';
 
+/**
+ * A file of a local copy whose bytes are not the ones its signed manifest
+ * names (`trust`): its path in the skill, and what was read (no `read`: the
+ * manifest does not list it).
+ */
+export interface UntrustedFile {
+  path: string;
+  read?: { sha256: string; size: number };
+}
+
 export interface SkillFolder {
   /** The skill's own folder, or its local copy (a bucket skill). */
   path: string;
   /** Files a local copy left out, by path relative to the skill folder, with why (`not copied: over maxFileSize (100 KB)`). */
   notCopied: ReadonlyMap<string, string>;
+  /**
+   * Files of a local copy that are not as signed: copied anyway in `trust`'s report mode, or (enforce)
+   * left out because the signed manifest does not list them. For the one diagnostic each gets.
+   */
+  untrusted: readonly UntrustedFile[];
 }
 
 /**

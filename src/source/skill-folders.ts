@@ -12,15 +12,23 @@ import type { SkillFolder } from '../base/skill-folder.js';
 import { SKILL_FILE } from '../base/skill-file.js';
 import { nodeModulesFolders } from '../config/packages.js';
 import type { BucketFileSystem } from '../storage/bucket-fs.js';
-import { planCopy, type ListedFile } from '../storage/copies/copy-plan.js';
+import { planCopy, type CopyVerification, type ListedFile } from '../storage/copies/copy-plan.js';
 import { LocalCopies } from '../storage/copies/local-copies.js';
 import { isObjectUrl } from '../base/object-url.js';
 import type { StoredOptions } from './storage.js';
 
 const NOTHING_LEFT_OUT: ReadonlyMap<string, string> = new Map();
 
-/** The SHA-256 a signed manifest gives an object (`trust`), if any: a copy then writes only bytes that hash to it. */
-export type SignedHash = (object: string) => string | undefined;
+/**
+ * How `trust` holds local copies: its mode, and the SHA-256 the signed
+ * manifest gives each file of the skill in `directory`, by path in the skill
+ * (empty when no manifest vouches for it). In enforce mode a copy then
+ * writes only bytes that hash to them.
+ */
+export interface CopyTrust {
+  mode: CopyVerification;
+  signedFiles(directory: string): ReadonlyMap<string, string>;
+}
 
 export class SkillFolders {
   /** Undefined without a bucket source, or with `localCopies: false`. */
@@ -29,7 +37,7 @@ export class SkillFolders {
 
   constructor(
     private readonly options: StoredOptions,
-    private readonly signedHash: SignedHash = () => undefined,
+    private readonly trust?: CopyTrust,
   ) {
     this.buckets = options.store?.fs;
     const { localCopies } = options;
@@ -51,20 +59,26 @@ export class SkillFolders {
    * could not be. Without copies, a bucket skill's folder is its URL.
    */
   async folderOf(skill: Skill, signal?: AbortSignal): Promise<SkillFolder> {
-    if (!isObjectUrl(skill.directory) || !this.copies || !this.buckets) return { path: skill.directory, notCopied: NOTHING_LEFT_OUT };
-    const listed = await Promise.all(
-      [skill.path, ...skill.resources.map((resource) => resource.absolutePath)].map((object) => this.listed(skill, object)),
-    );
-    const plan = planCopy(skill.metadata.name, skill.directory, listed, this.copies.limits);
+    if (!isObjectUrl(skill.directory) || !this.copies || !this.buckets)
+      return { path: skill.directory, notCopied: NOTHING_LEFT_OUT, untrusted: [] };
+    const signed = this.trust?.signedFiles(skill.directory);
+    const objects = [skill.path, ...skill.resources.map((resource) => resource.absolutePath)];
+    const listed = await Promise.all(objects.map((object) => this.listed(skill, object, signed)));
+    const plan = planCopy(skill.metadata.name, skill.directory, listed, this.copies.limits, this.trust?.mode);
     const copy = await this.copies.copy(plan, signal);
-    return { path: copy.folder, notCopied: new Map(copy.skipped.map((skipped) => [skipped.path, skipped.detail])) };
+    const unsigned = copy.skipped.filter((skipped) => skipped.reason === 'unsigned').map(({ path }) => ({ path }));
+    return {
+      path: copy.folder,
+      notCopied: new Map(copy.skipped.map((skipped) => [skipped.path, skipped.detail])),
+      untrusted: [...copy.untrusted, ...unsigned],
+    };
   }
 
   /** `object` of `skill` as its listing gives it, with the hash its signed manifest gives, if any. */
-  private async listed(skill: Skill, object: string): Promise<ListedFile> {
+  private async listed(skill: Skill, object: string, signed: ReadonlyMap<string, string> | undefined): Promise<ListedFile> {
     const info = await (this.buckets as BucketFileSystem).objectInfo(object);
-    const sha256 = this.signedHash(object);
     const path = object === skill.path ? SKILL_FILE : object.slice(skill.directory.length + 1);
+    const sha256 = signed?.get(path);
     return { path, object, size: info.size, etag: info.etag, ...(sha256 === undefined ? {} : { sha256 }) };
   }
 

@@ -5,6 +5,7 @@
  * (the system prompt, `ctx.skills`, every tool's answer to every probe), to
  * compare byte for byte with the same library as it was signed.
  */
+import { readdirSync, readFileSync } from 'node:fs';
 import { mkdir, mkdtemp, readFile, rename, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -220,6 +221,22 @@ export class Session {
   /** The root of the bucket skills' local copies, when the place is a bucket. */
   private copyRoot(): string | undefined {
     return this.inBucket ? this.middleware.localRoots().at(-1) : undefined;
+  }
+
+  /** Every byte under the copy root (a bucket's local copies), as text: what a script run from them could meet. */
+  copiedText(): string {
+    const root = this.copyRoot();
+    if (root === undefined) return '';
+    const texts: string[] = [];
+    const walk = (folder: string): void => {
+      for (const entry of readdirSync(folder, { withFileTypes: true })) {
+        const path = join(folder, entry.name);
+        if (entry.isDirectory()) walk(path);
+        else if (entry.isFile()) texts.push(readFileSync(path, 'utf8'));
+      }
+    };
+    walk(root);
+    return texts.join('\n');
   }
 
   async turn(text = 'hello', probes: readonly Call[] = PROBES): Promise<Turn> {

@@ -62,3 +62,15 @@ export function signedManifest(
   if ('problem' in outcome) throw new Error(outcome.problem);
   return outcome.text;
 }
+
+/**
+ * What a bucket skill's refused local copy says (copy-write.ts): the skill,
+ * the file (a pattern; any by default), the signed and the read hash prefixes.
+ */
+export function refusedCopy(skill: string, file = '.*'): RegExp {
+  const hashes = String.raw`\(expected sha256 [0-9a-f]{12}…, read [0-9a-f]{12}…\)`;
+  return new RegExp(
+    `cannot copy skill "${skill}" to the local disk: ${file}: it is not the file its publisher signed ${hashes}, ` +
+      'so nothing of this version was written or is used',
+  );
+}

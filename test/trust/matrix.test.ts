@@ -23,6 +23,7 @@ import {
   type Place,
   type Turn,
 } from '../helpers/tamper.js';
+import { refusedCopy } from '../helpers/trust.js';
 
 type Kind = Place['kind'];
 const MAKE: Record<Kind, () => Promise<Place>> = { folder: folderPlace, package: packagePlace, bucket: bucketPlace };
@@ -47,6 +48,12 @@ interface Case {
   /** Per request (two): skills the oracle leaves out; probes (PROBES indexes) that must be refused instead. */
   exclude: [string[], string[]];
   refused: [number[], number[]];
+  /**
+   * On a bucket, alpha's activation is refused too: its local copy (made at
+   * activation, for its scripts to run) meets a file that is not as signed,
+   * so no version of it is made.
+   */
+  copyRefused?: true;
   /** Files removed from the oracle's library too. */
   removed?: string[];
   /** The one diagnostic: its code, and the end of its file's path. */
@@ -88,6 +95,7 @@ const CASES: Case[] = [
   {
     name: 'a resource edited',
     before: (place) => place.write('alpha/scripts/run.sh', `echo ${TAMPERED}\n`),
+    copyRefused: true,
     exclude: [[], []],
     refused: [[probe('read_skill_resource', 'alpha', 'scripts/run.sh')], [probe('read_skill_resource', 'alpha', 'scripts/run.sh')]],
     diagnostic: ['UNTRUSTED_SKILL', 'alpha/scripts/run.sh'],
@@ -189,6 +197,7 @@ const CASES: Case[] = [
   {
     name: 'a resource swapped between the activation and the read',
     after: (place) => place.write('alpha/references/guide.md', `# ${TAMPERED}\n`),
+    copyRefused: true,
     exclude: [[], []],
     refused: [
       [probe('read_skill_resource', 'alpha', 'references/guide.md')],
@@ -261,8 +270,16 @@ describe.each(['folder', 'package', 'bucket'] as const)('the tamper matrix: %s',
     }
     const turns = [await session.turn(), await session.turn()];
     if (testCase.fakeClock) vi.useRealTimers();
+    // A bucket skill's local copy (made by use_skill) holds only what its publisher signed.
+    expect(session.copiedText()).not.toContain(TAMPERED);
+    if (kind === 'bucket' && !testCase.exclude[1].includes('beta')) expect(session.copiedText()).toContain('BODY-beta');
     const expected = await oracle(kind, testCase);
-    turns.forEach((turn, i) => expectMatches(turn, expected[i] as Turn, testCase.refused[i] ?? []));
+    const copyRefused = kind === 'bucket' && testCase.copyRefused ? [probe('use_skill', 'alpha')] : [];
+    turns.forEach((turn, i) => expectMatches(turn, expected[i] as Turn, [...(testCase.refused[i] ?? []), ...copyRefused]));
+    for (const turn of turns.filter(() => copyRefused.length > 0)) {
+      expect(turn.answers[probe('use_skill', 'alpha')]).toMatch(/^Could not activate the skill: /);
+      expect(turn.answers[probe('use_skill', 'alpha')]).toMatch(refusedCopy('alpha'));
+    }
     expect(session.diagnostics).toHaveLength(testCase.diagnostic ? 1 : 0);
     if (testCase.diagnostic) expect(session.diagnostics[0]).toMatch(new RegExp(`^${testCase.diagnostic[0]} .*${testCase.diagnostic[1]}$`));
   });

@@ -12,7 +12,7 @@ import { describe, expect, it, onTestFinished } from 'vitest';
 import { openSeal } from '../../src/trust/seal.js';
 import { until } from '../helpers/until.js';
 import { bucketPlace, folderPlace, LIBRARY, Session, sign, TAMPERED, trusted, type Place } from '../helpers/tamper.js';
-import { keyPair } from '../helpers/trust.js';
+import { keyPair, refusedCopy } from '../helpers/trust.js';
 
 const ALL = ['alpha', 'beta', 'gamma'];
 const sleep = (ms: number) => new Promise((done) => setTimeout(done, ms));
@@ -115,5 +115,37 @@ describe('a sealed index published to a bucket', () => {
     await publish();
     await until(async () => (await live.turn('hello', [])).skills.includes('delta'), 10_000);
     expect(live.diagnostics).toEqual([]);
+  });
+
+  it("makes a bucket skill's local copy of signed bytes only: a resource changed after signing refuses the copy, a file added is not copied", async () => {
+    const place = await bucketPlace();
+    const folder = await mkdtemp(join(tmpdir(), 'mw-skills-seal-'));
+    const key = join(folder, 'seal.key');
+    await writeFile(key, keyPair(0).privatePem, { mode: 0o600 });
+    const url = place.signArg.replace(/lib\/$/u, 'lib.index.json');
+    await sign(place);
+    const run = await place.cli('index', place.signArg, '-o', url, '--key', key);
+    if (run.code !== 0) throw new Error(`index failed: ${run.err}`);
+    await place.write('alpha/scripts/run.sh', `echo ${TAMPERED}\n`);
+    await place.write('beta/scripts/added.sh', `echo ${TAMPERED}\n`);
+    const live = session(place, { index: url });
+    const turn = await live.turn('hello', [
+      { tool: 'use_skill', args: { skill_name: 'alpha' } },
+      { tool: 'use_skill', args: { skill_name: 'beta' } },
+      { tool: 'read_skill_resource', args: { skill_name: 'beta', path: 'scripts/added.sh' } },
+    ]);
+    expect(live.log.filter((entry) => JSON.stringify(entry).includes('INDEX_UNUSABLE'))).toEqual([]);
+    expect(turn.answers[0]).toMatch(/^Could not activate the skill: /);
+    expect(turn.answers[0]).toMatch(refusedCopy('alpha', String.raw`scripts/run\.sh`));
+    expect(turn.answers[1]).toContain('BODY-beta');
+    expect(turn.answers[1]).toContain('Skill directory: <copies>/beta');
+    expect(turn.answers.join('\n')).not.toContain(TAMPERED);
+    expect(live.copiedText()).toContain('BODY-beta');
+    expect(live.copiedText()).not.toContain(TAMPERED);
+    // One diagnostic per tampered file: the changed one (met by the copy), the added one (met by the read).
+    expect(live.diagnostics.sort()).toEqual([
+      expect.stringMatching(/^UNTRUSTED_SKILL .*alpha\/scripts\/run\.sh$/),
+      expect.stringMatching(/^UNTRUSTED_SKILL .*beta\/scripts\/added\.sh$/),
+    ]);
   });
 });

@@ -4,6 +4,8 @@
  * here from those fields; a `[skills]` prefix is added where it is shown.
  */
 
+import type { UntrustedFile } from '../../base/skill-folder.js';
+
 export const CopyCodes = {
   /** The copy root cannot be made or written (EACCES, EROFS, ENOTDIR, a file in its place...). */
   rootUnwritable: 'COPY_ROOT_UNWRITABLE',
@@ -32,6 +34,8 @@ export function errnoOf(error: unknown): string | undefined {
 
 export class CopyError extends Error {
   override readonly name = 'CopyError';
+  /** `COPY_UNVERIFIED`: the file that stopped the copy. */
+  readonly untrusted: UntrustedFile | undefined;
 
   constructor(
     readonly code: CopyCode,
@@ -39,9 +43,10 @@ export class CopyError extends Error {
     readonly skill: string | undefined,
     /** What went wrong and what to do, in one sentence. */
     readonly reason: string,
-    options?: { cause?: unknown },
+    options?: { cause?: unknown; untrusted?: UntrustedFile },
   ) {
     super(skill === undefined ? reason : `cannot copy skill "${skill}" to the local disk: ${reason}`, options);
+    this.untrusted = options?.untrusted;
   }
 }
 

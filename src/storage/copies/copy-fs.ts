@@ -32,6 +32,8 @@ export interface CopyFileSystem {
   list(path: string): Promise<string[]>;
   /** Without following a final symbolic link. */
   lstat(path: string): Promise<CopyEntryStats>;
+  /** A file's bytes (`trust`: another process's copy is hashed before it is used). */
+  read(path: string): Promise<Uint8Array>;
   /** Set a file's times to now (a lease's "still in use"). */
   touch(path: string): Promise<void>;
   /** Whether the process `pid` of this machine runs. */
@@ -65,6 +67,7 @@ export const nodeCopyFileSystem: CopyFileSystem = {
   },
   list: (path) => fsp.readdir(path),
   lstat: (path) => fsp.lstat(path),
+  read: (path) => fsp.readFile(path),
   touch: async (path) => {
     const now = new Date();
     await fsp.utimes(path, now, now);

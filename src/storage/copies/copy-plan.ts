@@ -23,7 +23,8 @@ export interface ListedFile {
   sha256?: string;
 }
 
-export type SkipReason = 'too-large' | 'over-skill-size' | 'unsafe-name';
+/** Why a file is left out: its size, its name, or (`trust`, enforce) no signed hash for it. */
+export type SkipReason = 'too-large' | 'over-skill-size' | 'unsafe-name' | 'unsigned';
 
 export interface SkippedFile {
   path: string;
@@ -31,6 +32,14 @@ export interface SkippedFile {
   /** What the listing says about it, for the model: `over maxFileSize (100 KB)`. */
   detail: string;
 }
+
+/**
+ * How a copy holds `trust`: `enforce` writes only bytes that hash to their
+ * signed SHA-256 (a file without one is not copied, a file that does not
+ * match stops the version); `report` writes what is read and says which
+ * files are not as signed.
+ */
+export type CopyVerification = 'enforce' | 'report';
 
 export interface CopyLimits {
   /** Largest file copied, in bytes (SKILL.md aside). */
@@ -50,6 +59,8 @@ export interface CopyPlan {
   skipped: SkippedFile[];
   /** Bytes of the files copied, as listed. */
   bytes: number;
+  /** Under `trust`: how the files' bytes are held to their signed hashes. Absent: they are not. */
+  verify?: CopyVerification;
 }
 
 /** Changes whenever the layout of a version folder does, so a folder of another layout is never taken for this one. */
@@ -84,10 +95,13 @@ function kilobytes(bytes: number): string {
 }
 
 /** Why `file` is not copied, given what is copied already; undefined when it is. */
-function skipOf(file: ListedFile, copied: number, limits: CopyLimits): SkippedFile | undefined {
+function skipOf(file: ListedFile, copied: number, limits: CopyLimits, verify: CopyVerification | undefined): SkippedFile | undefined {
   const problem = unsafeNameProblem(file.path);
   if (problem !== undefined) return { path: file.path, reason: 'unsafe-name', detail: `not copied: ${problem}` };
   if (file.path === SKILL_FILE) return undefined;
+  if (verify === 'enforce' && file.sha256 === undefined) {
+    return { path: file.path, reason: 'unsigned', detail: "not copied: its library's signed manifest does not list it" };
+  }
   if (file.size > limits.maxFileSize) {
     return { path: file.path, reason: 'too-large', detail: `not copied: over maxFileSize (${kilobytes(limits.maxFileSize)})` };
   }
@@ -116,15 +130,25 @@ export function versionName(skill: string, files: readonly Pick<ListedFile, 'pat
   return `${slug}-${hash.digest('hex').slice(0, VERSION_CHARS)}`;
 }
 
-/** What a copy of the skill `skill` at `source`, whose files are `listed`, holds. */
-export function planCopy(skill: string, source: string, listed: readonly ListedFile[], limits: CopyLimits): CopyPlan {
+/**
+ * What a copy of the skill `skill` at `source`, whose files are `listed`,
+ * holds. `verify` (`trust`): the listed files carry their signed hashes, and
+ * how the copy holds them (copy-write.ts).
+ */
+export function planCopy(
+  skill: string,
+  source: string,
+  listed: readonly ListedFile[],
+  limits: CopyLimits,
+  verify?: CopyVerification,
+): CopyPlan {
   const files: ListedFile[] = [];
   const skipped: SkippedFile[] = [];
   let bytes = 0;
   // SKILL.md first: it is copied whatever the limits, and counts against maxSkillSize before the rest.
   const ordered = [...listed].sort((a, b) => Number(b.path === SKILL_FILE) - Number(a.path === SKILL_FILE) || (a.path < b.path ? -1 : 1));
   for (const file of ordered) {
-    const skip = skipOf(file, bytes, limits);
+    const skip = skipOf(file, bytes, limits, verify);
     if (skip) {
       skipped.push(skip);
       continue;
@@ -132,5 +156,5 @@ export function planCopy(skill: string, source: string, listed: readonly ListedF
     files.push(file);
     bytes += file.size;
   }
-  return { skill, source, name: versionName(skill, files), files, skipped, bytes };
+  return { skill, source, name: versionName(skill, files), files, skipped, bytes, ...(verify ? { verify } : {}) };
 }

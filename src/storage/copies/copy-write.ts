@@ -4,14 +4,18 @@
  * read-and-execute for a file that starts with `#!`), then the folder renamed
  * to its version's name in one step. A reader sees a whole version or
  * nothing; a crash leaves only a partial folder, which is never used and is
- * swept later. With a signed hash, the bytes are checked before they are
- * written: a file that does not match stops the copy and nothing of it stays.
+ * swept later. Under `trust` each file's bytes are hashed as read, before
+ * they are written, and the very bytes hashed are the ones written: in
+ * enforce mode a file that does not hash to its signed SHA-256 stops the
+ * copy and nothing of the version is kept (a version is whole as signed or
+ * not at all); in report mode it is written and named as not signed.
  */
 import { createHash } from 'node:crypto';
 import { dirname, join, sep } from 'node:path';
 import { createLimiter } from '../../base/concurrency.js';
 import { SKILL_FILE } from '../../base/skill-file.js';
 import { CopyCodes, CopyError, diskFailure, errnoOf } from './copy-error.js';
+import type { UntrustedFile } from '../../base/skill-folder.js';
 import type { CopyFileSystem } from './copy-fs.js';
 import { versionName, type CopyLimits, type CopyPlan, type ListedFile, type SkippedFile } from './copy-plan.js';
 import type { CopyRoot } from './copy-root.js';
@@ -25,9 +29,11 @@ const READ_ONLY = 0o444;
 const EXECUTABLE = 0o555;
 
 export interface WrittenVersion {
-  /** The version folder's name, from the ETags and sizes actually read. */
+  /** The version folder's name, from the ETags (or hashes) and sizes actually read. */
   name: string;
   skipped: SkippedFile[];
+  /** `trust`, report mode: files written that are not as signed. */
+  untrusted: UntrustedFile[];
   /** Bytes written. */
   bytes: number;
 }
@@ -41,8 +47,8 @@ interface Job {
   signal?: AbortSignal | undefined;
 }
 
-/** `file` as read, or why it is not copied after all (grown past the limit since it was listed). */
-type Fetched = { file: ListedFile; bytes: Uint8Array } | { skipped: SkippedFile };
+/** `file` as read (with, in report mode, how it is not as signed), or why it is not copied after all (grown past the limit since it was listed). */
+type Fetched = { file: ListedFile; bytes: Uint8Array; untrusted?: UntrustedFile } | { skipped: SkippedFile };
 
 function startsWithShebang(bytes: Uint8Array): boolean {
   return bytes[0] === 0x23 && bytes[1] === 0x21;
@@ -60,18 +66,24 @@ async function fetchOne(job: Job, file: ListedFile): Promise<Fetched> {
   if (file.path !== SKILL_FILE && got.bytes.length > job.limits.maxFileSize) {
     return { skipped: { path: file.path, reason: 'too-large', detail: 'not copied: it grew past maxFileSize after it was listed' } };
   }
-  if (file.sha256 !== undefined) {
-    const actual = createHash('sha256').update(got.bytes).digest('hex');
-    if (actual !== file.sha256) {
-      throw new CopyError(
-        CopyCodes.unverified,
-        job.plan.skill,
-        `${file.path} is not the file its signed manifest names (sha256 ${file.sha256.slice(0, 12)}…, read ${actual.slice(0, 12)}…): ` +
-          'nothing of this version was written',
-      );
-    }
-  }
-  return { file: { ...file, size: got.bytes.length, etag: got.etag }, bytes: got.bytes };
+  const read = { ...file, size: got.bytes.length, etag: got.etag };
+  if (!job.plan.verify) return { file: read, bytes: got.bytes };
+  const sha256 = createHash('sha256').update(got.bytes).digest('hex');
+  if (sha256 === file.sha256) return { file: read, bytes: got.bytes };
+  const untrusted: UntrustedFile = { path: file.path, ...(file.sha256 === undefined ? {} : { read: { sha256, size: got.bytes.length } }) };
+  if (job.plan.verify === 'enforce') throw unverified(job.plan.skill, untrusted, file.sha256);
+  // Report mode: written as read, and the version named from the bytes it holds, not the ones signed.
+  return { file: { ...read, sha256 }, bytes: got.bytes, untrusted };
+}
+
+function unverified(skill: string, untrusted: UntrustedFile, signed: string | undefined): CopyError {
+  const why =
+    signed === undefined || untrusted.read === undefined
+      ? "its library's signed manifest does not list it"
+      : `it is not the file its publisher signed (expected sha256 ${signed.slice(0, 12)}…, read ${untrusted.read.sha256.slice(0, 12)}…)`;
+  return new CopyError(CopyCodes.unverified, skill, `${untrusted.path}: ${why}, so nothing of this version was written or is used`, {
+    untrusted,
+  });
 }
 
 /** Writes `bytes` as `relative` under `folder`, which it must not leave whatever `relative` holds. */
@@ -88,10 +100,11 @@ async function writeInside(fs: CopyFileSystem, folder: string, relative: string,
  * rejects only once every started write has ended (none then writes into a
  * folder being removed).
  */
-async function fill(job: Job, partial: string): Promise<{ written: ListedFile[]; skipped: SkippedFile[] }> {
+async function fill(job: Job, partial: string): Promise<{ written: ListedFile[]; skipped: SkippedFile[]; untrusted: UntrustedFile[] }> {
   const limit = createLimiter(READS_IN_FLIGHT);
   const written: ListedFile[] = [];
   const skipped = [...job.plan.skipped];
+  const untrusted: UntrustedFile[] = [];
   let failed = false;
   const copyOne = async (file: ListedFile): Promise<void> => {
     if (failed) return;
@@ -106,6 +119,7 @@ async function fill(job: Job, partial: string): Promise<{ written: ListedFile[];
       throw diskFailure(error, job.root.path, job.plan.skill, `writing ${file.path}`);
     }
     written.push(fetched.file);
+    if (fetched.untrusted) untrusted.push(fetched.untrusted);
   };
   const outcomes = await Promise.allSettled(
     job.plan.files.map((file) =>
@@ -119,7 +133,7 @@ async function fill(job: Job, partial: string): Promise<{ written: ListedFile[];
   );
   const failure = outcomes.find((outcome): outcome is PromiseRejectedResult => outcome.status === 'rejected');
   if (failure) throw failure.reason;
-  return { written, skipped };
+  return { written, skipped, untrusted };
 }
 
 /**
@@ -135,7 +149,7 @@ export async function writeVersion(job: Job): Promise<WrittenVersion> {
     await fs.mkdir(partial, 0o700).catch((error: unknown) => {
       throw diskFailure(error, root.path, plan.skill, 'making a folder for the copy');
     });
-    const { written, skipped } = await fill(job, partial);
+    const { written, skipped, untrusted } = await fill(job, partial);
     const name = versionName(plan.skill, written);
     leased = name;
     await root.lease(name);
@@ -147,7 +161,7 @@ export async function writeVersion(job: Job): Promise<WrittenVersion> {
       // The same version, put there by another process (or instance) first: identical by its name.
       await fs.removeTree(partial);
     }
-    return { name, skipped, bytes: written.reduce((sum, file) => sum + file.size, 0) };
+    return { name, skipped, untrusted, bytes: written.reduce((sum, file) => sum + file.size, 0) };
   } catch (error) {
     await fs.removeTree(partial).catch(() => undefined);
     if (leased !== undefined) await root.release(leased).catch(() => undefined);

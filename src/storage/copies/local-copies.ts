@@ -9,8 +9,10 @@
  * root itself when it made it). Several instances and processes may share a
  * root (copy-root.ts says how).
  */
+import { createHash } from 'node:crypto';
 import { join } from 'node:path';
 import { CopyCodes, CopyError, diskFailure, errnoOf } from './copy-error.js';
+import type { UntrustedFile } from '../../base/skill-folder.js';
 import { nodeCopyFileSystem, type CopyFileSystem } from './copy-fs.js';
 import type { CopyLimits, CopyPlan, SkippedFile } from './copy-plan.js';
 import { CopyRoot } from './copy-root.js';
@@ -36,6 +38,8 @@ export interface LocalCopy {
   version: string;
   /** Files of the skill not copied, with why (the resource listing says so). */
   skipped: SkippedFile[];
+  /** `trust`, report mode: files copied that are not as signed. */
+  untrusted: UntrustedFile[];
   /** Whether the version was on disk already (no object was read). */
   reused: boolean;
 }
@@ -43,6 +47,7 @@ export interface LocalCopy {
 interface Version {
   bytes: number;
   skipped: SkippedFile[];
+  untrusted: UntrustedFile[];
 }
 
 export class LocalCopies {
@@ -115,8 +120,15 @@ export class LocalCopies {
     });
     // Objects newer than their listing make another version than the one looked for: only that one stays leased.
     if (written.name !== plan.name) await this.root.release(plan.name);
-    this.remember(written.name, { bytes: written.bytes, skipped: written.skipped });
-    return { folder: this.root.folder(written.name), version: written.name, skipped: written.skipped, reused: false };
+    const version = { bytes: written.bytes, skipped: written.skipped, untrusted: written.untrusted };
+    this.remember(written.name, version);
+    return {
+      folder: this.root.folder(written.name),
+      version: written.name,
+      skipped: written.skipped,
+      untrusted: written.untrusted,
+      reused: false,
+    };
   }
 
   /** The version of `plan` when it is on disk, whole (this instance's, or another's checked file by file); undefined to copy it. */
@@ -137,9 +149,9 @@ export class LocalCopies {
     } catch (error) {
       throw diskFailure(error, this.root.path, plan.skill, 'looking for an earlier copy');
     }
-    const version = known ?? { bytes: plan.bytes, skipped: plan.skipped };
+    const version = known ?? { bytes: plan.bytes, skipped: plan.skipped, untrusted: [] };
     this.remember(plan.name, version);
-    return { folder, version: plan.name, skipped: version.skipped, reused: true };
+    return { folder, version: plan.name, skipped: version.skipped, untrusted: version.untrusted, reused: true };
   }
 
   private async isFolder(path: string): Promise<boolean> {
@@ -151,12 +163,24 @@ export class LocalCopies {
     }
   }
 
-  /** Whether every file `plan` copies is in `folder` with its listed size. */
+  /**
+   * Whether every file `plan` copies is in `folder` with its listed size, and
+   * (`trust`) with the bytes its signed hash names: another process's copy is
+   * used only once this process has hashed it.
+   */
   private async isWhole(folder: string, plan: CopyPlan): Promise<boolean> {
     for (const file of plan.files) {
+      const path = join(folder, ...file.path.split('/'));
       try {
-        const stats = await this.fs.lstat(join(folder, ...file.path.split('/')));
+        const stats = await this.fs.lstat(path);
         if (!stats.isFile() || stats.size !== file.size) return false;
+        if (
+          file.sha256 !== undefined &&
+          createHash('sha256')
+            .update(await this.fs.read(path))
+            .digest('hex') !== file.sha256
+        )
+          return false;
       } catch (error) {
         if (errnoOf(error) === 'ENOENT') return false;
         throw error;
