@@ -342,8 +342,12 @@ describe('local copies of bucket skills', () => {
     const asSigned = (path: string) => sha(objects.text(`${SOURCE}/${path}`));
     const SCRIPT = 'scripts/run.py';
 
-    it('writes a version whole as signed, named from the signed hashes', async () => {
-      const copy = await copies().copy(signedPlan(asSigned));
+    it('writes a version whole as signed, named from the signed hashes, and finds it again with no read', async () => {
+      const local = copies();
+      const copy = await local.copy(signedPlan(asSigned));
+      const reads = objects.reads.length;
+      await expect(local.copy(signedPlan(asSigned))).resolves.toMatchObject({ folder: copy.folder, reused: true });
+      expect(objects.reads).toHaveLength(reads);
       expect(tree(copy.folder)).toEqual(Object.fromEntries(objects.listed(SOURCE).map((file) => [file.path, objects.text(file.object)])));
       expect(copy).toMatchObject({ untrusted: [], skipped: [] });
       // Not the version an ETag-named copy of the same files has: a copy made without trust is never taken for a verified one.

@@ -95,18 +95,24 @@ describe('a sealed prebuilt index', () => {
   });
 });
 
+/** A bucket place, the URL its sealed index is published to, and `publish`: sign the place, then build and seal that index. */
+async function publishedPlace(): Promise<{ place: Place; url: string; publish(): Promise<void> }> {
+  const place = await bucketPlace();
+  const folder = await mkdtemp(join(tmpdir(), 'mw-skills-seal-'));
+  const key = join(folder, 'seal.key');
+  await writeFile(key, keyPair(0).privatePem, { mode: 0o600 });
+  const url = place.signArg.replace(/lib\/$/u, 'lib.index.json');
+  const publish = async () => {
+    await sign(place);
+    const run = await place.cli('index', place.signArg, '-o', url, '--key', key);
+    if (run.code !== 0) throw new Error(`index failed: ${run.err}`);
+  };
+  return { place, url, publish };
+}
+
 describe('a sealed index published to a bucket', () => {
   it('is used under trust, and a republished one (a newer manifest) is picked up with no restart', async () => {
-    const place = await bucketPlace();
-    const folder = await mkdtemp(join(tmpdir(), 'mw-skills-seal-'));
-    const key = join(folder, 'seal.key');
-    await writeFile(key, keyPair(0).privatePem, { mode: 0o600 });
-    const url = place.signArg.replace(/lib\/$/u, 'lib.index.json');
-    const publish = async () => {
-      await sign(place);
-      const run = await place.cli('index', place.signArg, '-o', url, '--key', key);
-      if (run.code !== 0) throw new Error(`index failed: ${run.err}`);
-    };
+    const { place, url, publish } = await publishedPlace();
     await publish();
     const live = session(place, { index: url });
     expect((await live.turn('hello', [])).skills).toEqual(ALL);
@@ -118,14 +124,8 @@ describe('a sealed index published to a bucket', () => {
   });
 
   it("makes a bucket skill's local copy of signed bytes only: a resource changed after signing refuses the copy, a file added is not copied", async () => {
-    const place = await bucketPlace();
-    const folder = await mkdtemp(join(tmpdir(), 'mw-skills-seal-'));
-    const key = join(folder, 'seal.key');
-    await writeFile(key, keyPair(0).privatePem, { mode: 0o600 });
-    const url = place.signArg.replace(/lib\/$/u, 'lib.index.json');
-    await sign(place);
-    const run = await place.cli('index', place.signArg, '-o', url, '--key', key);
-    if (run.code !== 0) throw new Error(`index failed: ${run.err}`);
+    const { place, url, publish } = await publishedPlace();
+    await publish();
     await place.write('alpha/scripts/run.sh', `echo ${TAMPERED}\n`);
     await place.write('beta/scripts/added.sh', `echo ${TAMPERED}\n`);
     const live = session(place, { index: url });
