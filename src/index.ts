@@ -35,7 +35,14 @@ export type { EmbeddingOutcome } from './meaning/skill-vectors.js';
 export type { SkillVisibility, VisibilityFailure } from './run/visibility.js';
 export type { SkillActivation, SkillApproval, ApprovalDecision } from './run/approval.js';
 export type { SkillEventHandler } from './run/events.js';
-export type { SkillEvent, SkillEventType, SkillEventOutcome, SkillRoute } from './base/skill-event.js';
+export type {
+  SkillActivityEvent,
+  SkillEvent,
+  SkillEventType,
+  SkillEventOutcome,
+  SkillRoute,
+  SkillUntrustedEvent,
+} from './base/skill-event.js';
 export type { SkillsContext, SkillsState, Middleware } from './run/context.js';
 export type { SkillIndex, LoadedSkill } from './index/skill-index.js';
 export type { CatalogReport } from './catalog/catalog.js';

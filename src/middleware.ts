@@ -14,6 +14,8 @@ import { insertAfterLatestUser, modelToolName, userTurn } from './run/conversati
 import { ActivationGate } from './run/gate.js';
 import { KEPT_IN_VIEW, keepInView, loadActive, type KeepInViewSettings } from './runtime/keep-in-view.js';
 import type { Next } from './base/host.js';
+import { untrustedEvent } from './base/skill-event.js';
+import { emitEvent } from './run/events.js';
 import { createIndexCache } from './index/index-cache.js';
 import { Libraries, suggestionsFor, type Library } from './run/library.js';
 import { loadedIndexOf, type LoadedIndex } from './runtime/loaded-index.js';
@@ -99,6 +101,8 @@ class SkillsRuntime {
   readonly folders: SkillFolders;
   /** The index whose skills the local copies were last kept for: a rebuild drops the copies of skills it no longer has. */
   private copiesOf: SkillIndex | undefined;
+  /** The ctx of the request that began last: where a `trust` finding's event goes (found during it, or during one beside it). */
+  private latest: SkillsContext | undefined;
 
   constructor(
     resolved: ResolvedOptions,
@@ -106,6 +110,10 @@ class SkillsRuntime {
   ) {
     this.meaning = resolved.embeddings && new MeaningRuntime(resolved.embeddings);
     const { options, limits, libraries, freshness, trust } = openSkills(resolved, this.meaning);
+    // Each `trust` finding is an event, in either mode, given once: report mode shows `onEvent` what enforcing refuses.
+    trust?.onFinding((diagnostic, skill) =>
+      emitEvent(untrustedEvent(diagnostic, skill, trust.enforcing), this.latest?.log, this.latest, hooks.onEvent),
+    );
     this.options = options;
     this.libraries = libraries;
     this.freshness = freshness;
@@ -128,6 +136,7 @@ class SkillsRuntime {
   }
 
   async handle(ctx: SkillsContext, next: Next): Promise<void> {
+    this.latest = ctx;
     this.freshness.report(ctx.log);
     const loaded = await this.currentIndex(ctx);
     if (!loaded) return next();

@@ -221,9 +221,13 @@ describe('events', () => {
     );
     expect(spans.map((e) => e.args)).toEqual(
       events.map((event) => [
-        { activation: 'skills.activate', denial: 'skills.deny', 'resource-read': 'skills.read', 'kept-in-view': 'skills.keep-in-view' }[
-          event.type
-        ],
+        {
+          activation: 'skills.activate',
+          denial: 'skills.deny',
+          'resource-read': 'skills.read',
+          'kept-in-view': 'skills.keep-in-view',
+          untrusted: 'skills.untrusted',
+        }[event.type],
         event,
       ]),
     );

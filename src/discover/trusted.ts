@@ -130,13 +130,13 @@ export function judgeSkill(
     return { drop: false, binding };
   }
   const file = mismatch.kind === 'unlisted-skill' ? where.directory : where.file;
-  const diagnostic = trust.once(createDiagnostic('UNTRUSTED_SKILL', file, mismatchMessage(mismatch)));
+  const diagnostic = trust.once(createDiagnostic('UNTRUSTED_SKILL', file, mismatchMessage(mismatch)), mismatch.skill);
   return { drop: trust.enforcing, ...(diagnostic ? { diagnostic } : {}) };
 }
 
 /** The diagnostic for `mismatch` of the skill in `directory`, when new. */
 function diagnosticOf(trust: TrustState, directory: string, mismatch: Mismatch): Diagnostic | undefined {
-  return trust.once(createDiagnostic('UNTRUSTED_SKILL', mismatchFile(directory, mismatch), mismatchMessage(mismatch)));
+  return trust.once(createDiagnostic('UNTRUSTED_SKILL', mismatchFile(directory, mismatch), mismatchMessage(mismatch)), mismatch.skill);
 }
 
 /**

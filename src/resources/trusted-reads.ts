@@ -12,7 +12,10 @@ import { mismatchFile, type TrustState } from '../trust/state.js';
 import type { IntegrityVerdict, ReadIntegrity } from './resource-reader.js';
 
 function verdict(trust: TrustState, skill: Skill, mismatch: Mismatch, message: string): IntegrityVerdict {
-  const diagnostic = trust.once(createDiagnostic('UNTRUSTED_SKILL', mismatchFile(skill.directory, mismatch), mismatchMessage(mismatch)));
+  const diagnostic = trust.once(
+    createDiagnostic('UNTRUSTED_SKILL', mismatchFile(skill.directory, mismatch), mismatchMessage(mismatch)),
+    mismatch.skill,
+  );
   return { refuse: trust.enforcing, message, ...(diagnostic ? { diagnostic } : {}) };
 }
 

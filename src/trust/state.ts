@@ -100,11 +100,23 @@ export class TrustState {
     return false;
   }
 
-  /** `diagnostic`, the first time it is seen (by code, file and message); undefined after. */
-  once(diagnostic: Diagnostic): Diagnostic | undefined {
+  /** Told of each diagnostic when it is first given (the middleware's `onEvent`): see `once`. */
+  private findings: ((diagnostic: Diagnostic, skill: string) => void) | undefined;
+
+  /** Tell `listener` of each diagnostic when it is first given, with the skill folder's path in its place ('' for a place). */
+  onFinding(listener: (diagnostic: Diagnostic, skill: string) => void): void {
+    this.findings = listener;
+  }
+
+  /**
+   * `diagnostic`, the first time it is seen (by code, file and message); undefined after. `skill`: the skill
+   * folder's path in its place, or '' when the diagnostic is about the place's manifest.
+   */
+  once(diagnostic: Diagnostic, skill = ''): Diagnostic | undefined {
     const key = `${diagnostic.code}\0${diagnostic.file}\0${diagnostic.message}`;
     if (this.reported.has(key)) return undefined;
     this.reported.add(key);
+    this.findings?.(diagnostic, skill);
     return diagnostic;
   }
 }

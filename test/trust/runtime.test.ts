@@ -11,6 +11,7 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it, onTestFinished, vi } from 'vitest';
+import type { SkillEvent, SkillUntrustedEvent } from '../../src/index.js';
 import { until } from '../helpers/until.js';
 import { bucketPlace, folderPlace, LIBRARY, Session, sign, TAMPERED, trusted, type Place } from '../helpers/tamper.js';
 import { keyPair } from '../helpers/trust.js';
@@ -183,6 +184,62 @@ describe('report mode', () => {
     expect(turn.answers.join('\n')).toContain(TAMPERED);
     expect(report.diagnostics.sort()).toEqual(enforce.diagnostics.sort());
     expect(report.diagnostics).toHaveLength(2);
+  });
+});
+
+describe('onEvent', () => {
+  it('each finding is one `untrusted` event, the same in both modes but for its outcome (refused, or served in report mode)', async () => {
+    const place = await folderPlace();
+    await sign(place);
+    await place.write('alpha/SKILL.md', (await place.read('alpha/SKILL.md')).replace('Alpha fills forms.', `${TAMPERED} forms.`));
+    await place.write('beta/references/notes.md', `${TAMPERED}\n`);
+    await place.write('group/gamma/SKILL.md', (await place.read('group/gamma/SKILL.md')).replace('BODY-gamma', `BODY-gamma ${TAMPERED}`));
+    const seen: Record<'enforce' | 'report', SkillUntrustedEvent[]> = { enforce: [], report: [] };
+    for (const mode of ['enforce', 'report'] as const) {
+      const live = session(place, {
+        trust: { keys: [keyPair(0).publicPem], mode },
+        onEvent: (event, ctx) => {
+          expect(ctx.messages.length).toBeGreaterThan(0);
+          if (event.type === 'untrusted') seen[mode].push(event);
+        },
+      });
+      await live.turn();
+      await live.turn();
+    }
+    const plain = (events: SkillUntrustedEvent[]) =>
+      events
+        .map(({ outcome: _, ...event }) => ({ ...event, path: event.path?.split(place.marker).join('<place>') }))
+        .sort((a, b) => a.skill.localeCompare(b.skill));
+    expect(plain(seen.report)).toEqual(plain(seen.enforce));
+    expect(plain(seen.enforce)).toEqual([
+      expect.objectContaining({ type: 'untrusted', skill: 'alpha', reason: 'UNTRUSTED_SKILL', path: '<place>/alpha/SKILL.md', size: 0 }),
+      expect.objectContaining({ skill: 'beta', reason: 'UNTRUSTED_SKILL', path: '<place>/beta/references/notes.md' }),
+      expect.objectContaining({ skill: 'group/gamma', reason: 'UNTRUSTED_SKILL', path: '<place>/group/gamma/SKILL.md' }),
+    ]);
+    expect(seen.enforce.map((event) => event.outcome)).toEqual(['refused', 'refused', 'refused']);
+    expect(seen.report.map((event) => event.outcome)).toEqual(['ok', 'ok', 'ok']);
+    expect(seen.enforce.find((event) => event.skill === 'beta')?.message).toMatch(
+      /^skill folder "beta": "references\/notes\.md" changed after signing \(expected sha256 [0-9a-f]{12}…, got [0-9a-f]{12}…/,
+    );
+  });
+
+  it("a place's manifest that cannot be trusted is one event with skill ''", async () => {
+    const place = await folderPlace();
+    await sign(place, 1);
+    const events: SkillEvent[] = [];
+    const live = session(place, { onEvent: (event) => void events.push(event) });
+    await live.turn('hello', []);
+    expect(events).toEqual([
+      {
+        type: 'untrusted',
+        skill: '',
+        reason: 'MANIFEST_INVALID',
+        path: expect.stringMatching(/skills\.manifest\.json$/) as string,
+        message: expect.stringMatching(/^is signed by no trusted key/) as string,
+        outcome: 'refused',
+        size: 0,
+      },
+    ]);
   });
 });
 
