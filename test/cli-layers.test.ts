@@ -16,7 +16,7 @@ const LAYERS: readonly (readonly string[])[] = [
   ['io', 'usage', 'scaffold', 'write-atomic', 'catalog-section', 'trigger-eval'],
   ['arg-values'],
   ['trust-args'],
-  ['args', 'key-files'],
+  ['args', 'key-files', 'progress'],
   ['load'],
   ['overlap-command', 'embeddings-module', 'eval-ranking', 'observe'],
   ['commands', 'init', 'index-command', 'eval-command', 'keygen-command', 'sign-command', 'verify-command'],

@@ -342,7 +342,7 @@ describe('sisu-skills sign and verify, a local folder', () => {
     expect(await signCommand(args, io, deps)).toBe(0);
     expect(progress.length).toBeGreaterThanOrEqual(10);
     expect(progress.length).toBeLessThanOrEqual(11);
-    expect(progress.at(-1)).toBe('skills: 124/124 files hashed');
+    expect(progress.at(-1)).toBe('sisu-skills sign: hashing the files of skills, 124 of 124');
     const quiet: string[] = [];
     await verifyCommand(
       { places: ['empty-place'], keys: ['team.pub'], threshold: 1, json: false },

@@ -26,6 +26,7 @@ import { sha256Hex } from '../trust/digest.js';
 import type { ObservedFile, ObservedSkill } from '../trust/sign.js';
 import type { CliIO } from './io.js';
 import { load, type Loaded } from './load.js';
+import { progressReporter } from './progress.js';
 
 export interface ObservedPlace {
   skills: ObservedSkill[];
@@ -123,14 +124,8 @@ export function locationOf(command: 'sign' | 'verify', place: string, cwd: strin
   return location;
 }
 
-/** A progress line per tenth of the files hashed, for places of more than 100 files, when stderr is a terminal. */
-export function progress(io: CliIO, place: string): (done: number, total: number) => void {
-  let shown = -1;
-  return (done, total) => {
-    if (!io.progress || total <= 100) return;
-    const step = Math.floor((done * 10) / total);
-    if (step === shown && done !== total) return;
-    shown = step;
-    io.progress(`${place}: ${done}/${total} files hashed`);
-  };
+/** Hashing progress on a terminal (progress.ts): a line per tenth of the files hashed, for places of more than 100 files. */
+export function progress(io: CliIO, command: string, place: string): OnHashed {
+  const report = progressReporter(io, command, { least: 101 });
+  return report ? (done, total) => report(`hashing the files of ${place}`, done, total) : () => undefined;
 }

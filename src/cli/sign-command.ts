@@ -93,7 +93,7 @@ async function signPlace(
   let observed: Awaited<ReturnType<typeof observePlace>>;
   let existing: ExistingManifest;
   try {
-    observed = await observePlace(place, location, deps.files, io.cwd, progress(io, place));
+    observed = await observePlace(place, location, deps.files, io.cwd, progress(io, 'sign', place));
     existing = await existingAt(location, deps.files);
   } catch (error) {
     return fail(`cannot read it (${errorReason(error)})`);

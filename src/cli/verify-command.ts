@@ -110,7 +110,7 @@ async function verifyPlace(
     if (!check.ok) problem(check.code, manifestFile, check.message);
   Object.assign(result, { version: manifest.body.version, expires: manifest.body.expires, signers: signersOf(manifest, keys).trusted });
   try {
-    const observed = await observePlace(place, location, deps.files, io.cwd, progress(io, place));
+    const observed = await observePlace(place, location, deps.files, io.cwd, progress(io, 'verify', place));
     result.problems.push(...observed.unreadable);
     for (const mismatch of compareLibrary(manifest.body, observed.skills))
       problem('UNTRUSTED_SKILL', fileOf(location, mismatch), mismatchMessage(mismatch));
