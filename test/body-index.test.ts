@@ -4,7 +4,6 @@
  * middleware indexing them in the background while requests keep being
  * answered (src/catalog/body-indexer.ts). Figures on real skills: test/relevance.
  */
-import { Buffer } from 'node:buffer';
 import { mkdtemp, mkdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -14,7 +13,7 @@ import { indexBodies } from '../src/catalog/body-indexer.js';
 import { nodeFileSystem, type SkillsFileSystem } from '../src/base/fs.js';
 import { skillsMiddleware } from '../src/middleware.js';
 import { buildPrebuiltIndex, parsePrebuiltIndex, serializePrebuiltIndex } from './helpers/prebuilt.js';
-import type { PrebuiltBody, PrebuiltIndexDocument } from '../src/index/prebuilt/format.js';
+import type { PrebuiltIndexDocument } from '../src/index/prebuilt/format.js';
 import { bodyCollectorFor, createRanker, createTunedRanker, RANK_TUNING } from '../src/catalog/rank/score.js';
 import { stem } from '../src/catalog/rank/tokenize.js';
 import type { SkillEntry } from '../src/base/model.js';
@@ -331,7 +330,7 @@ describe('a prebuilt index built with the instructions', () => {
         i === 0 ? '## Canary stages\n\nWatch the canary, then promote it.' : 'Do the chore.',
       );
     }
-    const file = join(root, 'skills.index.json');
+    const file = join(root, 'skills.index');
     const document = await buildPrebuiltIndex({ directories: [dir] }, file, undefined, { instructions: true });
     expect((await buildPrebuiltIndex({ directories: [dir] }, file)).ranker.body).toBeUndefined();
     await writeFile(file, serializePrebuiltIndex(document));
@@ -372,16 +371,16 @@ describe('a prebuilt index built with the instructions', () => {
   it('reads the bodies instead when the stored ones are of another scheme, and refuses damaged ones', async () => {
     const { dir, file, document } = await library();
     const foreign = structuredClone(document);
-    (foreign.ranker.body as PrebuiltBody).scheme = 'body/0';
+    foreign.ranker.body!.scheme = 'body/0';
     await writeFile(file, serializePrebuiltIndex(foreign));
     const { ctx, reads } = await started(dir, file);
     expect(reads()).toBe(30);
     expect(await callTool(ctx, 'find_skills', { query: 'canary' })).toMatch(/\n- release: /);
     const damaged = structuredClone(document);
-    const stored = damaged.ranker.body as PrebuiltBody;
-    const idf = new Float32Array(stored.terms.split(' ').length).fill(1);
+    const stored = damaged.ranker.body!;
+    const idf = new Float32Array(stored.terms.length).fill(1);
     idf[0] = Number.NaN;
-    stored.idf = Buffer.from(idf.buffer).toString('base64');
+    stored.idf = idf;
     await writeFile(file, serializePrebuiltIndex(damaged));
     const read = parsePrebuiltIndex(serializePrebuiltIndex(damaged), file, {
       directories: [dir],
@@ -393,7 +392,7 @@ describe('a prebuilt index built with the instructions', () => {
     expect(read).toMatchObject({
       ok: false,
       reason: 'malformed',
-      message: expect.stringMatching(/"ranker\.body": an IDF is not a number of 0 or more/),
+      message: expect.stringMatching(/the instructions' postings: an IDF is not a number of 0 or more/),
     });
   });
 });

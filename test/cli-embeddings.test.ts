@@ -8,6 +8,8 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { cli, useTempFolder, writeSkill } from './helpers/cli.js';
+import { readPrebuiltIndex } from './helpers/prebuilt.js';
+import { nodeFileSystem } from '../src/base/fs.js';
 
 const folder = useTempFolder('cli-embeddings-');
 /** A provider module: `body` is the module's text after a working provider named `provider` is defined. */
@@ -28,12 +30,20 @@ describe('--embeddings <module>', () => {
 
   it('index stores the vectors of a default export made by a function, with its model', async () => {
     const embedder = await module('fn.mjs', "export default () => ({ provider, model: 'len-3' });");
-    const output = join(folder.path, 'a.index.json');
+    const output = join(folder.path, 'a.index');
     const run = await cli(['index', skills, '-o', output, '--embeddings', embedder]);
     expect(run).toMatchObject({ code: 0, stderr: '' });
     expect(run.stdout).toContain('Embedded 2 skills with model len-3 (3 dimensions, int8, 1 call).');
-    const document = JSON.parse(await readFile(output, 'utf8')) as { vectors: { model: string; count: number; data: string } };
-    expect(document.vectors).toMatchObject({ model: 'len-3', count: 2, data: expect.any(String) });
+    const read = await readPrebuiltIndex(output, {
+      directories: [skills],
+      packages: [],
+      include: [],
+      exclude: [],
+      strict: false,
+      fs: nodeFileSystem,
+    });
+    if (!read.ok) throw new Error(read.message);
+    expect(read.result.vectors).toMatchObject({ model: 'len-3', count: 2, data: expect.any(String) });
   });
 
   it.each([

@@ -16,6 +16,7 @@ import { readPrebuiltIndex } from './helpers/prebuilt.js';
 import type { SkillsOptions } from '../src/run/options.js';
 import type { SkillEntry } from '../src/base/model.js';
 import { cli, useBuiltBinary, useTempFolder } from './helpers/cli.js';
+import { runCli } from '../src/cli/run.js';
 import { callTool, compose, conversation, createContext } from './helpers/stack.js';
 
 const temp = useTempFolder('mw-skills-cli-index-');
@@ -101,16 +102,19 @@ describe('sisu-skills index: usage (exit 2)', () => {
 describe('sisu-skills index (in-process)', () => {
   it("--instructions stores the instructions' terms; over local folders and packages the index holds none by default", async () => {
     const cwd = await app();
-    expect((await cli(['index', ...ARGS, '-o', 'plain.json'], cwd)).code).toBe(0);
-    expect((await cli(['index', ...ARGS, '-o', 'refused.json', '--no-instructions'], cwd)).code).toBe(0);
-    expect((await cli(['index', ...ARGS, '-o', 'full.json', '--instructions'], cwd)).code).toBe(0);
-    const read = async (file: string) =>
-      JSON.parse(await readFile(join(cwd, file), 'utf8')) as { ranker: { body?: { read: number; terms: string } } };
-    expect((await read('plain.json')).ranker.body).toBeUndefined();
-    expect((await read('refused.json')).ranker.body).toBeUndefined();
-    const full = await read('full.json');
-    expect(full.ranker.body?.read).toBe(5);
-    expect(full.ranker.body?.terms.split(' ')).toContain('step');
+    expect((await cli(['index', ...ARGS, '-o', 'plain.index'], cwd)).code).toBe(0);
+    expect((await cli(['index', ...ARGS, '-o', 'refused.index', '--no-instructions'], cwd)).code).toBe(0);
+    expect((await cli(['index', ...ARGS, '-o', 'full.index', '--instructions'], cwd)).code).toBe(0);
+    const read = async (file: string) => {
+      const result = await readPrebuiltIndex(join(cwd, file), shapeOf(cwd));
+      if (!result.ok) throw new Error(result.message);
+      return result.result;
+    };
+    expect((await read('plain.index')).ranker?.body).toBeUndefined();
+    expect((await read('refused.index')).ranker?.body).toBeUndefined();
+    const full = await read('full.index');
+    expect(full.ranker?.body?.read).toBe(5);
+    expect(full.ranker?.body?.terms).toContain('step');
     const help = (await cli(['help', 'index'], cwd)).stdout;
     expect(help).toContain('[--instructions | --no-instructions]');
     expect(help).toMatch(/The default when a source is an s3:\/\/ or az:\/\/ place/);
@@ -118,7 +122,7 @@ describe('sisu-skills index (in-process)', () => {
 
   it('prints the problems as validate does, then one summary line; skill errors are recorded, exit 0', async () => {
     const cwd = await app();
-    const result = await cli(['index', ...ARGS, '-o', 'build/skills.index.json'], cwd);
+    const result = await cli(['index', ...ARGS, '-o', 'build/skills.index'], cwd);
     expect(result.code).toBe(0);
     const validate = await cli(['validate', ...ARGS], cwd);
     // validate's problem lines (its other lines are per-source counts, indented, and its verdict).
@@ -128,13 +132,13 @@ describe('sisu-skills index (in-process)', () => {
     ).toBe(true);
     expect(problems.some((line) => line.includes(' warning NAME_MISMATCH '))).toBe(true);
     expect(result.stdout).toBe(
-      `${problems.join('\n')}\nWrote ${join('build', 'skills.index.json')}: 5 skills, 1 error, ${problems.length - 1} warnings.\n`,
+      `${problems.join('\n')}\nWrote ${join('build', 'skills.index')}: 5 skills, 1 error, ${problems.length - 1} warnings.\n`,
     );
     expect(result.stderr).toMatch(
       /^1 error left skills out of the index, as a scan would; fix them \(`sisu-skills validate --package @acme\/team-skills skills more` lists them too\)/,
     );
     // Relative to the command's working directory, not the process's.
-    const read = await readPrebuiltIndex(join(cwd, 'build', 'skills.index.json'), shapeOf(cwd));
+    const read = await readPrebuiltIndex(join(cwd, 'build', 'skills.index'), shapeOf(cwd));
     if (!read.ok) throw new Error(read.message);
     expect(read.result.errors.map((d) => d.code)).toEqual(['METADATA_REQUIRED']);
   });
@@ -142,11 +146,11 @@ describe('sisu-skills index (in-process)', () => {
   it('passes --strict, --include and --exclude on: the index is for a middleware with the same options only', async () => {
     const cwd = await app();
     const result = await cli(
-      ['index', 'skills', 'more', '--package', '@acme/team-skills', '--strict', '--exclude', 'explain', '-o', 'skills.index.json'],
+      ['index', 'skills', 'more', '--package', '@acme/team-skills', '--strict', '--exclude', 'explain', '-o', 'skills.index'],
       cwd,
     );
     expect(result.code).toBe(0);
-    const file = join(cwd, 'skills.index.json');
+    const file = join(cwd, 'skills.index');
     const read = await readPrebuiltIndex(file, shapeOf(cwd, { strict: true, exclude: ['explain'] }));
     if (!read.ok) throw new Error(read.message);
     // strict: the misnamed skill is an error and left out; explain is excluded.
@@ -158,13 +162,13 @@ describe('sisu-skills index (in-process)', () => {
   it('an empty library is still an index (of no skills), with a note on stderr', async () => {
     const cwd = await mkdtemp(join(temp.path, 'empty-'));
     await mkdir(join(cwd, 'skills'));
-    const result = await cli(['index', 'skills', '-o', 'skills.index.json'], cwd);
+    const result = await cli(['index', 'skills', '-o', 'skills.index'], cwd);
     expect(result).toEqual({
       code: 0,
-      stdout: 'Wrote skills.index.json: 0 skills, 0 errors, 0 warnings.\n',
+      stdout: 'Wrote skills.index: 0 skills, 0 errors, 0 warnings.\n',
       stderr: 'No skills found in skills: the index lists none.\n',
     });
-    const read = await readPrebuiltIndex(join(cwd, 'skills.index.json'), {
+    const read = await readPrebuiltIndex(join(cwd, 'skills.index'), {
       ...shapeOf(cwd),
       directories: [join(cwd, 'skills')],
       packages: [],
@@ -179,22 +183,20 @@ describe('sisu-skills index: nothing written (exit 1), an existing index left as
     ['a package that is not installed', ['skills', '--package', '@acme/not-installed'], / error PACKAGE_NOT_FOUND /],
   ])('%s', async (_, args, problem) => {
     const cwd = await app();
-    const file = join(cwd, 'skills.index.json');
+    const file = join(cwd, 'skills.index');
     await writeFile(file, 'the previous index\n');
-    const result = await cli(['index', ...args, '-o', 'skills.index.json'], cwd);
+    const result = await cli(['index', ...args, '-o', 'skills.index'], cwd);
     expect(result.code).toBe(1);
     expect(result.stdout).toBe('');
     expect(result.stderr).toMatch(problem);
-    expect(result.stderr).toContain(
-      'Nothing written to skills.index.json: an index without these skills would hide them from the middleware.',
-    );
+    expect(result.stderr).toContain('Nothing written to skills.index: an index without these skills would hide them from the middleware.');
     expect(await readFile(file, 'utf8')).toBe('the previous index\n');
-    expect((await readdir(cwd)).sort()).toEqual(['more', 'node_modules', 'skills', 'skills.index.json']);
+    expect((await readdir(cwd)).sort()).toEqual(['more', 'node_modules', 'skills', 'skills.index']);
   });
 
   it.each([
     // Both fail for root too: no permission bits involved.
-    ['its folder is a file', 'a-file/skills.index.json', 'it is not a directory'],
+    ['its folder is a file', 'a-file/skills.index', 'it is not a directory'],
     ['it is a folder', 'a-folder', 'it is a directory'],
   ])('the file cannot be written: %s', async (_, output, reason) => {
     const cwd = await app();
@@ -216,20 +218,20 @@ describe('sisu-skills index: nothing written (exit 1), an existing index left as
 describe('the index file is replaced whole', () => {
   it('by a rename: a new file takes the name, so a reader holding the old one never sees it half-written', async () => {
     const cwd = await app();
-    const file = join(cwd, 'skills.index.json');
+    const file = join(cwd, 'skills.index');
     await writeFile(file, 'the previous index\n');
     const before = await stat(file);
     const reader = await open(file, 'r');
     try {
-      expect((await cli(['index', 'skills', '-o', 'skills.index.json'], cwd)).code).toBe(0);
+      expect((await cli(['index', 'skills', '-o', 'skills.index'], cwd)).code).toBe(0);
       // Written in place, the same inode would now hold the new text.
       expect((await stat(file)).ino).not.toBe(before.ino);
       expect(await reader.readFile('utf8')).toBe('the previous index\n');
     } finally {
       await reader.close();
     }
-    expect(JSON.parse(await readFile(file, 'utf8'))).toMatchObject({ format: 'sisu-skills-index' });
-    expect((await readdir(cwd)).sort()).toEqual(['more', 'node_modules', 'skills', 'skills.index.json']);
+    expect((await readFile(file)).subarray(0, 18).toString('latin1')).toBe('sisu-skills-index ');
+    expect((await readdir(cwd)).sort()).toEqual(['more', 'node_modules', 'skills', 'skills.index']);
   });
 
   /** Node's calls, with one of them failing. */
@@ -249,10 +251,10 @@ describe('the index file is replaced whole', () => {
 
   it.each(['write', 'rename'] as const)('a failed %s leaves the old file and no temporary file, and is thrown', async (step) => {
     const folder = await mkdtemp(join(temp.path, 'atomic-'));
-    const file = join(folder, 'skills.index.json');
+    const file = join(folder, 'skills.index');
     await writeFile(file, 'old\n');
     await expect(writeFileAtomically(file, 'new\n', failing(step))).rejects.toThrow(`injected ${step} failure`);
-    expect(await readdir(folder)).toEqual(['skills.index.json']);
+    expect(await readdir(folder)).toEqual(['skills.index']);
     expect(await readFile(file, 'utf8')).toBe('old\n');
     await writeFileAtomically(file, 'new\n');
     expect(await readFile(file, 'utf8')).toBe('new\n');
@@ -274,10 +276,10 @@ describe('sisu-skills index (built binary)', () => {
 
   it('writes an index that reads back as what discovery finds with the same options', async () => {
     const cwd = await app();
-    const fromBinary = await built.run(['index', ...ARGS, '--output', 'skills.index.json'], cwd);
+    const fromBinary = await built.run(['index', ...ARGS, '--output', 'skills.index'], cwd);
     expect(fromBinary.code).toBe(0);
-    expect(fromBinary).toEqual(await cli(['index', ...ARGS, '--output', 'skills.index.json'], cwd));
-    const read = await readPrebuiltIndex(join(cwd, 'skills.index.json'), shapeOf(cwd));
+    expect(fromBinary).toEqual(await cli(['index', ...ARGS, '--output', 'skills.index'], cwd));
+    const read = await readPrebuiltIndex(join(cwd, 'skills.index'), shapeOf(cwd));
     if (!read.ok) throw new Error(read.message);
     const scanned = await discoverSkills({ directories: ['skills', 'more'], packages: ['@acme/team-skills'], cwd });
     expect(heads(read.result.skills)).toEqual(heads(scanned.skills));
@@ -295,9 +297,9 @@ describe('sisu-skills index (built binary)', () => {
 
   it('a middleware given index: starts from it: a skill added after the build is not seen, bodies are read at activation', async () => {
     const cwd = await app();
-    expect((await built.run(['index', ...ARGS, '-o', 'skills.index.json'], cwd)).code).toBe(0);
+    expect((await built.run(['index', ...ARGS, '-o', 'skills.index'], cwd)).code).toBe(0);
     await put(join(cwd, 'skills/added-later/SKILL.md'), skillMd('added-later'));
-    const options: SkillsOptions = { directories: ['skills', 'more'], packages: ['@acme/team-skills'], cwd, index: 'skills.index.json' };
+    const options: SkillsOptions = { directories: ['skills', 'more'], packages: ['@acme/team-skills'], cwd, index: 'skills.index' };
     const ctx = createContext({ messages: conversation('Fill in this PDF form.') });
     await compose([skillsMiddleware(options)])(ctx);
     const system = ctx.messages[0]?.content ?? '';
@@ -316,5 +318,37 @@ describe('sisu-skills index (built binary)', () => {
     const { index: _index, ...scan } = options;
     await compose([skillsMiddleware(scan)])(scanning);
     expect(scanning.messages[0]?.content).toContain('added-later');
+  });
+});
+
+describe('progress on a terminal', () => {
+  it("shows each phase, and skills read of how many, only where io.progress is given (stderr a terminal); stdout's lines are the same", async () => {
+    const cwd = await mkdtemp(join(temp.path, 'many-'));
+    for (let i = 0; i < 120; i++) await put(join(cwd, 'skills', `skill-${i}`, 'SKILL.md'), skillMd(`skill-${i}`));
+    const run = async (progress?: string[]) => {
+      const out: string[] = [];
+      const err: string[] = [];
+      const io = { out: (line: string) => out.push(line), err: (line: string) => err.push(line), cwd };
+      const code = await runCli(
+        ['index', 'skills', '-o', 'skills.index', '--instructions'],
+        progress ? { ...io, progress: (line) => progress.push(line) } : io,
+      );
+      return { code, out, err };
+    };
+    const lines: string[] = [];
+    const watched = await run(lines);
+    const quiet = await run();
+    expect(watched).toEqual(quiet);
+    expect(quiet.err).toEqual([]);
+    expect(lines[0]).toBe('sisu-skills index: finding skills');
+    // Skills found while the folders are walked, then each phase with its counts: its start, each tenth, its end.
+    expect(lines).toContain('sisu-skills index: checking each SKILL.md, 0 of 120');
+    expect(lines).toContain('sisu-skills index: checking each SKILL.md, 120 of 120');
+    expect(lines).toContain('sisu-skills index: building the ranker');
+    expect(lines).toContain('sisu-skills index: reading the instructions, 12 of 120');
+    expect(lines).toContain('sisu-skills index: reading the instructions, 120 of 120');
+    expect(lines).toContain("sisu-skills index: building the instructions' index");
+    expect(lines.at(-1)).toBe('sisu-skills index: writing skills.index');
+    expect(lines.length).toBeLessThan(40);
   });
 });

@@ -114,7 +114,7 @@ describe('freshness', () => {
   it('every poller of a bucket store is told of a stale read, until it closes; the running poller of each mode checks again soon', async () => {
     vi.useFakeTimers();
     try {
-      const store = new BucketStore([{ bucket: 'b', prefix: '', root: 's3://b' }], {}, 's3://b/skills.index.json');
+      const store = new BucketStore([{ bucket: 'b', prefix: '', root: 's3://b' }], {}, 's3://b/skills.index');
       const listed = vi.spyOn(store, 'list').mockResolvedValue(false);
       const fetched = vi.spyOn(store.index!, 'fetch').mockResolvedValue(false);
       const settings = { refresh: 0, storageWait: 100 };

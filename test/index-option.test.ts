@@ -48,7 +48,7 @@ function countingFs(): { fs: SkillsFileSystem; listings: () => number } {
 beforeEach(async () => {
   root = await realpath(await mkdtemp(join(tmpdir(), 'skills-index-')));
   skills = join(root, 'skills');
-  indexFile = join(root, 'skills.index.json');
+  indexFile = join(root, 'skills.index');
   await writeSkill('alpha');
   await writeSkill('beta');
 });

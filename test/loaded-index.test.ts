@@ -57,7 +57,7 @@ describe('a loaded index', () => {
 
   it('from an index file: its place, build date and version, stamps and ranker data', async () => {
     const { root, skills } = await library();
-    const indexFile = join(root, 'skills.index.json');
+    const indexFile = join(root, 'skills.index');
     const document = await buildPrebuiltIndex({ directories: [skills] }, indexFile, () => new Date('2026-03-04T05:06:07.000Z'));
     await writeFile(indexFile, serializePrebuiltIndex(document));
     const options = resolveOptions({ directories: [skills], index: indexFile });
@@ -80,10 +80,17 @@ describe('a loaded index', () => {
   it('from an index object in a bucket: its URL', () => {
     const discovery = { skills: [], scannedDirectories: [], errors: [], warnings: [] };
     const stamps = { of: () => undefined };
-    const published = { ...discovery, stamps, file: 's3://b/skills.index.json', createdAt: 'then', packageVersion: '9.9.9' };
+    const published = {
+      ...discovery,
+      stamps,
+      file: 's3://b/skills.index',
+      createdAt: 'then',
+      packageVersion: '9.9.9',
+      section: () => undefined,
+    };
     expect(originOf({ from: 'published', read: 'frontmatter', discovery: published })).toEqual({
       kind: 'published',
-      location: 's3://b/skills.index.json',
+      location: 's3://b/skills.index',
       createdAt: 'then',
       packageVersion: '9.9.9',
     });

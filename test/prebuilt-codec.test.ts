@@ -13,10 +13,11 @@ import type { PostingsData } from '../src/base/ranker-data.js';
 import { ByteReader, ByteWriter, DamagedIndexError } from '../src/index/prebuilt/codec-bytes.js';
 import { Container, containerVersion, MAX_INFLATED_BYTES, writeContainer } from '../src/index/prebuilt/codec-container.js';
 import { readPostings, writePostings } from '../src/index/prebuilt/codec-postings.js';
-import { readRanker, writeBody, writeRanker, type StoredRankerData } from '../src/index/prebuilt/codec-ranker.js';
+import { readRanker, writeBody, writeRanker, type PrebuiltRankerData } from '../src/index/prebuilt/codec-ranker.js';
 import { SkillTable, writeSkills, type SkillRecord } from '../src/index/prebuilt/codec-skills.js';
-import { bodyData, buildRankerData, RANKER_FORMAT } from '../src/catalog/rank/data.js';
-import { bodyCollectorFor } from '../src/catalog/rank/score.js';
+import { decodeSkills } from '../src/index/prebuilt/read-skills.js';
+import { buildRankerData, RANKER_FORMAT } from '../src/catalog/rank/data.js';
+import { RANKER_BUILDER } from '../src/catalog/saved-ranker.js';
 
 /** What `read` gives for `bytes`: its value, or the DamagedIndexError's message (any other throw fails the test). */
 function outcome<T>(read: () => T): { value: T } | { damaged: string } {
@@ -28,32 +29,54 @@ function outcome<T>(read: () => T): { value: T } | { damaged: string } {
   }
 }
 
-describe('varints, floats and string tables', () => {
-  it('read back what was written, in order, and nothing more', () => {
+describe('varints, typed arrays and JSON', () => {
+  const kinds = [Uint8Array, Uint16Array, Uint32Array, Int32Array, Float32Array, Float64Array] as const;
+
+  it('read back what was written, in order, and nothing more (property)', () => {
     fc.assert(
       fc.property(
         fc.array(
           fc.oneof(
             fc.nat({ max: 0xffffffff }).map((n) => ({ n })),
-            fc.string({ unit: 'binary' }).map((s) => ({ s })),
+            fc
+              .tuple(fc.nat({ max: kinds.length - 1 }), fc.array(fc.nat({ max: 255 }), { maxLength: 9 }))
+              .map(([k, values]) => ({ k, values })),
+            fc.jsonValue({ maxDepth: 2 }).map((json) => ({ json })),
+            fc.array(fc.string({ unit: 'binary' }), { maxLength: 4 }).map((strings) => ({ strings })),
           ),
+          { maxLength: 20 },
         ),
-        fc.array(fc.double()),
-        (items, doubles) => {
+        (items) => {
           const out = new ByteWriter();
-          for (const item of items) if ('n' in item) out.varint(item.n);
-          out.strings(items.flatMap((item) => ('s' in item ? [item.s] : [])));
-          for (const d of doubles) out.float64(d);
+          for (const item of items) {
+            if ('n' in item) out.varint(item.n);
+            else if ('k' in item) out.typed((kinds[item.k] as (typeof kinds)[number]).from(item.values));
+            else if ('json' in item) out.json(item.json);
+            else out.json(item.strings);
+          }
           const input = new ByteReader(out.result(), 'test');
-          for (const item of items) if ('n' in item) expect(input.varint()).toBe(item.n);
-          const strings = items.flatMap((item) => ('s' in item ? [item.s] : []));
-          // Lone surrogates are not UTF-8: they read back as U+FFFD, as Buffer writes them.
-          expect(input.strings(strings.length).all()).toEqual(strings.map((s) => Buffer.from(s, 'utf8').toString('utf8')));
-          for (const d of doubles) expect(Object.is(input.float64(), d)).toBe(true);
+          for (const item of items) {
+            if ('n' in item) expect(input.varint()).toBe(item.n);
+            else if ('k' in item) {
+              const kind = kinds[item.k] as (typeof kinds)[number];
+              // Any of the kinds: typed() is generic over them.
+              const back = input.typed(kind as typeof Uint8Array, item.values.length);
+              expect(back).toBeInstanceOf(kind);
+              expect([...back]).toEqual(item.values);
+            } else if ('json' in item) expect(input.json()).toEqual(JSON.parse(JSON.stringify(item.json)));
+            else expect(input.strings(item.strings.length)).toEqual(item.strings);
+          }
           input.end();
         },
       ),
     );
+  });
+
+  it('JSON is written in ASCII only, every other character as an escape that reads back the same', () => {
+    const value = { description: 'résumé’s “summary” 履歴書 📄 \u0001', lone: '\ud800' };
+    const bytes = new ByteWriter().json(value).result();
+    expect([...bytes].every((byte) => byte < 0x80)).toBe(true);
+    expect(new ByteReader(bytes, 'test').json()).toEqual(value);
   });
 
   it('the edges of a varint: one byte to 127, five bytes to 2^32 - 1, and no further', () => {
@@ -77,13 +100,22 @@ describe('varints, floats and string tables', () => {
     expect(outcome(() => new ByteReader(Uint8Array.of(0x80, 0x80), 'test').varint())).toEqual({ damaged: 'test ends inside a number' });
   });
 
-  it('refuses lengths past the end before allocating for them', () => {
-    // A table that claims a billion strings in 3 bytes, and a string longer than what is left.
-    expect(outcome(() => new ByteReader(Uint8Array.of(1, 2, 3), 'test').strings(1e9))).toEqual({
-      damaged: 'test cannot hold 1000000000 strings',
+  it('refuses counts and lengths past the end before allocating for them', () => {
+    // An array that claims a billion values in a few bytes, and a block longer than what is left.
+    expect(outcome(() => new ByteReader(new ByteWriter().varint(1e9).result(), 'test').typed(Float64Array))).toEqual({
+      damaged: 'test ends before its values',
     });
-    expect(outcome(() => new ByteReader(new ByteWriter().varint(50).raw(Buffer.from('abc')).result(), 'test').strings(1))).toEqual({
-      damaged: 'test ends before its data',
+    expect(outcome(() => new ByteReader(new ByteWriter().typed(Uint16Array.of(1, 2)).result(), 'test').typed(Uint16Array, 3))).toEqual({
+      damaged: 'test holds 2 values where 3 belong',
+    });
+    expect(outcome(() => new ByteReader(new ByteWriter().varint(50).raw(Buffer.from('abc')).result(), 'test').json())).toEqual({
+      damaged: 'test ends before its data (a block of 50 bytes, 3 left)',
+    });
+    expect(outcome(() => new ByteReader(new ByteWriter().block(Buffer.from('{"a":')).result(), 'test').json())).toMatchObject({
+      damaged: expect.stringMatching(/^test holds text that is not JSON/),
+    });
+    expect(outcome(() => new ByteReader(new ByteWriter().json(['a', 1]).result(), 'test').strings())).toEqual({
+      damaged: 'test does not hold a list of strings where they belong',
     });
     expect(outcome(() => new ByteReader(new ByteWriter().varint(7).result(), 'test').count(5, 'a count of'))).toEqual({
       damaged: 'test has a count of 7, past 5',
@@ -183,8 +215,8 @@ const skills: SkillRecord[] = [
     size: 120,
     mtimeMs: 1.5e12 + 0.25,
   },
-  // The name not first: stored whole, keys in their order.
-  { metadata: { description: 'Déployer « vite ».', name: 'deploy' }, directory: './skills/ops/deploy', size: 90, mtimeMs: 1.6e12 },
+  // The name not first (keys keep their order), and a folder named otherwise than the skill.
+  { metadata: { description: 'Déployer « vite ».', name: 'deploy' }, directory: './skills/ops/deploy-it', size: 90, mtimeMs: 1.6e12 },
   {
     metadata: JSON.parse('{"name":"proto","description":"Keeps its own key.","__proto__":{"x":1},"limit":null}') as SkillRecord['metadata'],
     directory: '../elsewhere/proto',
@@ -208,17 +240,20 @@ describe('skills', () => {
   it('read back field by field: metadata with its keys in order and own __proto__, folders, stamps, exceptions', () => {
     const table = tableOf(skills);
     skills.forEach((record, i) => {
-      expect(table.name(i)).toBe(record.metadata.name);
-      const metadata = table.metadata(i);
+      const metadata = table.metadata[i] as Record<string, unknown>;
       expect(JSON.stringify(metadata)).toBe(JSON.stringify(record.metadata));
       expect(Object.keys(metadata)).toEqual(Object.keys(record.metadata));
       const { parent, leaf } = table.folder(i);
-      expect(parent === 0 ? leaf : `${table.parents[parent - 1]}/${leaf}`).toBe(record.directory);
+      // "" as the folder's own name: the skill's name.
+      const own = leaf === '' ? record.metadata.name : leaf;
+      expect(parent === 0 ? leaf : `${table.parents[parent - 1]}/${own}`).toBe(record.directory);
       expect(table.file(i)).toBe(record.file);
-      expect([table.size(i), table.mtimeMs(i)]).toEqual([record.size, record.mtimeMs]);
+      expect([table.sizes[i], table.mtimes[i]]).toEqual([record.size, record.mtimeMs]);
       expect(table.specials(i)).toEqual(record.specials);
     });
-    expect(Object.hasOwn(table.metadata(2), '__proto__')).toBe(true);
+    expect(table.folder(0).leaf).toBe('');
+    expect(table.folder(1).leaf).toBe('deploy-it');
+    expect(Object.hasOwn(table.metadata[2] as object, '__proto__')).toBe(true);
     expect(table.parents).toEqual(['./skills', './skills/ops', '../elsewhere', 's3://bucket/skills']);
   });
 
@@ -232,9 +267,7 @@ describe('skills', () => {
         const position = at % hostile.length;
         hostile[position] = hostile[position]! ^ flip;
         const result = outcome(() => {
-          const table = new SkillTable(new ByteReader(cut ? bytes.subarray(0, position) : hostile, 'test'), skills.length);
-          for (let i = 0; i < skills.length; i++) table.metadata(i);
-          return table;
+          return new SkillTable(new ByteReader(cut ? bytes.subarray(0, position) : hostile, 'test'), skills.length);
         });
         if ('value' in result) expect(result.value.count).toBe(skills.length);
       }),
@@ -322,16 +355,16 @@ describe('the container', () => {
 
 describe('the ranker sections', () => {
   /** A ranker's data over `entries`, with its instructions' index, as the builder stores them. */
-  async function stored(): Promise<StoredRankerData> {
+  async function stored(): Promise<PrebuiltRankerData> {
     const entries = [
       { name: 'pdf', description: 'Fill and merge PDF forms. Use when the user has a PDF.' },
       { name: 'deploy', description: 'Deploy services to the cloud.', tags: ['ops'] },
       { name: 'review', description: 'Review a pull request for bugs.' },
     ];
-    const collector = bodyCollectorFor(entries.length);
-    collector.add(0, '# Forms\nFill the fields of a PDF form, then merge two PDFs.');
-    collector.add(2, '# Review\nRead the diff; look for bugs and missing tests.');
-    const data: StoredRankerData = { ...buildRankerData(entries), body: bodyData(collector.build()), nameOrder: Int32Array.of(1, 0, 2) };
+    const bodies = RANKER_BUILDER.bodies(entries.length);
+    bodies.add(0, '# Forms\nFill the fields of a PDF form, then merge two PDFs.');
+    bodies.add(2, '# Review\nRead the diff; look for bugs and missing tests.');
+    const data: PrebuiltRankerData = { ...buildRankerData(entries), body: bodies.data()!, nameOrder: Int32Array.of(1, 0, 2) };
     return data;
   }
 
@@ -355,7 +388,7 @@ describe('the ranker sections', () => {
     expect(foreignBody.ok && foreignBody.data?.body).toBeUndefined();
     expect(readRanker(writeRanker(data), undefined, 2, RANKER_FORMAT)).toEqual({
       ok: false,
-      problem: 'section "ranker" has a ranked skill count of 3, past 2',
+      problem: 'section "ranker" has no count of the skills it ranks',
     });
     const otherCount = readRanker(writeRanker(data), writeBody({ ...data.body!, count: 4 }), 3, RANKER_FORMAT);
     expect(otherCount).toEqual({ ok: false, problem: 'section "ranker.body" is over 4 skills, the ranker over 3' });
@@ -366,5 +399,81 @@ describe('the ranker sections', () => {
     const bodyRefused = readRanker(writeRanker(data), writeBody({ ...data.body!, rareIdf: -1 }), 3, RANKER_FORMAT);
     expect(bodyRefused).toEqual({ ok: false, problem: "the instructions' postings: the rare-term IDF is not a number of 0 or more" });
     expect(readRanker(writeRanker(data).subarray(0, 12), undefined, 3, RANKER_FORMAT).ok).toBe(false);
+  });
+});
+
+describe('decodeSkills: what the skills section says, checked', () => {
+  /** A skills section written field by field, as a hostile writer might. */
+  function section(fields: {
+    metadata?: readonly unknown[];
+    parents?: readonly string[];
+    parentOf?: readonly number[];
+    leaves?: readonly string[];
+    sizes?: readonly number[];
+    files?: readonly unknown[];
+  }): SkillTable {
+    const count = fields.metadata?.length ?? 1;
+    const out = new ByteWriter()
+      .json(fields.metadata ?? [{ name: 'a', description: 'A.' }])
+      .json(fields.parents ?? ['./skills'])
+      .typed(Uint32Array.from(fields.parentOf ?? [1]))
+      .json(fields.leaves ?? [''])
+      .typed(Float64Array.from(fields.sizes ?? Array.from({ length: count }, () => 1)))
+      .typed(Float64Array.from({ length: count }, () => 2))
+      .json(fields.files ?? [])
+      .json([]);
+    return new SkillTable(new ByteReader(out.result(), 'test'), count);
+  }
+  const decode = (stored: string): string => (stored.startsWith('./') ? `/lib/${stored.slice(2)}` : stored);
+  const decoded = (table: SkillTable, roots = ['/lib/skills']) => outcome(() => decodeSkills(table, decode, roots));
+
+  it('a well-formed section: folders from their parents, SKILL.md beside each, its stamp', () => {
+    const result = decoded(
+      section({
+        metadata: [
+          { name: 'a', description: 'A.' },
+          { name: 'b', description: 'B.' },
+        ],
+        parentOf: [1, 1],
+        leaves: ['', 'b-dir'],
+      }),
+    );
+    if (!('value' in result)) throw new Error(result.damaged);
+    expect(result.value.skills.map((s) => [s.directory, s.path])).toEqual([
+      ['/lib/skills/a', '/lib/skills/a/SKILL.md'],
+      ['/lib/skills/b-dir', '/lib/skills/b-dir/SKILL.md'],
+    ]);
+    expect(result.value.stamps.of(result.value.skills[1]!)).toEqual({ size: 1, mtimeMs: 2 });
+    // A configured folder that is itself a skill, its parent outside every configured folder.
+    const root = decoded(section({}), ['/lib/skills/a']);
+    expect('value' in root && root.value.skills[0]?.directory).toBe('/lib/skills/a');
+    // A SKILL.md named otherwise, inside its folder.
+    const named = decoded(section({ files: [[0, '/lib/skills/a/skill.md']] }));
+    expect('value' in named && named.value.skills[0]?.path).toBe('/lib/skills/a/skill.md');
+  });
+
+  it.each([
+    ['a parent it does not hold', { parentOf: [2] }, 'skill 1: names a parent folder the index does not hold'],
+    ['a folder name that steps out', { leaves: ['..'] }, 'skill 1: its folder name is not a name'],
+    ['a folder name with a slash', { leaves: ['x/y'] }, 'skill 1: its folder name is not a name'],
+    ['a parent outside the folders', { parents: ['/etc'] }, 'skill 1 ("a") lies outside the configured directories'],
+    ['metadata that is no object', { metadata: [[1]] }, 'skill 1: its metadata is not an object'],
+    ['a size that is no size', { sizes: [1.5] }, 'skill 1: its SKILL.md size or mtime is not a number'],
+    ['a SKILL.md in another folder', { files: [[0, '/lib/skills/b/SKILL.md']] }, 'skill 1: its SKILL.md lies outside its folder'],
+    ['a SKILL.md up and back', { files: [[0, '/lib/skills/a/../a/SKILL.md']] }, 'skill 1: its SKILL.md lies outside its folder'],
+    [
+      'exceptions out of order',
+      {
+        files: [
+          [0, 'x'],
+          [0, 'y'],
+        ],
+      },
+      'test lists SKILL.md paths it should not',
+    ],
+  ] as const)('refuses %s', (_, fields, message) => {
+    expect(outcome(() => decodeSkills(section(fields), decode, ['/lib/skills']))).toEqual({
+      damaged: message,
+    });
   });
 });

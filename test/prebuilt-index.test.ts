@@ -5,6 +5,7 @@
  * since the build is caught at activation.
  */
 import { Buffer } from 'node:buffer';
+import { deflateSync, inflateSync } from 'node:zlib';
 import { cp, mkdir, readFile, rm, stat, utimes, writeFile } from 'node:fs/promises';
 import { join, sep } from 'node:path';
 import fc from 'fast-check';
@@ -19,13 +20,10 @@ import {
   readPrebuiltIndex,
   serializePrebuiltIndex,
 } from './helpers/prebuilt.js';
-import {
-  PREBUILT_INDEX_FORMAT,
-  PREBUILT_INDEX_VERSION,
-  type DiscoveryShape,
-  type PrebuiltIndexDocument,
-  type PrebuiltRanker,
-} from '../src/index/prebuilt/format.js';
+import { PREBUILT_INDEX_VERSION, type DiscoveryShape, type PrebuiltIndexDocument } from '../src/index/prebuilt/format.js';
+import { Container, writeContainer } from '../src/index/prebuilt/codec-container.js';
+import { ByteReader, ByteWriter } from '../src/index/prebuilt/codec-bytes.js';
+import { version as packageVersion } from '../package.json';
 import type { PrebuiltIndexRead } from '../src/index/prebuilt/read.js';
 import { checkSkillFile, compareSkillStamp } from '../src/index/prebuilt/stamps.js';
 import { createLazySkillIndex } from '../src/index/skill-index.js';
@@ -37,7 +35,7 @@ afterEach(async () => {
   for (const root of roots.splice(0)) await cleanup(root);
 });
 
-/** A library with a nested skill, a broken one and a warning, plus the index built for it at <root>/skills.index.json. */
+/** A library with a nested skill, a broken one and a warning, plus the index built for it at <root>/skills.index. */
 async function library(): Promise<{ root: string; skills: string; indexFile: string; shape: DiscoveryShape }> {
   const root = await makeTempTree({
     'skills/pdf-tools/SKILL.md': skillMd('pdf-tools', 'Fill PDF forms. Use for PDFs.', 'tags: [pdf, forms]\n'),
@@ -49,19 +47,31 @@ async function library(): Promise<{ root: string; skills: string; indexFile: str
   });
   roots.push(root);
   const skills = join(root, 'skills');
-  const indexFile = join(root, 'skills.index.json');
+  const indexFile = join(root, 'skills.index');
   const document = await buildPrebuiltIndex({ directories: [skills] }, indexFile, () => new Date('2026-01-02T03:04:05.000Z'));
   await writeFile(indexFile, serializePrebuiltIndex(document));
   return { root, skills, indexFile, shape: { directories: [skills], packages: [], include: [], exclude: [], strict: false } };
 }
 
-/** A typed array as the index stores it (little-endian on the machines tests run on). */
-const base64 = (array: Int32Array | Uint16Array): string =>
-  Buffer.from(array.buffer, array.byteOffset, array.byteLength).toString('base64');
-const decoded = (text: string): Uint16Array => {
-  const bytes = Buffer.from(text, 'base64');
-  return new Uint16Array(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength));
-};
+/** `bytes` (an index file) with its header changed by `change`, its sections as they are. */
+function withHeader(bytes: Uint8Array, change: (header: Record<string, unknown>) => void): Uint8Array {
+  const container = Container.open(bytes);
+  const header = structuredClone(container.header);
+  delete header.sections;
+  change(header);
+  const sections = new Map(container.names().map((name) => [name, container.section(name)!]));
+  return writeContainer({ version: PREBUILT_INDEX_VERSION, header, sections, level: 6 });
+}
+
+/** `bytes` with section `name` replaced by `section` (or removed). */
+function withSection(bytes: Uint8Array, name: string, section: Uint8Array | undefined): Uint8Array {
+  const container = Container.open(bytes);
+  const { sections: _table, ...header } = container.header;
+  const sections = new Map(container.names().map((n) => [n, container.section(n)!]));
+  if (section) sections.set(name, Buffer.from(section));
+  else sections.delete(name);
+  return writeContainer({ version: PREBUILT_INDEX_VERSION, header, sections, level: 6 });
+}
 
 function expectUnusable(read: PrebuiltIndexRead, reason: string, file: string): string {
   if (read.ok) throw new Error('expected the index to be refused');
@@ -106,13 +116,13 @@ describe('buildPrebuiltIndex + readPrebuiltIndex', () => {
 
   it('stores paths relative to the index file, so a library moved whole still reads', async () => {
     const { root } = await library();
-    const text = await readFile(join(root, 'skills.index.json'), 'utf8');
-    expect(text).not.toContain(root);
+    const sections = Container.open(await readFile(join(root, 'skills.index')));
+    for (const name of ['skills', 'diagnostics']) expect(sections.section(name)!.toString('latin1')).not.toContain(root);
     const moved = `${root}-moved`;
     roots.push(moved);
     await cp(root, moved, { recursive: true, preserveTimestamps: true });
     const skills = join(moved, 'skills');
-    const read = await readPrebuiltIndex(join(moved, 'skills.index.json'), {
+    const read = await readPrebuiltIndex(join(moved, 'skills.index'), {
       directories: [skills],
       packages: [],
       include: [],
@@ -130,33 +140,71 @@ describe('buildPrebuiltIndex + readPrebuiltIndex', () => {
     }
   });
 
-  it('writes one line per skill and parses back to the same document', async () => {
-    const { indexFile } = await library();
-    const text = await readFile(indexFile, 'utf8');
-    const document = JSON.parse(text) as PrebuiltIndexDocument;
-    expect(document).toMatchObject({ format: PREBUILT_INDEX_FORMAT, version: PREBUILT_INDEX_VERSION, packageVersion: expect.any(String) });
-    expect(text.split('\n').filter((line) => line.startsWith('    {"directory"'))).toHaveLength(3);
-    expect(JSON.parse(serializePrebuiltIndex(document))).toEqual(document);
-    const empty = { ...document, skills: [] };
-    expect(JSON.parse(serializePrebuiltIndex(empty))).toEqual(empty);
+  it('writes format 3: its first line names it, its header what the build knew; a write reads back whole, and again the same', async () => {
+    const { indexFile, shape } = await library();
+    const bytes = await readFile(indexFile);
+    expect(bytes.subarray(0, bytes.indexOf(0x0a) + 1).toString('latin1')).toBe(`sisu-skills-index ${PREBUILT_INDEX_VERSION}\n`);
+    const { header } = Container.open(bytes);
+    expect(header).toMatchObject({ packageVersion: expect.any(String), createdAt: '2026-01-02T03:04:05.000Z', skillCount: 3 });
+    expect(Object.keys(header.sections as object).sort()).toEqual(['diagnostics', 'ranker', 'skills']);
+    const read = parsePrebuiltIndex(bytes, indexFile, shape);
+    if (!read.ok) throw new Error(read.message);
+    // The same document, built again, is the same bytes: a rebuild with nothing changed changes nothing.
+    const again = await buildPrebuiltIndex({ directories: shape.directories }, indexFile, () => new Date('2026-01-02T03:04:05.000Z'));
+    expect(Buffer.from(serializePrebuiltIndex(again)).equals(bytes)).toBe(true);
+    const empty = parsePrebuiltIndex(
+      serializePrebuiltIndex({
+        ...again,
+        skills: [],
+        ranker: {
+          ...again.ranker,
+          count: 0,
+          terms: [],
+          offsets: Int32Array.of(0),
+          docs: new Uint16Array(0),
+          weights: new Uint16Array(0),
+          nameOrder: new Int32Array(0),
+        },
+      }),
+      indexFile,
+      shape,
+    );
+    if (!empty.ok) throw new Error(empty.message);
+    expect(empty.result.skills).toEqual([]);
   });
 
-  it('writes ASCII only, and characters past it read back the same', async () => {
+  it('characters past ASCII read back the same', async () => {
     const root = await makeTempTree({
       // A curly quote, an accent, a CJK character, an emoji (a surrogate pair) and a control character.
       'skills/resume/SKILL.md': skillMd('resume', 'Write a résumé’s “summary” 履歴書 📄 with\u0001 care.', 'tags: [café, 📄]\n'),
     });
     roots.push(root);
     const skills = join(root, 'skills');
-    const indexFile = join(root, 'skills.index.json');
-    const text = serializePrebuiltIndex(await buildPrebuiltIndex({ directories: [skills] }, indexFile));
-    expect(text).toMatch(/^[\n\x20-\x7e]*$/);
-    expect(text).toContain('r\\u00e9sum\\u00e9\\u2019s');
-    const read = parsePrebuiltIndex(text, indexFile, { directories: [skills], packages: [], include: [], exclude: [], strict: false });
+    const indexFile = join(root, 'skills.index');
+    const bytes = serializePrebuiltIndex(await buildPrebuiltIndex({ directories: [skills] }, indexFile));
+    const read = parsePrebuiltIndex(bytes, indexFile, { directories: [skills], packages: [], include: [], exclude: [], strict: false });
     if (!read.ok) throw new Error(read.message);
     const scanned = await discover(resolveOptions({ directories: [skills] }), { frontmatterOnly: true });
     expect(read.result.skills.map((s) => s.metadata)).toEqual(scanned.skills.map((s) => s.metadata));
     expect(read.result.skills[0]?.metadata.description).toBe('Write a résumé’s “summary” 履歴書 📄 with\u0001 care.');
+  });
+
+  it('carries the sections another feature hands in, and refuses its own names for them', async () => {
+    const { indexFile, shape } = await library();
+    const document = await buildPrebuiltIndex({ directories: shape.directories }, indexFile);
+    const manifests = Buffer.from('{"signed":true}');
+    const read = parsePrebuiltIndex(
+      serializePrebuiltIndex({ ...document, sections: new Map([['manifests', manifests]]) }),
+      indexFile,
+      shape,
+    );
+    if (!read.ok) throw new Error(read.message);
+    expect(read.result.section('manifests')).toEqual(manifests);
+    expect(read.result.section('ranker')).toBeUndefined();
+    expect(read.result.section('other')).toBeUndefined();
+    expect(() => serializePrebuiltIndex({ ...document, sections: new Map([['ranker', manifests]]) })).toThrow(
+      'index section "ranker" is the index\'s own',
+    );
   });
 
   it('leaves out a SKILL.md that vanished between discovery and the build, with an error', async () => {
@@ -187,68 +235,47 @@ describe('buildPrebuiltIndex + readPrebuiltIndex', () => {
 });
 
 describe('readPrebuiltIndex refuses, never throws', () => {
+  const bare = { directories: ['/x'], packages: [], include: [], exclude: [], strict: false };
+
   it('a missing file, and one that cannot be read', async () => {
     const { root, indexFile, shape } = await library();
-    const missing = join(root, 'nope.json');
+    const missing = join(root, 'nope.index');
     expectUnusable(await readPrebuiltIndex(missing, { ...shape, fs: nodeFileSystem }), 'missing', missing);
     // A folder where the file should be: unreadable as root too.
-    const folder = join(root, 'folder.json');
+    const folder = join(root, 'folder.index');
     await mkdir(folder);
     expect(expectUnusable(await readPrebuiltIndex(folder, { ...shape, fs: nodeFileSystem }), 'unreadable', folder)).toContain(
       'it is a directory',
     );
-    const { fs } = faultyFs({ '/x/index.json': '{}' }, [{ method: 'readFile', path: '/x/index.json', code: 'EACCES' }]);
-    expect(expectUnusable(await readPrebuiltIndex('/x/index.json', { ...shape, fs }), 'unreadable', '/x/index.json')).toContain(
+    const { fs } = faultyFs({ '/x/skills.index': 'x' }, [{ method: 'open', path: '/x/skills.index', code: 'EACCES' }]);
+    expect(expectUnusable(await readPrebuiltIndex('/x/skills.index', { ...shape, fs }), 'unreadable', '/x/skills.index')).toContain(
       'permission denied',
     );
     expect((await readPrebuiltIndex(indexFile, { ...shape, fs: nodeFileSystem })).ok).toBe(true);
   });
 
-  it('text that is not JSON, with the line and column of the problem', () => {
-    const read = parsePrebuiltIndex('{\n  "format": "sisu-skills-index",\n  "version": 1,,\n}', '/x/index.json', {
-      directories: ['/x'],
-      packages: [],
-      include: [],
-      exclude: [],
-      strict: false,
-    });
-    expectUnusable(read, 'not-json', '/x/index.json');
-    if (read.ok) return;
-    expect(read.diagnostic).toMatchObject({ line: 3, column: 16 });
-    const empty = parsePrebuiltIndex('', '/x/index.json', { directories: ['/x'], packages: [], include: [], exclude: [], strict: false });
-    expectUnusable(empty, 'not-json', '/x/index.json');
-    if (!empty.ok) expect(empty.diagnostic).toMatchObject({ line: 1, column: 1 });
-  });
-
-  it('JSON that is not a skills index, and an index in another format version', () => {
-    const shape = { directories: ['/x'], packages: [], include: [], exclude: [], strict: false };
-    for (const text of ['null', '[]', '{}', '"sisu-skills-index"', '{"format":"other","version":1}']) {
-      expectUnusable(parsePrebuiltIndex(text, '/x/i.json', shape), 'wrong-format', '/x/i.json');
+  it('a file that is not a skills index, and an index in another format version (the JSON of formats 1 and 2 included)', () => {
+    for (const text of ['', 'null', 'PK\u0003\u0004', 'sisu-skills-index\n', 'other-index 3\n', 'sisu-skills-index three\n']) {
+      expectUnusable(parsePrebuiltIndex(Buffer.from(text), '/x/i', bare), 'wrong-format', '/x/i');
     }
-    const newer = parsePrebuiltIndex(
-      JSON.stringify({ format: PREBUILT_INDEX_FORMAT, version: PREBUILT_INDEX_VERSION + 1, packageVersion: '9.0.0' }),
-      '/x/i.json',
-      shape,
+    const newer = parsePrebuiltIndex(Buffer.from(`sisu-skills-index ${PREBUILT_INDEX_VERSION + 1}\n...`), '/x/i', bare);
+    expect(expectUnusable(newer, 'incompatible-version', '/x/i')).toContain(
+      `in index format ${PREBUILT_INDEX_VERSION + 1}; this version (${packageVersion}) reads format ${PREBUILT_INDEX_VERSION} only`,
     );
-    const message = expectUnusable(newer, 'incompatible-version', '/x/i.json');
-    expect(message).toContain(`by @sisu-ai/mw-skills 9.0.0 in index format ${PREBUILT_INDEX_VERSION + 1}`);
-    expect(message).toContain(`reads formats 1 and ${PREBUILT_INDEX_VERSION} only`);
-    expectUnusable(
-      parsePrebuiltIndex(JSON.stringify({ format: PREBUILT_INDEX_FORMAT, version: 0 }), '/x/i.json', shape),
-      'incompatible-version',
-      '/x/i.json',
+    // Formats 1 and 2 were JSON: said so, with the version and the package that wrote it, never parsed.
+    const json = Buffer.from(`{\n  "format": "sisu-skills-index",\n  "version": 2,\n  "packageVersion": "0.1.0",\n  "skills": [`);
+    expect(expectUnusable(parsePrebuiltIndex(json, '/x/i.json', bare), 'incompatible-version', '/x/i.json')).toContain(
+      'was written by @sisu-ai/mw-skills 0.1.0 in index format 2 (JSON); this version',
     );
-    expectUnusable(
-      parsePrebuiltIndex(JSON.stringify({ format: PREBUILT_INDEX_FORMAT, version: '1' }), '/x/i.json', shape),
-      'incompatible-version',
-      '/x/i.json',
+    expect(expectUnusable(parsePrebuiltIndex(Buffer.from('{}'), '/x/i.json', bare), 'incompatible-version', '/x/i.json')).toContain(
+      'in index format unknown (JSON)',
     );
   });
 
   it('an index built for other directories or options; pattern order does not count', async () => {
     const { root, skills, indexFile, shape } = await library();
-    const text = await readFile(indexFile, 'utf8');
-    const other = (changes: Partial<DiscoveryShape>) => parsePrebuiltIndex(text, indexFile, { ...shape, ...changes });
+    const bytes = await readFile(indexFile);
+    const other = (changes: Partial<DiscoveryShape>) => parsePrebuiltIndex(bytes, indexFile, { ...shape, ...changes });
     expect(expectUnusable(other({ directories: [join(root, 'elsewhere')] }), 'other-options', indexFile)).toContain('directories');
     expectUnusable(other({ directories: [skills, join(root, 'more')] }), 'other-options', indexFile);
     expect(expectUnusable(other({ include: ['pdf-*'] }), 'other-options', indexFile)).toContain(
@@ -257,7 +284,7 @@ describe('readPrebuiltIndex refuses, never throws', () => {
     expectUnusable(other({ exclude: ['deploy'] }), 'other-options', indexFile);
     expect(expectUnusable(other({ strict: true }), 'other-options', indexFile)).toContain('strict false, the middleware has true');
 
-    const filtered = join(root, 'filtered.json');
+    const filtered = join(root, 'filtered.index');
     await writeFile(
       filtered,
       serializePrebuiltIndex(await buildPrebuiltIndex({ directories: [skills], include: ['deploy', 'pdf-*'] }, filtered)),
@@ -276,7 +303,7 @@ describe('readPrebuiltIndex refuses, never throws', () => {
     roots.push(root);
     const app = join(root, 'app');
     const options = { directories: [join(app, 'skills')], packages: ['@acme/skill-pdf'], cwd: app };
-    const indexFile = join(app, 'skills.index.json');
+    const indexFile = join(app, 'skills.index');
     await writeFile(indexFile, serializePrebuiltIndex(await buildPrebuiltIndex(options, indexFile)));
     const resolved = resolveOptions(options);
     const read = await readPrebuiltIndex(indexFile, resolved);
@@ -289,31 +316,31 @@ describe('readPrebuiltIndex refuses, never throws', () => {
       'packages ["@acme/skill-pdf"], the middleware has []',
     );
     // Without packages configured, a skill under node_modules is outside what the middleware scans.
-    const text = (await readFile(indexFile, 'utf8')).replace('"packages": [\n      "@acme/skill-pdf"\n    ]', '"packages": []');
-    expect(text).not.toContain('"@acme/skill-pdf"\n');
-    expectUnusable(parsePrebuiltIndex(text, indexFile, { ...resolved, packages: [] }), 'malformed', indexFile);
+    const bytes = withHeader(await readFile(indexFile), (header) => ((header.options as { packages: string[] }).packages = []));
+    expect(expectUnusable(parsePrebuiltIndex(bytes, indexFile, { ...resolved, packages: [] }), 'malformed', indexFile)).toContain(
+      'lies outside the configured directories',
+    );
   });
 
   it('a damaged document: each broken part is named', async () => {
-    const { indexFile, shape } = await library();
-    const good = JSON.parse(await readFile(indexFile, 'utf8')) as PrebuiltIndexDocument;
-    const damaged = (change: (d: Record<string, unknown> & PrebuiltIndexDocument) => void): PrebuiltIndexRead => {
-      const copy = structuredClone(good) as Record<string, unknown> & PrebuiltIndexDocument;
+    const { indexFile, shape, skills } = await library();
+    const good = await buildPrebuiltIndex({ directories: [skills] }, indexFile);
+    const damaged = (change: (d: PrebuiltIndexDocument) => void): PrebuiltIndexRead => {
+      const copy = structuredClone(good);
       change(copy);
-      return parsePrebuiltIndex(JSON.stringify(copy), indexFile, shape);
+      return parsePrebuiltIndex(serializePrebuiltIndex(copy), indexFile, shape);
     };
-    const cases: Array<[string, (d: Record<string, unknown> & PrebuiltIndexDocument) => void]> = [
-      ['"options"', (d) => delete (d as Partial<PrebuiltIndexDocument>).options],
-      ['"options"', (d) => (d.options = { ...d.options, strict: 'no' as unknown as boolean })],
-      ['"skills" is not a list', (d) => (d.skills = {} as unknown as [])],
-      ['skill 1: not an object', (d) => (d.skills[0] = 7 as unknown as (typeof d.skills)[0])],
-      ['skill 2: metadata has no name', (d) => delete (d.skills[1]!.metadata as Record<string, unknown>).name],
-      ['skill 1: metadata has no description', (d) => (d.skills[0]!.metadata.description = ' ')],
+    const cases: Array<[string, (d: PrebuiltIndexDocument) => void]> = [
+      ['skill 2: its metadata has no name', (d) => delete (d.skills[1]!.metadata as Record<string, unknown>).name],
+      ['skill 1: its metadata has no description', (d) => (d.skills[0]!.metadata.description = ' ')],
       // Whatever trim() strips counts as blank: line ends, no-break spaces, a byte-order mark.
-      ['skill 1: metadata has no description', (d) => (d.skills[0]!.metadata.description = '\n\u00a0\ufeff\u2028\t')],
-      ['skill 1: "size" and "mtimeMs"', (d) => (d.skills[0]!.size = -1)],
-      ['skill 3: "directory"', (d) => (d.skills[2]!.directory = '')],
-      ['skill 1: "file"', (d) => (d.skills[0]!.file = '')],
+      ['skill 1: its metadata has no description', (d) => (d.skills[0]!.metadata.description = '\n\u00a0\ufeff\u2028\t')],
+      ['skill 1: its SKILL.md size or mtime', (d) => (d.skills[0]!.size = -1)],
+      ['skill 1: its SKILL.md size or mtime', (d) => (d.skills[0]!.mtimeMs = Number.NaN)],
+      ['outside the configured directories', (d) => (d.skills[2]!.directory = '')],
+      ['lists SKILL.md paths it should not', (d) => (d.skills[0]!.file = '')],
+      ['skill 1: its SKILL.md lies outside its folder', (d) => (d.skills[0]!.file = './skills/other/SKILL.md')],
+      ['skill 1: its SKILL.md lies outside its folder', (d) => (d.skills[0]!.file = `${d.skills[0]!.directory}/../x/SKILL.md`)],
       ['outside the configured directories', (d) => (d.skills[0]!.directory = '../../../etc')],
       ['outside the configured directories', (d) => (d.skills[0]!.directory = '/etc')],
       ['outside the configured directories', (d) => (d.skills[0]!.directory = './skills/../../x')],
@@ -322,19 +349,13 @@ describe('readPrebuiltIndex refuses, never throws', () => {
       ['"errors" and "warnings"', (d) => delete (d as Partial<PrebuiltIndexDocument>).warnings],
       ['"scannedDirectories"', (d) => (d.scannedDirectories = [1] as unknown as string[])],
       ['"createdAt"', (d) => delete (d as Partial<PrebuiltIndexDocument>).createdAt],
-      ['"specials" does not match', (d) => (d.skills[0]!.specials = [[['tags'], 'NaN']])],
-      ['"ranker" is not an object', (d) => (d.ranker = 5 as unknown as PrebuiltRanker)],
-      ['"ranker.count"', (d) => (d.ranker.count = 4)],
-      ['"ranker.terms"', (d) => (d.ranker.terms = 3 as unknown as string)],
-      ['base64 arrays', (d) => (d.ranker.docBits = 8 as unknown as 16)],
-      ['base64 arrays', (d) => (d.ranker.weights = d.ranker.weights.slice(0, -4))],
-      ['base64 arrays', (d) => (d.ranker.offsets = [1] as unknown as string)],
-      ['terms are not sorted and distinct', (d) => (d.ranker.terms = d.ranker.terms.split(' ').reverse().join(' '))],
-      ['terms are not sorted and distinct', (d) => (d.ranker.terms = d.ranker.terms.replace(/^(\S+)/, '$1 $1'))],
-      ['do not span the postings', (d) => (d.ranker.offsets = base64(new Int32Array([0, 1])))],
-      ['not as many weights as postings', (d) => (d.ranker.weights = base64(new Uint16Array([1])))],
-      ['is out of range', (d) => (d.ranker.count = 1)],
-      ['is out of range', (d) => (d.ranker.weights = base64(new Uint16Array(decoded(d.ranker.weights).length)))],
+      ['special numbers do not match', (d) => (d.skills[0]!.specials = [[['tags'], 'NaN']])],
+      ['no count of the skills it ranks', (d) => (d.ranker.count = 4)],
+      ['terms are not sorted and distinct', (d) => (d.ranker.terms = [...d.ranker.terms].reverse())],
+      ['terms are not sorted and distinct', (d) => (d.ranker.terms = [d.ranker.terms[0]!, ...d.ranker.terms])],
+      ['has a posting past its docs or weights', (d) => Object.assign(d.ranker, { count: 1, nameOrder: Int32Array.of(0) })],
+      ['is out of range', (d) => (d.ranker.weights = new Uint16Array(d.ranker.weights.length))],
+      ['a name order of another length', (d) => (d.ranker.nameOrder = Int32Array.of(0))],
     ];
     for (const [detail, change] of cases) {
       expect(expectUnusable(damaged(change), 'malformed', indexFile), detail).toContain(detail);
@@ -343,38 +364,95 @@ describe('readPrebuiltIndex refuses, never throws', () => {
     const normalised = damaged((d) => (d.skills[0]!.directory = `./skills/x/../${d.skills[0]!.directory.split('/').at(-1)}`));
     if (!normalised.ok) throw new Error(normalised.message);
     expect(normalised.result.skills[0]!.directory).not.toContain('..');
+    // The header and sections as the container holds them.
+    const bytes = serializePrebuiltIndex(good);
+    const header = (change: (h: Record<string, unknown>) => void) => parsePrebuiltIndex(withHeader(bytes, change), indexFile, shape);
+    expect(
+      expectUnusable(
+        header((h) => delete h.options),
+        'malformed',
+        indexFile,
+      ),
+    ).toContain('its header has no options');
+    expect(
+      expectUnusable(
+        header((h) => (h.skillCount = 'many')),
+        'malformed',
+        indexFile,
+      ),
+    ).toContain('"skillCount"');
+    expect(
+      expectUnusable(
+        header((h) => (h.skillCount = 2)),
+        'malformed',
+        indexFile,
+      ),
+    ).toContain("does not hold 2 skills' metadata");
+    const section = (name: string, value: Uint8Array | undefined) => parsePrebuiltIndex(withSection(bytes, name, value), indexFile, shape);
+    expect(expectUnusable(section('skills', undefined), 'malformed', indexFile)).toContain('has no section "skills"');
+    expect(expectUnusable(section('diagnostics', Buffer.from('{"errors":')), 'malformed', indexFile)).toContain(
+      'section "diagnostics" is not JSON',
+    );
+    expect(expectUnusable(section('ranker', Buffer.from([7, 1, 2])), 'malformed', indexFile)).toContain('section "ranker"');
+    // An index without a ranker section ranks as after a scan.
+    const noRanker = section('ranker', undefined);
+    expect(noRanker.ok && noRanker.result.ranker).toBeUndefined();
   });
 
-  it('never throws on arbitrary JSON in any field (property)', () => {
-    const shape = { directories: ['/lib'], packages: [], include: [], exclude: [], strict: false };
-    const base = {
-      format: PREBUILT_INDEX_FORMAT,
-      version: PREBUILT_INDEX_VERSION,
-      packageVersion: '0.0.0',
-      createdAt: '2026-01-01T00:00:00.000Z',
-      options: { directories: ['.'], packages: [], include: [], exclude: [], strict: false },
-      scannedDirectories: ['.'],
-      errors: [],
-      warnings: [],
-      skills: [{ directory: './a', size: 1, mtimeMs: 1, metadata: { name: 'a', description: 'A.' } }],
-    };
-    const keys = Object.keys(base);
+  it('hostile bytes: cut short, a byte flipped, a length past the end, a decompression bomb: refused, never a throw (property)', async () => {
+    const { indexFile, shape } = await library();
+    const bytes = await readFile(indexFile);
     fc.assert(
-      fc.property(
-        fc.constantFrom(...keys, 'ranker', 'skills.0', 'skills.0.metadata', 'skills.0.specials'),
-        fc.jsonValue(),
-        (key, value) => {
-          const document = structuredClone(base) as Record<string, unknown>;
-          const [head, index, field] = key.split('.');
-          if (field) ((document.skills as Array<Record<string, unknown>>)[Number(index)] as Record<string, unknown>)[field] = value;
-          else if (index) (document.skills as unknown[])[Number(index)] = value;
-          else document[head!] = value;
-          const read = parsePrebuiltIndex(JSON.stringify(document), '/lib/index.json', shape);
-          expect(typeof read.ok).toBe('boolean');
-          if (read.ok) expect(read.result.skills.every((s) => s.directory.startsWith('/lib/'))).toBe(true);
-        },
-      ),
-      { numRuns: 500 },
+      fc.property(fc.nat(), fc.integer({ min: 1, max: 255 }), fc.constantFrom('flip', 'cut', 'length'), (at, flip, how) => {
+        const hostile = Buffer.from(bytes);
+        const position = at % bytes.length;
+        if (how === 'flip') hostile[position] = hostile[position]! ^ flip;
+        if (how === 'length') hostile.writeUInt32LE(bytes.length + at, bytes.indexOf(0x0a) + 1);
+        const read = parsePrebuiltIndex(how === 'cut' ? hostile.subarray(0, position) : hostile, indexFile, shape);
+        // zlib's checksums find every flip in a section; one in the first line or the header's length is refused for what it is.
+        if (read.ok) expect(how === 'flip' && position < 24).toBe(true);
+        else expect(read.diagnostic.code).toBe('INDEX_UNUSABLE');
+      }),
+      { numRuns: 300 },
+    );
+    // A section that claims 4 GB from a few bytes is refused before anything is allocated.
+    const start = bytes.indexOf(0x0a) + 1;
+    const length = bytes.readUInt32LE(start);
+    const header = JSON.parse(inflateSync(bytes.subarray(start + 4, start + 4 + length)).toString('utf8')) as {
+      sections: Record<string, { size: number }>;
+    };
+    header.sections.skills!.size = 2 ** 32;
+    const packed = deflateSync(Buffer.from(JSON.stringify(header)));
+    const size = Buffer.alloc(4);
+    size.writeUInt32LE(packed.length);
+    const bomb = Buffer.concat([bytes.subarray(0, start), size, packed, bytes.subarray(start + 4 + length)]);
+    expect(expectUnusable(parsePrebuiltIndex(bomb, indexFile, shape), 'malformed', indexFile)).toContain(
+      `section "skills" claims ${2 ** 32} bytes inflated`,
+    );
+  });
+
+  it('never throws on arbitrary JSON in any header field, diagnostic or metadata (property)', async () => {
+    const { indexFile, shape } = await library();
+    const bytes = await readFile(indexFile);
+    const keys = ['packageVersion', 'createdAt', 'options', 'scannedDirectories', 'skillCount'];
+    fc.assert(
+      fc.property(fc.constantFrom(...keys, 'diagnostics', 'vectors', 'metadata'), fc.jsonValue(), (key, value) => {
+        let hostile: Uint8Array;
+        if (key === 'diagnostics' || key === 'vectors') hostile = withSection(bytes, key, Buffer.from(JSON.stringify(value)));
+        else if (key === 'metadata') {
+          const skills = Container.open(bytes).section('skills')!;
+          const out = new ByteWriter().json([value, value, value]);
+          hostile = withSection(
+            bytes,
+            'skills',
+            Buffer.concat([out.result(), skills.subarray(new ByteReader(skills, 'x').block().length + 2)]),
+          );
+        } else hostile = withHeader(bytes, (header) => (header[key] = value));
+        const read = parsePrebuiltIndex(hostile, indexFile, shape);
+        expect(typeof read.ok).toBe('boolean');
+        if (read.ok) expect(read.result.skills.every((s) => s.directory.startsWith(shape.directories[0]! + sep))).toBe(true);
+      }),
+      { numRuns: 300 },
     );
   });
 });
@@ -485,5 +563,28 @@ describe('checkSkillFile: SKILL.md since the build', () => {
     });
     // A copy that kept the time through a double is off by less than a millisecond: not a change.
     expect(compareSkillStamp(entry, { size: 5, mtimeMs: 284.2622 }, stats(5, 283.999))).toEqual({ status: 'unchanged' });
+  });
+});
+
+describe('the build', () => {
+  it('reports skills found, each once, through a file system without readUntil; a body it cannot read leaves that skill ranked by its metadata', async () => {
+    const { fs } = faultyFs({ '/lib/a/SKILL.md': skillMd('a'), '/lib/b/SKILL.md': skillMd('b') });
+    // Discovery reads b's head through open(); reading its body whole, for the instructions, fails.
+    const flaky: typeof fs = {
+      ...fs,
+      readFile: async (path, encoding) => {
+        if (path === '/lib/b/SKILL.md') throw Object.assign(new Error('EIO: injected'), { code: 'EIO' });
+        return fs.readFile(path, encoding);
+      },
+    };
+    const phases: Array<[string, number, number | undefined]> = [];
+    const document = await buildPrebuiltIndex({ directories: ['/lib'], fs: flaky }, '/lib/skills.index', undefined, {
+      instructions: true,
+      progress: (phase, done, total) => phases.push([phase, done, total]),
+    });
+    const found = phases.filter(([phase]) => phase === 'finding skills').map(([, done]) => done);
+    expect(found).toEqual([0, 1, 2]);
+    expect(phases).toContainEqual(['reading the instructions', 2, 2]);
+    expect(document.ranker.body?.read).toBe(1);
   });
 });

@@ -5,7 +5,6 @@
  * generated libraries. An index of format 1 (no ranker) still loads, and a
  * ranker of another scheme is left out, not trusted.
  */
-import { Buffer } from 'node:buffer';
 import { mkdir, mkdtemp, readFile, realpath, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, sep } from 'node:path';
@@ -15,7 +14,8 @@ import { catalogEntries } from '../src/catalog/catalog.js';
 import type { FileStats, SkillsFileSystem } from '../src/base/fs.js';
 import { skillsMiddleware } from '../src/index.js';
 import { buildPrebuiltIndex, parsePrebuiltIndex, prebuiltIndexFrom, serializePrebuiltIndex } from './helpers/prebuilt.js';
-import { rankedSkills, type PrebuiltIndexDocument } from '../src/index/prebuilt/format.js';
+import { PREBUILT_INDEX_VERSION, rankedSkills, type PrebuiltIndexDocument } from '../src/index/prebuilt/format.js';
+import { Container, writeContainer } from '../src/index/prebuilt/codec-container.js';
 import { createRanker } from '../src/catalog/rank/score.js';
 import { rankerFromData } from '../src/catalog/rank/data.js';
 import type { SkillEntry, SkillMetadata } from '../src/base/model.js';
@@ -53,7 +53,7 @@ describeWith('corpus', 'on the shared corpus', () => {
   let document: PrebuiltIndexDocument;
 
   beforeAll(async () => {
-    indexFile = join(temp, 'corpus.index.json');
+    indexFile = join(temp, 'corpus.index');
     document = await buildPrebuiltIndex({ directories: [CORPUS] }, indexFile);
     await writeIndex(document, indexFile);
   });
@@ -84,11 +84,9 @@ describeWith('corpus', 'on the shared corpus', () => {
 
   it('ranks with the stored postings: a stored ranker altered (validly) changes the answers', async () => {
     const altered = structuredClone(document);
-    const weights = Buffer.from(altered.ranker.weights, 'base64');
     // Every weight the smallest there is: scores become sums of IDF alone.
-    for (let i = 0; i < weights.length; i += 2) weights.writeUInt16LE(1, i);
-    altered.ranker.weights = weights.toString('base64');
-    const file = join(temp, 'altered.index.json');
+    altered.ranker.weights.fill(1);
+    const file = join(temp, 'altered.index');
     await writeIndex(altered, file);
     const scan = skillsMiddleware({ directories: [CORPUS], rankInstructions: false });
     const fromAltered = skillsMiddleware({ directories: [CORPUS], index: file, rankInstructions: false });
@@ -104,7 +102,7 @@ describe('older and foreign rankers', () => {
   const md = (name: string, description: string) => `---\nname: ${name}\ndescription: ${description}\n---\n# ${name}\n`;
   /** The index file at `file` read for this library, as start-up reads it. */
   const readIndexFile = async (file: string) =>
-    parsePrebuiltIndex(await readFile(file, 'utf8'), file, {
+    parsePrebuiltIndex(await readFile(file), file, {
       directories: [skills],
       packages: [],
       include: [],
@@ -124,15 +122,17 @@ describe('older and foreign rankers', () => {
       await mkdir(join(skills, name), { recursive: true });
       await writeFile(join(skills, name, 'SKILL.md'), md(name, description));
     }
-    indexFile = join(temp, 'small', 'skills.index.json');
+    indexFile = join(temp, 'small', 'skills.index');
     document = await buildPrebuiltIndex({ directories: [skills] }, indexFile);
   });
 
-  it('an index of format 1 (no ranker) still loads, and ranks as a scan does', async () => {
-    const { ranker, ...rest } = document;
-    expect(ranker.count).toBe(63);
-    const older = join(temp, 'small', 'v1.index.json');
-    await writeFile(older, JSON.stringify({ ...rest, version: 1 }));
+  it('an index without the ranker section still loads, and ranks as a scan does', async () => {
+    expect(document.ranker.count).toBe(63);
+    const older = join(temp, 'small', 'no-ranker.index');
+    const container = Container.open(serializePrebuiltIndex(document));
+    const { sections: _table, ...header } = container.header;
+    const sections = new Map(container.names().flatMap((name) => (name === 'ranker' ? [] : [[name, container.section(name)!] as const])));
+    await writeFile(older, writeContainer({ version: PREBUILT_INDEX_VERSION, header, sections, level: 6 }));
     const read = await readIndexFile(older);
     if (!read.ok) throw new Error(read.message);
     expect(read.result.ranker).toBeUndefined();
@@ -145,22 +145,20 @@ describe('older and foreign rankers', () => {
   });
 
   it('stores the ranked skills sorted by name; an index without that order, or with a wrong one, answers the same', async () => {
-    const stored = Buffer.from(document.ranker.nameOrder ?? '', 'base64');
-    const order = Array.from({ length: stored.length / 4 }, (_, i) => stored.readInt32LE(4 * i));
+    const order = [...document.ranker.nameOrder!];
     const names = rankedSkills(document.skills.map(({ metadata }) => ({ metadata, path: '', directory: '' }))).map(
       (entry) => entry.metadata.name,
     );
     expect(order.map((doc) => names[doc])).toEqual([...names].sort());
     const scan = skillsMiddleware({ directories: [skills], catalogBudget: 600 });
-    const reversed = Buffer.alloc(stored.length);
-    order.reverse().forEach((doc, i) => reversed.writeInt32LE(doc, 4 * i));
+    const reversed = Int32Array.from(order).reverse();
     // The order is checked where it is used: a wrong one (reversed) or none is sorted again, with the same answers.
     for (const [label, nameOrder] of [
       ['stored', document.ranker.nameOrder],
-      ['reversed', reversed.toString('base64')],
+      ['reversed', reversed],
       ['none', undefined],
     ] as const) {
-      const file = join(temp, 'small', `order-${label}.index.json`);
+      const file = join(temp, 'small', `order-${label}.index`);
       await writeIndex({ ...document, ranker: { ...document.ranker, nameOrder } }, file);
       const fromIndex = skillsMiddleware({ directories: [skills], index: file, catalogBudget: 600 });
       for (const request of ['convert a pdf to markdown', 'review this code', 'topic 3']) {
@@ -170,15 +168,15 @@ describe('older and foreign rankers', () => {
   });
 
   it('a name order that is not one int32 per ranked skill makes the index unusable, with a diagnostic', async () => {
-    for (const nameOrder of ['AAAA', 'not base64 at all!', '']) {
-      const file = join(temp, 'small', 'bad-order.index.json');
+    for (const nameOrder of [Int32Array.of(0), new Int32Array(64), new Int32Array(62)]) {
+      const file = join(temp, 'small', 'bad-order.index');
       await writeIndex({ ...document, ranker: { ...document.ranker, nameOrder } }, file);
       const read = await readIndexFile(file);
       expect(read.ok).toBe(false);
       if (!read.ok) {
         expect(read.reason).toBe('malformed');
         expect(read.diagnostic.code).toBe('INDEX_UNUSABLE');
-        expect(read.message).toContain('"ranker.nameOrder"');
+        expect(read.message).toContain('section "ranker" has a name order');
       }
     }
   });
@@ -186,8 +184,9 @@ describe('older and foreign rankers', () => {
   it('a ranker of another scheme is left out: the index loads, and ranking is built from the skills', async () => {
     const foreign = structuredClone(document);
     foreign.ranker.scheme = 'bm25f/0 something else';
-    foreign.ranker.weights = 'not even base64';
-    const file = join(temp, 'small', 'foreign.index.json');
+    // Data of another scheme is not decoded: whatever it holds, the index serves.
+    foreign.ranker.weights = new Uint16Array(0);
+    const file = join(temp, 'small', 'foreign.index');
     await writeIndex(foreign, file);
     const read = await readIndexFile(file);
     if (!read.ok) throw new Error(read.message);
@@ -258,10 +257,10 @@ describe('on generated libraries', () => {
         const document = await prebuiltIndexFrom(
           { skills: entries, errors: [], warnings: [], scannedDirectories: [root] },
           { ...shape, fs: statFs },
-          `${root}${sep}index.json`,
+          `${root}${sep}skills.index`,
           new Date(0),
         );
-        const read = parsePrebuiltIndex(serializePrebuiltIndex(document), `${root}${sep}index.json`, shape);
+        const read = parsePrebuiltIndex(serializePrebuiltIndex(document), `${root}${sep}skills.index`, shape);
         if (!read.ok) throw new Error(read.message);
         const ranked = rankedSkills(read.result.skills);
         const data = read.result.ranker;
@@ -288,10 +287,10 @@ describe('on generated libraries', () => {
     const document = await prebuiltIndexFrom(
       { skills: entries, errors: [], warnings: [], scannedDirectories: folders },
       { ...shape, fs: statFs },
-      `${root}${sep}index.json`,
+      `${root}${sep}skills.index`,
       new Date(0),
     );
-    const read = parsePrebuiltIndex(serializePrebuiltIndex(document), `${root}${sep}index.json`, shape);
+    const read = parsePrebuiltIndex(serializePrebuiltIndex(document), `${root}${sep}skills.index`, shape);
     if (!read.ok) throw new Error(read.message);
     expect(read.result.skills.map((s) => s.directory)).toEqual(entries.map((e) => e.directory));
     expect(read.result.ranker?.count).toBe(500);

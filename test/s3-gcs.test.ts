@@ -77,7 +77,7 @@ describe('the S3 source set up for GCS as docs/fleet.md says', () => {
       'index',
       `s3://${bucket.name}/prod/`,
       '-o',
-      `s3://${bucket.name}/prod.index.json`,
+      `s3://${bucket.name}/prod.index`,
     );
     expect(published.code, published.err).toBe(0);
     expect(proxy.log.map((r) => r.op).sort()).toEqual(['get', 'get', 'list', 'list', 'put']);

@@ -18,7 +18,7 @@ import { callTool, compose, conversation, createContext, SKILLS_FIXTURES, type S
 describe.each(ENGINES)('an index published on $name', (engine: TestEngine) => {
   let bucket: EngineContainer;
   let proxy: StorageProxy;
-  const INDEX_KEY = 'published/skills.index.json';
+  const INDEX_KEY = 'published/skills.index';
   const skillText = (name: string, body = 'Do the thing.') =>
     `---\nname: ${name}\ndescription: The ${name} skill, for published index tests.\n---\n${body}\n`;
 
@@ -184,7 +184,7 @@ describe.each(ENGINES)('an index published on $name', (engine: TestEngine) => {
 
   describe('sisu-skills index over these sources', () => {
     it('publishes with -o <scheme>://container/key, instructions in by default; a middleware starts from it with one GET; -o a folder: usage', async () => {
-      const url = at('cli/skills.index.json');
+      const url = at('cli/skills.index');
       const built = await cli('index', place(), '-o', url);
       expect(built.err).toBe('');
       expect(built.out).toBe(`Wrote ${url}: 2 skills, 0 errors, 0 warnings.`);
@@ -195,7 +195,7 @@ describe.each(ENGINES)('an index published on $name', (engine: TestEngine) => {
       expect(names(ctx)).toEqual(['one', 'two']);
       // The instructions' terms are in the index: ranking by them reads no SKILL.md, now or in the background.
       await middleware.instructionsRanked();
-      expect(proxy.log.map((r) => `${r.op} ${r.path}`)).toEqual([`get /${bucket.name}/cli/skills.index.json`]);
+      expect(proxy.log.map((r) => `${r.op} ${r.path}`)).toEqual([`get /${bucket.name}/cli/skills.index`]);
       expect(ctx.log.find(NO_INSTRUCTIONS)).toEqual([]);
       await middleware.close();
       const folder = await cli('index', place(), '-o', at('cli/'));
@@ -205,7 +205,7 @@ describe.each(ENGINES)('an index published on $name', (engine: TestEngine) => {
     });
 
     it('--no-instructions leaves them out: a process starting from that index says once what reading them costs, then makes those GETs', async () => {
-      const url = at('cli/plain.index.json');
+      const url = at('cli/plain.index');
       expect((await cli('index', place(), '-o', url, '--no-instructions')).code).toBe(0);
       proxy.reset();
       const middleware = skillsMiddleware(options({ index: url, refresh: 0, rankInstructions: true }));

@@ -75,6 +75,17 @@ export interface RankerFormat {
 export interface RankerBuilder {
   /** The ranker's data over `skills` (doc numbers are positions in it). */
   rankerData(skills: readonly SkillEntry[]): RankerData;
-  /** The instructions' data over as many skills, from each one's body (undefined: not read); undefined when none was read. */
-  bodyData(bodies: ReadonlyArray<string | undefined>): BodyData | undefined;
+  /**
+   * Collects the instructions' data over `count` skills, a body at a time as
+   * each is read (the builder never holds every body at once: at 21,110
+   * skills that was 160 MB of text).
+   */
+  bodies(count: number): BodyCollecting;
+}
+
+/** The instructions' data in the making: `add` each skill's body (SKILL.md after its frontmatter), in doc order; then `data`. */
+export interface BodyCollecting {
+  add(doc: number, body: string): void;
+  /** The data over the bodies added; undefined when none was (the ranker then reads metadata only). */
+  data(): BodyData | undefined;
 }

@@ -11,10 +11,12 @@ import { bodyCollectorFor } from './rank/score.js';
 
 export const RANKER_BUILDER: RankerBuilder = Object.freeze({
   rankerData: (skills) => buildRankerData(catalogEntries(skills)),
-  bodyData(bodies) {
-    const collector = bodyCollectorFor(bodies.length);
-    bodies.forEach((body, doc) => body !== undefined && collector.add(doc, body));
-    // No body read (none could be): nothing to store, the ranker reads metadata only.
-    return collector.count === 0 ? undefined : bodyData(collector.build());
+  bodies(count) {
+    const collector = bodyCollectorFor(count);
+    return {
+      add: (doc, body) => collector.add(doc, body),
+      // No body read (none could be): nothing to store, the ranker reads metadata only.
+      data: () => (collector.count === 0 ? undefined : bodyData(collector.build())),
+    };
   },
 } satisfies RankerBuilder);

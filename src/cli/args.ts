@@ -340,7 +340,7 @@ function initArgs(positionals: readonly string[], values: Parsed['values']): Com
 /** The one `-o`/`--output` file. */
 function outputOf(value: unknown): string {
   const given = Array.isArray(value) ? value.filter((v): v is string => typeof v === 'string') : [];
-  const example = 'e.g. sisu-skills index skills -o skills.index.json';
+  const example = 'e.g. sisu-skills index skills -o skills.index';
   if (given.length === 0) throw new SkillsUsageError(`index: say where to write the index with -o <file>, ${example}.`);
   if (given.length > 1)
     throw new SkillsUsageError(`index: -o given ${given.length} times (${given.map((v) => JSON.stringify(v)).join(', ')}); give one file.`);

@@ -16,7 +16,8 @@ import type { Diagnostic } from '../base/diagnostics.js';
 import { isObjectUrl } from '../base/object-url.js';
 import { errorReason } from '../base/fs.js';
 import { RANKER_BUILDER } from '../catalog/saved-ranker.js';
-import { prebuiltBuilder, serializePrebuiltIndex } from '../index/prebuilt/build.js';
+import { prebuiltBuilder } from '../index/prebuilt/build.js';
+import { serializePrebuiltIndex } from '../index/prebuilt/write.js';
 import type { PrebuiltIndexDocument } from '../index/prebuilt/format.js';
 import { shellArgs, type IndexArgs } from './args.js';
 import { count, displayPath, EXIT, formatForCli, type CliIO } from './io.js';
@@ -29,16 +30,18 @@ import type { SkillEntry } from '../base/model.js';
 import { importEmbeddings } from './embeddings-module.js';
 import { createPublicKey } from 'node:crypto';
 import { pathEncoder } from '../index/prebuilt/codec-paths.js';
+import { SECTIONS } from '../index/prebuilt/format.js';
 import type { SigningKey } from '../trust/keys.js';
-import { sealIndex } from '../trust/seal.js';
+import { manifestsSection, sealIndex } from '../trust/seal.js';
 import { createTrustState, type TrustState } from '../trust/state.js';
 import { signingKeyFile } from './key-files.js';
+import { progressReporter, type ReportProgress } from './progress.js';
 
 export async function indexCommand(
   args: IndexArgs,
   io: CliIO,
-  write: (path: string, text: string) => Promise<void> = writeFileAtomically,
-  publish: (url: string, text: string) => Promise<void> = publishIndex,
+  write: (path: string, bytes: Uint8Array) => Promise<void> = writeFileAtomically,
+  publish: (url: string, bytes: Uint8Array) => Promise<void> = publishIndex,
 ): Promise<number> {
   const published = publishTarget(args.output);
   const output = published ?? resolve(io.cwd, args.output);
@@ -49,8 +52,13 @@ export async function indexCommand(
   const options = { directories, packages, include, exclude, strict, cwd: io.cwd, storageWait: CLI_STORAGE_WAIT_MS };
   // --key: the places are judged as `trust` judges them (by these keys' public halves), and the index is sealed.
   const sealing = args.keys.length > 0 ? await sealingKeys(args.keys, io) : undefined;
-  const build = { instructions: args.instructions, ...(sealing ? { trust: sealing.trust } : {}) };
-  const document = await prebuiltBuilder(RANKER_BUILDER).build(options, output, undefined, build);
+  // Phases and counts on stderr, on a terminal only (progress.ts): stdout keeps the lines editors and CI read.
+  const progress = progressReporter(io, 'index');
+  const document = await prebuiltBuilder(RANKER_BUILDER).build(options, output, undefined, {
+    instructions: args.instructions,
+    ...(sealing ? { trust: sealing.trust } : {}),
+    ...(progress ? { progress } : {}),
+  });
   const found = classifyDiagnostics(withAbsolutePaths(document, output));
   if (found.unreadable.length > 0) {
     for (const d of found.unreadable) io.err(formatForCli(d, io.cwd));
@@ -63,14 +71,15 @@ export async function indexCommand(
   // The same lines as validate, so editors and CI read them the same way.
   for (const d of found.diagnostics) io.out(formatForCli(d, io.cwd));
   if (embeddings && !(await addVectors(document, embeddings, io, shown))) return EXIT.problems;
-  try {
-    const text = serializePrebuiltIndex(document);
-    await (published ? publish : write)(output, sealing ? sealed(text, output, sealing) : text);
-  } catch (error) {
-    const fix = published ? 'Check the bucket, its credentials and s3:PutObject.' : 'Pass a file in a folder you can write to with -o.';
-    io.err(`sisu-skills: index: cannot write ${shown} (${errorReason(error)}); it was left as it was. ${fix}`);
-    return EXIT.problems;
-  }
+  const seal = sealing && sealer(document, output, sealing);
+  const put = published === undefined ? write : publish;
+  const written = await writeIndex(document, output, seal ? (where, bytes) => put(where, seal(bytes)) : put, {
+    io,
+    shown,
+    published,
+    progress,
+  });
+  if (!written) return EXIT.problems;
   io.out(
     `Wrote ${shown}: ${count(document.skills.length, 'skill')}, ${count(found.errors, 'error')}, ${count(found.warnings, 'warning')}.`,
   );
@@ -93,11 +102,38 @@ async function sealingKeys(files: readonly string[], io: CliIO): Promise<{ keys:
   return { keys, trust: createTrustState({ keys: pems, threshold: 1, mode: 'enforce' }, () => undefined) };
 }
 
-/** The index's text sealed with the manifests of the places the build accepted (paths encoded as the index's). */
-function sealed(text: string, output: string, sealing: { keys: SigningKey[]; trust: TrustState }): string {
+/**
+ * Put the manifests of the places the build accepted in the document's
+ * `manifests` section (paths encoded as the index's), and give what seals
+ * the index's bytes with them (trust/seal.ts).
+ */
+function sealer(
+  document: PrebuiltIndexDocument,
+  output: string,
+  sealing: { keys: SigningKey[]; trust: TrustState },
+): (bytes: Uint8Array) => Uint8Array {
   const encode = pathEncoder(output);
   const places = sealing.trust.gate.acceptedPlaces().map((place) => ({ ...place, place: encode(place.place) }));
-  return sealIndex(text, places, sealing.keys);
+  document.sections = new Map([[SECTIONS.manifests, manifestsSection(places)]]);
+  return (bytes) => sealIndex(bytes, places, sealing.keys);
+}
+
+/** Write the index's bytes with `put` (a file replaced at once, or one PutObject); false, with the line saying why, when it fails. */
+async function writeIndex(
+  document: PrebuiltIndexDocument,
+  output: string,
+  put: (where: string, bytes: Uint8Array) => Promise<void>,
+  { io, shown, published, progress }: { io: CliIO; shown: string; published: string | undefined; progress: ReportProgress | undefined },
+): Promise<boolean> {
+  progress?.(`writing ${shown}`, 0);
+  try {
+    await put(output, serializePrebuiltIndex(document));
+    return true;
+  } catch (error) {
+    const fix = published ? 'Check the bucket, its credentials and s3:PutObject.' : 'Pass a file in a folder you can write to with -o.';
+    io.err(`sisu-skills: index: cannot write ${shown} (${errorReason(error)}); it was left as it was. ${fix}`);
+    return false;
+  }
 }
 
 /** The document's problems and folders with absolute paths again (it stores them relative to the index file). */

@@ -29,8 +29,8 @@ export function temporaryPathFor(path: string): string {
   return join(dirname(path), `.${basename(path).slice(0, 100)}.${process.pid}-${randomBytes(6).toString('hex')}.tmp`);
 }
 
-export async function writeFileAtomically(path: string, text: string, fs: AtomicWriteFs = nodeFs): Promise<void> {
-  // `-o build/skills.index.json` in a fresh checkout: the folder may not exist yet.
+export async function writeFileAtomically(path: string, text: string | Uint8Array, fs: AtomicWriteFs = nodeFs): Promise<void> {
+  // `-o build/skills.index` in a fresh checkout: the folder may not exist yet.
   try {
     await fs.mkdir(dirname(path), { recursive: true });
   } catch (error) {
@@ -43,7 +43,7 @@ export async function writeFileAtomically(path: string, text: string, fs: Atomic
   const handle = await fs.open(temporary, 'wx');
   try {
     try {
-      await handle.writeFile(text, 'utf8');
+      await (typeof text === 'string' ? handle.writeFile(text, 'utf8') : handle.writeFile(text));
       // Flushed before the rename, so a crash right after cannot leave an empty file under the target's name.
       await handle.sync();
     } finally {

@@ -45,7 +45,7 @@ export interface ContainerClientLike {
   };
   getBlockBlobClient(name: string): {
     upload(
-      body: string,
+      body: string | Uint8Array,
       contentLength: number,
       options?: { abortSignal?: AbortSignal; blobHTTPHeaders?: { blobContentType?: string } },
     ): Promise<unknown>;

@@ -156,7 +156,7 @@ export interface ConfigOptions extends StorageOptions {
    */
   preload?: boolean;
   /**
-   * A prebuilt index (`sisu-skills index ... -o skills.index.json`): start-up
+   * A prebuilt index (`sisu-skills index ... -o skills.index`): start-up
    * reads this one file instead of scanning. A missing, unreadable or
    * incompatible index falls back to scanning with one warning. Relative to `cwd`.
    * `s3://bucket/key` or `az://container/key`: an index published to storage

@@ -195,7 +195,7 @@ export function checkS3Index(url: string): string {
     failOption(
       'index',
       `(${JSON.stringify(url)}) names a folder, not an object.`,
-      `Give the key \`sisu-skills index -o\` published, e.g. '${containerOf(url.trim()).example}skills.index.json'.`,
+      `Give the key \`sisu-skills index -o\` published, e.g. '${containerOf(url.trim()).example}skills.index'.`,
     );
   }
   return place.root;

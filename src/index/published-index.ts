@@ -14,6 +14,7 @@ import { ObjectStores } from '../storage/engines.js';
 import { containerOf, isObjectUrl, parseObjectUrl } from '../base/object-url.js';
 import { isTransient } from '../storage/storage-error.js';
 import type { IndexPoll } from '../source/index-poll.js';
+import { INDEX_CONTENT_TYPE } from './prebuilt/format.js';
 import { publishedIndexUnreadable } from './prebuilt/problems.js';
 import type { PrebuiltDiscovery, PrebuiltIndexRead, PrebuiltReader } from './prebuilt/read.js';
 import type { SkillsLoad } from './skills-load.js';
@@ -29,13 +30,13 @@ export function publishedIndexLoader(
   reader: PrebuiltReader,
 ): () => Promise<IndexLoad> {
   const store = options.store;
-  // The last text that parsed, and its ETag: a damaged republish keeps serving it.
-  let good: { text: string; etag: string | undefined } | undefined;
+  // The last bytes that parsed, and their ETag: a damaged republish keeps serving them.
+  let good: { bytes: Uint8Array; etag: string | undefined } | undefined;
 
-  const parsed = (text: string, etag: string | undefined): PrebuiltIndexRead => {
-    const read = reader.parse(text, url, options);
+  const parsed = (bytes: Uint8Array, etag: string | undefined): PrebuiltIndexRead => {
+    const read = reader.parse(bytes, url, options);
     if (!read.ok) return read;
-    good = { text, etag };
+    good = { bytes, etag };
     // The skill folders are listed when first used (an activation); a new version forgets the old listings.
     store?.useSkillFolders(
       read.result.skills.flatMap((skill) => (isObjectUrl(skill.directory) ? [skill.directory] : [])),
@@ -50,11 +51,11 @@ export function publishedIndexLoader(
 
   return async () => {
     const held = await poll.beforeIndex();
-    if ('text' in held) {
-      const read = parsed(held.text, held.etag);
+    if ('bytes' in held) {
+      const read = parsed(held.bytes, held.etag);
       if (read.ok) return published(read.result);
       if (good === undefined) return { ok: false, unusable: read.diagnostic };
-      const last = parsed(good.text, good.etag);
+      const last = parsed(good.bytes, good.etag);
       return last.ok
         ? published({ ...last.result, warnings: [read.diagnostic, ...last.result.warnings] })
         : { ok: false, unusable: read.diagnostic };
@@ -82,7 +83,7 @@ export function publishTarget(output: string): string | undefined {
   const place = parseObjectUrl(output.trim());
   const fail = (problem: string): never => {
     throw new SkillsUsageError(
-      `index: -o ${output} cannot be published to: ${problem}. Give the key, e.g. -o ${containerOf(output.trim()).example}skills.index.json.`,
+      `index: -o ${output} cannot be published to: ${problem}. Give the key, e.g. -o ${containerOf(output.trim()).example}skills.index.`,
     );
   };
   if ('problem' in place) return fail(place.problem);
@@ -95,8 +96,9 @@ export function publishTarget(output: string): string | undefined {
  * environment (s3://: AWS_REGION, AWS_ENDPOINT_URL_S3, the credential chain;
  * az://: AZURE_STORAGE_CONNECTION_STRING). S3 and Azure replace an object
  * whole: a reader gets the old index or the new one.
+ * The index is bytes (format 3); text is JSON (`sign` puts a manifest so).
  */
-export async function publishIndex(url: string, text: string): Promise<void> {
+export async function publishIndex(url: string, body: string | Uint8Array): Promise<void> {
   const { store, container, key } = new ObjectStores().locate(url);
-  await store.write(container, key, text, 'application/json');
+  await store.write(container, key, body, typeof body === 'string' ? 'application/json' : INDEX_CONTENT_TYPE);
 }

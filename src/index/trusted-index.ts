@@ -9,36 +9,34 @@
  * the places to verify: a fleet that starts from the index verifies with no
  * extra request.
  */
+import { resolve } from 'node:path';
 import { createDiagnostic, type Diagnostic } from '../base/diagnostics.js';
 import { childPath, isSameOrInside } from '../base/paths.js';
 import { MANIFEST_FILE } from '../base/skill-file.js';
 import type { SkillEntry } from '../base/model.js';
 import type { AcceptedManifest } from '../trust/gate.js';
 import { parseManifest } from '../trust/manifest.js';
-import { openSeal, sealedManifests, type OpenedSeal, type SealedPlace } from '../trust/seal.js';
+import { openSeal, sealedManifests, type SealedPlace } from '../trust/seal.js';
 import type { SkillBinding, TrustState } from '../trust/state.js';
 import { skillPathIn } from '../discover/trusted.js';
 import { indexLocation, pathDecoderFor } from './prebuilt/codec-paths.js';
 import { unusable } from './prebuilt/problems.js';
-import type { PrebuiltIndexRead, PrebuiltReader } from './prebuilt/read.js';
+import { SECTIONS } from './prebuilt/format.js';
+import { readIndexBytes, type PrebuiltIndexRead, type PrebuiltReader } from './prebuilt/read.js';
 
 const SEAL_FIX =
   'Build it with `sisu-skills index <sources> -o <file> --key <private key>`, or leave `index` out (every place is then scanned).';
 
 /** `reader`, reading only sealed indexes under `trust`. */
 export function trustedReader(reader: PrebuiltReader, trust: TrustState): PrebuiltReader {
-  const parse: PrebuiltReader['parse'] = (text, file, options) => readSealed(text, file, options, reader, trust);
+  const parse: PrebuiltReader['parse'] = (bytes, file, options) => readSealed(bytes, file, options, reader, trust);
   return {
     parse,
     read: async (file, options) => {
-      let text: string;
-      try {
-        text = await options.fs.readFile(file, 'utf8');
-      } catch {
-        // The reader says why, in its own words.
-        return reader.read(file, options);
-      }
-      return parse(text, file, options);
+      const path = resolve(file);
+      // Bounded as the reader bounds it; when the file cannot be read, the reader says why, in its own words.
+      const bytes = await readIndexBytes(path, options.fs);
+      return bytes instanceof Uint8Array ? parse(bytes, path, options) : bytes;
     },
   };
 }
@@ -50,19 +48,19 @@ interface Place extends SealedPlace {
 }
 
 function readSealed(
-  text: string,
+  bytes: Uint8Array,
   file: string,
   options: Parameters<PrebuiltReader['parse']>[2],
   reader: PrebuiltReader,
   trust: TrustState,
 ): PrebuiltIndexRead {
   const path = indexLocation(file);
-  const opened = openSeal(text);
+  const opened = openSeal(bytes);
   if (opened === undefined) return unusable(path, 'malformed', 'is not sealed, so `trust` cannot use it', SEAL_FIX);
   if ('problem' in opened) return unusable(path, 'malformed', opened.problem, SEAL_FIX);
   const problem = trust.gate.checkSeal(opened);
   if (problem) return unusable(path, 'malformed', problem, SEAL_FIX);
-  const read = reader.parse(opened.indexText, file, options);
+  const read = reader.parse(opened.indexBytes, file, options);
   if (!read.ok) return read;
   const decode = pathDecoderFor(path);
   const diagnostics: Diagnostic[] = [];
@@ -77,7 +75,8 @@ function readSealed(
   });
   const placeOf = (directory: string): Place | undefined =>
     places.filter((place) => isSameOrInside(directory, place.dir)).sort((a, b) => b.dir.length - a.dir.length)[0];
-  trust.setResolver(bindingsOf(opened, placeOf));
+  const manifests = () => sealedManifests(read.result.section(SECTIONS.manifests), opened.statement);
+  trust.setResolver(bindingsOf(manifests, placeOf));
   const skills = read.result.skills.filter((entry) => served(entry, placeOf(entry.directory), trust, diagnostics));
   const errors = [...diagnostics, ...read.result.errors];
   return { ok: true, result: { ...read.result, skills, errors } };
@@ -99,14 +98,14 @@ function served(entry: SkillEntry, place: Place | undefined, trust: TrustState, 
 
 /** Finds a skill's binding in its place's manifest, which the index carries; each manifest is parsed once, at first use. */
 function bindingsOf(
-  opened: OpenedSeal,
+  manifests: () => Map<string, string>,
   placeOf: (directory: string) => Place | undefined,
 ): (directory: string) => SkillBinding | undefined {
   let texts: Map<string, string> | undefined;
   const accepted = new Map<string, AcceptedManifest | undefined>();
   const manifestOf = (place: Place): AcceptedManifest | undefined => {
     if (!accepted.has(place.place)) {
-      texts ??= sealedManifests(opened);
+      texts ??= manifests();
       const read = parseManifest(texts.get(place.place) ?? '');
       accepted.set(
         place.place,

@@ -8,7 +8,7 @@
  */
 import { isModelInvocable } from '../metadata/invocation.js';
 import { bodiesOfPart, indexBodies, indexedAlready, type BodyIndexing } from '../catalog/body-indexer.js';
-import type { PrebuiltRankerData } from '../index/prebuilt/ranker-block.js';
+import type { PrebuiltRankerData } from '../index/prebuilt/codec-ranker.js';
 import { BACKGROUND_DEFAULTS } from '../config/defaults.js';
 import { catalogEntries, createCatalog, type Catalog, type CatalogMode } from '../catalog/catalog.js';
 import type { ResolvedOptions } from '../config/options.js';

@@ -8,7 +8,7 @@
  * index is kept anywhere but here.
  */
 import type { SkillIndex } from '../index/skill-index.js';
-import type { PrebuiltRankerData } from '../index/prebuilt/ranker-block.js';
+import type { PrebuiltRankerData } from '../index/prebuilt/codec-ranker.js';
 import type { SkillStamps } from '../index/prebuilt/stamps.js';
 import { originOf, type IndexOrigin, type SkillsLoad } from '../index/skills-load.js';
 import type { Libraries, Library } from '../run/library.js';

@@ -19,17 +19,17 @@ export class IndexPoll extends Poller {
     private readonly index: PublishedObject,
     private readonly settings: PollSettings,
   ) {
-    super(new PollLoop(store, settings, async (read) => [await read(index.url, index.text !== undefined, () => index.fetch())]));
+    super(new PollLoop(store, settings, async (read) => [await read(index.url, index.bytes !== undefined, () => index.fetch())]));
   }
 
   /**
    * Before a request that starts from the published index: one GET of it when
    * none has answered yet, waited for at most `storageWait` (a GET that ends
-   * later rebuilds the index). The text and ETag held, or why there are none.
+   * later rebuilds the index). The bytes and ETag held, or why there are none.
    */
-  async beforeIndex(): Promise<{ text: string; etag: string | undefined } | { problem: StorageError | undefined }> {
+  async beforeIndex(): Promise<{ bytes: Uint8Array; etag: string | undefined } | { problem: StorageError | undefined }> {
     const { index } = this;
-    if (index.text === undefined) {
+    if (index.bytes === undefined) {
       const waited = { over: false };
       const attempt = index.fetch().then(
         () => {
@@ -44,7 +44,7 @@ export class IndexPoll extends Poller {
       await waitAtMost([attempt], this.settings.storageWait);
       waited.over = true;
     }
-    return index.text === undefined ? { problem: this.problem } : { text: index.text, etag: index.etag };
+    return index.bytes === undefined ? { problem: this.problem } : { bytes: index.bytes, etag: index.etag };
   }
 
   /** The warning for the s3:// places a request goes without while the published index cannot be read. */

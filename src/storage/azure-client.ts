@@ -190,7 +190,7 @@ export class AzureStore implements ObjectStore {
     }
   }
 
-  async write(container: string, key: string, body: string, contentType: string, signal?: AbortSignal): Promise<void> {
+  async write(container: string, key: string, body: string | Uint8Array, contentType: string, signal?: AbortSignal): Promise<void> {
     try {
       const blob = (await this.clientOf(container)).getBlockBlobClient(key);
       await blob.upload(body, Buffer.byteLength(body), { abortSignal: signal, blobHTTPHeaders: { blobContentType: contentType } });

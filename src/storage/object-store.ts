@@ -58,7 +58,7 @@ export interface ObjectStore {
   /** The object's size, ETag and date, without its body. */
   stat(container: string, key: string, signal?: AbortSignal): Promise<ObjectInfo>;
   /** Replace the object whole (publishing an index): a reader gets the old object or the new one. */
-  write(container: string, key: string, body: string, contentType: string, signal?: AbortSignal): Promise<void>;
+  write(container: string, key: string, body: string | Uint8Array, contentType: string, signal?: AbortSignal): Promise<void>;
 }
 
 /**

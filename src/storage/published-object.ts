@@ -3,11 +3,12 @@
  * `fetch` after the first is one conditional GET (`If-None-Match` with the
  * ETag held), which storage answers 304 while the object is unchanged.
  */
+import { Buffer } from 'node:buffer';
 import type { Located, ObjectStores } from './engines.js';
 
 export class PublishedObject {
-  /** The text last read, undefined until a GET has answered. */
-  text: string | undefined;
+  /** The bytes last read, undefined until a GET has answered. */
+  bytes: Uint8Array | undefined;
   /** Its ETag: what the next fetch sends as `If-None-Match`. */
   etag: string | undefined;
   private inFlight: Promise<boolean> | undefined;
@@ -23,8 +24,8 @@ export class PublishedObject {
 
   /**
    * Read the object if it changed (a GET in flight is shared). Resolves true
-   * when new text came, false on a 304; rejects with the StorageError,
-   * keeping the text held.
+   * when other bytes came, false on a 304; rejects with the StorageError,
+   * keeping the bytes held.
    */
   fetch(signal?: AbortSignal): Promise<boolean> {
     this.inFlight ??= this.read(signal).finally(() => {
@@ -38,9 +39,8 @@ export class PublishedObject {
     const got =
       this.etag === undefined ? await store.read(container, key, signal) : await store.readIfChanged(container, key, this.etag, signal);
     if (!got) return false;
-    const text = new TextDecoder('utf-8').decode(got.bytes);
-    const changed = text !== this.text;
-    this.text = text;
+    const changed = this.bytes === undefined || !Buffer.from(got.bytes).equals(this.bytes);
+    this.bytes = got.bytes;
     this.etag = got.etag;
     return changed;
   }

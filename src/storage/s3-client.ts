@@ -39,7 +39,7 @@ export interface Sdk {
   ListObjectsV2Command: new (input: { Bucket: string; Prefix: string; ContinuationToken?: string; MaxKeys: number }) => object;
   GetObjectCommand: new (input: { Bucket: string; Key: string; Range?: string; IfNoneMatch?: string }) => object;
   HeadObjectCommand: new (input: { Bucket: string; Key: string }) => object;
-  PutObjectCommand: new (input: { Bucket: string; Key: string; Body: string; ContentType: string }) => object;
+  PutObjectCommand: new (input: { Bucket: string; Key: string; Body: string | Uint8Array; ContentType: string }) => object;
 }
 
 /** What the SDK answers to ListObjectsV2, as read here. */
@@ -168,7 +168,7 @@ export class S3Store implements ObjectStore {
     }
   }
 
-  async write(bucket: string, key: string, body: string, contentType: string, signal?: AbortSignal): Promise<void> {
+  async write(bucket: string, key: string, body: string | Uint8Array, contentType: string, signal?: AbortSignal): Promise<void> {
     try {
       const { PutObjectCommand } = await loadSdk();
       const command = new PutObjectCommand({ Bucket: bucket, Key: key, Body: body, ContentType: contentType });

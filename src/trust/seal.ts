@@ -1,27 +1,39 @@
 /**
  * A prebuilt index under `trust`: sealed by the publisher's keys, so a fleet
  * that starts from it verifies with no extra request. `sisu-skills index
- * --key` appends two members to the index document (which stays one JSON
- * document):
+ * --key` writes the places' manifests into the index's `manifests` section
+ * (`manifestsSection`: JSON `{"<place>": "<its skills.manifest.json,
+ * verbatim>", …}`) and appends a seal after the index's last byte:
  *
- *     …the index, as it is written without a seal…,
- *       "trust": {"statement":{…},"signatures":[…]},
- *       "manifests": {"<place>":"<its skills.manifest.json, verbatim>",…}
- *     }
+ *     …the index (format 3), every section included…
+ *     <statement: JSON, ASCII>\n
+ *     <signatures: JSON [{ keyid, sig }]>\n
+ *     <statement's length: 4 bytes LE><signatures' length: 4 bytes LE>SKSEAL01
  *
- * The statement names the SHA-256 of the index's text before the seal, and
+ * The statement names the SHA-256 of the index's bytes before the seal, and
  * for each place its manifest's version, expiry and SHA-256; the signatures
- * are over the statement's exact text. So the first request checks one hash
+ * are over the statement's exact bytes. So the first request checks one hash
  * of the index and a small signature; a place's manifest is parsed (checked
- * against its hash) when one of its skills is first activated.
+ * against its hash) when one of its skills is first activated. A reader
+ * without `trust` reads the index and ignores the seal after it.
  */
-import { createHash, sign, verify } from 'node:crypto';
+import { Buffer } from 'node:buffer';
+import { sign, verify } from 'node:crypto';
 import type { SigningKey, TrustedKey } from './keys.js';
 import type { ManifestSignature, ParsedManifest } from './manifest.js';
 import { sha256Hex } from './digest.js';
 import { shortKeyId } from './verify.js';
 
-export const SEAL_FORMAT = 'sisu-skills-index-trust/1';
+/** The statement's format; /1 was the seal of the JSON index (formats 1 and 2), which hashed its text. */
+export const SEAL_FORMAT = 'sisu-skills-index-trust/2';
+/** The seal's last bytes: what tells a sealed index from one without. */
+const SEAL_MAGIC = Buffer.from('SKSEAL01', 'latin1');
+/** The two lengths and the magic. */
+const FOOTER_BYTES = 8 + SEAL_MAGIC.length;
+/** One entry per place, and a signature per key: far under these. A seal that claims more is not one `index --key` wrote. */
+const MAX_STATEMENT_BYTES = 4 << 20;
+const MAX_SIGNATURES_BYTES = 1 << 20;
+const NEWLINE = 0x0a;
 
 /** A place's manifest as the seal names it. */
 export interface SealedPlace {
@@ -35,40 +47,38 @@ export interface SealedPlace {
 
 export interface SealStatement {
   format: typeof SEAL_FORMAT;
-  /** Hex SHA-256 of the index's text before the seal (ASCII, as the builder writes it). */
+  /** Hex SHA-256 of the index's bytes before the seal. */
   index: string;
   places: SealedPlace[];
 }
 
-const TRUST = ',\n  "trust": {"statement":';
-const SIGNATURES = ',"signatures":';
-const MANIFESTS = '},\n  "manifests": ';
-const END = '\n}';
-
 /** A sealed index taken apart (nothing parsed but the statement and the signatures). */
 export interface OpenedSeal {
-  /** The index document as it was written before the seal. */
-  indexText: string;
-  /** Its text up to its closing brace: what the statement's `index` hashes. */
-  bodyText: string;
-  /** The statement's exact text, which the signatures sign. */
-  statementText: string;
+  /** The index's bytes before the seal: what the statement's `index` hashes, and what the index reader reads. */
+  indexBytes: Uint8Array;
+  /** The statement's exact bytes, which the signatures sign. */
+  statementBytes: Uint8Array;
   statement: SealStatement;
   signatures: ManifestSignature[];
-  /** The manifests' member, parsed when a place's manifest is first needed. */
-  manifestsText: string;
 }
 
-/** Seal `indexText` (an index document ending in `\n}\n`) with `places`' manifests, signed by `keys`. */
-export function sealIndex(
-  indexText: string,
-  places: ReadonlyArray<{ place: string; text: string; manifest: ParsedManifest }>,
-  keys: readonly SigningKey[],
-): string {
-  const body = indexText.replace(/\n\}\n?$/u, '');
+/** A place the build accepted, with its manifest's text as read. */
+export interface PlaceToSeal {
+  place: string;
+  text: string;
+  manifest: ParsedManifest;
+}
+
+/** The `manifests` section's bytes: each place's manifest text, verbatim, by place (ASCII JSON). */
+export function manifestsSection(places: readonly PlaceToSeal[]): Uint8Array {
+  return asciiBytes(JSON.stringify(Object.fromEntries(places.map(({ place, text }) => [place, text]))));
+}
+
+/** `indexBytes` (an index holding `manifestsSection(places)`) with its seal appended, signed by `keys`. */
+export function sealIndex(indexBytes: Uint8Array, places: readonly PlaceToSeal[], keys: readonly SigningKey[]): Uint8Array {
   const statement: SealStatement = {
     format: SEAL_FORMAT,
-    index: indexHash(body),
+    index: sha256Hex(indexBytes),
     places: places.map(({ place, text, manifest }) => ({
       place,
       version: manifest.body.version,
@@ -76,57 +86,55 @@ export function sealIndex(
       manifest: sha256Hex(Buffer.from(text, 'utf8')),
     })),
   };
-  const statementText = asciiJson(JSON.stringify(statement));
-  const signatures = keys.map((key) => ({
-    keyid: key.id,
-    sig: sign(null, Buffer.from(statementText, 'latin1'), key.key).toString('base64'),
-  }));
-  const manifests = asciiJson(JSON.stringify(Object.fromEntries(places.map(({ place, text }) => [place, text]))));
-  return `${body}${TRUST}${statementText}${SIGNATURES}${JSON.stringify(signatures)}${MANIFESTS}${manifests}${END}\n`;
+  const statementBytes = asciiBytes(JSON.stringify(statement));
+  const signatures = asciiBytes(
+    JSON.stringify(keys.map((key) => ({ keyid: key.id, sig: sign(null, statementBytes, key.key).toString('base64') }))),
+  );
+  const footer = Buffer.alloc(8);
+  footer.writeUInt32LE(statementBytes.length, 0);
+  footer.writeUInt32LE(signatures.length, 4);
+  const newline = Buffer.from([NEWLINE]);
+  return Buffer.concat([indexBytes, statementBytes, newline, signatures, newline, footer, SEAL_MAGIC]);
 }
 
-/** SHA-256 of the index's text as written (ASCII: one byte a character). */
-function indexHash(text: string): string {
-  return createHash('sha256').update(text, 'latin1').digest('hex');
+/** JSON's text with every character past ASCII escaped: one byte a character, the same bytes on every platform. */
+function asciiBytes(json: string): Buffer {
+  return Buffer.from(
+    json.replace(/[\u0080-\uffff]/gu, (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`),
+    'latin1',
+  );
 }
 
-/** JSON with every character past ASCII escaped, as the index itself is written (one byte a character). */
-function asciiJson(text: string): string {
-  return text.replace(/[\u0080-\uffff]/gu, (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`);
-}
-
-/** `text` taken apart: undefined when it carries no seal, a problem when the seal is not in its layout. */
-export function openSeal(text: string): OpenedSeal | undefined | { problem: string } {
-  const at = text.indexOf(TRUST);
-  if (at < 0) return undefined;
-  const body = text.slice(0, at);
-  const signaturesAt = text.indexOf(SIGNATURES, at);
-  const manifestsAt = signaturesAt < 0 ? -1 : text.indexOf(MANIFESTS, signaturesAt);
-  const end = text.endsWith(`${END}\n`) ? text.length - END.length - 1 : text.endsWith(END) ? text.length - END.length : -1;
-  if (signaturesAt < 0 || manifestsAt < 0 || end < manifestsAt)
-    return { problem: 'its seal is not in the layout `sisu-skills index --key` writes' };
-  const statementText = text.slice(at + TRUST.length, signaturesAt);
-  const parsed = parseParts(statementText, text.slice(signaturesAt + SIGNATURES.length, manifestsAt));
+/** `bytes` taken apart: undefined when they carry no seal, a problem when the seal is not in its layout. */
+export function openSeal(bytes: Uint8Array): OpenedSeal | undefined | { problem: string } {
+  const file = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  if (file.length < SEAL_MAGIC.length || !file.subarray(file.length - SEAL_MAGIC.length).equals(SEAL_MAGIC)) return undefined;
+  const layout = { problem: 'its seal is not in the layout `sisu-skills index --key` writes' };
+  if (file.length < FOOTER_BYTES) return layout;
+  const statementLength = file.readUInt32LE(file.length - FOOTER_BYTES);
+  const signaturesLength = file.readUInt32LE(file.length - FOOTER_BYTES + 4);
+  const signaturesEnd = file.length - FOOTER_BYTES - 1;
+  const statementEnd = signaturesEnd - signaturesLength - 1;
+  const statementAt = statementEnd - statementLength;
+  const laidOut =
+    statementLength <= MAX_STATEMENT_BYTES &&
+    signaturesLength <= MAX_SIGNATURES_BYTES &&
+    statementAt >= 0 &&
+    file[statementEnd] === NEWLINE &&
+    file[signaturesEnd] === NEWLINE;
+  if (!laidOut) return layout;
+  const statementBytes = file.subarray(statementAt, statementEnd);
+  const parsed = parseParts(statementBytes, file.subarray(statementEnd + 1, signaturesEnd));
   if ('problem' in parsed) return parsed;
-  return {
-    indexText: `${body}\n}\n`,
-    bodyText: body,
-    statementText,
-    statement: parsed.statement,
-    signatures: parsed.signatures,
-    manifestsText: text.slice(manifestsAt + MANIFESTS.length, end),
-  };
+  return { indexBytes: file.subarray(0, statementAt), statementBytes, ...parsed };
 }
 
-function parseParts(
-  statementText: string,
-  signaturesText: string,
-): { statement: SealStatement; signatures: ManifestSignature[] } | { problem: string } {
+function parseParts(statementBytes: Buffer, signaturesBytes: Buffer): Pick<OpenedSeal, 'statement' | 'signatures'> | { problem: string } {
   let statement: unknown;
   let signatures: unknown;
   try {
-    statement = JSON.parse(statementText);
-    signatures = JSON.parse(signaturesText);
+    statement = JSON.parse(statementBytes.toString('latin1'));
+    signatures = JSON.parse(signaturesBytes.toString('latin1'));
   } catch (error) {
     return { problem: `its seal is not JSON (${error instanceof Error ? error.message : String(error)})` };
   }
@@ -166,33 +174,37 @@ function isSignature(value: unknown): value is ManifestSignature {
   return typeof keyid === 'string' && typeof sig === 'string';
 }
 
-/** The seal checked: the index's text is the one stated, and at least `threshold` distinct trusted keys signed the statement. */
+/** The seal checked: the index's bytes are the ones stated, and at least `threshold` distinct trusted keys signed the statement. */
 export function checkSeal(opened: OpenedSeal, keys: readonly TrustedKey[], threshold: number): string | undefined {
-  if (indexHash(opened.bodyText) !== opened.statement.index)
-    return 'was changed after it was sealed: its text does not hash to the one its seal states';
+  if (sha256Hex(opened.indexBytes) !== opened.statement.index)
+    return 'was changed after it was sealed: its bytes do not hash to the ones its seal states';
   const byId = new Map(keys.map((key) => [key.id, key]));
-  const statement = Buffer.from(opened.statementText, 'latin1');
   const signers = new Set<string>();
   for (const { keyid, sig } of opened.signatures) {
     const key = byId.get(keyid);
-    if (key && verify(null, statement, key.key, Buffer.from(sig, 'base64'))) signers.add(keyid);
+    if (key && verify(null, opened.statementBytes, key.key, Buffer.from(sig, 'base64'))) signers.add(keyid);
   }
   if (signers.size >= threshold) return undefined;
   const by = opened.signatures.map((s) => shortKeyId(s.keyid)).join(', ') || 'no key';
   return `is sealed by ${signers.size} trusted key${signers.size === 1 ? '' : 's'} (signatures by ${by}), fewer than the ${threshold} required`;
 }
 
-/** The sealed places' manifest texts, each checked against the hash its seal states (undefined: missing or not the one sealed). */
-export function sealedManifests(opened: OpenedSeal): Map<string, string> {
+/**
+ * The sealed places' manifest texts from the index's `manifests` section
+ * (undefined: the index has none), each checked against the hash the seal
+ * states; a place whose text is missing or not the one sealed has none.
+ */
+export function sealedManifests(section: Uint8Array | undefined, statement: SealStatement): Map<string, string> {
+  const texts = new Map<string, string>();
+  if (!section) return texts;
   let member: unknown;
   try {
-    member = JSON.parse(opened.manifestsText);
+    member = JSON.parse(Buffer.from(section.buffer, section.byteOffset, section.byteLength).toString('latin1'));
   } catch {
-    return new Map();
+    return texts;
   }
-  const texts = new Map<string, string>();
   if (typeof member !== 'object' || member === null) return texts;
-  for (const place of opened.statement.places) {
+  for (const place of statement.places) {
     const text = (member as Record<string, unknown>)[place.place];
     if (typeof text === 'string' && sha256Hex(Buffer.from(text, 'utf8')) === place.manifest) texts.set(place.place, text);
   }

@@ -8,7 +8,7 @@ import { RANKER_BUILDER } from '../../src/catalog/saved-ranker.js';
 import { prebuiltBuilder } from '../../src/index/prebuilt/build.js';
 import { prebuiltReader } from '../../src/index/prebuilt/read.js';
 
-export { serializePrebuiltIndex } from '../../src/index/prebuilt/build.js';
+export { serializePrebuiltIndex } from '../../src/index/prebuilt/write.js';
 
 export const { build: buildPrebuiltIndex, from: prebuiltIndexFrom } = prebuiltBuilder(RANKER_BUILDER);
 export const { read: readPrebuiltIndex, parse: parsePrebuiltIndex } = prebuiltReader(RANKER_FORMAT);

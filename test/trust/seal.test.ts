@@ -1,15 +1,19 @@
 /**
- * The seal of a prebuilt index: it keeps the document one JSON document,
- * names the index's hash and each place's manifest, and is refused when its
- * layout, its statement, the index's text or its signatures are not as sealed.
+ * The seal of a prebuilt index (format 3): appended after the index's bytes,
+ * which a reader without `trust` reads as they were; it names the index's
+ * hash and each place's manifest, and is refused when its layout, its
+ * statement, the index's bytes or its signatures are not as sealed.
  */
+import { Buffer } from 'node:buffer';
 import { describe, expect, it } from 'vitest';
 import { parseManifest, type ParsedManifest } from '../../src/trust/manifest.js';
-import { checkSeal, openSeal, sealedManifests, sealIndex, type OpenedSeal } from '../../src/trust/seal.js';
+import { checkSeal, manifestsSection, openSeal, sealedManifests, sealIndex, type OpenedSeal } from '../../src/trust/seal.js';
 import { keyPair, observed, signedManifest } from '../helpers/trust.js';
 
-const INDEX = '{\n  "format": "sisu-skills-index",\n  "skills": [\n    {"name":"é"}\n  ]\n}\n';
 const TEXT = signedManifest([observed('pdf', { 'SKILL.md': '---\nname: pdf\n---\n' })]);
+const PLACES = [{ place: 'skills', text: TEXT, manifest: manifest(TEXT) }];
+/** Stands for an index's bytes: the seal does not look inside them. */
+const INDEX = Buffer.concat([Buffer.from('sisu-skills-index 3\n', 'latin1'), Buffer.from([0, 1, 2, 0xff, 0x0a]), manifestsSection(PLACES)]);
 
 function manifest(text: string): ParsedManifest {
   const read = parseManifest(text);
@@ -17,59 +21,85 @@ function manifest(text: string): ParsedManifest {
   return read.manifest;
 }
 
-function opened(text: string): OpenedSeal {
-  const result = openSeal(text);
-  if (!result || 'problem' in result) throw new Error('not opened');
+function opened(bytes: Uint8Array): OpenedSeal {
+  const result = openSeal(bytes);
+  if (!result || 'problem' in result) throw new Error(`not opened: ${JSON.stringify(result)}`);
   return result;
 }
 
-const SEALED = sealIndex(INDEX, [{ place: 'skills', text: TEXT, manifest: manifest(TEXT) }], [keyPair(0).signing, keyPair(1).signing]);
+const SEALED = Buffer.from(sealIndex(INDEX, PLACES, [keyPair(0).signing, keyPair(1).signing]));
+/** The seal's text (the statement and the signatures), as latin1, with its footer. */
+const sealText = () => SEALED.subarray(INDEX.length).toString('latin1');
+/** SEALED with its seal's text changed by `change`, the lengths written again when `relength`. */
+function withSeal(change: (text: string) => string, relength = true): Buffer {
+  const text = SEALED.subarray(INDEX.length, SEALED.length - 16).toString('latin1');
+  const [statement = '', signatures = ''] = change(text).split('\n');
+  const footer = Buffer.from(SEALED.subarray(SEALED.length - 16));
+  if (relength) {
+    footer.writeUInt32LE(statement.length, 0);
+    footer.writeUInt32LE(signatures.length, 4);
+  }
+  return Buffer.concat([INDEX, Buffer.from(`${statement}\n${signatures}\n`, 'latin1'), footer]);
+}
 
 describe('sealIndex and openSeal', () => {
-  it('seal a document that stays one JSON document, and give back the index as it was written', () => {
-    expect(JSON.parse(SEALED)).toMatchObject({
-      format: 'sisu-skills-index',
-      trust: { statement: { format: 'sisu-skills-index-trust/1' } },
-    });
+  it("append the seal after the index's bytes, and give them back as they were", () => {
+    expect(SEALED.subarray(0, INDEX.length).equals(INDEX)).toBe(true);
+    expect(sealText()).toMatch(/^\{"format":"sisu-skills-index-trust\/2","index":"[0-9a-f]{64}","places":\[/u);
+    expect(SEALED.subarray(SEALED.length - 8).toString('latin1')).toBe('SKSEAL01');
     const seal = opened(SEALED);
-    expect(seal.indexText).toBe(INDEX);
+    expect(Buffer.from(seal.indexBytes).equals(INDEX)).toBe(true);
     expect(seal.statement.places).toEqual([expect.objectContaining({ place: 'skills', version: 1 })]);
     expect(checkSeal(seal, [keyPair(0).trusted, keyPair(1).trusted], 2)).toBeUndefined();
-    expect(sealedManifests(seal).get('skills')).toBe(TEXT);
+    expect(sealedManifests(manifestsSection(PLACES), seal.statement).get('skills')).toBe(TEXT);
     expect(openSeal(INDEX)).toBeUndefined();
   });
 
-  it('refuse a seal out of layout, not JSON, or with another statement', () => {
-    const at = SEALED.indexOf(',"signatures":');
-    expect(openSeal(`${SEALED.slice(0, at)}${SEALED.slice(at + 1)}`)).toEqual({
-      problem: 'its seal is not in the layout `sisu-skills index --key` writes',
-    });
-    expect(openSeal(SEALED.replace('{"statement":{', '{"statement":{,'))).toMatchObject({
+  it('refuse a seal out of layout, past its bounds, not JSON, or with another statement', () => {
+    const layout = { problem: 'its seal is not in the layout `sisu-skills index --key` writes' };
+    expect(openSeal(withSeal((text) => text.replace('\n', ' '), false))).toEqual(layout);
+    const huge = Buffer.from(SEALED);
+    huge.writeUInt32LE(0xffffffff, huge.length - 16);
+    expect(openSeal(huge)).toEqual(layout);
+    const past = Buffer.from(SEALED);
+    past.writeUInt32LE(SEALED.length, past.length - 16);
+    expect(openSeal(past)).toEqual(layout);
+    expect(openSeal(Buffer.from('SKSEAL01'))).toEqual(layout);
+    expect(openSeal(withSeal((text) => text.replace('{"format":', '{,"format":')))).toMatchObject({
       problem: expect.stringMatching(/^its seal is not JSON/) as string,
     });
-    expect(openSeal(SEALED.replace('sisu-skills-index-trust/1', 'other/1'))).toEqual({
-      problem: "its seal's statement is not a sisu-skills-index-trust/1 statement",
+    expect(openSeal(withSeal((text) => text.replace('sisu-skills-index-trust/2', 'sisu-skills-index-trust/1')))).toEqual({
+      problem: "its seal's statement is not a sisu-skills-index-trust/2 statement",
     });
-    expect(openSeal(SEALED.replace(/"signatures":\[[^\]]*\]/u, '"signatures":[1]'))).toEqual({
+    expect(openSeal(withSeal((text) => text.replace(/\n\[.*\]\n$/u, '\n[1]\n')))).toEqual({
       problem: "its seal's signatures are not { keyid, sig } entries",
     });
   });
 
   it('refuse an index changed after sealing, and too few trusted signatures', () => {
-    expect(checkSeal(opened(SEALED.replace('"skills"', '"skillz"')), [keyPair(0).trusted], 1)).toBe(
-      'was changed after it was sealed: its text does not hash to the one its seal states',
-    );
+    for (let at = 0; at < INDEX.length; at += 7) {
+      const flipped = Buffer.from(SEALED);
+      flipped[at] = (flipped[at] ?? 0) ^ 0x20;
+      expect(checkSeal(opened(flipped), [keyPair(0).trusted], 1)).toBe(
+        'was changed after it was sealed: its bytes do not hash to the ones its seal states',
+      );
+    }
     expect(checkSeal(opened(SEALED), [keyPair(0).trusted], 2)).toMatch(
       /^is sealed by 1 trusted key \(signatures by [0-9a-f]{12}, [0-9a-f]{12}\), fewer than the 2 required$/,
     );
     expect(checkSeal(opened(SEALED), [keyPair(2).trusted], 1)).toMatch(/^is sealed by 0 trusted keys/);
+    // A statement edited (a later expiry) is no longer the one signed.
+    const later = withSeal((text) => text.replace(/"expires":"[^"]*"/u, '"expires":"2999-01-01T00:00:00.000Z"'));
+    expect(checkSeal(opened(later), [keyPair(0).trusted], 1)).toMatch(/^is sealed by 0 trusted keys/);
   });
 
-  it('leave out a carried manifest that is not the one sealed', () => {
-    const member = SEALED.slice(SEALED.indexOf('"manifests": '));
-    const swapped = SEALED.replace(member, member.replace('\\"version\\":1', '\\"version\\":2'));
-    expect(swapped).not.toBe(SEALED);
-    expect(sealedManifests(opened(swapped)).has('skills')).toBe(false);
-    expect(sealedManifests({ ...opened(SEALED), manifestsText: '{oops' }).size).toBe(0);
+  it('leave out a carried manifest that is not the one sealed, or a section that is not JSON', () => {
+    const { statement } = opened(SEALED);
+    const swapped = manifestsSection([{ ...PLACES[0]!, text: TEXT.replace('"version":1', '"version":2') }]);
+    expect(Buffer.from(swapped).equals(Buffer.from(manifestsSection(PLACES)))).toBe(false);
+    expect(sealedManifests(swapped, statement).has('skills')).toBe(false);
+    expect(sealedManifests(Buffer.from('{oops'), statement).size).toBe(0);
+    expect(sealedManifests(Buffer.from('null'), statement).size).toBe(0);
+    expect(sealedManifests(undefined, statement).size).toBe(0);
   });
 });

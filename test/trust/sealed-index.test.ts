@@ -23,10 +23,25 @@ async function sealedIndex(place: Place, n = 0, ...signArgs: string[]): Promise<
   const root = place.signArg;
   const key = join(root, '..', `seal-${n}.key`);
   await writeFile(key, keyPair(n).privatePem, { mode: 0o600 });
-  const file = join(root, '..', 'skills.index.json');
+  const file = join(root, '..', 'skills.index');
   const run = await place.cli('index', root, '-o', file, '--key', key);
   if (run.code !== 0) throw new Error(`index failed: ${run.err}`);
   return file;
+}
+
+/**
+ * An index of `place` with alpha's description changed, built unsealed and
+ * given the seal of `sealed` (whose index is its first `length` bytes): what
+ * someone without the key would publish. The place is left as it was.
+ */
+async function withTheSealOf(place: Place, sealed: Buffer, length: number): Promise<Buffer> {
+  const alpha = LIBRARY['alpha/SKILL.md'] ?? '';
+  await place.write('alpha/SKILL.md', alpha.replace('Alpha fills forms.', `${TAMPERED} fills forms.`));
+  const other = join(place.signArg, '..', 'other.index');
+  const run = await place.cli('index', place.signArg, '-o', other);
+  await place.write('alpha/SKILL.md', alpha);
+  if (run.code !== 0) throw new Error(`index failed: ${run.err}`);
+  return Buffer.concat([await readFile(other), sealed.subarray(length)]);
 }
 
 function session(place: Place, extra: Parameters<typeof trusted>[1]): Session {
@@ -39,7 +54,7 @@ describe('a sealed prebuilt index', () => {
   it('is used with no scan, and what it serves is what was signed; an activation still checks the SKILL.md', async () => {
     const place = await folderPlace();
     const index = await sealedIndex(place);
-    const opened = openSeal(await readFile(index, 'utf8'));
+    const opened = openSeal(await readFile(index));
     expect(opened && !('problem' in opened) && opened.statement.places.map((p) => p.version)).toEqual([1]);
     const live = session(place, { index });
     const turn = await live.turn('hello', []);
@@ -68,9 +83,11 @@ describe('a sealed prebuilt index', () => {
     for (const spoil of ['unsealed', 'edited', 'untrusted'] as const) {
       const place = await folderPlace();
       const index = spoil === 'untrusted' ? await sealedIndex(place, 1) : await sealedIndex(place);
-      const text = await readFile(index, 'utf8');
-      if (spoil === 'unsealed') await writeFile(index, `${text.slice(0, text.indexOf(',\n  "trust": '))}\n}\n`);
-      if (spoil === 'edited') await writeFile(index, text.replace('Alpha fills forms.', `${TAMPERED} fills forms.`));
+      const bytes = await readFile(index);
+      const opened = openSeal(bytes);
+      if (!opened || 'problem' in opened) throw new Error('not sealed');
+      if (spoil === 'unsealed') await writeFile(index, opened.indexBytes);
+      if (spoil === 'edited') await writeFile(index, await withTheSealOf(place, bytes, opened.indexBytes.length));
       const live = session(place, { index });
       const turn = await live.turn();
       expect(turn.skills).toEqual(ALL);
@@ -101,7 +118,7 @@ async function publishedPlace(): Promise<{ place: Place; url: string; publish():
   const folder = await mkdtemp(join(tmpdir(), 'mw-skills-seal-'));
   const key = join(folder, 'seal.key');
   await writeFile(key, keyPair(0).privatePem, { mode: 0o600 });
-  const url = place.signArg.replace(/lib\/$/u, 'lib.index.json');
+  const url = place.signArg.replace(/lib\/$/u, 'lib.index');
   const publish = async () => {
     await sign(place);
     const run = await place.cli('index', place.signArg, '-o', url, '--key', key);

@@ -2,13 +2,13 @@
  * The offline builder (`sisu-skills index`): discovers the skills once,
  * stamps each SKILL.md, builds the ranker's index (and with `instructions`,
  * the instructions' index) and returns the document, which
- * `serializePrebuiltIndex` turns into the file's text. The CLI's alone: no
+ * `serializePrebuiltIndex` (write.ts) turns into the file's bytes. The CLI's alone: no
  * module on the middleware's path imports it (test/prebuilt-layout.test.ts).
  * The ranker's data is the ranker's to make: the builder is given a
  * RankerBuilder (catalog's RANKER_BUILDER), from the layer above.
  */
 import { version as packageVersion } from '../../../package.json';
-import { createLimiter, MAX_CONCURRENT_FS_CALLS } from '../../base/concurrency.js';
+import { MAX_CONCURRENT_FS_CALLS } from '../../base/concurrency.js';
 import { createDiagnostic, type Diagnostic } from '../../base/diagnostics.js';
 import { errorReason, type SkillsFileSystem } from '../../base/fs.js';
 import { sortedByName } from '../../base/name-lookup.js';
@@ -20,20 +20,11 @@ import type { RankerBuilder } from '../../base/ranker-data.js';
 import type { DiscoveryResult, SkillEntry, SkillMetadata } from '../../base/model.js';
 import { discoverOnce, scanIn } from '../../discover/with-storage.js';
 import { openStorage } from '../../source/storage.js';
-import { base64Of } from './codec-arrays.js';
 import { jsonCarries, withoutSpecials, type SpecialNumber } from './codec-numbers.js';
 import { pathEncoder, skillFileIn } from './codec-paths.js';
-import {
-  PREBUILT_INDEX_FORMAT,
-  PREBUILT_INDEX_VERSION,
-  rankedSkills,
-  type DiscoveryShape,
-  type PrebuiltIndexDocument,
-  type PrebuiltRanker,
-  type PrebuiltSkillRecord,
-  type SkillStamp,
-} from './format.js';
-import { encodeBody, encodeRanker } from './ranker-block.js';
+import type { PrebuiltRankerData } from './codec-ranker.js';
+import { rankedSkills, type DiscoveryShape, type PrebuiltIndexDocument, type PrebuiltSkillRecord, type SkillStamp } from './format.js';
+import { readInOrder } from './in-order.js';
 import type { TrustState } from '../../trust/state.js';
 
 /** Builds index documents whose ranker data `ranker` makes (catalog's RANKER_BUILDER). */
@@ -61,7 +52,11 @@ export function prebuiltBuilder(ranker: RankerBuilder): PrebuiltBuilder {
   return {
     async build(options, output, now = () => new Date(), build = {}) {
       const resolved = openStorage(resolveOptions(options));
-      const result = await discoverOnce(resolved, scanIn({ frontmatterOnly: true, trust: build.trust }));
+      const report = build.progress;
+      // Skills found so far, while the folders are walked: counted as their SKILL.md files are read.
+      const fs = report ? countingSkillReads(resolved.fs, (found) => report('finding skills', found)) : resolved.fs;
+      report?.('finding skills', 0);
+      const result = await discoverOnce({ ...resolved, fs }, scanIn({ frontmatterOnly: true, trust: build.trust }));
       return from(result, resolved, output, now(), build);
     },
     from,
@@ -83,6 +78,31 @@ export interface IndexBuildOptions {
    * `sisu-skills index --key`, which then seals the index (trust/seal.ts).
    */
   trust?: TrustState;
+  /** Told each phase and how far it is, of how many when known (the CLI's progress lines on a terminal). */
+  progress?: (phase: string, done: number, total?: number) => void;
+}
+
+/**
+ * `fs` calling `found` with the number of SKILL.md files read so far, after
+ * each: through `readUntil`, `readFile` or `open` (discovery reads heads with
+ * the first it has), each file counted once.
+ */
+function countingSkillReads(fs: SkillsFileSystem, found: (count: number) => void): SkillsFileSystem {
+  const seen = new Set<string>();
+  const counted = <T>(path: string, read: Promise<T>): Promise<T> =>
+    path.endsWith(SKILL_FILE)
+      ? read.then((value) => {
+          if (!seen.has(path)) found(seen.add(path).size);
+          return value;
+        })
+      : read;
+  const { readUntil } = fs;
+  return {
+    ...fs,
+    readFile: (path, encoding) => counted(path, fs.readFile(path, encoding)),
+    open: (path, flags) => counted(path, fs.open(path, flags)),
+    ...(readUntil ? { readUntil: (path, ...rest) => counted(path, readUntil.call(fs, path, ...rest)) } : {}),
+  };
 }
 
 async function documentOf(
@@ -94,31 +114,32 @@ async function documentOf(
   build: IndexBuildOptions,
 ): Promise<PrebuiltIndexDocument> {
   const encode = pathEncoder(output);
-  const run = createLimiter(MAX_CONCURRENT_FS_CALLS);
   const errors = [...result.errors];
-  const stamped = await Promise.all(
-    result.skills.map(async (entry) => {
-      try {
-        const stats = await run(() => options.fs.stat(entry.path));
-        return { entry, stamp: { size: stats.size, mtimeMs: stats.mtimeMs } };
-      } catch (error) {
-        errors.push(vanishedAtBuild(entry, error));
-        return undefined;
-      }
-    }),
-  );
   const skills: PrebuiltSkillRecord[] = [];
   const kept: SkillEntry[] = [];
-  for (const item of stamped) {
-    if (item) {
-      skills.push(recordOf(item.entry, item.stamp, encode));
-      kept.push(item.entry);
-    }
-  }
+  const report = build.progress;
+  const total = result.skills.length;
+  report?.('checking each SKILL.md', 0, total);
+  await readInOrder(
+    total,
+    MAX_CONCURRENT_FS_CALLS,
+    (i) =>
+      options.fs.stat((result.skills[i] as SkillEntry).path).then(
+        (stats): { stamp: SkillStamp } | { error: unknown } => ({ stamp: { size: stats.size, mtimeMs: stats.mtimeMs } }),
+        (error: unknown) => ({ error }),
+      ),
+    (i, stamped) => {
+      const entry = result.skills[i] as SkillEntry;
+      if ('error' in stamped) errors.push(vanishedAtBuild(entry, stamped.error));
+      else {
+        skills.push(recordOf(entry, stamped.stamp, encode));
+        kept.push(entry);
+      }
+      report?.('checking each SKILL.md', i + 1, total);
+    },
+  );
   const encodeDiagnostic = (d: Diagnostic): Diagnostic => ({ ...d, file: encode(d.file) });
   return {
-    format: PREBUILT_INDEX_FORMAT,
-    version: PREBUILT_INDEX_VERSION,
     packageVersion,
     createdAt: createdAt.toISOString(),
     options: {
@@ -132,7 +153,7 @@ async function documentOf(
     errors: errors.map(encodeDiagnostic),
     warnings: result.warnings.map(encodeDiagnostic),
     skills,
-    ranker: await rankerOf(ranker, rankedSkills(kept), options.fs, build.instructions === true, run),
+    ranker: await rankerOf(ranker, rankedSkills(kept), options.fs, build),
   };
 }
 
@@ -141,52 +162,34 @@ async function rankerOf(
   builder: RankerBuilder,
   ranked: readonly SkillEntry[],
   fs: SkillsFileSystem,
-  instructions: boolean,
-  run: <T>(task: () => Promise<T>) => Promise<T>,
-): Promise<PrebuiltRanker> {
-  const ranker = encodeRanker(builder.rankerData(ranked));
-  ranker.nameOrder = base64Of(sortedByName(ranked.length, (doc) => (ranked[doc] as SkillEntry).metadata.name));
-  if (!instructions) return ranker;
-  // A body that cannot be read now is left out: that skill is ranked by its metadata.
-  const bodies = await Promise.all(
-    ranked.map((entry) =>
-      run(() => fs.readFile(entry.path, 'utf8')).then(
-        (text) => splitFrontmatter(text).body,
+  { instructions, progress: report }: IndexBuildOptions,
+): Promise<PrebuiltRankerData> {
+  report?.('building the ranker', 0);
+  const ranker: PrebuiltRankerData = {
+    ...builder.rankerData(ranked),
+    nameOrder: sortedByName(ranked.length, (doc) => (ranked[doc] as SkillEntry).metadata.name),
+  };
+  if (instructions !== true) return ranker;
+  const bodies = builder.bodies(ranked.length);
+  report?.('reading the instructions', 0, ranked.length);
+  // In doc order, a few files at a time: no more than those are held (in-order.ts). One that cannot be read
+  // now is left out: that skill is ranked by its metadata.
+  await readInOrder(
+    ranked.length,
+    MAX_CONCURRENT_FS_CALLS,
+    (doc) =>
+      fs.readFile((ranked[doc] as SkillEntry).path, 'utf8').then(
+        (text): string | undefined => splitFrontmatter(text).body,
         () => undefined,
       ),
-    ),
+    (doc, body) => {
+      if (body !== undefined) bodies.add(doc, body);
+      report?.('reading the instructions', doc + 1, ranked.length);
+    },
   );
-  const body = builder.bodyData(bodies);
-  // No body read (none could be): nothing to store, the ranker reads metadata only.
-  return body === undefined ? ranker : { ...ranker, body: encodeBody(body) };
-}
-
-/**
- * The document as the file's text: one line per skill, so a diff of two
- * builds reads skill by skill; the ranker last. ASCII only: every other
- * character is written as a JSON `\\uXXXX` escape, the same value to any JSON
- * reader. A text with one character past ASCII is decoded from UTF-8, and
- * held, at two bytes a character: at 20,000 real-shaped skills (3,415 such
- * characters in 14.7 MB) that took 35 ms of start-up instead of 10 ms, and
- * the text held 29 MB instead of 14.7 MB while it was parsed.
- */
-export function serializePrebuiltIndex(document: PrebuiltIndexDocument): string {
-  const { skills, ranker, ...head } = document;
-  const top = JSON.stringify(head, null, 2).slice(0, -2);
-  const lines = skills.map((skill) => `    ${JSON.stringify(skill)}`);
-  const rankerText = JSON.stringify(ranker, null, 2).split('\n').join('\n  ');
-  const text = `${top},\n  "skills": [${lines.length > 0 ? `\n${lines.join(',\n')}\n  ` : ''}],\n  "ranker": ${rankerText}\n}\n`;
-  return asciiJson(text);
-}
-
-/**
- * JSON text with each character past ASCII as a `\\uXXXX` escape. Outside
- * strings JSON has only ASCII, so every such character is inside a string,
- * where the escape means the same character; a surrogate pair becomes two
- * escapes, which JSON reads back as the same pair.
- */
-function asciiJson(text: string): string {
-  return text.replace(/[\u0080-\uffff]/g, (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  report?.("building the instructions' index", 0);
+  const body = bodies.data();
+  return body === undefined ? ranker : { ...ranker, body };
 }
 
 function recordOf(entry: SkillEntry, stamp: SkillStamp, encode: (path: string) => string): PrebuiltSkillRecord {

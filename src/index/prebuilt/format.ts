@@ -1,25 +1,28 @@
 /**
- * The prebuilt index file's format: its name and versions, and the shape of
- * the JSON document `build.ts` writes and `read.ts` reads. A skill is stored
- * with its metadata, folder and SKILL.md stamp; the ranker's index as text
- * (`ranker-block.ts`); paths relative to the file's folder (`codec-paths.ts`).
- * Which skills the stored ranker counts is `rankedSkills`'s.
+ * The prebuilt index file's format: its name and version, its sections, and
+ * the document `build.ts` makes and writes. The file (format 3) is a
+ * container of zlib sections (codec-container.ts): the skills column by
+ * column (codec-skills.ts), their diagnostics, the ranker's index
+ * (codec-ranker.ts), the vectors; paths relative to the file's folder
+ * (codec-paths.ts). Which skills the stored ranker counts is `rankedSkills`'s.
  */
 import { isModelInvocable } from '../../metadata/invocation.js';
 import type { Diagnostic } from '../../base/diagnostics.js';
 import type { ResolvedOptions } from '../../config/options.js';
 import { firstOfEachName } from '../../index/skill-index.js';
-import type { SkillEntry, SkillMetadata } from '../../base/model.js';
-import type { SpecialNumber } from './codec-numbers.js';
+import type { SkillEntry } from '../../base/model.js';
+import type { SkillRecord } from './codec-skills.js';
+import type { PrebuiltRankerData } from './codec-ranker.js';
 
 export const PREBUILT_INDEX_FORMAT = 'sisu-skills-index';
 /**
- * Bump whenever the document's shape or meaning changes. 2 added `ranker`;
- * a reader also takes the versions in READABLE_VERSIONS (1: no ranker, which
- * then ranks as after a scan, from the skills' texts).
+ * Bump whenever the file's layout or meaning changes; a reader takes this
+ * version only (an index of another is refused with INDEX_UNUSABLE: rebuild
+ * it). 1 and 2 were JSON (2 added the ranker); 3 is the compact container.
  */
-export const PREBUILT_INDEX_VERSION = 2;
-export const READABLE_VERSIONS: readonly unknown[] = [1, PREBUILT_INDEX_VERSION];
+export const PREBUILT_INDEX_VERSION = 3;
+/** What an index published to a bucket is stored as: bytes, not text. */
+export const INDEX_CONTENT_TYPE = 'application/octet-stream';
 
 /**
  * The sections of a file of format 3 (codec-container.ts), by name. A reader
@@ -37,7 +40,18 @@ export const SECTIONS = {
   body: 'ranker.body',
   /** The skills' vectors with `--embeddings`, as src/meaning/vector-file.ts makes them (JSON). */
   vectors: 'vectors',
+  /** Reserved for issue 41: the signed manifests of the places the index was built from. */
+  manifests: 'manifests',
 } as const;
+
+/** The sections this package reads and writes itself: another feature's data goes in a section of another name. */
+export const OWN_SECTIONS: ReadonlySet<string> = new Set<string>([
+  SECTIONS.skills,
+  SECTIONS.diagnostics,
+  SECTIONS.ranker,
+  SECTIONS.body,
+  SECTIONS.vectors,
+]);
 
 /** The header of a file of format 3: what the build knew (the table of sections is the container's). */
 export interface IndexHeader {
@@ -49,7 +63,7 @@ export interface IndexHeader {
   options: DiscoveryShape;
   scannedDirectories: string[];
   /** How many skills the `skills` section holds. */
-  skills: number;
+  skillCount: number;
 }
 
 /** What a SKILL.md looked like when the index was built. */
@@ -61,77 +75,28 @@ export interface SkillStamp {
 /** The options that decide which skills discovery finds: an index built with others is not used. */
 export type DiscoveryShape = Pick<ResolvedOptions, 'directories' | 'packages' | 'include' | 'exclude' | 'strict'>;
 
-/** One skill as stored. Paths are encoded (see `encodePath`). */
-export interface PrebuiltSkillRecord extends SkillStamp {
-  directory: string;
-  /** Only when SKILL.md is not `<directory>/SKILL.md`. */
-  file?: string;
-  metadata: SkillMetadata;
-  /** Numbers in `metadata` that JSON turned into null, restored on reading. */
-  specials?: SpecialNumber[];
-}
+/** One skill as stored: metadata, folder (paths encoded, see `encodePath`), SKILL.md stamp. */
+export type PrebuiltSkillRecord = SkillRecord;
 
-/**
- * The ranker's index over the skills the model may activate (see
- * `rankedSkills`), as `RankerData` in text: typed arrays as base64 of their
- * little-endian bytes, terms joined by spaces (a term is letters and digits
- * only). Loading it decodes the arrays and tokenises nothing. Fields may be
- * added (a reader ignores what it does not know); what terms and weights
- * mean is `scheme`'s, and data of another scheme is not used.
- */
-export interface PrebuiltRanker {
-  scheme: string;
-  count: number;
-  terms: string;
-  offsets: string;
-  /** 16 or 32: the width of each doc number in `docs`. */
-  docBits: 16 | 32;
-  docs: string;
-  weights: string;
-  /**
-   * The ranked skills' doc numbers sorted by name (int32, base64): the order a
-   * ranked catalog finds its entries in, so start-up does not sort 20,000 names.
-   * Added within format 2: a reader without it sorts them itself.
-   */
-  nameOrder?: string;
-  /** The instructions' index over the same skills (written unless `rankInstructions: false`). */
-  body?: PrebuiltBody;
-}
-
-/**
- * The instructions' terms (src/catalog/body-terms.ts) in the ranker's text form, plus
- * each term's IDF (float32, base64), the IDF of a term one body holds, and
- * how many bodies were read. Data of another `scheme` (BODY_SCHEME) is not used:
- * the middleware then reads the bodies in the background, as after a scan.
- */
-export interface PrebuiltBody {
-  scheme: string;
-  count: number;
-  read: number;
-  terms: string;
-  offsets: string;
-  docBits: 16 | 32;
-  docs: string;
-  weights: string;
-  idf: string;
-  rareIdf: number;
-}
-
-export interface PrebuiltIndexDocument {
-  format: typeof PREBUILT_INDEX_FORMAT;
-  version: typeof PREBUILT_INDEX_VERSION;
-  /** The @sisu-ai/mw-skills version that wrote it (information: compatibility is `version`'s). */
-  packageVersion: string;
-  /** ISO date of the build. */
-  createdAt: string;
-  options: DiscoveryShape;
-  scannedDirectories: string[];
+/** What `build.ts` makes and `serializePrebuiltIndex` writes. */
+export interface PrebuiltIndexDocument extends Omit<IndexHeader, 'skillCount'> {
   errors: Diagnostic[];
   warnings: Diagnostic[];
   skills: PrebuiltSkillRecord[];
-  ranker: PrebuiltRanker;
-  /** The skills' vectors (`sisu-skills index --embeddings`), by content key: src/meaning/vector-file.ts. Added within format 2. */
+  /**
+   * The ranker's index over the skills the model may activate (see
+   * `rankedSkills`), with the instructions' index when built with them;
+   * what terms and weights mean is `scheme`'s.
+   */
+  ranker: PrebuiltRankerData;
+  /** The skills' vectors (`sisu-skills index --embeddings`), by content key: src/meaning/vector-file.ts. */
   vectors?: unknown;
+  /**
+   * More sections, written as given (a reader skips names it does not know):
+   * how another feature carries its own data in the index (issue 41's
+   * `manifests`). The names of SECTIONS are taken.
+   */
+  sections?: ReadonlyMap<string, Uint8Array>;
 }
 
 /**

@@ -7,8 +7,7 @@ import { version as packageVersion } from '../../../package.json';
 import { createDiagnostic, type Diagnostic } from '../../base/diagnostics.js';
 import { errorCode, errorReason } from '../../base/fs.js';
 
-export type PrebuiltIndexReason =
-  'missing' | 'unreadable' | 'not-json' | 'wrong-format' | 'incompatible-version' | 'other-options' | 'malformed';
+export type PrebuiltIndexReason = 'missing' | 'unreadable' | 'wrong-format' | 'incompatible-version' | 'other-options' | 'malformed';
 
 /** An index that cannot be used, and why. */
 export interface UnusableIndex {
@@ -37,23 +36,9 @@ export function malformed(path: string, detail: string): UnusableIndex {
   return unusable(path, 'malformed', `is damaged: ${detail}`, REBUILD);
 }
 
-export function unusable(path: string, reason: PrebuiltIndexReason, what: string, fix: string, at = { line: 0, column: 0 }): UnusableIndex {
+export function unusable(path: string, reason: PrebuiltIndexReason, what: string, fix: string): UnusableIndex {
   const message = `skills index ${path} ${what}. ${fix} Until then skills are found by scanning the directories.`;
-  return { ok: false, reason, message, diagnostic: createDiagnostic('INDEX_UNUSABLE', { file: path, ...at }, message) };
-}
-
-/** Line and column of a JSON.parse error, from the offset V8 puts in its message. */
-export function jsonErrorPosition(text: string, error: unknown): { line: number; column: number } {
-  const offset = /at position (\d+)/.exec(error instanceof Error ? error.message : '')?.[1];
-  // V8 says nothing about where for an empty text or a text that ends early: point at its end.
-  const at = offset === undefined ? text.length : Math.min(Number(offset), text.length);
-  let line = 1;
-  let start = 0;
-  for (let i = text.indexOf('\n'); i !== -1 && i < at; i = text.indexOf('\n', i + 1)) {
-    line++;
-    start = i + 1;
-  }
-  return { line, column: at - start + 1 };
+  return { ok: false, reason, message, diagnostic: createDiagnostic('INDEX_UNUSABLE', path, message) };
 }
 
 /**

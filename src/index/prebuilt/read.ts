@@ -7,26 +7,30 @@
  * Reading never throws: it gives `{ ok: true, result }`, a DiscoveryResult a
  * lazy index is built from, or `{ ok: false, reason, message, diagnostic }`,
  * after which the caller scans as usual and logs the one warning. Every field
- * is checked: a file is not trusted. Bodies are still read at activation,
+ * is checked: a file is not trusted (codec-container.ts bounds what a hostile
+ * length or a decompression bomb could make it allocate; zlib's checksums
+ * find a flipped byte). Bodies are still read at activation,
  * where `stamps.ts` tells whether a SKILL.md changed or vanished since the
  * build. Skills added later are not seen until the index is rebuilt.
  */
-import { resolve, sep } from 'node:path';
+import { Buffer } from 'node:buffer';
+import { resolve } from 'node:path';
 import { version as packageVersion } from '../../../package.json';
-import type { Diagnostic } from '../../base/diagnostics.js';
 import type { RankerFormat } from '../../base/ranker-data.js';
-import { errorCode, errorReason, type SkillsFileSystem } from '../../base/fs.js';
-import { FolderSet } from '../../base/paths.js';
-import { SKILL_FILE } from '../../base/skill-file.js';
+import { errorCode, errorReason, NOT_A_FILE, type SkillsFileSystem } from '../../base/fs.js';
 import type { ResolvedOptions } from '../../config/options.js';
 import type { DiscoveryResult, SkillEntry } from '../../base/model.js';
-import { restoreSpecials } from './codec-numbers.js';
-import { indexLocation, pathDecoderFor, SKILL_SUFFIX } from './codec-paths.js';
-import { PREBUILT_INDEX_FORMAT, READABLE_VERSIONS, type DiscoveryShape, type PrebuiltSkillRecord } from './format.js';
+import { ByteReader, DamagedIndexError } from './codec-bytes.js';
+import { Container, containerVersion, MAX_INFLATED_BYTES } from './codec-container.js';
+import { indexLocation, pathDecoderFor } from './codec-paths.js';
+import { readRanker, type PrebuiltRankerData } from './codec-ranker.js';
+import { SkillTable } from './codec-skills.js';
+import { OWN_SECTIONS, PREBUILT_INDEX_VERSION, SECTIONS, type DiscoveryShape } from './format.js';
 import { isCount, isRecord, isStringList } from './json-checks.js';
-import { jsonErrorPosition, malformed, rankerOutdated, REBUILD, unusable, type UnusableIndex } from './problems.js';
-import { decodeRanker, type PrebuiltRankerData } from './ranker-block.js';
-import { StampTable, type SkillStamps } from './stamps.js';
+import { malformed, rankerOutdated, REBUILD, unusable, type UnusableIndex } from './problems.js';
+import { decodeDiagnostics, decodeShape, shapeDifference } from './read-header.js';
+import { decodeSkills } from './read-skills.js';
+import type { SkillStamps } from './stamps.js';
 
 /** What reading an index gave: discovery's result, plus what each SKILL.md looked like at the build. */
 export interface PrebuiltDiscovery extends DiscoveryResult<SkillEntry> {
@@ -39,6 +43,13 @@ export interface PrebuiltDiscovery extends DiscoveryResult<SkillEntry> {
   ranker?: PrebuiltRankerData;
   /** The skills' vectors block as stored, when the index holds one (decoded by the middleware's meaning). */
   vectors?: unknown;
+  /**
+   * A section this package does not read itself (another feature's data:
+   * issue 41's `manifests`), inflated when asked for, so the first request
+   * pays nothing for it; undefined when the file has none, or when it does
+   * not inflate to the size its header declares.
+   */
+  section(name: string): Uint8Array | undefined;
 }
 
 export type PrebuiltIndexRead = { ok: true; result: PrebuiltDiscovery } | UnusableIndex;
@@ -51,26 +62,30 @@ export interface PrebuiltReader {
    * with a message saying how to fix it.
    */
   read(file: string, options: DiscoveryShape & Pick<ResolvedOptions, 'fs'>): Promise<PrebuiltIndexRead>;
-  /** `read` for text already read; `file` is where it came from (paths inside are relative to its folder). */
-  parse(text: string, file: string, options: DiscoveryShape): PrebuiltIndexRead;
+  /** `read` for bytes already read; `file` is where they came from (paths inside are relative to its folder). */
+  parse(bytes: Uint8Array, file: string, options: DiscoveryShape): PrebuiltIndexRead;
 }
 
 export function prebuiltReader(format: RankerFormat): PrebuiltReader {
-  const parse = (text: string, file: string, options: DiscoveryShape): PrebuiltIndexRead => parsePrebuiltIndex(text, file, options, format);
+  const parse = (bytes: Uint8Array, file: string, options: DiscoveryShape): PrebuiltIndexRead =>
+    parsePrebuiltIndex(bytes, file, options, format);
   return {
     read: async (file, options) => {
       const path = resolve(file);
-      const text = await readIndexText(path, options.fs);
-      return typeof text === 'string' ? parse(text, path, options) : text;
+      const bytes = await readIndexBytes(path, options.fs);
+      return bytes instanceof Uint8Array ? parse(bytes, path, options) : bytes;
     },
     parse,
   };
 }
 
-/** The text of the index file at `path`, or why it cannot be read. */
-async function readIndexText(path: string, fs: SkillsFileSystem): Promise<string | UnusableIndex> {
+/** No index file is read past this many bytes, whatever it claims (a device or a pipe swapped in must not fill memory). */
+export const MAX_INDEX_FILE_BYTES = MAX_INFLATED_BYTES;
+
+/** The bytes of the index file at `path` (bounded by MAX_INDEX_FILE_BYTES), or why they cannot be read. */
+export async function readIndexBytes(path: string, fs: SkillsFileSystem): Promise<Uint8Array | UnusableIndex> {
   try {
-    return await fs.readFile(path, 'utf8');
+    return await readWhole(fs, path);
   } catch (error) {
     const missing = errorCode(error) === 'ENOENT';
     return unusable(
@@ -82,156 +97,140 @@ async function readIndexText(path: string, fs: SkillsFileSystem): Promise<string
   }
 }
 
-function parsePrebuiltIndex(text: string, file: string, options: DiscoveryShape, format: RankerFormat): PrebuiltIndexRead {
-  const path = indexLocation(file);
-  let document: unknown;
+/** The whole file through one handle: its size from the handle, then reads until it is filled (a file that shrank meanwhile reads short). */
+async function readWhole(fs: SkillsFileSystem, path: string): Promise<Uint8Array> {
+  const handle = await fs.open(path, 'r');
   try {
-    document = JSON.parse(text);
-  } catch (error) {
-    const at = jsonErrorPosition(text, error);
-    return unusable(path, 'not-json', `is not valid JSON (${error instanceof Error ? error.message : String(error)})`, REBUILD, at);
+    const stats = handle.stat ? await handle.stat() : await fs.stat(path);
+    if (stats.isDirectory()) throw Object.assign(new Error(`${path} is a directory`), { code: 'EISDIR' });
+    if (!stats.isFile()) throw Object.assign(new Error(`${path} is not a regular file`), { code: NOT_A_FILE });
+    if (stats.size > MAX_INDEX_FILE_BYTES) throw new Error(`it is ${stats.size} bytes, past the ${MAX_INDEX_FILE_BYTES} an index may be`);
+    const bytes = Buffer.allocUnsafe(stats.size);
+    let filled = 0;
+    while (filled < bytes.length) {
+      const { bytesRead } = await handle.read(bytes, filled, bytes.length - filled, filled);
+      if (bytesRead === 0) break;
+      filled += bytesRead;
+    }
+    return bytes.subarray(0, filled);
+  } finally {
+    await handle.close().catch(() => undefined);
   }
-  if (!isRecord(document) || document.format !== PREBUILT_INDEX_FORMAT) {
+}
+
+function parsePrebuiltIndex(bytes: Uint8Array, file: string, options: DiscoveryShape, format: RankerFormat): PrebuiltIndexRead {
+  const path = indexLocation(file);
+  const version = containerVersion(bytes);
+  if (version !== PREBUILT_INDEX_VERSION) return otherVersion(bytes, path, version);
+  try {
+    const container = Container.open(bytes);
+    const decode = pathDecoderFor(path);
+    const { header } = container;
+    const shape = decodeShape(header.options, decode);
+    if (!shape) return malformed(path, 'its header has no options { directories, packages, include, exclude, strict }');
+    const difference = shapeDifference(shape, options);
+    if (difference) return unusable(path, 'other-options', `was built for other options: ${difference}`, REBUILD);
+    return decodeContent(container, path, decode, options, format);
+  } catch (error) {
+    if (error instanceof DamagedIndexError) return malformed(path, error.message);
+    throw error;
+  }
+}
+
+/** Why an index that is not of this version's format is not used: another version's, the JSON of formats 1 and 2, or no index at all. */
+function otherVersion(bytes: Uint8Array, path: string, version: number | 'json' | undefined): UnusableIndex {
+  if (version === undefined) {
     return unusable(
       path,
       'wrong-format',
-      `is not a skills index (no "format": "${PREBUILT_INDEX_FORMAT}")`,
+      'is not a skills index (its first line is not "sisu-skills-index <version>")',
       'Point the `index` option at the file `sisu-skills index -o` wrote.',
     );
   }
-  if (!READABLE_VERSIONS.includes(document.version)) {
-    const by = typeof document.packageVersion === 'string' ? ` by @sisu-ai/mw-skills ${document.packageVersion}` : '';
-    return unusable(
-      path,
-      'incompatible-version',
-      `was written${by} in index format ${JSON.stringify(document.version)}; this ` +
-        `version (${packageVersion}) reads formats ${READABLE_VERSIONS.join(' and ')} only`,
-      REBUILD,
-    );
-  }
-  const decode = pathDecoderFor(path);
-  const shape = decodeShape(document.options, decode);
-  if (!shape) return malformed(path, '"options" is missing or not { directories, packages, include, exclude, strict }');
-  const difference = shapeDifference(shape, options);
-  if (difference) return unusable(path, 'other-options', `was built for other options: ${difference}`, REBUILD);
-  return decodeBody(document, path, decode, options, format);
+  // Formats 1 and 2 were JSON: what they say of themselves is near the start of the file.
+  const head = Buffer.from(bytes.buffer, bytes.byteOffset, Math.min(bytes.byteLength, 4096)).toString('latin1');
+  const written = version === 'json' ? /"version"\s*:\s*(\d+)/.exec(head)?.[1] : String(version);
+  const by = /"packageVersion"\s*:\s*"([^"\\]{1,40})"/.exec(head)?.[1];
+  return unusable(
+    path,
+    'incompatible-version',
+    `was written${by ? ` by @sisu-ai/mw-skills ${by}` : ''} in index format ${written ?? 'unknown'}${version === 'json' ? ' (JSON)' : ''}; ` +
+      `this version (${packageVersion}) reads format ${PREBUILT_INDEX_VERSION} only`,
+    REBUILD,
+  );
 }
 
-function decodeBody(
-  document: Record<string, unknown>,
+function decodeContent(
+  container: Container,
   path: string,
   decode: (path: string) => string,
   options: DiscoveryShape,
   format: RankerFormat,
 ): PrebuiltIndexRead {
-  const { skills, errors, warnings, scannedDirectories, createdAt } = document;
-  if (!isStringList(scannedDirectories)) return malformed(path, '"scannedDirectories" is not a list of strings');
+  const { scannedDirectories, createdAt, skillCount } = container.header;
+  if (!isStringList(scannedDirectories)) return malformed(path, 'its header\'s "scannedDirectories" is not a list of strings');
+  if (typeof createdAt !== 'string') return malformed(path, 'its header\'s "createdAt" is not a string');
+  if (!isCount(skillCount)) return malformed(path, 'its header\'s "skillCount" is not a count');
   const scanned = scannedDirectories.map(decode);
+  const diagnostics = jsonSection(container, SECTIONS.diagnostics);
+  const { errors, warnings } = isRecord(diagnostics) ? diagnostics : { errors: undefined, warnings: undefined };
+  if (!decodeDiagnostics(errors, 'error', decode) || !decodeDiagnostics(warnings, 'warning', decode)) {
+    return malformed(path, 'its "errors" and "warnings" must be lists of diagnostics, with those severities');
+  }
+  const skillBytes = container.section(SECTIONS.skills);
+  if (!skillBytes) throw new DamagedIndexError('has no section "skills"');
   // Package roots were resolved at the build (after the directories, in scannedDirectories): with
   // packages configured, skills may lie under those too; without, only under the directories.
   const roots = options.packages.length > 0 ? [...options.directories, ...scanned] : options.directories;
-  if (typeof createdAt !== 'string') return malformed(path, '"createdAt" is not a string');
-  if (!decodeDiagnostics(errors, 'error', decode) || !decodeDiagnostics(warnings, 'warning', decode)) {
-    return malformed(path, '"errors" and "warnings" must be lists of diagnostics, with those severities');
-  }
-  if (!Array.isArray(skills)) return malformed(path, '"skills" is not a list');
-  const decoded: SkillEntry[] = [];
-  const stamps = new StampTable(skills.length);
-  const inside = new FolderSet(roots);
-  for (let i = 0; i < skills.length; i++) {
-    const record: unknown = skills[i];
-    const problem = checkRecord(record);
-    if (problem) return malformed(path, `skill ${i + 1}: ${problem}`);
-    const { directory, file, size, mtimeMs, metadata, specials } = record as PrebuiltSkillRecord;
-    const folder = decode(directory);
-    // An entry outside every configured directory was not written by discovery: never follow it.
-    if (!inside.holds(folder)) {
-      return malformed(path, `skill ${i + 1} (${JSON.stringify(metadata.name)}) lies outside the configured directories`);
-    }
-    if (specials !== undefined && !restoreSpecials(metadata, specials))
-      return malformed(path, `skill ${i + 1}: "specials" does not match its metadata`);
-    // `folder + SKILL_SUFFIX` shares the folder's characters (see createLazySkillIndex's `compact`).
-    const skillPath = file !== undefined ? decode(file) : folder.endsWith(sep) ? folder + SKILL_FILE : folder + SKILL_SUFFIX;
-    decoded.push({ metadata, path: skillPath, directory: folder });
-    stamps.add(metadata.name, skillPath, size, mtimeMs);
-  }
-  const ranker = decodeRanker(document.ranker, decoded.length, format);
+  const { skills, stamps } = decodeSkills(new SkillTable(new ByteReader(skillBytes, 'section "skills"'), skillCount), decode, roots);
+  const rankerBytes = container.section(SECTIONS.ranker);
+  const ranker = rankerBytes ? readRanker(rankerBytes, container.section(SECTIONS.body), skills.length, format) : { ok: true as const };
   if (!ranker.ok) return malformed(path, ranker.problem);
+  const vectors = container.has(SECTIONS.vectors) ? jsonSection(container, SECTIONS.vectors) : undefined;
   return {
     ok: true,
     result: {
-      skills: decoded,
+      skills,
       scannedDirectories: scanned,
       errors,
       warnings: ranker.otherScheme === undefined ? warnings : [...warnings, rankerOutdated(path, ranker.otherScheme, format.scheme)],
       stamps,
       file: path,
       createdAt,
-      packageVersion: typeof document.packageVersion === 'string' ? document.packageVersion : 'unknown',
+      packageVersion: typeof container.header.packageVersion === 'string' ? container.header.packageVersion : 'unknown',
       ...(ranker.data ? { ranker: ranker.data } : {}),
-      ...(document.vectors === undefined ? {} : { vectors: document.vectors }),
+      ...(vectors === undefined ? {} : { vectors }),
+      section: otherSections(container),
     },
   };
 }
 
-/** A character `String.prototype.trim` keeps (it strips exactly what `\s` matches). */
-const NOT_BLANK = /\S/;
-
-/** Why `record` is not a stored skill, or undefined when it is one. */
-function checkRecord(record: unknown): string | undefined {
-  if (!isRecord(record)) return 'not an object';
-  const { directory, file, size, mtimeMs, metadata } = record;
-  if (typeof directory !== 'string' || directory === '') return '"directory" is not a path';
-  if (file !== undefined && (typeof file !== 'string' || file === '')) return '"file" is not a path';
-  if (!isCount(size) || typeof mtimeMs !== 'number' || !Number.isFinite(mtimeMs)) return '"size" and "mtimeMs" must be numbers';
-  if (!isRecord(metadata) || Array.isArray(metadata)) return '"metadata" is not an object';
-  // A test, not trim(): a description ending in a newline (any block scalar) would be copied by trim, 20,000 times.
-  if (typeof metadata.name !== 'string' || !NOT_BLANK.test(metadata.name)) return 'metadata has no name';
-  if (typeof metadata.description !== 'string' || !NOT_BLANK.test(metadata.description)) return 'metadata has no description';
-  return undefined;
-}
-
-/** Checks each diagnostic in `list` and decodes its file in place; false when one is not a diagnostic. */
-function decodeDiagnostics(list: unknown, severity: Diagnostic['severity'], decode: (path: string) => string): list is Diagnostic[] {
-  if (!Array.isArray(list)) return false;
-  for (const item of list) {
-    if (!isRecord(item)) return false;
-    const { code, file, line, column, message } = item;
-    if (typeof code !== 'string' || item.severity !== severity || typeof file !== 'string' || typeof message !== 'string') return false;
-    if (!isCount(line) || !isCount(column)) return false;
-    item.file = decode(file);
+/** A section holding JSON, parsed (undefined when the file has none); DamagedIndexError when it is not JSON. */
+function jsonSection(container: Container, name: string): unknown {
+  const bytes = container.section(name);
+  if (!bytes) return undefined;
+  try {
+    // ASCII only, as write.ts wrote it: decoded at a byte a character.
+    return JSON.parse(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('latin1')) as unknown;
+  } catch {
+    throw new DamagedIndexError(`section "${name}" is not JSON`);
   }
-  return true;
 }
 
-function decodeShape(value: unknown, decode: (path: string) => string): DiscoveryShape | undefined {
-  if (!isRecord(value)) return undefined;
-  const { directories, packages, include, exclude, strict } = value;
-  if (
-    !isStringList(directories) ||
-    !isStringList(packages) ||
-    !isStringList(include) ||
-    !isStringList(exclude) ||
-    typeof strict !== 'boolean'
-  )
-    return undefined;
-  return { directories: directories.map(decode), packages, include, exclude, strict };
-}
-
-/** What differs between the options an index was built with and the middleware's, for the message; undefined when nothing does. */
-function shapeDifference(built: DiscoveryShape, wanted: DiscoveryShape): string | undefined {
-  const list = (items: readonly string[]) => JSON.stringify(items);
-  // Order is precedence (the first wins a name clash), so it must match too.
-  if (list(built.directories) !== list(wanted.directories))
-    return `directories ${list(built.directories)}, the middleware has ${list(wanted.directories)}`;
-  if (list(built.packages) !== list(wanted.packages))
-    return `packages ${list(built.packages)}, the middleware has ${list(wanted.packages)}`;
-  for (const key of ['include', 'exclude'] as const) {
-    // Pattern order changes nothing.
-    const a = [...new Set(built[key])].sort();
-    const b = [...new Set(wanted[key])].sort();
-    if (list(a) !== list(b)) return `${key} ${list(a)}, the middleware has ${list(b)}`;
-  }
-  if (built.strict !== wanted.strict) return `strict ${built.strict}, the middleware has ${wanted.strict}`;
-  return undefined;
+/**
+ * Another feature's sections, each inflated when asked for (undefined when
+ * absent, this reader's own, or damaged). An index with none keeps no hold
+ * on the file's bytes.
+ */
+function otherSections(container: Container): (name: string) => Uint8Array | undefined {
+  if (container.names().every((name) => OWN_SECTIONS.has(name))) return () => undefined;
+  return (name) => {
+    if (OWN_SECTIONS.has(name)) return undefined;
+    try {
+      return container.section(name);
+    } catch (error) {
+      if (error instanceof DamagedIndexError) return undefined;
+      throw error;
+    }
+  };
 }

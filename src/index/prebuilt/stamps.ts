@@ -25,22 +25,14 @@ export interface SkillStamps {
  */
 export class StampTable implements SkillStamps {
   private byName: Map<string, number> | undefined;
-  private readonly names: string[] = [];
-  private readonly paths: string[] = [];
-  private readonly sizes: Float64Array;
-  private readonly mtimes: Float64Array;
 
-  constructor(capacity: number) {
-    this.sizes = new Float64Array(capacity);
-    this.mtimes = new Float64Array(capacity);
-  }
-
-  add(name: string, path: string, size: number, mtimeMs: number): void {
-    this.sizes[this.paths.length] = size;
-    this.mtimes[this.paths.length] = mtimeMs;
-    this.names.push(name);
-    this.paths.push(path);
-  }
+  /** Skill i's name, SKILL.md path, size and mtime at positions i. */
+  constructor(
+    private readonly names: readonly string[],
+    private readonly paths: readonly string[],
+    private readonly sizes: Float64Array,
+    private readonly mtimes: Float64Array,
+  ) {}
 
   of(entry: SkillEntry): SkillStamp | undefined {
     if (!this.byName) {

@@ -1,0 +1,121 @@
+/**
+ * The stored skills as lazy discovery gives them (metadata, folder, SKILL.md
+ * path; level 2 read at activation) with their stamps, from the `skills`
+ * section (codec-skills.ts). Every skill is checked: its metadata names it
+ * and describes it, its folder decodes to a path inside the configured
+ * folders (checked once per parent folder: a few hundred at 20,000 skills),
+ * its own folder name is a plain name. Throws DamagedIndexError otherwise.
+ */
+import { sep } from 'node:path';
+import { SKILL_FILE } from '../../base/skill-file.js';
+import { FolderSet } from '../../base/paths.js';
+import type { SkillEntry, SkillMetadata } from '../../base/model.js';
+import { DamagedIndexError } from './codec-bytes.js';
+import { restoreSpecials } from './codec-numbers.js';
+import { SKILL_SUFFIX } from './codec-paths.js';
+import type { SkillTable } from './codec-skills.js';
+import { StampTable } from './stamps.js';
+
+/** A character `String.prototype.trim` keeps (it strips exactly what `\s` matches). */
+const NOT_BLANK = /\S/;
+
+export function decodeSkills(
+  table: SkillTable,
+  decode: (stored: string) => string,
+  roots: readonly string[],
+): { skills: SkillEntry[]; stamps: StampTable } {
+  const folders = new Folders(table, decode, new FolderSet(roots));
+  const skills: SkillEntry[] = new Array<SkillEntry>(table.count);
+  const names: string[] = new Array<string>(table.count);
+  const paths: string[] = new Array<string>(table.count);
+  const { sizes, mtimes } = table;
+  for (let i = 0; i < table.count; i++) {
+    const metadata = metadataOf(table, i);
+    const size = sizes[i] as number;
+    if (!Number.isInteger(size) || size < 0 || !Number.isFinite(mtimes[i])) throw damaged(i, 'its SKILL.md size or mtime is not a number');
+    const folder = folders.of(i, metadata.name);
+    const file = table.file(i);
+    // `folder + SKILL_SUFFIX` shares the folder's characters (see createLazySkillIndex's `compact`).
+    const path = file !== undefined ? fileIn(folder, decode(file), i) : folder.endsWith(sep) ? folder + SKILL_FILE : folder + SKILL_SUFFIX;
+    skills[i] = { metadata, path, directory: folder };
+    names[i] = metadata.name;
+    paths[i] = path;
+  }
+  return { skills, stamps: new StampTable(names, paths, table.sizes, table.mtimes) };
+}
+
+function metadataOf(table: SkillTable, i: number): SkillMetadata {
+  const metadata = table.metadata[i];
+  if (typeof metadata !== 'object' || metadata === null || Array.isArray(metadata)) throw damaged(i, 'its metadata is not an object');
+  const { name, description } = metadata;
+  // A test, not trim(): a description ending in a newline (any block scalar) would be copied by trim, 20,000 times.
+  if (typeof name !== 'string' || !NOT_BLANK.test(name)) throw damaged(i, 'its metadata has no name');
+  if (typeof description !== 'string' || !NOT_BLANK.test(description)) throw damaged(i, 'its metadata has no description');
+  const specials = table.specials(i);
+  if (specials !== undefined && !restoreSpecials(metadata, specials)) throw damaged(i, 'its special numbers do not match its metadata');
+  return metadata as SkillMetadata;
+}
+
+/** A SKILL.md named otherwise (`path`), which must lie in its skill's folder: activation reads it. */
+function fileIn(folder: string, path: string, i: number): string {
+  const inside = folder.endsWith(sep) ? folder : folder + sep;
+  if (
+    !path.startsWith(inside) ||
+    path
+      .slice(inside.length)
+      .split(sep)
+      .some((part) => part === '..' || part === '.' || part === '')
+  ) {
+    throw damaged(i, 'its SKILL.md lies outside its folder');
+  }
+  return path;
+}
+
+/** Skill folders decoded from their parents, each parent decoded and checked against the configured folders once. */
+class Folders {
+  private readonly parents: Array<{ path: string; inside: boolean } | undefined>;
+
+  constructor(
+    private readonly table: SkillTable,
+    private readonly decode: (stored: string) => string,
+    private readonly inside: FolderSet,
+  ) {
+    this.parents = new Array(table.parents.length);
+  }
+
+  of(i: number, name: string): string {
+    const { parent, leaf: stored } = this.table.folder(i);
+    let folder: string;
+    let inside: boolean;
+    if (parent === 0) {
+      folder = this.decode(stored);
+      inside = this.inside.holds(folder);
+    } else {
+      if (parent > this.parents.length) throw damaged(i, 'names a parent folder the index does not hold');
+      const leaf = stored === '' ? name : stored;
+      // Anything but a plain folder name could step out of its parent.
+      if (leaf === '.' || leaf === '..' || leaf.includes('/') || leaf.includes(sep)) throw damaged(i, 'its folder name is not a name');
+      const known = this.parentOf(parent);
+      folder = known.path.endsWith(sep) ? [known.path, leaf].join('') : [known.path, leaf].join(sep);
+      // A folder inside a configured one holds only folders inside it; the folder itself may be one (a root that is a skill).
+      inside = known.inside || this.inside.holds(folder);
+    }
+    // An entry outside every configured directory was not written by discovery: never follow it.
+    if (!inside) throw new DamagedIndexError(`skill ${i + 1} (${JSON.stringify(name)}) lies outside the configured directories`);
+    return folder;
+  }
+
+  private parentOf(id: number): { path: string; inside: boolean } {
+    let known = this.parents[id - 1];
+    if (!known) {
+      const path = this.decode(this.table.parents[id - 1] as string);
+      known = { path, inside: this.inside.holds(path) };
+      this.parents[id - 1] = known;
+    }
+    return known;
+  }
+}
+
+function damaged(i: number, what: string): DamagedIndexError {
+  return new DamagedIndexError(`skill ${i + 1}: ${what}`);
+}
