@@ -1,11 +1,10 @@
 // The plain baseline of the compact index's rows (issue 44): the package as it
-// was when the index was JSON (format 2), built from git at JSON_BASELINE_COMMIT
-// into bench-results/json-baseline/: its library (index.js), its `sisu-skills`
-// (cli.js) and its offline builder (build.js: buildPrebuiltIndex and
-// serializePrebuiltIndex, which its package entry does not export). Bundled with
-// esbuild (tsup's own bundler) inside the repository, so `zod` resolves from
-// node_modules. Resolves with undefined, saying why, where git or that commit is
-// missing (a shallow clone): the baseline's rows are then left out.
+// was just before its index became format 3, when it was JSON (format 2), built
+// from git at JSON_BASELINE_COMMIT into bench-results/json-baseline/: its
+// library (index.js) and its `sisu-skills` (cli.js), which writes its indexes.
+// Bundled with esbuild (tsup's own bundler) inside the repository, so `zod`
+// resolves from node_modules. Resolves with undefined, saying why, where git or
+// that commit is missing (a shallow clone): the baseline's rows are then left out.
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdir, rm, writeFile } from 'node:fs/promises';
@@ -17,19 +16,21 @@ import { build } from 'esbuild';
 const run = promisify(execFile);
 const repo = resolve(fileURLToPath(new URL('.', import.meta.url)), '..');
 
-/** The last commit whose index was JSON: main when issue 44's work started. */
-export const JSON_BASELINE_COMMIT = 'aaa705955d9c716be01f58f84d03b04beb256089';
-
-const BUILDER_ENTRY = `export { buildPrebuiltIndex, serializePrebuiltIndex } from './src/source/prebuilt/build.ts';\n`;
+/**
+ * The last commit whose index was JSON: main just before format 3, so only the
+ * format differs (the house issue's changes in between kept 2.4 MB more heap
+ * at 20,000 skills whatever the format). Issue 44 was measured at aaa7059.
+ */
+export const JSON_BASELINE_COMMIT = 'ec7d051465cbe945cb20740957c7cd62a5c7cae5';
 
 /**
- * `{ index, cli, build, commit }`: paths of the baseline's bundles (made once
+ * `{ index, cli, commit }`: paths of the baseline's bundles (made once
  * per commit, then reused), or undefined with `log` told why.
  */
 export async function jsonBaseline(log, commit = JSON_BASELINE_COMMIT) {
   const out = join(repo, 'bench-results', 'json-baseline', commit.slice(0, 12));
-  const files = { index: join(out, 'index.js'), cli: join(out, 'cli.js'), build: join(out, 'build.js'), commit };
-  if (existsSync(files.build)) return files;
+  const files = { index: join(out, 'index.js'), cli: join(out, 'cli.js'), commit };
+  if (existsSync(files.cli)) return files;
   const tree = join(out, 'tree');
   try {
     await rm(out, { recursive: true, force: true });
@@ -58,10 +59,5 @@ export async function jsonBaseline(log, commit = JSON_BASELINE_COMMIT) {
   };
   await build({ ...shared, entryPoints: [join(tree, 'src', 'index.ts')], outfile: files.index });
   await build({ ...shared, entryPoints: [join(tree, 'src', 'cli.ts')], outfile: files.cli });
-  await build({
-    ...shared,
-    stdin: { contents: BUILDER_ENTRY, resolveDir: tree, loader: 'ts', sourcefile: 'json-baseline-builder.ts' },
-    outfile: files.build,
-  });
   return files;
 }

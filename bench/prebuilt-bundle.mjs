@@ -15,7 +15,7 @@ import { prebuiltBuilder } from './src/index/prebuilt/build.ts';
 import { prebuiltReader } from './src/index/prebuilt/read.ts';
 import { RANKER_FORMAT } from './src/catalog/rank/data.ts';
 import { RANKER_BUILDER } from './src/catalog/saved-ranker.ts';
-export { serializePrebuiltIndex } from './src/index/prebuilt/build.ts';
+export { serializePrebuiltIndex } from './src/index/prebuilt/write.ts';
 export const { build: buildPrebuiltIndex } = prebuiltBuilder(RANKER_BUILDER);
 export const { parse: parsePrebuiltIndex } = prebuiltReader(RANKER_FORMAT);
 `;

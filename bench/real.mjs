@@ -4,13 +4,12 @@
 // cache is warm; the headline is the median whole-process time as a ratio to
 // the floor's. Skipped, saying why, when ../shared is absent.
 import { execFile } from 'node:child_process';
-import { Buffer } from 'node:buffer';
 import { existsSync } from 'node:fs';
-import { writeFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { gzipSync } from 'node:zlib';
 import { ioFloor } from './floor.mjs';
@@ -82,23 +81,26 @@ export async function prepareReal(temp, count, corpus, bundle, baseline = undefi
 
 /**
  * The plain baseline's indexes of the library at `root` (bench/json-baseline.mjs: the package when its index was
- * JSON), without and with the instructions, each also gzip'd at level 6 (what `gzip -6` writes, header aside).
+ * JSON), written by its own `sisu-skills index` without and with the instructions, each also gzip'd at level 6
+ * (what `gzip -6` writes, header aside).
  */
 async function writeJsonBaseline(root, baseline) {
-  const builder = await import(pathToFileURL(baseline.build).href);
   const meta = { bundle: baseline.index, json: `${root}.index.json`, jsonInstructions: `${root}.instructions.index.json` };
   const sizes = {};
   for (const [key, file, instructions] of [
     ['json', meta.json, false],
     ['jsonInstructions', meta.jsonInstructions, true],
   ]) {
-    const text = builder.serializePrebuiltIndex(
-      await builder.buildPrebuiltIndex({ directories: [root] }, file, undefined, { instructions }),
-    );
+    await run(process.execPath, [baseline.cli, 'index', root, '-o', file, ...(instructions ? ['--instructions'] : [])], {
+      maxBuffer: 64 << 20,
+    }).catch((error) => {
+      // Exit 1 only when nothing was written; skills with errors still exit 0.
+      throw new Error(`the JSON baseline's sisu-skills index failed: ${error.stderr || error.message}`);
+    });
+    const text = await readFile(file);
     const zipped = gzipSync(text, { level: 6 });
-    await writeFile(file, text);
     await writeFile(`${file}.gz`, zipped);
-    sizes[key] = { bytes: Buffer.byteLength(text), gzipBytes: zipped.length };
+    sizes[key] = { bytes: text.length, gzipBytes: zipped.length };
   }
   return { meta, sizes };
 }
@@ -205,6 +207,18 @@ export async function benchRealSize(workload, runs, row, results, only = undefin
   matching('prebuilt-task', INDEX_TARGETS[workload.count]);
   matching('prebuilt-instructions-task');
   for (const kind of BASELINE_KINDS) if (samples[kind]) matching(kind);
+  if (samples['json-task']) {
+    // CPU time (all threads, user + system) moves far less with the machine's load than wall time: the two formats side by side.
+    const cpu = (kind) => m(kind, 'cpuMs');
+    row(
+      section,
+      `CPU time of the whole process, median: from the index ${Math.round(cpu('prebuilt-task'))} ms, from the JSON index ` +
+        `${Math.round(cpu('json-task'))} ms, Node start + import ${Math.round(cpu('import'))} ms; ours / JSON`,
+      cpu('prebuilt-task') / cpu('json-task'),
+      'x',
+      '(info)',
+    );
+  }
   indexSizeRows(workload, section, row);
   row(section, `${LABELS.import} / floor`, m('import', 'wallMs') / floor, 'x', '(info)');
   if (samples['floor-skills'])

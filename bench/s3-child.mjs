@@ -9,8 +9,8 @@ const config = { endpoint, region: 'us-east-1', credentials: { accessKeyId: 'S3R
 if (mode === 'floor') {
   const { S3Client, GetObjectCommand } = await import('@aws-sdk/client-s3');
   const answer = await new S3Client(config).send(new GetObjectCommand({ Bucket: a, Key: b }));
-  const text = await answer.Body.transformToString();
-  process.stdout.write(`${JSON.stringify({ bytes: text.length })}\n`);
+  const bytes = await answer.Body.transformToByteArray();
+  process.stdout.write(`${JSON.stringify({ bytes: bytes.length })}\n`);
 } else {
   const api = await import('../dist/index.js');
   const { plainContext } = await import('./plain-ctx.mjs');

@@ -102,7 +102,7 @@ async function inProcess(...args) {
 /** The published-index rows at `size`: ours (a first request from it) against Node start + one GET of it. */
 async function publishedRows({ endpoint, config, bucket, size, reps, row, log }) {
   const place = `s3://${bucket}/lib-${size}/`;
-  const key = `lib-${size}.index.json`;
+  const key = `lib-${size}.index`;
   const url = `s3://${bucket}/${key}`;
   log(`[bench] s3: publishing the index of ${size} skills...`);
   log(`[bench] s3: ${await publishIndex(endpoint, place, url)}`);

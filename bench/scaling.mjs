@@ -60,7 +60,7 @@ async function writeLibrary(root, count, corpus) {
 /** The index for `directories` and the meta file a contender reads. */
 async function prepare(root, label, directories, bundle) {
   const lib = await import(bundle);
-  const indexFile = join(root, `${label}.index.json`);
+  const indexFile = join(root, `${label}.index`);
   await writeFile(indexFile, lib.serializePrebuiltIndex(await lib.buildPrebuiltIndex({ directories }, indexFile)));
   const metaFile = join(root, `${label}.meta.json`);
   await writeFile(metaFile, JSON.stringify({ directories, indexFile }));
