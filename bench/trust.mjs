@@ -34,8 +34,8 @@ async function signedLibrary(temp, count, corpus, log) {
   const took = `${(signMs / 1000).toFixed(1)} s; manifest ${(manifestBytes / 1e6).toFixed(1)} MB`;
   log(`[bench]   signed ${count} skills (${workload.resourceFiles} resources) in ${took}`);
   // The same library's index, plain and sealed (`--key`): the rows from an index compare the two.
-  const indexFile = join(temp, `trust-${count}.index.json`);
-  const sealedIndexFile = join(temp, `trust-${count}.sealed.index.json`);
+  const indexFile = join(temp, `trust-${count}.index`);
+  const sealedIndexFile = join(temp, `trust-${count}.sealed.index`);
   await run(process.execPath, [CLI, 'index', root, '-o', indexFile], { maxBuffer: 1 << 26 });
   await run(process.execPath, [CLI, 'index', root, '-o', sealedIndexFile, '--key', join(temp, `key-${count}.key`)], { maxBuffer: 1 << 26 });
   const metaFile = join(temp, `trust-${count}.meta.json`);
