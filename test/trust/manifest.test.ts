@@ -9,7 +9,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { MAX_MANIFEST_BYTES } from '../../src/trust/format.js';
-import { manifestPathProblem, parseManifest, serializeBody, serializeManifest } from '../../src/trust/manifest.js';
+import { manifestPathProblem, parseManifest, pathProblemByRule, serializeBody, serializeManifest } from '../../src/trust/manifest.js';
 import { signBody } from '../../src/trust/sign.js';
 import { verifyManifest } from '../../src/trust/verify.js';
 import { hex, keyPair, observed, signedManifest } from '../helpers/trust.js';
@@ -176,6 +176,46 @@ describe('manifest fields', () => {
     expect(problemOf(skill({ path: '..' }))).toMatch(/Sign the place again with `sisu-skills sign`\.$/);
     expect(manifestPathProblem('scripts/run.py', 'file')).toBeUndefined();
     expect(manifestPathProblem('.', 'file')).toBeDefined();
+  });
+});
+
+describe('paths, at random', () => {
+  it('the one-regex fast path accepts exactly what the rules one by one accept', () => {
+    const part = fc.constantFrom(
+      'a',
+      'b.md',
+      '.',
+      '..',
+      '...',
+      '.x',
+      '',
+      ':',
+      'c:',
+      's3:',
+      '\\',
+      '\u0000',
+      '\u001f',
+      '\u007f',
+      'é',
+      '\u{1F600}',
+      ' ',
+    );
+    const path = fc
+      .array(part, { minLength: 1, maxLength: 5 })
+      .chain((parts) =>
+        fc
+          .array(fc.constantFrom('/', '//', ''), { minLength: parts.length - 1, maxLength: parts.length - 1 })
+          .map((seps) => parts.reduce<string>((joined, p, i) => joined + (i > 0 ? (seps[i - 1] ?? '/') : '') + p, '')),
+      );
+    fc.assert(
+      fc.property(path, fc.constantFrom('skill' as const, 'file' as const), (candidate, kind) => {
+        expect(manifestPathProblem(candidate, kind)).toBe(pathProblemByRule(candidate, kind));
+      }),
+      { numRuns: 3000 },
+    );
+    expect(manifestPathProblem('a'.repeat(1025), 'file')).toMatch(/at most 1024 characters/);
+    expect(manifestPathProblem('.', 'skill')).toBeUndefined();
+    expect(manifestPathProblem('.', 'file')).toMatch(/no \. or \.\. parts/);
   });
 });
 
