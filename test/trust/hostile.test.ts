@@ -13,6 +13,7 @@ import { join } from 'node:path';
 import { generateKeyPairSync } from 'node:crypto';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { skillsMiddleware } from '../../src/index.js';
+import { MAX_MANIFEST_BYTES } from '../../src/trust/format.js';
 import { serializeManifest } from '../../src/trust/manifest.js';
 import { signBody } from '../../src/trust/sign.js';
 import { bucketPlace, folderPlace, LIBRARY, Session, sign, TAMPERED, trusted, type Place } from '../helpers/tamper.js';
@@ -170,6 +171,14 @@ describe('hostile manifests in a bucket', () => {
       expectOnlyDelta(await served(good, place), message);
     },
   );
+
+  it('a manifest over the size limit: refused from the size the listing gives, unread', async () => {
+    const good = await goodPlace();
+    const place = await bucketPlace();
+    await sign(place);
+    await place.write(place.manifest, ' '.repeat(MAX_MANIFEST_BYTES + 1));
+    expectOnlyDelta(await served(good, place), /^is 33554433 bytes, over the 33554432-byte limit for a manifest; it was not read/);
+  });
 });
 
 describe('key files that cannot serve', () => {

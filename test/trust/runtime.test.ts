@@ -3,7 +3,7 @@
  * back is refused while the last good library keeps serving; a newer valid
  * manifest is picked up without a restart (a folder rescanned, a watched
  * folder, a bucket's check); report mode serves everything and says the
- * same; random tampering of a signed folder never lets a tampered byte
+ * same; random tampering of a signed folder, package or bucket never lets a tampered byte
  * reach the model, with exactly one diagnostic; several places where
  * one place's broken manifest leaves the others serving; a manifest that
  * expires while an index built on it is kept (freeze); and key rotation and
@@ -13,7 +13,7 @@ import fc from 'fast-check';
 import { describe, expect, it, onTestFinished, vi } from 'vitest';
 import type { SkillEvent, SkillUntrustedEvent } from '../../src/index.js';
 import { until } from '../helpers/until.js';
-import { bucketPlace, folderPlace, LIBRARY, Session, sign, TAMPERED, trusted, type Place } from '../helpers/tamper.js';
+import { bucketPlace, folderPlace, LIBRARY, packagePlace, Session, sign, TAMPERED, trusted, type Place } from '../helpers/tamper.js';
 import { keyPair } from '../helpers/trust.js';
 
 const ALL = ['alpha', 'beta', 'gamma'];
@@ -243,7 +243,11 @@ describe('onEvent', () => {
   });
 });
 
-describe('random tampering (property)', () => {
+describe.each([
+  ['folder', folderPlace, 25],
+  ['package', packagePlace, 10],
+  ['bucket', bucketPlace, 6],
+] as const)('random tampering (property): %s', (_, makePlace, numRuns) => {
   const files = Object.keys(LIBRARY);
   const edit = fc.record({
     file: fc.constantFrom(...files),
@@ -254,7 +258,7 @@ describe('random tampering (property)', () => {
   it('no tampered byte reaches the model, and each edited file gives exactly one diagnostic', async () => {
     await fc.assert(
       fc.asyncProperty(edit, async ({ file, how, at }) => {
-        const place = await folderPlace();
+        const place = await makePlace();
         await sign(place);
         const text = LIBRARY[file] ?? '';
         const cut = at % (text.length + 1);
@@ -273,7 +277,7 @@ describe('random tampering (property)', () => {
         const expected = how === 'remove' && file.endsWith('SKILL.md') ? 0 : 1;
         expect(live.diagnostics).toHaveLength(expected);
       }),
-      { numRuns: 25 },
+      { numRuns },
     );
   });
 });
