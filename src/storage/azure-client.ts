@@ -17,8 +17,8 @@ import {
   type ListOptions,
   type ListPage,
   type ObjectInfo,
-  type ObjectStore,
 } from './object-store.js';
+import { EngineStore, type ReadRequest } from './engine-store.js';
 import {
   AZURE_CONNECTION_VARIABLE,
   isBlobServiceClient,
@@ -30,15 +30,7 @@ import {
   type BlobServiceClientLike,
   type ContainerClientLike,
 } from '../config/azure-option.js';
-import {
-  StorageCodes,
-  StorageError,
-  changedWhileRead,
-  missingObject,
-  unavailable,
-  type SdkFailure,
-  type StorageOperation,
-} from './storage-error.js';
+import { StorageCodes, StorageError, missingObject, unavailable, type SdkFailure, type StorageOperation } from './storage-error.js';
 
 /** The parts of `@azure/storage-blob` used here, written out (see config/azure-option.ts). */
 export interface AzureSdk {
@@ -141,11 +133,12 @@ export function containerClients(option: AzureOption | undefined): (container: s
 }
 
 /** The edge's requests against Azure Blob Storage, through the clients `option` gives. */
-export class AzureStore implements ObjectStore {
+export class AzureStore extends EngineStore {
   readonly scheme = 'az://';
   private readonly clientOf: (container: string) => Promise<ContainerClientLike>;
 
   constructor(option: AzureOption | undefined) {
+    super();
     this.clientOf = containerClients(option);
   }
 
@@ -168,18 +161,6 @@ export class AzureStore implements ObjectStore {
     }
   }
 
-  readRange(container: string, key: string, range: readonly [number, number], signal?: AbortSignal): Promise<GotObject> {
-    return this.download(container, key, { range, signal });
-  }
-
-  readIfChanged(container: string, key: string, etag: string, signal?: AbortSignal): Promise<GotObject | undefined> {
-    return this.download(container, key, { ifNoneMatch: etag, signal });
-  }
-
-  read(container: string, key: string, signal?: AbortSignal): Promise<GotObject> {
-    return this.download(container, key, { signal });
-  }
-
   async stat(container: string, key: string, signal?: AbortSignal): Promise<ObjectInfo> {
     try {
       const properties = await (await this.clientOf(container)).getBlobClient(key).getProperties({ abortSignal: signal });
@@ -200,41 +181,27 @@ export class AzureStore implements ObjectStore {
   }
 
   /**
-   * The blob (or the range asked for), or undefined when `ifNoneMatch` still
-   * matches: the SDK throws a 304 as a RestError with an empty message. Any
-   * range on an empty blob is a 416 InvalidRange: the empty blob is read
-   * whole instead, so an empty SKILL.md is read as one from disk is.
+   * The blob (or the range asked for). The SDK throws a 304 as a RestError
+   * with an empty message, and any range on an empty blob as a 416
+   * InvalidRange (EngineStore reads the empty blob whole then, so an empty
+   * SKILL.md is read as one from disk is).
    */
-  private download(container: string, key: string, request: DownloadRequest & { ifNoneMatch: string }): Promise<GotObject | undefined>;
-  private download(container: string, key: string, request: Omit<DownloadRequest, 'ifNoneMatch'>): Promise<GotObject>;
-  private async download(container: string, key: string, request: DownloadRequest): Promise<GotObject | undefined> {
-    const where = `az://${container}/${key}`;
+  protected async fetch(container: string, key: string, request: ReadRequest): Promise<GotObject> {
     const { range, ifNoneMatch, signal } = request;
-    try {
-      const blob = (await this.clientOf(container)).getBlobClient(key);
-      const conditions = ifNoneMatch === undefined ? {} : { conditions: { ifNoneMatch } };
-      let answer: BlobDownloadLike;
-      try {
-        answer = await blob.download(range?.[0] ?? 0, range && range[1] - range[0] + 1, { abortSignal: signal, ...conditions });
-      } catch (error) {
-        const { status } = failureOf(error);
-        if (status === 304) return undefined;
-        if (status === 416 && range?.[0] === 0) return await this.download(container, key, { signal });
-        if (status === 416) throw changedWhileRead(where, error);
-        throw error;
-      }
-      const bytes = await bodyOf(answer, where);
-      return { bytes, etag: etagOf(answer.etag), size: sizeFromContentRange(answer.contentRange, answer.contentLength ?? bytes.length) };
-    } catch (error) {
-      throw azureError(error, 'get', container, key);
-    }
+    const blob = (await this.clientOf(container)).getBlobClient(key);
+    const conditions = ifNoneMatch === undefined ? {} : { conditions: { ifNoneMatch } };
+    const answer = await blob.download(range?.[0] ?? 0, range && range[1] - range[0] + 1, { abortSignal: signal, ...conditions });
+    const bytes = await bodyOf(answer, `az://${container}/${key}`);
+    return { bytes, etag: etagOf(answer.etag), size: sizeFromContentRange(answer.contentRange, answer.contentLength ?? bytes.length) };
   }
-}
 
-interface DownloadRequest {
-  range?: readonly [number, number];
-  ifNoneMatch?: string;
-  signal?: AbortSignal;
+  protected statusOf(error: unknown): number | undefined {
+    return failureOf(error).status;
+  }
+
+  protected storageError(error: unknown, operation: StorageOperation, container: string, key: string): StorageError {
+    return azureError(error, operation, container, key);
+  }
 }
 
 /**

@@ -16,17 +16,9 @@ import {
   type ListOptions,
   type ListPage,
   type ObjectInfo,
-  type ObjectStore,
 } from './object-store.js';
-import {
-  StorageCodes,
-  StorageError,
-  changedWhileRead,
-  missingObject,
-  unavailable,
-  type SdkFailure,
-  type StorageOperation,
-} from './storage-error.js';
+import { EngineStore, type ReadRequest } from './engine-store.js';
+import { StorageCodes, StorageError, missingObject, unavailable, type SdkFailure, type StorageOperation } from './storage-error.js';
 
 /**
  * The parts of `@aws-sdk/client-s3` used here, written out: naming the SDK in
@@ -113,18 +105,13 @@ export async function makeClient(option: S3Option | undefined): Promise<S3Client
   return new S3Client({ forcePathStyle: customEndpoint, maxAttempts: DEFAULT_MAX_ATTEMPTS, ...(config as Record<string, unknown>) });
 }
 
-interface GetRequest {
-  range?: readonly [number, number];
-  ifNoneMatch?: string;
-  signal?: AbortSignal;
-}
-
 /** The edge's requests, on the client `option` gives (made on first use: the SDK is imported then, never before). */
-export class S3Store implements ObjectStore {
+export class S3Store extends EngineStore {
   readonly scheme = 's3://';
   private readonly connect: () => Promise<S3ClientLike>;
 
   constructor(option: S3Option | undefined) {
+    super();
     this.connect = connectOnce(() => makeClient(option));
   }
 
@@ -143,18 +130,6 @@ export class S3Store implements ObjectStore {
     } catch (error) {
       throw s3Error(error, 'list', bucket, prefix);
     }
-  }
-
-  readRange(bucket: string, key: string, range: readonly [number, number], signal?: AbortSignal): Promise<GotObject> {
-    return this.get(bucket, key, { range, signal });
-  }
-
-  readIfChanged(bucket: string, key: string, etag: string, signal?: AbortSignal): Promise<GotObject | undefined> {
-    return this.get(bucket, key, { ifNoneMatch: etag, signal });
-  }
-
-  read(bucket: string, key: string, signal?: AbortSignal): Promise<GotObject> {
-    return this.get(bucket, key, { signal });
   }
 
   async stat(bucket: string, key: string, signal?: AbortSignal): Promise<ObjectInfo> {
@@ -178,35 +153,23 @@ export class S3Store implements ObjectStore {
     }
   }
 
-  /**
-   * The object (or the range asked for), or undefined when `ifNoneMatch`
-   * still matches: the SDK reports a 304 as an error, told by its status.
-   * A range on an empty object (416) is the empty object.
-   */
-  private get(bucket: string, key: string, request: GetRequest & { ifNoneMatch: string }): Promise<GotObject | undefined>;
-  private get(bucket: string, key: string, request: Omit<GetRequest, 'ifNoneMatch'>): Promise<GotObject>;
-  private async get(bucket: string, key: string, request: GetRequest): Promise<GotObject | undefined> {
-    const where = `s3://${bucket}/${key}`;
-    try {
-      const { GetObjectCommand } = await loadSdk();
-      const { range, ifNoneMatch } = request;
-      const input = { Bucket: bucket, Key: key, Range: range && `bytes=${range[0]}-${range[1]}`, IfNoneMatch: ifNoneMatch };
-      let answer: GetAnswer;
-      try {
-        answer = (await (await this.connect()).send(new GetObjectCommand(input), { abortSignal: request.signal })) as GetAnswer;
-      } catch (error) {
-        const status = httpStatusOf(error);
-        if (status === 304) return undefined;
-        if (status === 416 && range?.[0] === 0) return await this.get(bucket, key, { signal: request.signal });
-        if (status === 416) throw changedWhileRead(where, error);
-        throw error;
-      }
-      const bytes = await bodyOf(answer, where);
-      return { bytes, etag: etagOf(answer.ETag), size: sizeFromContentRange(answer.ContentRange, answer.ContentLength ?? bytes.length) };
-    } catch (error) {
-      // Making the client can fail too (the SDK missing, a config it refuses): every failure is a StorageError.
-      throw s3Error(error, 'get', bucket, key);
-    }
+  /** The object (or the range asked for). The SDK reports a 304 and a 416 as errors, told by their status (EngineStore). */
+  protected async fetch(bucket: string, key: string, request: ReadRequest): Promise<GotObject> {
+    // Making the client can fail too (the SDK missing, a config it refuses): EngineStore makes every failure a StorageError.
+    const { GetObjectCommand } = await loadSdk();
+    const { range, ifNoneMatch } = request;
+    const input = { Bucket: bucket, Key: key, Range: range && `bytes=${range[0]}-${range[1]}`, IfNoneMatch: ifNoneMatch };
+    const answer = (await (await this.connect()).send(new GetObjectCommand(input), { abortSignal: request.signal })) as GetAnswer;
+    const bytes = await bodyOf(answer, `s3://${bucket}/${key}`);
+    return { bytes, etag: etagOf(answer.ETag), size: sizeFromContentRange(answer.ContentRange, answer.ContentLength ?? bytes.length) };
+  }
+
+  protected statusOf(error: unknown): number | undefined {
+    return httpStatusOf(error);
+  }
+
+  protected storageError(error: unknown, operation: StorageOperation, bucket: string, key: string): StorageError {
+    return s3Error(error, operation, bucket, key);
   }
 }
 
