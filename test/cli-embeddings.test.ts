@@ -8,7 +8,7 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { cli, useTempFolder, writeSkill } from './helpers/cli.js';
-import { readPrebuiltIndex } from './helpers/prebuilt.js';
+import { readPrebuiltIndex, shapeOf } from './helpers/prebuilt.js';
 import { nodeFileSystem } from '../src/base/fs.js';
 
 const folder = useTempFolder('cli-embeddings-');
@@ -34,14 +34,7 @@ describe('--embeddings <module>', () => {
     const run = await cli(['index', skills, '-o', output, '--embeddings', embedder]);
     expect(run).toMatchObject({ code: 0, stderr: '' });
     expect(run.stdout).toContain('Embedded 2 skills with model len-3 (3 dimensions, int8, 1 call).');
-    const read = await readPrebuiltIndex(output, {
-      directories: [skills],
-      packages: [],
-      include: [],
-      exclude: [],
-      strict: false,
-      fs: nodeFileSystem,
-    });
+    const read = await readPrebuiltIndex(output, { ...shapeOf([skills]), fs: nodeFileSystem });
     if (!read.ok) throw new Error(read.message);
     expect(read.result.vectors).toMatchObject({ model: 'len-3', count: 2, data: expect.any(String) });
   });

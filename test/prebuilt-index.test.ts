@@ -19,6 +19,7 @@ import {
   prebuiltIndexFrom,
   readPrebuiltIndex,
   serializePrebuiltIndex,
+  shapeOf,
 } from './helpers/prebuilt.js';
 import { PREBUILT_INDEX_VERSION, type DiscoveryShape, type PrebuiltIndexDocument } from '../src/index/prebuilt/format.js';
 import { Container, writeContainer } from '../src/index/prebuilt/codec-container.js';
@@ -50,7 +51,7 @@ async function library(): Promise<{ root: string; skills: string; indexFile: str
   const indexFile = join(root, 'skills.index');
   const document = await buildPrebuiltIndex({ directories: [skills] }, indexFile, () => new Date('2026-01-02T03:04:05.000Z'));
   await writeFile(indexFile, serializePrebuiltIndex(document));
-  return { root, skills, indexFile, shape: { directories: [skills], packages: [], include: [], exclude: [], strict: false } };
+  return { root, skills, indexFile, shape: shapeOf([skills]) };
 }
 
 /** `bytes` (an index file) with its header changed by `change`, its sections as they are. */
@@ -122,14 +123,7 @@ describe('buildPrebuiltIndex + readPrebuiltIndex', () => {
     roots.push(moved);
     await cp(root, moved, { recursive: true, preserveTimestamps: true });
     const skills = join(moved, 'skills');
-    const read = await readPrebuiltIndex(join(moved, 'skills.index'), {
-      directories: [skills],
-      packages: [],
-      include: [],
-      exclude: [],
-      strict: false,
-      fs: nodeFileSystem,
-    });
+    const read = await readPrebuiltIndex(join(moved, 'skills.index'), { ...shapeOf([skills]), fs: nodeFileSystem });
     if (!read.ok) throw new Error(read.message);
     expect(read.result.skills.every((s) => s.path.startsWith(skills + sep) && s.path === join(s.directory, 'SKILL.md'))).toBe(true);
     expect(read.result.errors.every((d) => d.file.startsWith(skills + sep))).toBe(true);
@@ -182,7 +176,7 @@ describe('buildPrebuiltIndex + readPrebuiltIndex', () => {
     const skills = join(root, 'skills');
     const indexFile = join(root, 'skills.index');
     const bytes = serializePrebuiltIndex(await buildPrebuiltIndex({ directories: [skills] }, indexFile));
-    const read = parsePrebuiltIndex(bytes, indexFile, { directories: [skills], packages: [], include: [], exclude: [], strict: false });
+    const read = parsePrebuiltIndex(bytes, indexFile, shapeOf([skills]));
     if (!read.ok) throw new Error(read.message);
     const scanned = await discover(resolveOptions({ directories: [skills] }), { frontmatterOnly: true });
     expect(read.result.skills.map((s) => s.metadata)).toEqual(scanned.skills.map((s) => s.metadata));
@@ -216,7 +210,7 @@ describe('buildPrebuiltIndex + readPrebuiltIndex', () => {
       path: `/lib/${name}/SKILL.md`,
       directory: `/lib/${name}`,
     }));
-    const shape = { directories: ['/lib'], packages: [], include: [], exclude: [], strict: false };
+    const shape = shapeOf(['/lib']);
     const document = await prebuiltIndexFrom(
       { skills: entries, scannedDirectories: ['/lib'], errors: [], warnings: [] },
       { ...shape, fs },
@@ -235,7 +229,7 @@ describe('buildPrebuiltIndex + readPrebuiltIndex', () => {
 });
 
 describe('readPrebuiltIndex refuses, never throws', () => {
-  const bare = { directories: ['/x'], packages: [], include: [], exclude: [], strict: false };
+  const bare = shapeOf(['/x']);
 
   it('a missing file, and one that cannot be read', async () => {
     const { root, indexFile, shape } = await library();
@@ -476,7 +470,7 @@ describe('metadata JSON cannot carry', () => {
     Object.defineProperty(metadata, '__proto__', { value: { polluted: true }, enumerable: true, writable: true, configurable: true });
     const { fs } = faultyFs({ '/lib/odd/SKILL.md': 'x' });
     const entry = { metadata: metadata as SkillEntry['metadata'], path: '/lib/odd/SKILL.md', directory: '/lib/odd' };
-    const shape = { directories: ['/lib'], packages: [], include: [], exclude: [], strict: false };
+    const shape = shapeOf(['/lib']);
     const document = await prebuiltIndexFrom(
       { skills: [entry], scannedDirectories: ['/lib'], errors: [], warnings: [] },
       { ...shape, fs },
