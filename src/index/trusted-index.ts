@@ -11,7 +11,7 @@
  */
 import { resolve } from 'node:path';
 import { createDiagnostic, type Diagnostic } from '../base/diagnostics.js';
-import { childPath, isSameOrInside } from '../base/paths.js';
+import { childPath } from '../base/paths.js';
 import { MANIFEST_FILE } from '../base/skill-file.js';
 import type { SkillEntry } from '../base/model.js';
 import type { AcceptedManifest } from '../trust/gate.js';
@@ -44,6 +44,8 @@ export function trustedReader(reader: PrebuiltReader, trust: TrustState): Prebui
 /** A sealed place where the index was read: its folder (decoded), and whether this process accepted it. */
 interface Place extends SealedPlace {
   dir: string;
+  /** `dir` ending in a separator: what a folder inside it starts with. */
+  within: string;
   accepted: boolean;
 }
 
@@ -71,10 +73,17 @@ function readSealed(
       const given = trust.once(createDiagnostic(verdict.code, childPath(dir, MANIFEST_FILE), verdict.message));
       if (given) diagnostics.push(given);
     }
-    return { ...sealed, dir, accepted: verdict.ok };
+    return { ...sealed, dir, within: childPath(dir, ''), accepted: verdict.ok };
   });
-  const placeOf = (directory: string): Place | undefined =>
-    places.filter((place) => isSameOrInside(directory, place.dir)).sort((a, b) => b.dir.length - a.dir.length)[0];
+  // The innermost place holding the folder; asked once a skill at the first request, so nothing is made per call.
+  const placeOf = (directory: string): Place | undefined => {
+    let found: Place | undefined;
+    for (const place of places) {
+      const inside = directory === place.dir || directory.startsWith(place.within);
+      if (inside && place.dir.length > (found?.dir.length ?? -1)) found = place;
+    }
+    return found;
+  };
   const manifests = () => sealedManifests(read.result.section(SECTIONS.manifests), opened.statement);
   trust.setResolver(bindingsOf(manifests, placeOf));
   const skills = read.result.skills.filter((entry) => served(entry, placeOf(entry.directory), trust, diagnostics));
