@@ -46,9 +46,13 @@ describe('local copies shared by several processes', () => {
     options: { crashAfter?: number } = {},
   ): Promise<{ folder?: string; reused?: boolean; exit: number }> {
     const objects = join(work, `objects-${version}`);
-    for (const file of FILES) {
-      mkdirSync(join(objects, file, '..'), { recursive: true });
-      writeFileSync(join(objects, file), `${file} of ${version}\n${'x'.repeat(2000)}\n`);
+    // Written once per version: rewriting them for each process would truncate a file another process is
+    // reading (seen once at load average 11: a process listed a short file and made a version of its own).
+    if (!existsSync(objects)) {
+      for (const file of FILES) {
+        mkdirSync(join(objects, file, '..'), { recursive: true });
+        writeFileSync(join(objects, file), `${file} of ${version}\n${'x'.repeat(2000)}\n`);
+      }
     }
     const config = join(work, `config-${version}-${Math.random().toString(36).slice(2)}.json`);
     const settings = {
