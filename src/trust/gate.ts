@@ -40,6 +40,8 @@ export class TrustGate {
   private readonly versions = new AcceptedVersions();
   /** Per place: the text last accepted, and what it gave (an unchanged text is not parsed or verified again). */
   private readonly accepted = new Map<string, { text: string; accepted: AcceptedManifest }>();
+  /** Per place admitted from a sealed index: its manifest's expiry (ms), so that a kept index stops at it too. */
+  private readonly sealedExpiries = new Map<string, number>();
 
   constructor(private readonly policy: GatePolicy) {}
 
@@ -88,6 +90,7 @@ export class TrustGate {
   hasExpired(): boolean {
     const now = this.policy.now();
     for (const { accepted } of this.accepted.values()) if (now >= accepted.manifest.expiresAt) return true;
+    for (const expiresAt of this.sealedExpiries.values()) if (now >= expiresAt) return true;
     return false;
   }
 
@@ -107,7 +110,10 @@ export class TrustGate {
    * rollback are checked, as for a manifest read from the place.
    */
   admitSealed(place: string, version: number, expires: string): { ok: true } | { ok: false; code: DiagnosticCode; message: string } {
-    if (this.policy.now() >= Date.parse(expires)) {
+    const expiresAt = Date.parse(expires);
+    if (this.policy.now() >= expiresAt) {
+      // No longer a reason to rebuild (`hasExpired`): the rebuild this expiry asked for is this one.
+      this.sealedExpiries.delete(place);
       return {
         ok: false,
         code: 'MANIFEST_EXPIRED',
@@ -119,6 +125,7 @@ export class TrustGate {
     const rollback = this.versions.check(place, version);
     if (rollback) return { ok: false, ...rollback };
     this.versions.accept(place, version);
+    this.sealedExpiries.set(place, expiresAt);
     return { ok: true };
   }
 }

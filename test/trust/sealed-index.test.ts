@@ -8,7 +8,7 @@
 import { mkdtemp, readFile, stat, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it, onTestFinished } from 'vitest';
+import { describe, expect, it, onTestFinished, vi } from 'vitest';
 import { openSeal } from '../../src/trust/seal.js';
 import { until } from '../helpers/until.js';
 import { bucketPlace, folderPlace, LIBRARY, Session, sign, TAMPERED, trusted, type Place } from '../helpers/tamper.js';
@@ -108,6 +108,27 @@ describe('a sealed prebuilt index', () => {
     const live = session(place, { index });
     const turn = await live.turn();
     expect(turn.skills).toEqual([]);
+    expect(live.diagnostics).toEqual([expect.stringMatching(/^MANIFEST_EXPIRED /)]);
+  });
+
+  it('kept forever (cacheTtl: Infinity), stops serving a place when the manifest it carries expires, once', async () => {
+    vi.useFakeTimers({ toFake: ['Date'], now: Date.now() });
+    onTestFinished(() => void vi.useRealTimers());
+    const place = await folderPlace();
+    const index = await sealedIndex(place, 0, '--expires', '2d');
+    const live = session(place, { index, cacheTtl: Infinity });
+    expect((await live.turn()).skills).toEqual(ALL);
+    vi.setSystemTime(Date.now() + 86_400_000);
+    expect((await live.turn()).skills).toEqual(ALL);
+    vi.setSystemTime(Date.now() + 86_400_000);
+    const expired = await live.turn();
+    expect(expired.skills).toEqual([]);
+    expect(expired.answers.join('\n')).not.toMatch(/BODY-/);
+    // Refused once: no rebuild on every request after it.
+    const discoveries = () => live.log.filter((entry) => (entry as { args: unknown[] }).args[0] === '[skills] discovered').length;
+    const before = discoveries();
+    expect((await live.turn()).skills).toEqual([]);
+    expect(discoveries()).toBe(before);
     expect(live.diagnostics).toEqual([expect.stringMatching(/^MANIFEST_EXPIRED /)]);
   });
 });
