@@ -149,6 +149,18 @@ export class SkillUnavailableError extends SkillsError {
   }
 }
 
+/**
+ * Whether trying the same call again cannot help: a skill or a local copy
+ * refused because its bytes are not the ones its publisher signed (fixed
+ * only by signing or restoring the library), or a skill the index is stale
+ * for (fixed by rebuilding it). A CopyError (storage/, above this layer)
+ * names the refused file in `untrusted`.
+ */
+export function retryCannotHelp(error: unknown): boolean {
+  if (error instanceof SkillUnavailableError) return error.reason === 'untrusted' || error.reason === 'stale';
+  return typeof error === 'object' && error !== null && (error as { untrusted?: unknown }).untrusted !== undefined;
+}
+
 /** Logs the diagnostic a refusal by `trust` carries (SkillUnavailableError, reason 'untrusted'), where the refusal is caught. */
 export function logUntrusted(log: HostLogger | undefined, error: unknown): void {
   if (error instanceof SkillUnavailableError && error.diagnostic) log?.warn('[skills] untrusted', error.diagnostic);

@@ -8,7 +8,7 @@
  * ctx. The middleware binds each tool to its run instead; a hand-wired tool
  * is bound to the skills it was made with.
  */
-import { logUntrusted } from '../config/errors.js';
+import { logUntrusted, retryCannotHelp } from '../config/errors.js';
 import type { z } from 'zod';
 import type { SkillIndex } from '../index/skill-index.js';
 import type { HostTool, ToolContext } from '../base/host.js';
@@ -49,8 +49,8 @@ export interface SkillToolSpec<S extends z.ZodTypeAny, A> {
   /** How to call the tool properly: the answer to arguments `accepts` rejects. */
   usage(index: SkillIndex): string;
   run(args: A, index: SkillIndex, ctx: ToolContext): Promise<string>;
-  /** The answer when something unexpected failed, given the reason. */
-  failed(reason: string): string;
+  /** The answer when something failed, given the reason and whether trying again may help. */
+  failed(reason: string, retry: boolean): string;
 }
 
 /**
@@ -87,7 +87,7 @@ export function skillTool<S extends z.ZodTypeAny, A>(spec: SkillToolSpec<S, A>):
         logUntrusted(ctx.log, error);
         const reason = error instanceof Error ? error.message : String(error);
         ctx.log?.error(`[skills] ${spec.name} failed`, { error: reason });
-        return spec.failed(busy(error) ? 'busy: too many files are open right now' : reason);
+        return spec.failed(busy(error) ? 'busy: too many files are open right now' : reason, !retryCannotHelp(error));
       }
     },
   };

@@ -228,7 +228,10 @@ export function bindUseSkillTool(binding: UseSkillBinding): SkillTool<typeof Use
       if (!prepared) return notFound(requested, index, ranker, searchTool());
       return answer(binding, prepared, { name, given, active, log: ctx.log });
     },
-    failed: (reason) => `Could not activate the skill: ${reason}. Try again, or continue without it.`,
+    failed: (reason, retry) =>
+      retry
+        ? `Could not activate the skill: ${reason}. Try again, or continue without it.`
+        : `Could not activate the skill: ${reason}. Trying again will not help; continue without it.`,
   });
 }
 

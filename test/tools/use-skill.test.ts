@@ -6,6 +6,8 @@
 import { describe, expect, it } from 'vitest';
 import { createUseSkillTool, renderActivation } from '../../src/tools/use-skill.js';
 import type { Skill } from '../../src/base/model.js';
+import { SkillUnavailableError } from '../../src/config/errors.js';
+import { CopyError, CopyCodes } from '../../src/storage/copies/copy-error.js';
 import { invoke, recordingLogger, type RecordingLogger } from '../helpers/stack.js';
 
 function skill(name: string, extra: Partial<Skill> = {}): Skill {
@@ -112,6 +114,26 @@ describe('use_skill handler', () => {
       { level: 'error', args: ['[skills] use_skill failed', { error: 'index exploded' }] },
     ]);
     await expect(invoke(tool, { skill_name: 'odd' })).resolves.toContain('plain string');
+  });
+
+  it('says trying again will not help when the refusal is one a retry cannot change (untrusted, a stale index, an unverified copy)', async () => {
+    const untrusted = new SkillUnavailableError({ skill: 'signed', path: 'signed/SKILL.md', reason: 'untrusted', detail: 'hash differs' });
+    const stale = new SkillUnavailableError({ skill: 'old', path: 'old/SKILL.md', reason: 'stale', detail: 'size changed' });
+    const file = { path: 'scripts/run.sh', read: { sha256: 'b'.repeat(64), size: 3 } };
+    const copy = new CopyError(CopyCodes.unverified, 'copied', 'scripts/run.sh: not the file its publisher signed', { untrusted: file });
+    const changed = new SkillUnavailableError({ skill: 'busy', path: 'busy/SKILL.md', reason: 'changed', detail: 'mid-write' });
+    const tool = createUseSkillTool([
+      exploding('signed', untrusted),
+      exploding('old', stale),
+      exploding('copied', copy),
+      exploding('busy', changed),
+    ]);
+    for (const name of ['signed', 'old', 'copied']) {
+      const answer = await invoke(tool, { skill_name: name }, toolCtx());
+      expect(answer).toMatch(/\. Trying again will not help; continue without it\.$/);
+      expect(answer).not.toContain('Try again');
+    }
+    expect(await invoke(tool, { skill_name: 'busy' }, toolCtx())).toMatch(/\. Try again, or continue without it\.$/);
   });
 
   it('with an empty list says no skills are loaded', async () => {
