@@ -185,7 +185,7 @@ describe('postings', () => {
     expect([...back.docs]).toEqual([5, 70_000]);
   });
 
-  it('any byte changed or cut is damage, or postings that still hold only docs under the count (property)', () => {
+  it('any byte changed or cut is damage, or postings every posting of which the ranker may read (property)', () => {
     fc.assert(
       fc.property(postingsArbitrary, fc.nat(), fc.integer({ min: 1, max: 255 }), fc.boolean(), ({ count, data }, at, flip, cut) => {
         const out = new ByteWriter();
@@ -199,14 +199,23 @@ describe('postings', () => {
           input.end();
           return back;
         });
-        if ('value' in result) {
-          for (const doc of result.value.docs) expect(doc).toBeLessThan(count);
-          expect(result.value.weights).toHaveLength(result.value.docs.length);
-        }
+        // What the reader promises the ranker (POSTINGS_CHECKED), so the ranker does not look at each posting again.
+        if ('value' in result) expect(postingProblem(result.value, count)).toBeUndefined();
       }),
     );
   });
 });
+
+/** The first posting that breaks what POSTINGS_CHECKED promises (docs ascending within a term, under `count`; no weight 0), or undefined. */
+function postingProblem({ offsets, docs, weights }: PostingsData, count: number): string | undefined {
+  if (weights.length !== docs.length || offsets[offsets.length - 1] !== docs.length) return 'not as many weights and offsets as docs';
+  for (let t = 0; t + 1 < offsets.length; t++) {
+    for (let p = offsets[t]!, previous = -1; p < offsets[t + 1]!; previous = docs[p]!, p++) {
+      if (docs[p]! <= previous || docs[p]! >= count || weights[p] === 0) return `posting ${p}`;
+    }
+  }
+  return undefined;
+}
 
 const skills: SkillRecord[] = [
   {
@@ -392,10 +401,17 @@ describe('the ranker sections', () => {
     });
     const otherCount = readRanker(writeRanker(data), writeBody({ ...data.body!, count: 4 }), 3, RANKER_FORMAT);
     expect(otherCount).toEqual({ ok: false, problem: 'section "ranker.body" is over 4 skills, the ranker over 3' });
-    // Valid bytes the ranker refuses: a weight of 0.
+    // A weight of 0 (no ranker writes one) is damage to the decoder, which checks every posting for the ranker.
     const zero = { ...data, weights: data.weights.map(() => 0) };
-    const refused = readRanker(writeRanker(zero), undefined, 3, RANKER_FORMAT);
-    expect(refused.ok === false && refused.problem).toMatch(/^the ranker's postings: a posting of ".*" is out of range$/);
+    expect(readRanker(writeRanker(zero), undefined, 3, RANKER_FORMAT)).toEqual({ ok: false, problem: 'section "ranker" has a weight of 0' });
+    const zeroBody = { ...data.body!, weights: data.body!.weights.map(() => 0) };
+    expect(readRanker(writeRanker(data), writeBody(zeroBody), 3, RANKER_FORMAT)).toEqual({
+      ok: false,
+      problem: 'section "ranker.body" has a weight of 0',
+    });
+    // What the ranker still checks of decoded postings: the terms (here out of order, which decoding does not see).
+    const unsorted = readRanker(writeRanker({ ...data, terms: [...data.terms].reverse() }), undefined, 3, RANKER_FORMAT);
+    expect(unsorted.ok === false && unsorted.problem).toMatch(/^the ranker's postings: terms are not sorted and distinct/);
     const bodyRefused = readRanker(writeRanker(data), writeBody({ ...data.body!, rareIdf: -1 }), 3, RANKER_FORMAT);
     expect(bodyRefused).toEqual({ ok: false, problem: "the instructions' postings: the rare-term IDF is not a number of 0 or more" });
     expect(readRanker(writeRanker(data).subarray(0, 12), undefined, 3, RANKER_FORMAT).ok).toBe(false);

@@ -348,7 +348,7 @@ describe('readPrebuiltIndex refuses, never throws', () => {
       ['terms are not sorted and distinct', (d) => (d.ranker.terms = [...d.ranker.terms].reverse())],
       ['terms are not sorted and distinct', (d) => (d.ranker.terms = [d.ranker.terms[0]!, ...d.ranker.terms])],
       ['has a posting past its docs or weights', (d) => Object.assign(d.ranker, { count: 1, nameOrder: Int32Array.of(0) })],
-      ['is out of range', (d) => (d.ranker.weights = new Uint16Array(d.ranker.weights.length))],
+      ['has a weight of 0', (d) => (d.ranker.weights = new Uint16Array(d.ranker.weights.length))],
       ['a name order of another length', (d) => (d.ranker.nameOrder = Int32Array.of(0))],
     ];
     for (const [detail, change] of cases) {

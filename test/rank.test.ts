@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { buildRankerData, RANKER_SCHEME, rankerDataProblem, rankerFromData } from '../src/catalog/rank/data.js';
+import { POSTINGS_CHECKED } from '../src/base/ranker-data.js';
 import { createRanker } from '../src/catalog/rank/score.js';
 import { queryWords, indexTerms, MAX_QUERY_CHARS, stem, tokenize, whenClauses, words } from '../src/catalog/rank/tokenize.js';
 import type { RankEntry } from '../src/catalog/rank/build.js';
@@ -374,5 +375,14 @@ describe('a ranker as data', () => {
       ['go backwards', { offsets: Int32Array.from(good.offsets, (o, i) => (i === 1 ? good.docs.length : o)) }],
     ];
     for (const [problem, change] of cases) expect(rankerDataProblem({ ...good, ...change }), problem).toContain(problem);
+  });
+
+  it('for postings a reader decoded and checked itself, checks the terms and offsets but not each posting again', () => {
+    const good = buildRankerData(entries);
+    // Damage to single postings: the reader's decoding is what refuses it (test/prebuilt-codec.test.ts).
+    expect(rankerDataProblem({ ...good, weights: new Uint16Array(good.weights.length) }, POSTINGS_CHECKED)).toBeUndefined();
+    expect(rankerDataProblem({ ...good, terms: [...good.terms].reverse() }, POSTINGS_CHECKED)).toContain('sorted and distinct');
+    expect(rankerDataProblem({ ...good, offsets: good.offsets.slice(1) }, POSTINGS_CHECKED)).toContain('span the postings');
+    expect(rankerDataProblem({ ...good, count: -1 }, POSTINGS_CHECKED)).toContain('entry count');
   });
 });

@@ -62,10 +62,21 @@ export interface BodyData extends PostingsData {
 export interface RankerFormat {
   readonly scheme: string;
   readonly bodyScheme: string;
-  /** The ranker's postings' problem, or undefined when they can be ranked with (its `body` is bodyProblem's). */
-  problem(data: RankerData): string | undefined;
-  bodyProblem(body: BodyData): string | undefined;
+  /**
+   * The ranker's postings' problem, or undefined when they can be ranked with (its `body` is bodyProblem's).
+   * `decoded`: the reader's decoding has checked every posting already (PostingsChecked), so only the terms,
+   * offsets and counts are left to check, not one more pass over every posting.
+   */
+  problem(data: RankerData, decoded?: PostingsChecked): string | undefined;
+  bodyProblem(body: BodyData, decoded?: PostingsChecked): string | undefined;
 }
+
+/**
+ * What a reader promises of postings it decoded itself: within each term the
+ * docs ascend strictly and lie under the entry count, and no weight is 0.
+ */
+export const POSTINGS_CHECKED = 'postings-checked';
+export type PostingsChecked = typeof POSTINGS_CHECKED;
 
 /**
  * What an index builder below the ranker needs from it

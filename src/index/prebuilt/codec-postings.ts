@@ -15,7 +15,9 @@
  *   deflated, against 0.09 MB this way.
  * Decoding rebuilds the very arrays that were encoded (docs in 16 bits up to
  * 65,536 entries, as the ranker packs them), checking that every doc is
- * under the entry count and every weight position inside its doc's table.
+ * under the entry count, every weight position inside its doc's table and no
+ * weight 0; docs ascend by construction (gaps are never negative). That is
+ * every check a posting needs (the reader tells RankerFormat so).
  */
 import type { PostingsData } from '../../base/ranker-data.js';
 import type { ByteReader, ByteWriter } from './codec-bytes.js';
@@ -66,6 +68,8 @@ export function readPostings(input: ByteReader, count: number): PostingsData {
   const starts = new Uint32Array(count + 1);
   for (let doc = 0; doc < count; doc++) starts[doc + 1] = (starts[doc] as number) + (tableLengths[doc] as number);
   if (starts[count] !== values.length) throw input.damaged('has weight tables that do not add up to its weights');
+  // Every posting's weight is one of these: none may be 0 (what RankerFormat's POSTINGS_CHECKED promises).
+  if (values.includes(0)) throw input.damaged('has a weight of 0');
   const total = offsets[terms.length] as number;
   const gaps = count <= 0x10000 ? input.typed(Uint16Array, total) : input.typed(Uint32Array, total);
   const positions = tableLengths.some((n) => n > 0x100) ? input.typed(Uint16Array, total) : input.typed(Uint8Array, total);

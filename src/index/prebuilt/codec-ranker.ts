@@ -8,7 +8,7 @@
  * ranker then ranks from the skills' texts, as after a scan); damage makes
  * the index unusable.
  */
-import type { BodyData, RankerData, RankerFormat } from '../../base/ranker-data.js';
+import { POSTINGS_CHECKED, type BodyData, type RankerData, type RankerFormat } from '../../base/ranker-data.js';
 import { ByteReader, ByteWriter, DamagedIndexError } from './codec-bytes.js';
 import { readPostings, writePostings } from './codec-postings.js';
 
@@ -51,7 +51,7 @@ export function readRanker(ranker: Uint8Array, body: Uint8Array | undefined, ski
     if (order.length !== 0 && order.length !== count) throw input.damaged('has a name order of another length');
     const data: PrebuiltRankerData = { scheme, count: count as number, ...readPostings(input, count as number) };
     input.end();
-    const problem = format.problem(data);
+    const problem = format.problem(data, POSTINGS_CHECKED);
     if (problem) return { ok: false, problem: `the ranker's postings: ${problem}` };
     if (order.length > 0) data.nameOrder = order;
     if (body) {
@@ -80,6 +80,6 @@ function readBody(bytes: Uint8Array, count: number, format: RankerFormat): { ok:
   input.end();
   if (idf.length !== postings.terms.length) throw input.damaged('has not one IDF a term');
   const body: BodyData = { scheme, count, read: read as number, rareIdf, idf, ...postings };
-  const problem = format.bodyProblem(body);
+  const problem = format.bodyProblem(body, POSTINGS_CHECKED);
   return problem ? { ok: false, problem: `the instructions' postings: ${problem}` } : { ok: true, body };
 }

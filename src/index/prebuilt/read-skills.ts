@@ -19,6 +19,17 @@ import { StampTable } from './stamps.js';
 /** A character `String.prototype.trim` keeps (it strips exactly what `\s` matches). */
 const NOT_BLANK = /\S/;
 
+/**
+ * Whether `text` holds a character trim() keeps: at once when it starts with
+ * a printable ASCII one other than the space (nearly every name and
+ * description), else by NOT_BLANK: a regular expression run 40,000 times
+ * was some 3 ms of a first request at 20,000 skills.
+ */
+function notBlank(text: string): boolean {
+  const first = text.charCodeAt(0);
+  return (first > 0x20 && first < 0x7f) || NOT_BLANK.test(text);
+}
+
 export function decodeSkills(
   table: SkillTable,
   decode: (stored: string) => string,
@@ -49,8 +60,8 @@ function metadataOf(table: SkillTable, i: number): SkillMetadata {
   if (typeof metadata !== 'object' || metadata === null || Array.isArray(metadata)) throw damaged(i, 'its metadata is not an object');
   const { name, description } = metadata;
   // A test, not trim(): a description ending in a newline (any block scalar) would be copied by trim, 20,000 times.
-  if (typeof name !== 'string' || !NOT_BLANK.test(name)) throw damaged(i, 'its metadata has no name');
-  if (typeof description !== 'string' || !NOT_BLANK.test(description)) throw damaged(i, 'its metadata has no description');
+  if (typeof name !== 'string' || !notBlank(name)) throw damaged(i, 'its metadata has no name');
+  if (typeof description !== 'string' || !notBlank(description)) throw damaged(i, 'its metadata has no description');
   const specials = table.specials(i);
   if (specials !== undefined && !restoreSpecials(metadata, specials)) throw damaged(i, 'its special numbers do not match its metadata');
   return metadata as SkillMetadata;
