@@ -235,7 +235,8 @@ const skills: SkillRecord[] = [
     specials: [[['limit'], 'NaN']],
   },
   // Folders with no parent to share: stored whole.
-  { metadata: { name: 'root', description: 'The root itself.' }, directory: '.', size: 1, mtimeMs: 2 },
+  // A description past Latin-1 (stored in UTF-16, code unit by code unit: a lone surrogate too).
+  { metadata: { name: 'root', description: 'The root itself — 日本 😀 \ud800.' }, directory: '.', size: 1, mtimeMs: 2 },
   { metadata: { name: 's3', description: 'In a bucket.' }, directory: 's3://bucket/skills/s3', size: 3, mtimeMs: 4 },
 ];
 
@@ -263,6 +264,7 @@ describe('skills', () => {
     expect(table.folder(0).leaf).toBe('');
     expect(table.folder(1).leaf).toBe('deploy-it');
     expect(Object.hasOwn(table.metadata[2] as object, '__proto__')).toBe(true);
+    expect(table.metadata.map((m) => m.description)).toEqual(skills.map((record) => record.metadata.description));
     expect(table.parents).toEqual(['./skills', './skills/ops', '../elsewhere', 's3://bucket/skills']);
   });
 
@@ -427,6 +429,7 @@ describe('decodeSkills: what the skills section says, checked', () => {
     leaves?: readonly string[];
     sizes?: readonly number[];
     files?: readonly unknown[];
+    descriptions?: { kinds: number[]; lengths: number[]; narrow?: string; wide?: Buffer };
   }): SkillTable {
     const count = fields.metadata?.length ?? 1;
     const out = new ByteWriter()
@@ -438,10 +441,47 @@ describe('decodeSkills: what the skills section says, checked', () => {
       .typed(Float64Array.from({ length: count }, () => 2))
       .json(fields.files ?? [])
       .json([]);
+    // Descriptions: left in the metadata's JSON unless given as columns.
+    const columns = fields.descriptions ?? { kinds: new Array<number>(count).fill(0), lengths: new Array<number>(count).fill(0) };
+    out
+      .typed(Uint8Array.from(columns.kinds))
+      .typed(Uint32Array.from(columns.lengths))
+      .block(Buffer.from(columns.narrow ?? '', 'latin1'))
+      .block(columns.wide ?? Buffer.alloc(0));
     return new SkillTable(new ByteReader(out.result(), 'test'), count);
   }
   const decode = (stored: string): string => (stored.startsWith('./') ? `/lib/${stored.slice(2)}` : stored);
   const decoded = (table: SkillTable, roots = ['/lib/skills']) => outcome(() => decodeSkills(table, decode, roots));
+
+  it('descriptions from their columns, each in its place among its keys; columns that do not add up are damage', () => {
+    const metadata = () => [
+      { name: 'a', description: 0, license: 'MIT' },
+      { name: 'b', description: 'Left in the JSON.' },
+      { name: 'c', description: 0 },
+    ];
+    const wide = Buffer.from('Ça — 😀', 'utf16le');
+    const good = { kinds: [1, 0, 2], lengths: [6, 0, 7], narrow: 'Fills.', wide };
+    const table = section({ metadata: metadata(), parentOf: [1, 1, 1], leaves: ['', '', ''], descriptions: good });
+    expect(table.metadata).toEqual([
+      { name: 'a', description: 'Fills.', license: 'MIT' },
+      { name: 'b', description: 'Left in the JSON.' },
+      { name: 'c', description: 'Ça — 😀' },
+    ]);
+    expect(Object.keys(table.metadata[0]!)).toEqual(['name', 'description', 'license']);
+    const hostile = (descriptions: typeof good, list: unknown[] = metadata()) =>
+      outcome(() => section({ metadata: list, parentOf: [1, 1, 1], leaves: ['', '', ''], descriptions }));
+    const noPlace = { damaged: "test has no place for skill 1's description" };
+    expect(hostile({ ...good, kinds: [3, 0, 2] })).toEqual(noPlace);
+    expect(hostile({ ...good, lengths: [6, 0, 8] })).toEqual({ damaged: "test has no place for skill 3's description" });
+    expect(hostile({ ...good, narrow: 'Fills.!' })).toEqual({ damaged: 'test holds descriptions no skill has' });
+    expect(hostile({ ...good, wide: wide.subarray(1) })).toEqual({ damaged: 'test holds wide descriptions of an odd number of bytes' });
+    expect(hostile(good, [{ name: 'a', description: 'Not 0.' }, ...metadata().slice(1)])).toEqual(noPlace);
+    expect(hostile(good, [{ name: 'a' }, ...metadata().slice(1)])).toEqual(noPlace);
+    expect(hostile(good, ['a', ...metadata().slice(1)])).toEqual(noPlace);
+    // A 0 left where no column fills it is a description that is no string: the reader's to refuse.
+    const unfilled = decoded(section({ metadata: [{ name: 'a', description: 0 }] }));
+    expect(unfilled).toEqual({ damaged: 'skill 1: its metadata has no description' });
+  });
 
   it('a well-formed section: folders from their parents, SKILL.md beside each, its stamp', () => {
     const result = decoded(

@@ -11,10 +11,19 @@
  * - each SKILL.md's size and mtime (Float64Arrays);
  * - the few exceptions, as lists of [skill, value]: a SKILL.md not named
  *   SKILL.md in its folder, and the numbers JSON cannot carry
- *   (codec-numbers.ts).
+ *   (codec-numbers.ts);
+ * - the descriptions (most of the bytes), out of the metadata's JSON (a 0
+ *   holds each one's place, so its keys keep their order): each skill's
+ *   kind (0: left in the JSON; 1: of characters up to U+00FF; 2: any
+ *   other) and length, then each kind's texts one after another, in Latin-1
+ *   and in UTF-16 (every code unit as it is). The reader gives each skill
+ *   a slice of its kind's one string: twenty thousand small strings that
+ *   JSON.parse would make in the young heap, and the garbage collector
+ *   copy twice, cost more than a quarter of a first request from the index.
  * Nothing here knows what paths mean: they are stored as the builder's
  * pathEncoder wrote them and given back encoded.
  */
+import { Buffer } from 'node:buffer';
 import type { SkillMetadata } from '../../base/model.js';
 import type { ByteReader, ByteWriter } from './codec-bytes.js';
 import type { SpecialNumber } from './codec-numbers.js';
@@ -32,12 +41,82 @@ export interface SkillRecord {
 }
 
 export function writeSkills(records: readonly SkillRecord[], out: ByteWriter): void {
-  out.json(records.map((record) => record.metadata));
+  const descriptions = new DescriptionColumns(records.length);
+  out.json(records.map((record, i) => descriptions.take(record.metadata, i)));
   writeFolders(records, out);
   out.typed(Float64Array.from(records, (record) => record.size));
   out.typed(Float64Array.from(records, (record) => record.mtimeMs));
   out.json(records.flatMap((record, i) => (record.file === undefined ? [] : [[i, record.file]])));
   out.json(records.flatMap((record, i) => (record.specials ? [[i, record.specials]] : [])));
+  descriptions.write(out);
+}
+
+const NARROW = 1;
+const WIDE = 2;
+
+/** The descriptions taken out of the metadata as it is written (see the module's comment). */
+class DescriptionColumns {
+  readonly kinds: Uint8Array;
+  readonly lengths: Uint32Array;
+  private readonly narrow: string[] = [];
+  private readonly wide: string[] = [];
+
+  constructor(count: number) {
+    this.kinds = new Uint8Array(count);
+    this.lengths = new Uint32Array(count);
+  }
+
+  /** Skill `i`'s metadata as its JSON is written: a string description replaced by 0 in its place, and kept here. */
+  take(metadata: SkillMetadata, i: number): SkillMetadata | Record<string, unknown> {
+    const { description } = metadata as { description?: unknown };
+    if (typeof description !== 'string') return metadata;
+    const narrow = !/[\u0100-\u{10ffff}]/u.test(description);
+    (narrow ? this.narrow : this.wide).push(description);
+    this.kinds[i] = narrow ? NARROW : WIDE;
+    this.lengths[i] = description.length;
+    return { ...metadata, description: 0 };
+  }
+
+  write(out: ByteWriter): void {
+    out
+      .typed(this.kinds)
+      .typed(this.lengths)
+      .block(Buffer.from(this.narrow.join(''), 'latin1'))
+      .block(Buffer.from(this.wide.join(''), 'utf16le'));
+  }
+}
+
+/** Puts each skill's description back into its metadata, as a slice of its kind's text; throws when the columns do not add up. */
+function placeDescriptions(input: ByteReader, metadata: ReadonlyArray<Record<string, unknown>>): void {
+  const count = metadata.length;
+  const kinds = input.typed(Uint8Array, count);
+  const lengths = input.typed(Uint32Array, count);
+  const narrowBytes = input.block();
+  const wideBytes = input.block();
+  if (wideBytes.length % 2 !== 0) throw input.damaged('holds wide descriptions of an odd number of bytes');
+  const texts = ['', narrowBytes.toString('latin1'), wideBytes.toString('utf16le')];
+  const at = [0, 0, 0];
+  for (let i = 0; i < count; i++) {
+    const kind = kinds[i] as number;
+    if (kind === 0) continue;
+    const record = metadata[i];
+    const text = texts[kind];
+    const start = at[kind] as number;
+    const end = start + (lengths[i] as number);
+    if (
+      text === undefined ||
+      typeof record !== 'object' ||
+      record === null ||
+      !Object.hasOwn(record, 'description') ||
+      record.description !== 0 ||
+      end > text.length
+    ) {
+      throw input.damaged(`has no place for skill ${i + 1}'s description`);
+    }
+    record.description = text.slice(start, end);
+    at[kind] = end;
+  }
+  if (at[NARROW] !== texts[NARROW]?.length || at[WIDE] !== texts[WIDE]?.length) throw input.damaged('holds descriptions no skill has');
 }
 
 /** Parents and own folder names; a folder with no `/` before its name (another drive, a bare name) is stored whole, under parent 0. */
@@ -89,6 +168,7 @@ export class SkillTable {
     this.mtimes = input.typed(Float64Array, count);
     this.files = exceptions(input, count, 'SKILL.md paths', (value): value is string => typeof value === 'string' && value !== '');
     this.specialsOf = exceptions(input, count, 'special numbers', (_value): _value is unknown => true);
+    placeDescriptions(input, this.metadata);
     input.end();
   }
 
