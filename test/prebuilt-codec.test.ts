@@ -405,7 +405,10 @@ describe('the ranker sections', () => {
     expect(otherCount).toEqual({ ok: false, problem: 'section "ranker.body" is over 4 skills, the ranker over 3' });
     // A weight of 0 (no ranker writes one) is damage to the decoder, which checks every posting for the ranker.
     const zero = { ...data, weights: data.weights.map(() => 0) };
-    expect(readRanker(writeRanker(zero), undefined, 3, RANKER_FORMAT)).toEqual({ ok: false, problem: 'section "ranker" has a weight of 0' });
+    expect(readRanker(writeRanker(zero), undefined, 3, RANKER_FORMAT)).toEqual({
+      ok: false,
+      problem: 'section "ranker" has a weight of 0',
+    });
     const zeroBody = { ...data.body!, weights: data.body!.weights.map(() => 0) };
     expect(readRanker(writeRanker(data), writeBody(zeroBody), 3, RANKER_FORMAT)).toEqual({
       ok: false,

@@ -4,7 +4,14 @@
  * weights were made, the checks a stored block must pass, and a ranker made
  * from one without tokenising anything again. Loading it skips tokenising.
  */
-import { POSTINGS_CHECKED, type BodyData, type PostingsChecked, type PostingsData, type RankerData, type RankerFormat } from '../../base/ranker-data.js';
+import {
+  POSTINGS_CHECKED,
+  type BodyData,
+  type PostingsChecked,
+  type PostingsData,
+  type RankerData,
+  type RankerFormat,
+} from '../../base/ranker-data.js';
 import { bodyIndexOf, type BodyIndex } from '../body-terms.js';
 import { buildIndex, FIELDS, K1, wholeIndex, type RankEntry } from './build.js';
 import { PackedPostings } from './postings.js';
