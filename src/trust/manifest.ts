@@ -27,22 +27,12 @@
 import { z } from 'zod';
 import type { DiagnosticCode } from '../base/diagnostics.js';
 import { SKILL_FILE } from '../base/skill-file.js';
+import { readCanonicalSkills } from './canonical-skills.js';
+import type { ManifestSkill } from './entries.js';
 import { compareCodePoints } from './digest.js';
 import { MANIFEST_FORMAT, MAX_FILES_PER_SKILL, MAX_MANIFEST_BYTES, MAX_PATH_CHARS, MAX_SIGNATURES } from './format.js';
 
-/** One file a skill serves: its path in the skill folder (`/`-separated), its size in bytes, its hex SHA-256. */
-export type ManifestFile = readonly [path: string, size: number, sha256: string];
-
-export interface ManifestSkill {
-  /** The skill folder, relative to the place's root (`.` when the place is the skill). */
-  path: string;
-  /** agentskills.io RFC #358's digest of `files` (digest.ts). */
-  digest: string;
-  /** Hex SHA-256 of SKILL.md's head: its bytes through the closing fence's line break (discover/head.ts). */
-  frontmatter: string;
-  /** Sorted by path; SKILL.md among them. */
-  files: readonly ManifestFile[];
-}
+export type { ManifestFile, ManifestSkill } from './entries.js';
 
 export interface ManifestBody {
   format: typeof MANIFEST_FORMAT;
@@ -73,7 +63,14 @@ export interface ParsedManifest {
 }
 
 /** What reading or checking a manifest gave: the manifest, or the one problem that stops it, with its code. */
-export type ManifestRead = { ok: true; manifest: ParsedManifest } | { ok: false; code: DiagnosticCode; message: string };
+export type ManifestRead = { ok: true; manifest: ParsedManifest } | ManifestRefusal;
+
+/** The one problem that stops a manifest, with its code. */
+export interface ManifestRefusal {
+  ok: false;
+  code: DiagnosticCode;
+  message: string;
+}
 
 const HEADER_START = '{"signatures":';
 const HEADER_END = ',"signed":';
@@ -111,7 +108,7 @@ const bodySchema = z
   })
   .strict();
 
-const invalid = (message: string): ManifestRead => ({ ok: false, code: 'MANIFEST_INVALID', message });
+const invalid = (message: string): ManifestRefusal => ({ ok: false, code: 'MANIFEST_INVALID', message });
 
 const SIGN_AGAIN = 'Sign the place again with `sisu-skills sign`.';
 
@@ -195,17 +192,36 @@ export function parseManifest(input: string | Uint8Array): ManifestRead {
   if (!headerJson.ok) return invalid(`has a signatures line that is not JSON (${headerJson.reason}). ${SIGN_AGAIN}`);
   const header = headerSchema.safeParse(headerJson.value);
   if (!header.success) return invalid(`has a bad signature entry: ${zodProblem(header.error, 'signatures')}. ${SIGN_AGAIN}`);
-  const bodyJson = parseJson(parts.bodyText);
+  const body = canonicalBody(parts.bodyText) ?? readBody(parts.bodyText);
+  if (!body.ok) return body;
+  const expiresAt = Date.parse(body.body.expires);
+  if (expiresAt < Date.parse(body.body.created))
+    return invalid(`expires (${body.body.expires}) before it was created (${body.body.created}). ${SIGN_AGAIN}`);
+  return { ok: true, manifest: { body: body.body, bodyText: parts.bodyText, signatures: header.data.signatures, expiresAt } };
+}
+
+type BodyRead = { ok: true; body: ManifestBody } | ManifestRefusal;
+
+/** The body in the layout `sign` writes, every entry checked (canonical-skills.ts); undefined when it is in any other. */
+function canonicalBody(bodyText: string): BodyRead | undefined {
+  const lines = bodyText.split('\n');
+  if (lines.length < 2 || lines[lines.length - 1] !== ']}') return undefined;
+  const envelope = parseJson(`${lines[0] ?? ''}]}`);
+  const checked = envelope.ok ? bodySchema.safeParse(envelope.value) : undefined;
+  if (!checked?.success) return undefined;
+  const skills = readCanonicalSkills(lines.slice(1, -1));
+  return skills ? { ok: true, body: { ...checked.data, skills } } : undefined;
+}
+
+/** The body in any JSON spelling, each entry checked by the rules below, which name the first problem. */
+function readBody(bodyText: string): BodyRead {
+  const bodyJson = parseJson(bodyText);
   if (!bodyJson.ok) return invalid(`has a signed part that is not JSON (${bodyJson.reason}). ${SIGN_AGAIN}`);
   const body = bodySchema.safeParse(bodyJson.value);
   if (!body.success) return invalid(`${zodProblem(body.error, 'signed')}. ${SIGN_AGAIN}`);
-  const expiresAt = Date.parse(body.data.expires);
-  if (expiresAt < Date.parse(body.data.created))
-    return invalid(`expires (${body.data.expires}) before it was created (${body.data.created}). ${SIGN_AGAIN}`);
   const skillsProblem = checkSkills(body.data.skills);
   if (skillsProblem !== undefined) return invalid(`${skillsProblem}. ${SIGN_AGAIN}`);
-  const manifestBody = { ...body.data, skills: body.data.skills as ManifestSkill[] };
-  return { ok: true, manifest: { body: manifestBody, bodyText: parts.bodyText, signatures: header.data.signatures, expiresAt } };
+  return { ok: true, body: { ...body.data, skills: body.data.skills as ManifestSkill[] } };
 }
 
 /**

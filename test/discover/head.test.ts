@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { HEAD_BYTES, headByteLength, readSkillHead } from '../../src/discover/head.js';
+import { HEAD_BYTES, headByteLength, headLength, readSkillHead } from '../../src/discover/head.js';
 import { parseFrontmatter } from '../../src/frontmatter/parse.js';
 import { nodeFileSystem } from '../../src/base/fs.js';
 import { faultyFs } from './helpers.js';
@@ -207,5 +207,15 @@ describe('readSkillHead on generated texts', () => {
       { numRuns: 1500 },
     );
     for (const content of Object.values(CASES)) expect(headByteLength(Buffer.from(content))).toBe(Buffer.byteLength(expectedHead(content)));
+  });
+
+  it('headLength finds that head in the decoded text: its UTF-8 bytes are the head headByteLength counts', () => {
+    const sameHead = (content: string) => {
+      const bytes = Buffer.from(content);
+      expect(headLength(content)).toBe(expectedHead(content).length);
+      expect(Buffer.from(content.slice(0, headLength(content)))).toEqual(bytes.subarray(0, headByteLength(bytes)));
+    };
+    fc.assert(fc.property(text, sameHead), { numRuns: 1500 });
+    for (const content of Object.values(CASES)) sameHead(content);
   });
 });

@@ -1,0 +1,122 @@
+/**
+ * The skill entries of a manifest body exactly as `sign` writes them
+ * (manifest.ts: one skill a line, fixed key order), read with a few regular
+ * expressions instead of JSON.parse and a check per field. A first request
+ * under `trust` admits the manifest before it serves anything: at 2,000
+ * skills (11,893 files, 1.3 MB) parsing and checking every entry cost 20-30
+ * ms of CPU and its garbage, cold, more than the whole signature check.
+ *
+ * Every rule of manifest.ts's checkSkills holds here, for every entry, at
+ * admission: paths (no `..`, absolute, URL or backslash; at most
+ * MAX_PATH_CHARS), order and uniqueness of skills and of each skill's files,
+ * digest and hash formats, whole-number sizes, SKILL.md listed, at most
+ * MAX_FILES_PER_SKILL files. What is not done at admission is decoding a
+ * skill's file list into arrays: that waits for the first use of `files`
+ * (the skill's activation, its listing, a read), from text already checked.
+ *
+ * Only the plainest spelling is read here: paths without escapes, control
+ * characters, `"` or characters outside the Basic Multilingual Plane (so
+ * that `<` orders them by code point), sizes below 10^15. Anything else,
+ * and every problem, gives undefined: the general reader then reads the
+ * body and names what is wrong, as before.
+ */
+import { SKILL_FILE } from '../base/skill-file.js';
+import { MAX_FILES_PER_SKILL, MAX_PATH_CHARS } from './format.js';
+import type { ManifestFile, ManifestSkill } from './entries.js';
+
+/** One skill line, without its trailing comma: its path, digest, frontmatter hash and the text of its file list. */
+const SKILL_LINE = /^\{"path":"([^"\\]*)","digest":"(sha256-[A-Za-z0-9_-]{43})","frontmatter":"([0-9a-f]{64})","files":\[(.*)\]\}$/;
+
+/** A path's parts in the plain spelling: not `.` or `..`, no `/`, `\\`, `"`, control character or surrogate; no `:` in the first. */
+const NOT_DOTS = String.raw`(?!\.\.?(?:\/|"))`;
+const FIRST_PART = String.raw`[^/\\:"\u0000-\u001f\u007f\ud800-\udfff]+`;
+const PART = String.raw`[^/\\"\u0000-\u001f\u007f\ud800-\udfff]+`;
+/**
+ * One file entry at the sticky position, then a comma or the list's end: a path every rule accepts in the
+ * plain spelling (PLAIN's parts, ending at its closing `"`), a size, a hash. Matched with `test`, which
+ * makes nothing: 120,000 entries at 20,000 skills made as many arrays and strings for the collector.
+ */
+const FILE_ENTRY = new RegExp(
+  String.raw`\["${NOT_DOTS}${FIRST_PART}(?:\/${NOT_DOTS}${PART})*",(?:0|[1-9][0-9]{0,14}),"[0-9a-f]{64}"\](?:,|$)`,
+  'y',
+);
+
+/** A path every rule accepts, in the plain spelling above (manifest.ts's PLAIN_PATH without `"` and surrogates). */
+const PLAIN = new RegExp(String.raw`^(?!\.\.?(?:\/|$))${FIRST_PART}(?:\/(?!\.\.?(?:\/|$))${PART})*$`);
+
+const isPlain = (path: string, kind: 'skill' | 'file'): boolean =>
+  (kind === 'skill' && path === '.') || (path.length <= MAX_PATH_CHARS && PLAIN.test(path));
+
+/**
+ * A skill entry whose file list is decoded at its first use, from text checked when it was read. `files`
+ * is the entry's own getter, so it reads, spreads and compares as a plain entry.
+ */
+function checkedSkill(path: string, digest: string, frontmatter: string, filesText: string): ManifestSkill {
+  let decoded: readonly ManifestFile[] | undefined;
+  return {
+    path,
+    digest,
+    frontmatter,
+    get files() {
+      decoded ??= JSON.parse(`[${filesText}]`) as ManifestFile[];
+      return decoded;
+    },
+  };
+}
+
+/** Whether a skill's file list (the text between its brackets) holds only sound entries: sorted, unique, SKILL.md among them. */
+function soundFiles(text: string): boolean {
+  FILE_ENTRY.lastIndex = 0;
+  let previous = -1;
+  let previousEnd = -1;
+  let count = 0;
+  let hasSkillFile = false;
+  while (FILE_ENTRY.lastIndex < text.length) {
+    const at = FILE_ENTRY.lastIndex + 2;
+    if (!FILE_ENTRY.test(text)) return false;
+    const end = text.indexOf('"', at);
+    if (end - at > MAX_PATH_CHARS || (previous >= 0 && !isBefore(text, previous, previousEnd, at, end))) return false;
+    if (++count > MAX_FILES_PER_SKILL) return false;
+    if (end - at === SKILL_FILE.length && text.startsWith(SKILL_FILE, at)) hasSkillFile = true;
+    previous = at;
+    previousEnd = end;
+  }
+  // An entry ended by a comma is followed by another: the text cannot end with one.
+  return hasSkillFile && !text.endsWith(',');
+}
+
+/**
+ * Whether `text`'s characters from `a` to `aEnd` sort strictly before those from `b` to `bEnd`, compared
+ * where they lie. Without surrogates, UTF-16 order is code point order; a duplicate is not before.
+ */
+function isBefore(text: string, a: number, aEnd: number, b: number, bEnd: number): boolean {
+  const length = Math.min(aEnd - a, bEnd - b);
+  for (let i = 0; i < length; i++) {
+    const x = text.charCodeAt(a + i);
+    const y = text.charCodeAt(b + i);
+    if (x !== y) return x < y;
+  }
+  return aEnd - a < bEnd - b;
+}
+
+/**
+ * The skill entries of `lines` (a body's lines between its first, the
+ * envelope's, and its last, `]}`), every one checked; undefined when any is
+ * not in the plain spelling or breaks a rule (the general reader says which).
+ */
+export function readCanonicalSkills(lines: readonly string[]): ManifestSkill[] | undefined {
+  const skills: ManifestSkill[] = [];
+  let previous: string | undefined;
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i] as string;
+    const last = i === lines.length - 1;
+    if (last === line.endsWith(',')) return undefined;
+    const match = SKILL_LINE.exec(last ? line : line.slice(0, -1));
+    if (!match) return undefined;
+    const [, path = '', digest = '', frontmatter = '', files = ''] = match;
+    if (!isPlain(path, 'skill') || (previous !== undefined && !(previous < path)) || !soundFiles(files)) return undefined;
+    previous = path;
+    skills.push(checkedSkill(path, digest, frontmatter, files));
+  }
+  return skills;
+}
