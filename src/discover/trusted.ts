@@ -85,6 +85,9 @@ export async function admitPlaces(
   return { byRoot, diagnostics };
 }
 
+/** A `/`-separated path with an empty, `.` or `..` part. */
+const UNRESOLVED = /(?:^|\/)\.{0,2}(?:\/|$)/;
+
 /** A skill folder's path in its place: `/`-separated, `.` for the place itself. */
 export function skillPathIn(placeDir: string, directory: string): string {
   if (placeDir.includes('://')) {
@@ -96,8 +99,9 @@ export function skillPathIn(placeDir: string, directory: string): string {
   // would need resolving: `relative` then, as before.
   if (directory === placeDir) return '.';
   if (directory.startsWith(placeDir + sep)) {
-    const parts = directory.slice(placeDir.length + 1).split(sep);
-    if (!parts.some((part) => part === '' || part === '.' || part === '..')) return parts.join('/');
+    const rest = directory.slice(placeDir.length + 1);
+    const parts = sep === '/' ? rest : rest.split(sep).join('/');
+    if (!UNRESOLVED.test(parts)) return parts;
   }
   const rel = relative(placeDir, directory);
   return rel === '' ? '.' : rel.split(sep).join('/');

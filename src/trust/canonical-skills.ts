@@ -48,20 +48,24 @@ const isPlain = (path: string, kind: 'skill' | 'file'): boolean =>
   (kind === 'skill' && path === '.') || (path.length <= MAX_PATH_CHARS && PLAIN.test(path));
 
 /**
- * A skill entry whose file list is decoded at its first use, from text checked when it was read. `files`
- * is the entry's own getter, so it reads, spreads and compares as a plain entry.
+ * A skill entry whose file list is decoded at its first use, from `filesText`, checked when it was read.
+ * One class, not an object with its own getter each: 20,000 skills made 20,000 getters.
  */
-function checkedSkill(path: string, digest: string, frontmatter: string, filesText: string): ManifestSkill {
-  let decoded: readonly ManifestFile[] | undefined;
-  return {
-    path,
-    digest,
-    frontmatter,
-    get files() {
-      decoded ??= JSON.parse(`[${filesText}]`) as ManifestFile[];
-      return decoded;
-    },
-  };
+class CheckedSkill implements ManifestSkill {
+  #files: readonly ManifestFile[] | undefined;
+
+  constructor(
+    readonly path: string,
+    readonly digest: string,
+    readonly frontmatter: string,
+    /** The entry's file list as signed, between its brackets. */
+    readonly filesText: string,
+  ) {}
+
+  get files(): readonly ManifestFile[] {
+    this.#files ??= JSON.parse(`[${this.filesText}]`) as ManifestFile[];
+    return this.#files;
+  }
 }
 
 /** Whether a skill's file list (the text between its brackets) holds only sound entries: sorted, unique, SKILL.md among them. */
@@ -116,7 +120,7 @@ export function readCanonicalSkills(lines: readonly string[]): ManifestSkill[] |
     const [, path = '', digest = '', frontmatter = '', files = ''] = match;
     if (!isPlain(path, 'skill') || (previous !== undefined && !(previous < path)) || !soundFiles(files)) return undefined;
     previous = path;
-    skills.push(checkedSkill(path, digest, frontmatter, files));
+    skills.push(new CheckedSkill(path, digest, frontmatter, files));
   }
   return skills;
 }
