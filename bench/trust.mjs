@@ -70,6 +70,8 @@ export async function benchTrust({ temp, quick, row, results, log }) {
       }
     }
     const ms = (kind) => median(samples[kind].map((s) => s.wallMs));
+    // CPU time of the whole process (every thread): steadier than wall time on a machine others share.
+    const cpu = (kind) => median(samples[kind].map((s) => s.cpuMs));
     const section = `trust ${size}`;
     const hello = ms('ours-trust') / ms('ours');
     const task = ms('ours-task-trust') / ms('ours-task');
@@ -81,6 +83,20 @@ export async function benchTrust({ temp, quick, row, results, log }) {
     row(section, 'first request from an index ("hello"), without trust', ms('prebuilt'), 'ms');
     row(section, 'first request from a sealed index, with trust', ms('prebuilt-trust'), 'ms');
     row(section, 'with trust / without, from an index', index, 'x', `<= ${MAX_INDEX_RATIO}`, index <= MAX_INDEX_RATIO);
+    row(
+      section,
+      'CPU time of the whole process, with trust / without, from a scan ("hello")',
+      cpu('ours-trust') / cpu('ours'),
+      'x',
+      '(info)',
+    );
+    row(
+      section,
+      'CPU time of the whole process, with trust / without, from an index',
+      cpu('prebuilt-trust') / cpu('prebuilt'),
+      'x',
+      '(info)',
+    );
     row(section, 'index size, plain / sealed', library.indexBytes[1] / library.indexBytes[0], 'x');
     row(section, 'sisu-skills sign (whole process)', library.signMs, 'ms');
     row(section, 'manifest size', library.manifestBytes / 1e6, 'MB');
@@ -91,6 +107,7 @@ export async function benchTrust({ temp, quick, row, results, log }) {
       signMs: library.signMs,
       manifestBytes: library.manifestBytes,
       medians: Object.fromEntries(kinds.map((k) => [k, ms(k)])),
+      cpuMedians: Object.fromEntries(kinds.map((k) => [k, cpu(k)])),
       indexBytes: library.indexBytes,
       ratios: { hello, task, index },
     };
