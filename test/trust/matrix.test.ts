@@ -8,6 +8,7 @@
  * `exclude`). Nothing unsigned gets through (no answer holds a tampered
  * byte), the rest of the library works, and exactly one diagnostic is given.
  */
+import { S3Client, type S3ClientConfig } from '@aws-sdk/client-s3';
 import { describe, expect, it, onTestFinished, vi } from 'vitest';
 import type { SkillsOptions } from '../../src/index.js';
 import {
@@ -29,6 +30,36 @@ type Kind = Place['kind'];
 const MAKE: Record<Kind, () => Promise<Place>> = { folder: folderPlace, package: packagePlace, bucket: bucketPlace };
 const ALL = ['alpha', 'beta', 'gamma'];
 const sleep = (ms: number) => new Promise((done) => setTimeout(done, ms));
+
+/**
+ * The bucket's options with an S3 client that counts the listings it has
+ * finished: a test waits for the middleware's own check to list the bucket
+ * after an edit (two listings finished: one began after it), however slow the
+ * machine, instead of sleeping a guess.
+ */
+function countingListings(place: Place): { s3: S3Client; listings: () => number } {
+  let finished = 0;
+  const s3 = new S3Client({ ...(place.options.s3 as S3ClientConfig), forcePathStyle: true });
+  s3.middlewareStack.add(
+    (next, context) => async (args) => {
+      const answer = await next(args);
+      if (context.commandName === 'ListObjectsV2Command') finished++;
+      return answer;
+    },
+    { step: 'initialize' },
+  );
+  return { s3, listings: () => finished };
+}
+
+/** Waits, on the real clock (a case may fake Date), until `listings` has grown by two. */
+async function twoListingsAfter(listings: () => number): Promise<void> {
+  const from = listings();
+  const end = performance.now() + 20_000;
+  while (listings() < from + 2) {
+    if (performance.now() > end) throw new Error('the middleware did not list the bucket twice in 20 s');
+    await sleep(25);
+  }
+}
 const probe = (tool: string, skill: string, path?: string): number =>
   PROBES.findIndex((call) => call.tool === tool && call.args.skill_name === skill && (path === undefined || call.args.path === path));
 
@@ -258,15 +289,16 @@ describe.each(['folder', 'package', 'bucket'] as const)('the tamper matrix: %s',
     const place = await MAKE[kind]();
     await (testCase.prepare ? testCase.prepare(place) : sign(place));
     await testCase.before?.(place);
-    const session = new Session(trusted(place, testCase.options), place.marker);
+    const counted = kind === 'bucket' ? countingListings(place) : undefined;
+    const session = new Session(trusted(place, { ...testCase.options, ...(counted ? { s3: counted.s3 } : {}) }), place.marker);
     onTestFinished(() => session.close());
     if (testCase.after) {
       // A first request builds and verifies the index; it activates nothing, so the edit meets a first activation or read.
       await session.turn('hello', []);
       await testCase.after(place);
       // A bucket serves what its last listing named (objects cached by ETag) until its next check, every 200 ms here:
-      // the swap is met once that check has seen it.
-      if (kind === 'bucket') await sleep(800);
+      // the swap is met once a check begun after it has listed the bucket.
+      if (counted) await twoListingsAfter(counted.listings);
     }
     const turns = [await session.turn(), await session.turn()];
     if (testCase.fakeClock) vi.useRealTimers();
