@@ -5,6 +5,7 @@
  * (the system prompt, `ctx.skills`, every tool's answer to every probe), to
  * compare byte for byte with the same library as it was signed.
  */
+import { onTestFinished } from 'vitest';
 import { readdirSync, readFileSync } from 'node:fs';
 import { mkdir, mkdtemp, readFile, rename, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -260,4 +261,11 @@ export class Session {
 
 function escaped(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+
+/** A Session on `place` under trust (key pair 0) with `extra` options, closed when the test ends. */
+export function trustedSession(place: Place, extra: Partial<SkillsOptions> = {}): Session {
+  const made = new Session(trusted(place, extra), place.marker);
+  onTestFinished(() => made.close());
+  return made;
 }

@@ -63,6 +63,15 @@ async function twoListingsAfter(listings: () => number): Promise<void> {
 const probe = (tool: string, skill: string, path?: string): number =>
   PROBES.findIndex((call) => call.tool === tool && call.args.skill_name === skill && (path === undefined || call.args.path === path));
 
+/** What a request refuses when alpha's SKILL.md body is not as signed: its activation and every read of its files. */
+const ALPHA_BODY_REFUSED = [
+  probe('use_skill', 'alpha'),
+  probe('read_skill_resource', 'alpha', 'scripts/run.sh'),
+  probe('read_skill_resource', 'alpha', 'references/guide.md'),
+  probe('read_skill_resource', 'alpha', 'scripts/added.sh'),
+  probe('read_skill_resource', 'alpha', 'SKILL.md'),
+];
+
 interface Case {
   name: string;
   kinds?: readonly Kind[];
@@ -111,16 +120,7 @@ const CASES: Case[] = [
     name: "SKILL.md's body edited",
     before: async (place) => place.write('alpha/SKILL.md', body(await place.read('alpha/SKILL.md'))),
     exclude: [[], ['alpha']],
-    refused: [
-      [
-        probe('use_skill', 'alpha'),
-        probe('read_skill_resource', 'alpha', 'scripts/run.sh'),
-        probe('read_skill_resource', 'alpha', 'references/guide.md'),
-        probe('read_skill_resource', 'alpha', 'scripts/added.sh'),
-        probe('read_skill_resource', 'alpha', 'SKILL.md'),
-      ],
-      [],
-    ],
+    refused: [ALPHA_BODY_REFUSED, []],
     diagnostic: ['UNTRUSTED_SKILL', 'alpha/SKILL.md'],
   },
   {
@@ -213,16 +213,7 @@ const CASES: Case[] = [
     name: "SKILL.md's body swapped after the scan verified it",
     after: async (place) => place.write('alpha/SKILL.md', body(LIBRARY['alpha/SKILL.md'] ?? '')),
     exclude: [[], ['alpha']],
-    refused: [
-      [
-        probe('use_skill', 'alpha'),
-        probe('read_skill_resource', 'alpha', 'scripts/run.sh'),
-        probe('read_skill_resource', 'alpha', 'references/guide.md'),
-        probe('read_skill_resource', 'alpha', 'scripts/added.sh'),
-        probe('read_skill_resource', 'alpha', 'SKILL.md'),
-      ],
-      [],
-    ],
+    refused: [ALPHA_BODY_REFUSED, []],
     diagnostic: ['UNTRUSTED_SKILL', 'alpha/SKILL.md'],
   },
   {

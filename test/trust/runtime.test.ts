@@ -13,16 +13,20 @@ import fc from 'fast-check';
 import { describe, expect, it, onTestFinished, vi } from 'vitest';
 import type { SkillEvent, SkillUntrustedEvent } from '../../src/index.js';
 import { until } from '../helpers/until.js';
-import { bucketPlace, folderPlace, LIBRARY, packagePlace, Session, sign, TAMPERED, trusted, type Place } from '../helpers/tamper.js';
+import {
+  bucketPlace,
+  folderPlace,
+  LIBRARY,
+  packagePlace,
+  Session,
+  sign,
+  TAMPERED,
+  trusted,
+  trustedSession as session,
+} from '../helpers/tamper.js';
 import { keyPair } from '../helpers/trust.js';
 
 const ALL = ['alpha', 'beta', 'gamma'];
-
-function session(place: Place, extra: Parameters<typeof trusted>[1] = {}): Session {
-  const made = new Session(trusted(place, extra), place.marker);
-  onTestFinished(() => made.close());
-  return made;
-}
 
 describe('rollback and freshness', () => {
   it('refuses an older signed manifest put back, and the last good library keeps serving', async () => {

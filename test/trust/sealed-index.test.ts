@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { describe, expect, it, onTestFinished, vi } from 'vitest';
 import { openSeal } from '../../src/trust/seal.js';
 import { until } from '../helpers/until.js';
-import { bucketPlace, folderPlace, LIBRARY, Session, sign, TAMPERED, trusted, type Place } from '../helpers/tamper.js';
+import { bucketPlace, folderPlace, LIBRARY, sign, TAMPERED, trustedSession as session, type Place } from '../helpers/tamper.js';
 import { keyPair, refusedCopy } from '../helpers/trust.js';
 
 const ALL = ['alpha', 'beta', 'gamma'];
@@ -42,12 +42,6 @@ async function withTheSealOf(place: Place, sealed: Buffer, length: number): Prom
   await place.write('alpha/SKILL.md', alpha);
   if (run.code !== 0) throw new Error(`index failed: ${run.err}`);
   return Buffer.concat([await readFile(other), sealed.subarray(length)]);
-}
-
-function session(place: Place, extra: Parameters<typeof trusted>[1]): Session {
-  const made = new Session(trusted(place, extra), place.marker);
-  onTestFinished(() => made.close());
-  return made;
 }
 
 describe('a sealed prebuilt index', () => {
