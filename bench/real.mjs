@@ -24,6 +24,23 @@ const RANKER = join(here, 'ranker.mjs');
 const run = promisify(execFile);
 const OFFICIAL = join(here, '..', '..', 'shared', 'sisu', 'node_modules', '@sisu-ai', 'mw-skills', 'dist', 'index.js');
 
+/**
+ * `runs` rounds of every contender in `kinds`, each in its own process, the order rotated each round so
+ * no contender always runs right after another; each one's samples, and the load average at each round.
+ */
+export async function byTurns(kinds, runs, root, metaFile) {
+  const samples = Object.fromEntries(kinds.map((k) => [k, []]));
+  const load = [];
+  for (let rep = 0; rep < runs; rep++) {
+    load.push(loadavg()[0]);
+    for (let i = 0; i < kinds.length; i++) {
+      const kind = kinds[(i + rep) % kinds.length];
+      samples[kind].push(await runContender(kind, root, metaFile));
+    }
+  }
+  return { samples, load };
+}
+
 /** One contender in its own process: resolves with the whole process's wall time and what it printed. */
 export function runContender(kind, root, metaFile, nodeArgs = [], bundle = undefined) {
   return new Promise((resolve, reject) => {
@@ -152,16 +169,7 @@ export async function benchRealSize(workload, runs, row, results, only = undefin
     // --index-only: the floor, the index's contenders and the import alone.
     .filter((k) => only !== 'index' || k === 'floor' || k === 'import' || k.startsWith('prebuilt') || BASELINE_KINDS.includes(k));
   await ioFloor(workload.root, { maxDepth: Infinity }); // warm the page cache
-  const samples = Object.fromEntries(kinds.map((k) => [k, []]));
-  const load = [];
-  for (let rep = 0; rep < runs; rep++) {
-    load.push(loadavg()[0]);
-    // Rotate the order so no contender always runs right after another.
-    for (let i = 0; i < kinds.length; i++) {
-      const kind = kinds[(i + rep) % kinds.length];
-      samples[kind].push(await runContender(kind, workload.root, workload.metaFile));
-    }
-  }
+  const { samples, load } = await byTurns(kinds, runs, workload.root, workload.metaFile);
   const m = (kind, field) => median(samples[kind].map((s) => s[field]));
   const counts = Object.fromEntries(kinds.map((k) => [k, samples[k][0].count]));
   const floor = m('floor', 'wallMs');

@@ -6,13 +6,12 @@
 //   npx tsup --silent && node bench/trust.mjs [--quick]
 import { execFile } from 'node:child_process';
 import { readFile, writeFile } from 'node:fs/promises';
-import { loadavg } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { ioFloor } from './floor.mjs';
-import { runContender } from './real.mjs';
+import { byTurns } from './real.mjs';
 import { loadCorpus, writeRealWorkload } from './realshape.mjs';
 import { median } from './stats.mjs';
 
@@ -60,15 +59,7 @@ export async function benchTrust({ temp, quick, row, results, log }) {
     log(`[bench] trust: writing and signing ${size} real-shaped skills...`);
     const library = await signedLibrary(temp, size, corpus, log);
     await ioFloor(library.root, { maxDepth: Infinity });
-    const samples = Object.fromEntries(kinds.map((k) => [k, []]));
-    const load = [];
-    for (let rep = 0; rep < runs; rep++) {
-      load.push(loadavg()[0]);
-      for (let i = 0; i < kinds.length; i++) {
-        const kind = kinds[(i + rep) % kinds.length];
-        samples[kind].push(await runContender(kind, library.root, library.metaFile));
-      }
-    }
+    const { samples, load } = await byTurns(kinds, runs, library.root, library.metaFile);
     const ms = (kind) => median(samples[kind].map((s) => s.wallMs));
     // CPU time of the whole process (every thread): steadier than wall time on a machine others share.
     const cpu = (kind) => median(samples[kind].map((s) => s.cpuMs));
