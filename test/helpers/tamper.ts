@@ -5,7 +5,7 @@
  * (the system prompt, `ctx.skills`, every tool's answer to every probe), to
  * compare byte for byte with the same library as it was signed.
  */
-import { onTestFinished } from 'vitest';
+import { expect, onTestFinished, vi } from 'vitest';
 import { readdirSync, readFileSync } from 'node:fs';
 import { mkdir, mkdtemp, readFile, rename, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -268,4 +268,17 @@ export function trustedSession(place: Place, extra: Partial<SkillsOptions> = {})
   const made = new Session(trusted(place, extra), place.marker);
   onTestFinished(() => made.close());
   return made;
+}
+
+/**
+ * On a fake clock (Date), two days on, a day at a time, asking `live` at each step: the whole library
+ * (alpha, beta, gamma) is served the first day. The turn on the second day, for a manifest of 2 days.
+ */
+export async function turnTwoDaysOn(live: Session): Promise<Turn> {
+  const day = 86_400_000;
+  expect((await live.turn()).skills).toEqual(['alpha', 'beta', 'gamma']);
+  vi.setSystemTime(Date.now() + day);
+  expect((await live.turn()).skills).toEqual(['alpha', 'beta', 'gamma']);
+  vi.setSystemTime(Date.now() + day);
+  return live.turn();
 }

@@ -11,7 +11,16 @@ import { join } from 'node:path';
 import { describe, expect, it, onTestFinished, vi } from 'vitest';
 import { openSeal } from '../../src/trust/seal.js';
 import { until } from '../helpers/until.js';
-import { bucketPlace, folderPlace, LIBRARY, sign, TAMPERED, trustedSession as session, type Place } from '../helpers/tamper.js';
+import {
+  bucketPlace,
+  folderPlace,
+  LIBRARY,
+  sign,
+  TAMPERED,
+  trustedSession as session,
+  turnTwoDaysOn,
+  type Place,
+} from '../helpers/tamper.js';
 import { keyPair, refusedCopy } from '../helpers/trust.js';
 
 const ALL = ['alpha', 'beta', 'gamma'];
@@ -111,11 +120,7 @@ describe('a sealed prebuilt index', () => {
     const place = await folderPlace();
     const index = await sealedIndex(place, 0, '--expires', '2d');
     const live = session(place, { index, cacheTtl: Infinity });
-    expect((await live.turn()).skills).toEqual(ALL);
-    vi.setSystemTime(Date.now() + 86_400_000);
-    expect((await live.turn()).skills).toEqual(ALL);
-    vi.setSystemTime(Date.now() + 86_400_000);
-    const expired = await live.turn();
+    const expired = await turnTwoDaysOn(live);
     expect(expired.skills).toEqual([]);
     expect(expired.answers.join('\n')).not.toMatch(/BODY-/);
     // Refused once: no rebuild on every request after it.
