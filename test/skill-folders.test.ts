@@ -51,6 +51,16 @@ function onDisk(files: Record<string, string>): string {
   return root;
 }
 
+/** use_skill on `ctx`, its call and answer then put in the conversation as SISU records them (call `id`); the answer. */
+async function activateInConversation(ctx: StackContext, skill: string, id: string): Promise<string> {
+  const answer = await callTool(ctx, 'use_skill', { skill_name: skill });
+  ctx.messages.push(
+    { role: 'assistant', content: '', tool_calls: [{ id, name: 'use_skill', arguments: { skill_name: skill } }] },
+    { role: 'tool', tool_call_id: id, content: JSON.stringify(answer) },
+  );
+  return answer;
+}
+
 async function turn(middleware: ReturnType<typeof skillsMiddleware>, messages: StackMessage[]): Promise<StackContext> {
   const ctx = createContext({ messages });
   await compose([middleware])(ctx);
@@ -182,16 +192,12 @@ describe('a skill that changed since the conversation saw it', () => {
     const options: SkillsOptions = { directories: [root], cacheTtl: 0, keepInView: false };
     const middleware = skillsMiddleware(options);
     const ctx = await turn(middleware, conversation('Edit.'));
-    const first = await callTool(ctx, 'use_skill', { skill_name: 'edit' });
-    ctx.messages.push(
-      { role: 'assistant', content: '', tool_calls: [{ id: 'c1', name: 'use_skill', arguments: { skill_name: 'edit' } }] },
-      { role: 'tool', tool_call_id: 'c1', content: JSON.stringify(first) },
-    );
+    await activateInConversation(ctx, 'edit', 'c1');
     expect(await callTool(ctx, 'use_skill', { skill_name: 'edit' })).toContain('already active');
     writeFileSync(join(root, 'edit/SKILL.md'), SKILL('edit', 'Version two.'));
     ctx.messages.push({ role: 'assistant', content: 'Done.' }, { role: 'user', content: 'Again.' });
     await compose([middleware])(ctx);
-    const second = await callTool(ctx, 'use_skill', { skill_name: 'edit' });
+    const second = await activateInConversation(ctx, 'edit', 'c2');
     expect(second.split('\n').slice(0, 3)).toEqual([
       '<skill name="edit">',
       CHANGED_LINE,
@@ -199,10 +205,6 @@ describe('a skill that changed since the conversation saw it', () => {
     ]);
     expect(second).toContain('Version two.');
     expect(ctx.log.find('[skills] activated').at(-1)?.args[1]).toMatchObject({ skill: 'edit', changed: true });
-    ctx.messages.push(
-      { role: 'assistant', content: '', tool_calls: [{ id: 'c2', name: 'use_skill', arguments: { skill_name: 'edit' } }] },
-      { role: 'tool', tool_call_id: 'c2', content: JSON.stringify(second) },
-    );
     expect(await callTool(ctx, 'use_skill', { skill_name: 'edit' })).toContain('already active');
   });
 
@@ -211,13 +213,8 @@ describe('a skill that changed since the conversation saw it', () => {
     const options: SkillsOptions = { directories: [place], s3: s3Config(proxy.endpoint), refresh: 50 };
     const middleware = skillsMiddleware(options);
     const ctx = await turn(middleware, conversation('Edit.'));
-    const first = await callTool(ctx, 'use_skill', { skill_name: 'edit' });
-    ctx.messages.push(
-      { role: 'assistant', content: '', tool_calls: [{ id: 'c1', name: 'use_skill', arguments: { skill_name: 'edit' } }] },
-      { role: 'tool', tool_call_id: 'c1', content: JSON.stringify(first) },
-      { role: 'assistant', content: 'Done.' },
-      { role: 'user', content: 'Again.' },
-    );
+    const first = await activateInConversation(ctx, 'edit', 'c1');
+    ctx.messages.push({ role: 'assistant', content: 'Done.' }, { role: 'user', content: 'Again.' });
     // Unchanged: nothing put in.
     await compose([middleware])(ctx);
     expect(ctx.messages.filter((m) => m.role === 'tool')).toHaveLength(1);
