@@ -44,7 +44,7 @@ describe('local copies shared by several processes', () => {
   async function child(
     version: string,
     options: { crashAfter?: number } = {},
-  ): Promise<{ folder?: string; reused?: boolean; exit: number }> {
+  ): Promise<{ folder?: string; reused?: boolean; exit: number; stderr?: string }> {
     const objects = join(work, `objects-${version}`);
     // Written once per version: rewriting them for each process would truncate a file another process is
     // reading (seen once at load average 11: a process listed a short file and made a version of its own).
@@ -69,7 +69,8 @@ describe('local copies shared by several processes', () => {
       const { stdout } = await run(process.execPath, [CHILD, config]);
       return { ...(JSON.parse(stdout) as { folder: string; reused: boolean }), exit: 0 };
     } catch (error) {
-      return { exit: (error as { code: number }).code };
+      const failed = error as { code: number; stderr?: string };
+      return { exit: failed.code, stderr: failed.stderr ?? '' };
     }
   }
 
@@ -78,6 +79,8 @@ describe('local copies shared by several processes', () => {
 
   it('four processes copying one version at once end with one whole folder; a copy cut short is never used, and swept', async () => {
     const together = await Promise.all([1, 2, 3, 4].map(() => child('v1')));
+    // A process that failed shows its stderr here, not only an `undefined` among the folders.
+    expect(together.filter((result) => result.exit !== 0)).toEqual([]);
     const folders = new Set(together.map((result) => result.folder));
     expect(folders.size).toBe(1);
     const [folder] = [...folders] as [string];

@@ -5,7 +5,7 @@
  * no disk is filled, no process killed.
  */
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative, sep } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -544,6 +544,32 @@ describe('local copies of bucket skills', () => {
     rmSync(again.folder, { recursive: true });
     await gone.forget(SOURCE);
     expect(existsSync(join(root, '.leases', copy.version))).toBe(false);
+  });
+
+  it("a lease folder another owner's remove() takes away between its mkdir and the lease's write is made again; the lease holds", async () => {
+    // Seen in CI as a process that exited with ENOENT among four copying one version: another process swept a
+    // dead owner's version and removed its then-empty lease folder just as this one was leasing it.
+    const root = join(work, 'root');
+    let taken = 0;
+    const local = copies({
+      fs: faulty((call, path) => {
+        if (call === 'writeNew' && path.includes(`${sep}.leases${sep}`) && taken < 2) {
+          taken++;
+          rmdirSync(dirname(path));
+        }
+      }),
+    });
+    const copy = await local.copy(plan());
+    expect(taken).toBe(2);
+    expect(readdirSync(join(root, '.leases', copy.version))).toEqual([local.root.owner]);
+    expect(tree(copy.folder)['SKILL.md']).toBeDefined();
+    // A lease folder that keeps vanishing is a disk fault, said once the attempts are spent.
+    const stubborn = copies({
+      fs: faulty((call, path) => {
+        if (call === 'writeNew' && path.includes(`${sep}.leases${sep}`)) rmSync(dirname(path), { recursive: true, force: true });
+      }),
+    });
+    await expect(stubborn.copy(plan())).rejects.toMatchObject({ code: CopyCodes.writeFailed, message: expect.stringContaining('ENOENT') });
   });
 
   it('a version held by another live owner is never removed, even damaged: the copy says to remove it', async () => {

@@ -26,6 +26,8 @@ export const LEASE_LIFETIME_MS = 24 * 60 * 60 * 1000;
 export const DEFAULT_ROOT_PREFIX = 'sisu-skills-';
 
 const LEASES = '.leases';
+/** Times a lease is written before a lease folder that keeps vanishing is a disk fault. */
+const LEASE_ATTEMPTS = 5;
 const PARTIAL = '.partial-';
 const TRASH = '.trash-';
 
@@ -116,16 +118,25 @@ export class CopyRoot {
     return join(this.path, LEASES, version);
   }
 
-  /** Says this owner uses `version` (before it is looked for, so a remover sees it). */
+  /**
+   * Says this owner uses `version` (before it is looked for, so a remover
+   * sees it). Another owner's `remove` takes the lease folder away whenever
+   * it is empty, so between making it and writing the lease it may go: it is
+   * made again, a few times at most.
+   */
   async lease(version: string): Promise<void> {
     const folder = this.leaseFolder(version);
-    await this.fs.mkdir(folder, 0o700, true);
     const file = join(folder, this.owner);
-    try {
-      await this.fs.writeNew(file, new Uint8Array(0), 0o600);
-    } catch (error) {
-      if (errnoOf(error) !== 'EEXIST') throw error;
-      await this.fs.touch(file);
+    for (let attempt = 1; ; attempt++) {
+      await this.fs.mkdir(folder, 0o700, true);
+      try {
+        await this.fs.writeNew(file, new Uint8Array(0), 0o600);
+        return;
+      } catch (error) {
+        const errno = errnoOf(error);
+        if (errno === 'EEXIST') return this.fs.touch(file);
+        if (errno !== 'ENOENT' || attempt === LEASE_ATTEMPTS) throw error;
+      }
     }
   }
 
