@@ -110,7 +110,6 @@ describe.each(ENGINES)('an index published on $name', (engine: TestEngine) => {
         expect(await callTool(fresh, 'use_skill', { skill_name: 'one' })).toContain('Edited.');
         await bucket.put('lib/one/SKILL.md', skillText('one'));
         await middleware.close();
-        await sleep(50);
         proxy.reset();
         await sleep(250);
         expect(proxy.count()).toBe(0);

@@ -74,10 +74,27 @@ describe.each(ENGINES)('a bucket kept fresh on $name', (engine: TestEngine) => {
       await ask(talk);
       expect(await callTool(talk, 'use_skill', { skill_name: 'two' })).toContain('Edited.');
       await middleware.close();
-      // A check already in flight may still land; after it, nothing more.
-      await sleep(150);
+      // close() waited for any check in flight: nothing more reaches the bucket.
       proxy.reset();
       await sleep(450);
+      expect(proxy.count()).toBe(0);
+    });
+
+    it('close() resolves once a check in flight has its answer; nothing reaches storage after it', async () => {
+      const middleware = skillsMiddleware({
+        directories: [`${engine.scheme}${bucket.name}/lib/`],
+        ...engine.options(proxy.endpoint),
+        refresh: 50,
+      });
+      await compose([middleware])(createContext({ messages: conversation('hi') }));
+      proxy.reset();
+      proxy.faults.delayMs = 300;
+      await until(() => proxy.log.length >= 1);
+      await middleware.close();
+      // The check's listing was answered before close() resolved, and no other read of it began.
+      expect(proxy.log.map((r) => [r.op, r.status])).toEqual([['list', 200]]);
+      proxy.reset();
+      await sleep(300);
       expect(proxy.count()).toBe(0);
     });
 

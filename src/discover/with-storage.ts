@@ -123,7 +123,7 @@ export async function discoverOnce<S extends SkillEntry>(options: StoredOptions,
   try {
     return await discoverWithBuckets(options, poll && { poll, first: new FirstRead() }, scan);
   } finally {
-    // No retry outlives the call.
-    options.bucketSource?.close();
+    // No retry outlives the call; a listing still in flight past storageWait is not waited for.
+    void options.bucketSource?.close();
   }
 }

@@ -38,7 +38,8 @@ export class BucketSource implements ChangeSource {
   useListings(): void {
     if (!this.usingIndex) return;
     this.usingIndex = false;
-    this.index?.close();
+    // The index's last check may still land; it changes nothing once the listings run.
+    void this.index?.close();
     if (this.started) this.listings.start();
   }
 
@@ -47,10 +48,10 @@ export class BucketSource implements ChangeSource {
     this.listings.report(log);
   }
 
-  close(): void {
+  /** Stops both pollers; resolves once a check in flight has ended (nothing reaches storage after it). */
+  async close(): Promise<void> {
     this.stopStaleReads();
-    this.index?.close();
-    this.listings.close();
+    await Promise.all([this.index?.close(), this.listings.close()]);
   }
 
   private running(): ListingPoll | IndexPoll {

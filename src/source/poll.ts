@@ -89,14 +89,21 @@ export class PollLoop {
     for (const note of this.notes.splice(0)) log[note.level](note.message, note.fields);
   }
 
-  close(): void {
+  /**
+   * No check starts after this, and none of a check in flight begins another
+   * read; resolves once that check has ended, so nothing reaches storage
+   * after it (each read is bounded by the request time limit).
+   */
+  close(): Promise<void> {
     this.closed = true;
     clearTimeout(this.timer);
     this.timer = undefined;
+    return this.checking ?? Promise.resolve();
   }
 
   /** Read `url` (`read`: true when it changed), with an outage warned about once and its end said once. */
   private async read(url: string, hadCopy: boolean, read: () => Promise<boolean>): Promise<Checked> {
+    if (this.closed) return 'same';
     try {
       const changed = await read();
       if (this.down.delete(url)) this.notes.push({ level: 'info', message: '[skills] storage is back', fields: { place: url } });
@@ -165,8 +172,9 @@ export class Poller {
     this.loop.report(log);
   }
 
-  close(): void {
-    this.loop.close();
+  /** Resolves once a check in flight has ended. */
+  close(): Promise<void> {
+    return this.loop.close();
   }
 }
 
