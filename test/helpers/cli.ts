@@ -177,13 +177,18 @@ async function buildInto(target: string): Promise<void> {
   await build({ config: join(ROOT, 'tsup.config.ts'), silent: true, dts: false, outDir: join(scratch, 'dist') });
   await copyFile(join(ROOT, 'package.json'), join(scratch, 'package.json'));
   await rename(scratch, target);
-  // Builds of sources that are gone (an earlier edit) are only taking room.
+  // Builds of sources that are gone (an earlier edit) are only taking room; a recent one may be another run's in use
+  // (a second checkout sharing node_modules, a watch run beside a full one), so only those an hour old go.
   for (const old of await readdir(BUILDS)) {
     const path = join(BUILDS, old);
-    if (path !== target && !path.startsWith(`${target}.`) && !old.startsWith('building-') && !old.endsWith('.lock'))
-      await rm(path, { recursive: true, force: true });
+    if (path === target || path.startsWith(`${target}.`) || old.startsWith('building-') || old.endsWith('.lock')) continue;
+    const built = await stat(path).catch(() => undefined);
+    if (built && Date.now() - built.mtimeMs > OLD_BUILD_MS) await rm(path, { recursive: true, force: true });
   }
 }
+
+/** Age past which another build is taken for one no run uses. */
+const OLD_BUILD_MS = 60 * 60 * 1000;
 
 /** A hash of every file a build is made from. */
 async function buildKey(): Promise<string> {
