@@ -202,14 +202,19 @@ export function parseManifest(input: string | Uint8Array): ManifestRead {
 
 type BodyRead = { ok: true; body: ManifestBody } | ManifestRefusal;
 
+/** The body's last line in the layout `sign` writes, after its line break. */
+const BODY_END = '\n]}';
+
 /** The body in the layout `sign` writes, every entry checked (canonical-skills.ts); undefined when it is in any other. */
 function canonicalBody(bodyText: string): BodyRead | undefined {
-  const lines = bodyText.split('\n');
-  if (lines.length < 2 || lines[lines.length - 1] !== ']}') return undefined;
-  const envelope = parseJson(`${lines[0] ?? ''}]}`);
+  const envelopeEnd = bodyText.indexOf('\n');
+  if (envelopeEnd < 0 || !bodyText.endsWith(BODY_END)) return undefined;
+  const envelope = parseJson(`${bodyText.slice(0, envelopeEnd)}]}`);
   const checked = envelope.ok ? bodySchema.safeParse(envelope.value) : undefined;
   if (!checked?.success) return undefined;
-  const skills = readCanonicalSkills(lines.slice(1, -1));
+  // The skill lines lie between the envelope's line and the last: none when those two are all.
+  const linesEnd = bodyText.length - BODY_END.length;
+  const skills = linesEnd === envelopeEnd ? [] : readCanonicalSkills(bodyText, envelopeEnd + 1, linesEnd);
   return skills ? { ok: true, body: { ...checked.data, skills } } : undefined;
 }
 

@@ -84,7 +84,7 @@ const HOSTILE: Array<[string, unknown[]]> = [
   ['skills out of order', [SKILL, { ...SKILL, path: 'a' }]],
 ];
 
-describe('the layout sign writes, read line by line', () => {
+describe('the layout sign writes, read in one pass', () => {
   it("reads a signed library as the general reader does, and decodes a skill's files only when asked", () => {
     const skills = [
       observed('pdf', { 'SKILL.md': '---\nname: pdf\n---\nPDF.\n', 'scripts/fill.py': 'print(1)\n', 'é/ü b.md': 'x' }),
@@ -98,13 +98,24 @@ describe('the layout sign writes, read line by line', () => {
     expect(read.manifest.body).toEqual(general);
     const lines = read.manifest.bodyText.split('\n');
     // A path with a `"` (escaped in JSON) or past U+FFFF is not in the quick reader's spelling: the general one reads it all.
-    expect(readCanonicalSkills(lines.slice(1, -1))).toBeUndefined();
+    expect(readCanonicalSkills(lines.slice(1, -1).join('\n'))).toBeUndefined();
     const plain = lines.slice(1, -1).filter((line) => !line.includes('\\"'));
     plain[plain.length - 1] = (plain[plain.length - 1] ?? '').replace(/,$/, '');
-    const quick = readCanonicalSkills(plain);
+    const quick = readCanonicalSkills(plain.join('\n'));
     expect(quick?.map((entry) => entry.path)).toEqual(['docs/review', 'pdf']);
     expect(quick?.[1]?.files).toEqual(general.skills.find((entry) => entry.path === 'pdf')?.files);
     expect(quick?.[1]?.files).toBe(quick?.[1]?.files);
+  });
+
+  it('reads a body of no skill lines as empty, and leaves a line it cannot read whole to the general reader', () => {
+    const none = parseManifest(canonical([]));
+    expect(none.ok && none.manifest.body.skills).toEqual([]);
+    const lines = serializeBody({ ...BODY, skills: [SKILL, { ...SKILL, path: 'zz' }] } as unknown as ManifestBody).split('\n');
+    const inner = lines.slice(1, -1).join('\n');
+    expect(readCanonicalSkills(inner)?.map((entry) => entry.path)).toEqual(['pdf', 'zz']);
+    // An empty line, a line left without its comma, a comma after the last line: not the layout sign writes.
+    for (const broken of [`${inner}\n`, inner.replace(',\n', '\n'), `${inner},`, inner.replace(']}', ']}x')])
+      expect(readCanonicalSkills(broken)).toBeUndefined();
   });
 
   it.each(HOSTILE)('refuses %s with the same words in either layout', (_, skills) => {
@@ -145,7 +156,7 @@ describe('the layout sign writes, read line by line', () => {
           const where = at % (text.length + 1);
           edited[line] = text.slice(0, where) + piece + text.slice(where + cut);
         }
-        const quick = readCanonicalSkills(edited);
+        const quick = readCanonicalSkills(edited.join('\n'));
         if (!quick) return;
         // Accepted: the lines are JSON the rules accept, and read the same.
         const skills = JSON.parse(`[${edited.join('\n')}]`) as unknown[];
