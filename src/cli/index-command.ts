@@ -31,6 +31,7 @@ import { importEmbeddings } from './embeddings-module.js';
 import { createPublicKey } from 'node:crypto';
 import { pathEncoder } from '../index/prebuilt/codec-paths.js';
 import { SECTIONS } from '../index/prebuilt/format.js';
+import { carriedManifests } from '../index/trusted-index.js';
 import type { SigningKey } from '../trust/keys.js';
 import { manifestsSection, sealIndex } from '../trust/seal.js';
 import { createTrustState, type TrustState } from '../trust/state.js';
@@ -115,7 +116,7 @@ function sealer(
   const encode = pathEncoder(output);
   const places = sealing.trust.gate.acceptedPlaces().map((place) => ({ ...place, place: encode(place.place) }));
   document.sections = new Map([[SECTIONS.manifests, manifestsSection(places)]]);
-  return (bytes) => sealIndex(bytes, places, sealing.keys);
+  return (bytes) => sealIndex(bytes, places, sealing.keys, carriedManifests(bytes));
 }
 
 /** Write the index's bytes with `put` (a file replaced at once, or one PutObject); false, with the line saying why, when it fails. */

@@ -2,8 +2,9 @@
  * A prebuilt index (a file, or one published to a bucket) under `trust`:
  * used only when sealed by trusted keys (`sisu-skills index --key`; see
  * trust/seal.ts), else it is unusable and every place is scanned and judged
- * instead. The first request checks the seal (one hash of the index, one
- * small signature) and each sealed place's expiry and version; a skill's
+ * instead. The first request checks the seal (one hash of the index but its
+ * carried manifests, one small signature) and each sealed place's expiry and
+ * version; a skill's
  * signed files are found when it is first activated, from its place's
  * manifest carried in the index (parsed then, once). Nothing is read from
  * the places to verify: a fleet that starts from the index verifies with no
@@ -16,12 +17,14 @@ import { MANIFEST_FILE } from '../base/skill-file.js';
 import type { SkillEntry } from '../base/model.js';
 import type { AcceptedManifest } from '../trust/gate.js';
 import { parseManifest } from '../trust/manifest.js';
-import { openSeal, sealedManifests, type SealedPlace } from '../trust/seal.js';
+import { openSeal, sealedManifests, type CarriedManifests, type SealedPlace } from '../trust/seal.js';
 import type { SkillBinding, TrustState } from '../trust/state.js';
 import { skillPathIn } from '../discover/trusted.js';
+import { DamagedIndexError } from './prebuilt/codec-bytes.js';
+import { Container, containerVersion } from './prebuilt/codec-container.js';
 import { indexLocation, pathDecoderFor } from './prebuilt/codec-paths.js';
-import { unusable } from './prebuilt/problems.js';
-import { SECTIONS } from './prebuilt/format.js';
+import { malformed, unusable } from './prebuilt/problems.js';
+import { PREBUILT_INDEX_VERSION, SECTIONS } from './prebuilt/format.js';
 import { readIndexBytes, type PrebuiltIndexRead, type PrebuiltReader } from './prebuilt/read.js';
 
 const SEAL_FIX =
@@ -39,6 +42,16 @@ export function trustedReader(reader: PrebuiltReader, trust: TrustState): Prebui
       return bytes instanceof Uint8Array ? parse(bytes, path, options) : bytes;
     },
   };
+}
+
+/**
+ * Where an index's `manifests` section lies in its bytes, as stored: what its seal's hash leaves out
+ * (trust/seal.ts). Undefined when it has none, or is of another format (the reader says so). Throws
+ * DamagedIndexError when its header cannot be read.
+ */
+export function carriedManifests(indexBytes: Uint8Array): CarriedManifests | undefined {
+  if (containerVersion(indexBytes) !== PREBUILT_INDEX_VERSION) return undefined;
+  return Container.open(indexBytes).stored(SECTIONS.manifests);
 }
 
 /** A sealed place where the index was read: its folder (decoded), and whether this process accepted it. */
@@ -60,7 +73,14 @@ function readSealed(
   const opened = openSeal(bytes);
   if (opened === undefined) return unusable(path, 'malformed', 'is not sealed, so `trust` cannot use it', SEAL_FIX);
   if ('problem' in opened) return unusable(path, 'malformed', opened.problem, SEAL_FIX);
-  const problem = trust.gate.checkSeal(opened);
+  let carried: CarriedManifests | undefined;
+  try {
+    carried = carriedManifests(opened.indexBytes);
+  } catch (error) {
+    if (error instanceof DamagedIndexError) return malformed(path, error.message);
+    throw error;
+  }
+  const problem = trust.gate.checkSeal(opened, carried);
   if (problem) return unusable(path, 'malformed', problem, SEAL_FIX);
   const read = reader.parse(opened.indexBytes, file, options);
   if (!read.ok) return read;

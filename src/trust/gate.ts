@@ -11,7 +11,7 @@ import { sha256Hex } from './digest.js';
 import type { TrustedKey } from './keys.js';
 import { parseManifest, type ManifestSkill, type ParsedManifest } from './manifest.js';
 import { AcceptedVersions } from './rollback.js';
-import { checkSeal, type OpenedSeal } from './seal.js';
+import { checkSeal, type CarriedManifests, type OpenedSeal } from './seal.js';
 import { checkExpiry, checkSignatures } from './verify.js';
 import type { DiagnosticCode } from '../base/diagnostics.js';
 
@@ -100,8 +100,8 @@ export class TrustGate {
   }
 
   /** A sealed index's seal checked with this gate's keys and threshold (trust/seal.ts); undefined when it holds. */
-  checkSeal(opened: OpenedSeal): string | undefined {
-    return checkSeal(opened, this.policy.keys, this.policy.threshold);
+  checkSeal(opened: OpenedSeal, carried: CarriedManifests | undefined): string | undefined {
+    return checkSeal(opened, this.policy.keys, this.policy.threshold, carried);
   }
 
   /**

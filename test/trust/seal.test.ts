@@ -12,8 +12,9 @@ import { keyPair, observed, signedManifest } from '../helpers/trust.js';
 
 const TEXT = signedManifest([observed('pdf', { 'SKILL.md': '---\nname: pdf\n---\n' })]);
 const PLACES = [{ place: 'skills', text: TEXT, manifest: manifest(TEXT) }];
-/** Stands for an index's bytes: the seal does not look inside them. */
+/** Stands for an index's bytes: the seal does not look inside them, but for where the manifests lie (CARRIED). */
 const INDEX = Buffer.concat([Buffer.from('sisu-skills-index 3\n', 'latin1'), Buffer.from([0, 1, 2, 0xff, 0x0a]), manifestsSection(PLACES)]);
+const CARRIED = { start: INDEX.length - manifestsSection(PLACES).length, end: INDEX.length };
 
 function manifest(text: string): ParsedManifest {
   const read = parseManifest(text);
@@ -27,7 +28,7 @@ function opened(bytes: Uint8Array): OpenedSeal {
   return result;
 }
 
-const SEALED = Buffer.from(sealIndex(INDEX, PLACES, [keyPair(0).signing, keyPair(1).signing]));
+const SEALED = Buffer.from(sealIndex(INDEX, PLACES, [keyPair(0).signing, keyPair(1).signing], CARRIED));
 /** The seal's text (the statement and the signatures), as latin1, with its footer. */
 const sealText = () => SEALED.subarray(INDEX.length).toString('latin1');
 /** SEALED with its seal's text changed by `change`, the lengths written again when `relength`. */
@@ -45,12 +46,12 @@ function withSeal(change: (text: string) => string, relength = true): Buffer {
 describe('sealIndex and openSeal', () => {
   it("append the seal after the index's bytes, and give them back as they were", () => {
     expect(SEALED.subarray(0, INDEX.length).equals(INDEX)).toBe(true);
-    expect(sealText()).toMatch(/^\{"format":"sisu-skills-index-trust\/2","index":"[0-9a-f]{64}","places":\[/u);
+    expect(sealText()).toMatch(/^\{"format":"sisu-skills-index-trust\/3","index":"[0-9a-f]{64}","places":\[/u);
     expect(SEALED.subarray(SEALED.length - 8).toString('latin1')).toBe('SKSEAL01');
     const seal = opened(SEALED);
     expect(Buffer.from(seal.indexBytes).equals(INDEX)).toBe(true);
     expect(seal.statement.places).toEqual([expect.objectContaining({ place: 'skills', version: 1 })]);
-    expect(checkSeal(seal, [keyPair(0).trusted, keyPair(1).trusted], 2)).toBeUndefined();
+    expect(checkSeal(seal, [keyPair(0).trusted, keyPair(1).trusted], 2, CARRIED)).toBeUndefined();
     expect(sealedManifests(manifestsSection(PLACES), seal.statement).get('skills')).toBe(TEXT);
     expect(openSeal(INDEX)).toBeUndefined();
   });
@@ -68,8 +69,8 @@ describe('sealIndex and openSeal', () => {
     expect(openSeal(withSeal((text) => text.replace('{"format":', '{,"format":')))).toMatchObject({
       problem: expect.stringMatching(/^its seal is not JSON/) as string,
     });
-    expect(openSeal(withSeal((text) => text.replace('sisu-skills-index-trust/2', 'sisu-skills-index-trust/1')))).toEqual({
-      problem: "its seal's statement is not a sisu-skills-index-trust/2 statement",
+    expect(openSeal(withSeal((text) => text.replace('sisu-skills-index-trust/3', 'sisu-skills-index-trust/1')))).toEqual({
+      problem: "its seal's statement is not a sisu-skills-index-trust/3 statement",
     });
     expect(openSeal(withSeal((text) => text.replace(/\n\[.*\]\n$/u, '\n[1]\n')))).toEqual({
       problem: "its seal's signatures are not { keyid, sig } entries",
@@ -77,20 +78,25 @@ describe('sealIndex and openSeal', () => {
   });
 
   it('refuse an index changed after sealing, and too few trusted signatures', () => {
-    for (let at = 0; at < INDEX.length; at += 7) {
+    for (let at = 0; at < CARRIED.start; at++) {
       const flipped = Buffer.from(SEALED);
       flipped[at] = (flipped[at] ?? 0) ^ 0x20;
-      expect(checkSeal(opened(flipped), [keyPair(0).trusted], 1)).toBe(
+      expect(checkSeal(opened(flipped), [keyPair(0).trusted], 1, CARRIED)).toBe(
         'was changed after it was sealed: its bytes do not hash to the ones its seal states',
       );
     }
-    expect(checkSeal(opened(SEALED), [keyPair(0).trusted], 2)).toMatch(
+    // Hashed without the carried manifests, the index is not the one sealed; nor is one whose manifests are said to lie elsewhere.
+    expect(checkSeal(opened(SEALED), [keyPair(0).trusted], 1, undefined)).toMatch(/^was changed after it was sealed/);
+    expect(checkSeal(opened(SEALED), [keyPair(0).trusted], 1, { start: CARRIED.start + 1, end: CARRIED.end })).toMatch(
+      /^was changed after it was sealed/,
+    );
+    expect(checkSeal(opened(SEALED), [keyPair(0).trusted], 2, CARRIED)).toMatch(
       /^is sealed by 1 trusted key \(signatures by [0-9a-f]{12}, [0-9a-f]{12}\), fewer than the 2 required$/,
     );
-    expect(checkSeal(opened(SEALED), [keyPair(2).trusted], 1)).toMatch(/^is sealed by 0 trusted keys/);
+    expect(checkSeal(opened(SEALED), [keyPair(2).trusted], 1, CARRIED)).toMatch(/^is sealed by 0 trusted keys/);
     // A statement edited (a later expiry) is no longer the one signed.
     const later = withSeal((text) => text.replace(/"expires":"[^"]*"/u, '"expires":"2999-01-01T00:00:00.000Z"'));
-    expect(checkSeal(opened(later), [keyPair(0).trusted], 1)).toMatch(/^is sealed by 0 trusted keys/);
+    expect(checkSeal(opened(later), [keyPair(0).trusted], 1, CARRIED)).toMatch(/^is sealed by 0 trusted keys/);
   });
 
   it('leave out a carried manifest that is not the one sealed, or a section that is not JSON', () => {
@@ -98,6 +104,14 @@ describe('sealIndex and openSeal', () => {
     const swapped = manifestsSection([{ ...PLACES[0]!, text: TEXT.replace('"version":1', '"version":2') }]);
     expect(Buffer.from(swapped).equals(Buffer.from(manifestsSection(PLACES)))).toBe(false);
     expect(sealedManifests(swapped, statement).has('skills')).toBe(false);
+    // The carried manifests are not in the index's hash: one changed there passes the seal, and is left out here.
+    for (let at = CARRIED.start; at < CARRIED.end; at += 5) {
+      const flipped = Buffer.from(SEALED);
+      flipped[at] = (flipped[at] ?? 0) ^ 0x01;
+      const seal = opened(flipped);
+      expect(checkSeal(seal, [keyPair(0).trusted], 1, CARRIED)).toBeUndefined();
+      expect(sealedManifests(seal.indexBytes.subarray(CARRIED.start, CARRIED.end), statement).has('skills')).toBe(false);
+    }
     expect(sealedManifests(Buffer.from('{oops'), statement).size).toBe(0);
     expect(sealedManifests(Buffer.from('null'), statement).size).toBe(0);
     expect(sealedManifests(undefined, statement).size).toBe(0);

@@ -9,6 +9,7 @@ import { mkdtemp, readFile, stat, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it, onTestFinished, vi } from 'vitest';
+import { carriedManifests } from '../../src/index/trusted-index.js';
 import { openSeal } from '../../src/trust/seal.js';
 import { until } from '../helpers/until.js';
 import {
@@ -102,6 +103,27 @@ describe('a sealed prebuilt index', () => {
         ),
       ]);
     }
+  });
+
+  it('serves no skill it cannot check when the manifests it carries were changed after sealing (the seal leaves them to their own hashes)', async () => {
+    const place = await folderPlace();
+    const index = await sealedIndex(place);
+    const bytes = await readFile(index);
+    const opened = openSeal(bytes);
+    const carried = opened && !('problem' in opened) ? carriedManifests(opened.indexBytes) : undefined;
+    if (!carried) throw new Error('no carried manifests');
+    const at = Math.floor((carried.start + carried.end) / 2);
+    bytes[at] = (bytes[at] ?? 0) ^ 0x01;
+    await writeFile(index, bytes);
+    const live = session(place, { index });
+    const turn = await live.turn();
+    // The index itself is as sealed (its catalog the signed one); no activation is served without its manifest.
+    expect(turn.skills).toEqual(ALL);
+    expect(live.log.filter((entry) => JSON.stringify(entry).includes('INDEX_UNUSABLE'))).toEqual([]);
+    expect(turn.answers.join('\n')).not.toMatch(/BODY-/);
+    const refused = turn.answers.filter((answer) => answer.includes('(no signed manifest vouches for it)'));
+    expect(refused.length).toBeGreaterThanOrEqual(2);
+    expect(turn.answers.filter((answer) => !refused.includes(answer))).toEqual(turn.answers.filter((a) => a === '(find_skills absent)'));
   });
 
   it('leaves out the skills of a place whose manifest the index carries past its expiry', async () => {

@@ -80,6 +80,8 @@ export class Container {
   private constructor(
     /** The sections' bytes: everything after the header. */
     private readonly bytes: Buffer,
+    /** Where the sections start in the file. */
+    private readonly first: number,
     readonly header: Record<string, unknown>,
     private readonly table: ReadonlyMap<string, SectionEntry>,
   ) {}
@@ -93,7 +95,7 @@ export class Container {
     if (length > file.length - start - 4) throw new DamagedIndexError(`has a header of ${length} bytes past its end`);
     const header = parseHeader(inflate(file.subarray(start + 4, start + 4 + length), MAX_HEADER_BYTES, 'its header'));
     const first = start + 4 + length;
-    return new Container(file.subarray(first), header, sectionTable(header.sections, file.length - first));
+    return new Container(file.subarray(first), first, header, sectionTable(header.sections, file.length - first));
   }
 
   has(name: string): boolean {
@@ -103,6 +105,12 @@ export class Container {
   /** The sections' names, in the file's order. */
   names(): string[] {
     return [...this.table.keys()];
+  }
+
+  /** Where section `name`'s bytes lie in the file as stored (deflated), or undefined when it has none. */
+  stored(name: string): { start: number; end: number } | undefined {
+    const entry = this.table.get(name);
+    return entry && { start: this.first + entry.at, end: this.first + entry.at + entry.bytes };
   }
 
   /** Section `name` inflated, or undefined when the file has none. Throws DamagedIndexError when it does not inflate to its declared size. */
