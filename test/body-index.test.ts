@@ -111,6 +111,17 @@ describe('body terms', () => {
     expect(collector.count).toBe(1);
     expect(keptTerms(collector, 0, ['alpha', 'beta', 'gamma', 'delta'])).toEqual(['alpha']);
   });
+
+  it('builds once: it lets go of each body as the build uses it, so a second build or a body after it is refused', () => {
+    const collector = bodyCollectorFor(2);
+    collector.add(0, 'alpha beta');
+    collector.add(1, 'beta gamma');
+    const index = collector.build();
+    expect(index.read).toBe(2);
+    expect(index.vocabulary.idOf('alpha')).toBeDefined();
+    expect(() => collector.build()).toThrow('a body collector builds its index once');
+    expect(() => collector.add(1, 'delta')).toThrow('a body collector takes no body once its index is built');
+  });
 });
 
 describe('a ranker that reads the instructions', () => {

@@ -306,6 +306,20 @@ describe('the container', () => {
     expect(opened.has('a')).toBe(true);
   });
 
+  it('takes its sections one at a time, in order, and refuses a name given twice', () => {
+    const given: string[] = [];
+    function* oneAtATime(): Generator<readonly [string, Uint8Array]> {
+      for (const [name, bytes] of sections) {
+        given.push(name);
+        yield [name, bytes];
+      }
+    }
+    expect(writeContainer({ version: 3, header: { note: 'héllo' }, sections: oneAtATime(), level: 6 })).toEqual(file);
+    expect(given).toEqual(['a', 'b', 'c']);
+    const twice = [['a', Buffer.from('x')] as const, ['a', Buffer.from('y')] as const];
+    expect(() => writeContainer({ version: 3, header: {}, sections: twice, level: 6 })).toThrow('index section "a" given twice');
+  });
+
   it('a file cut short or with any byte flipped is damage, or reads back as written (property)', () => {
     fc.assert(
       fc.property(fc.nat(), fc.integer({ min: 1, max: 255 }), fc.boolean(), (at, flip, cut) => {

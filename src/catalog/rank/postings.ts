@@ -54,8 +54,9 @@ export function vocabularyOf(terms: readonly string[]): Vocabulary {
 export interface PostingList {
   term: ArrayLike<number>;
   doc: ArrayLike<number>;
-  /** In (0, 1). */
+  /** In (0, 1); or, with `packed`, each already as packedWeight makes it (copied as it is). */
   weight: ArrayLike<number>;
+  packed?: boolean;
 }
 
 /**
@@ -144,13 +145,13 @@ export function* packPostingsSteps(terms: number, docs: number, list: PostingLis
     const at = fill[term] ?? 0;
     fill[term] = at + 1;
     packedDocs[at] = list.doc[i] ?? 0;
-    weights[at] = packedWeight(list.weight[i] ?? 0);
+    weights[at] = list.packed === true ? (list.weight[i] ?? 0) : packedWeight(list.weight[i] ?? 0);
   }
   return new PackedPostings(offsets, packedDocs, weights);
 }
 
 /** A weight in (0, 1) as packed postings keep it: x WEIGHT_SCALE, rounded. */
-function packedWeight(weight: number): number {
+export function packedWeight(weight: number): number {
   // At least 1: a weight above 0 must stay above 0 (the ranker tells touched docs by a score above 0).
   return Math.max(1, Math.round(weight * WEIGHT_SCALE));
 }

@@ -44,7 +44,11 @@ export interface SectionEntry {
 export interface ContainerInput {
   version: number;
   header: Record<string, unknown>;
-  sections: ReadonlyMap<string, Uint8Array>;
+  /**
+   * In the file's order. Each is compressed as it comes and not held after: given one at a time (a generator),
+   * no more than one section's bytes are held uncompressed (the 21,110-skill index's are 25 MB together).
+   */
+  sections: Iterable<readonly [string, Uint8Array]>;
   /** zlib's level for the sections (1 fastest ... 9 smallest). */
   level: number;
 }
@@ -55,6 +59,7 @@ export function writeContainer({ version, header, sections, level }: ContainerIn
   const stored: Buffer[] = [];
   let at = 0;
   for (const [name, bytes] of sections) {
+    if (Object.hasOwn(table, name)) throw new Error(`index section "${name}" given twice`);
     const deflated = deflateSync(bytes, { level });
     table[name] = { at, bytes: deflated.length, size: bytes.length };
     stored.push(deflated);

@@ -20,22 +20,31 @@ import { OWN_SECTIONS, PREBUILT_INDEX_VERSION, SECTIONS, type IndexHeader, type 
 const COMPRESSION_LEVEL = 6;
 
 export function serializePrebuiltIndex(document: PrebuiltIndexDocument): Uint8Array {
-  const { packageVersion, createdAt, options, scannedDirectories, skills, errors, warnings, ranker, vectors } = document;
-  const sections = new Map<string, Uint8Array>();
+  const { packageVersion, createdAt, options, scannedDirectories, skills } = document;
+  const header: IndexHeader = { packageVersion, createdAt, options, scannedDirectories, skillCount: skills.length };
+  return writeContainer({
+    version: PREBUILT_INDEX_VERSION,
+    header: { ...header },
+    sections: sectionsOf(document),
+    level: COMPRESSION_LEVEL,
+  });
+}
+
+/** The document's sections in the file's order, each made when the container asks for it (and compressed before the next). */
+function* sectionsOf(document: PrebuiltIndexDocument): Generator<readonly [string, Uint8Array]> {
+  const { skills, errors, warnings, ranker, vectors } = document;
+  for (const [name] of document.sections ?? []) {
+    if (OWN_SECTIONS.has(name)) throw new Error(`index section "${name}" is the index's own: give another feature's data another name`);
+  }
   const skillBytes = new ByteWriter();
   writeSkills(skills, skillBytes);
-  sections.set(SECTIONS.skills, skillBytes.result());
-  sections.set(SECTIONS.diagnostics, jsonBytes({ errors, warnings }));
+  yield [SECTIONS.skills, skillBytes.result()];
+  yield [SECTIONS.diagnostics, jsonBytes({ errors, warnings })];
   const { body, ...postings } = ranker;
-  sections.set(SECTIONS.ranker, writeRanker(postings));
-  if (body) sections.set(SECTIONS.body, writeBody(body));
-  if (vectors !== undefined) sections.set(SECTIONS.vectors, jsonBytes(vectors));
-  for (const [name, bytes] of document.sections ?? []) {
-    if (OWN_SECTIONS.has(name)) throw new Error(`index section "${name}" is the index's own: give another feature's data another name`);
-    sections.set(name, bytes);
-  }
-  const header: IndexHeader = { packageVersion, createdAt, options, scannedDirectories, skillCount: skills.length };
-  return writeContainer({ version: PREBUILT_INDEX_VERSION, header: { ...header }, sections, level: COMPRESSION_LEVEL });
+  yield [SECTIONS.ranker, writeRanker(postings)];
+  if (body) yield [SECTIONS.body, writeBody(body)];
+  if (vectors !== undefined) yield [SECTIONS.vectors, jsonBytes(vectors)];
+  yield* document.sections ?? [];
 }
 
 /** A JSON section's bytes: ASCII only, as the reader decodes them (codec-bytes.ts's asciiJson). */
