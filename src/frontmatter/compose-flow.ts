@@ -129,6 +129,7 @@ function flowNode(ctx: ComposeContext): unknown {
     case 'anchor':
     case 'alias':
     case 'tag':
+    case 'explicitKey':
       ctx.fail('YAML_UNSUPPORTED', token.start, UNSUPPORTED[token.kind]);
       return null;
     default:

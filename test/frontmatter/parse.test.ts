@@ -330,6 +330,9 @@ describe('errors', () => {
     expect(message('k: {a: &x 1}')).toEqual(['YAML_UNSUPPORTED anchors are not supported: "k: {a: &x 1}"']);
     expect(message('k: !!str v')).toEqual(['YAML_UNSUPPORTED tags are not supported: "k: !!str v"']);
     expect(message('a: 1\n? k')).toEqual(['YAML_UNSUPPORTED explicit "? " keys are not supported: "? k"']);
+    // In flow context too: `[ ? k ]` is a sequence holding the mapping {k: null} (yaml.stringify writes one for the string "?\nk").
+    expect(message('a: [ ? k ]')).toEqual(['YAML_UNSUPPORTED explicit "? " keys are not supported: "a: [ ? k ]"']);
+    expect(message('a: [\n  ?\n\n    k\n  ]')).toEqual(['YAML_UNSUPPORTED explicit "? " keys are not supported: "?"']);
   });
 
   it('unclosed quote, with the line quoted and the keys read before it', () => {

@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { parse as yamlParse, stringify as yamlStringify } from 'yaml';
+import { CST, Lexer, parse as yamlParse, stringify as yamlStringify } from 'yaml';
 import { describe, expect, it } from 'vitest';
 import { parseFrontmatter } from '../../src/frontmatter/parse.js';
 import type { ParsedFrontmatter } from '../../src/frontmatter/parse.js';
@@ -153,6 +153,12 @@ const stringifyOptions = fc.record({
   doubleQuotedAsJSON: fc.boolean(),
 } as const);
 
+/** Whether yaml's own lexer finds an explicit key (`? `), which the parser refuses. */
+function usesExplicitKey(source: string): boolean {
+  for (const token of new Lexer().lex(source)) if (CST.tokenType(token) === 'explicit-key-ind') return true;
+  return false;
+}
+
 describe('parseFrontmatter agrees with yaml', () => {
   it('on documents written by yaml.stringify in any style', () => {
     fc.assert(
@@ -165,6 +171,14 @@ describe('parseFrontmatter agrees with yaml', () => {
           return; // yaml cannot read back some of its own output; nothing to compare
         }
         const ours = parseFrontmatter(`---\n${source}---\n`);
+        if (usesExplicitKey(source)) {
+          // yaml writes a string that starts "?" and a line break as a plain `?` in flow style, which reads back as an
+          // explicit key (yaml's own parse gives {"a": null} for "?\na"): refused by name, as docs/frontmatter.md says.
+          expect(ours.diagnostics.map((d) => `${d.code} ${d.message.split(':')[0]}`)).toEqual([
+            'YAML_UNSUPPORTED explicit "? " keys are not supported',
+          ]);
+          return;
+        }
         expect(ours.diagnostics).toEqual([]);
         expect(ours.metadata).toEqual(expected);
       }),
