@@ -290,6 +290,35 @@ export async function readUntilThroughOpen(
 }
 
 /**
+ * The whole file's bytes through one handle (`open`, which every file system
+ * has): its size from the handle, then reads until it is filled (a file that
+ * shrank meanwhile reads short). Rejects a directory (EISDIR), anything but a
+ * regular file (NOT_A_FILE), and a file over `maxBytes` (`what`: what the
+ * bound is for, in the message). For bytes used as read: an index, a signed
+ * manifest (no text decoded, then encoded again to check its signature).
+ */
+export async function readFileBytes(fs: SkillsFileSystem, path: string, maxBytes: number, what: string): Promise<Uint8Array> {
+  const handle = await fs.open(path, 'r');
+  try {
+    const stats = handle.stat ? await handle.stat() : await fs.stat(path);
+    if (stats.isDirectory()) throw fileError('EISDIR', `${path} is a directory`);
+    if (!stats.isFile()) throw fileError(NOT_A_FILE, `${path} is not a regular file`);
+    if (stats.size > maxBytes) throw new Error(`it is ${stats.size} bytes, past the ${maxBytes} ${what}`);
+    const bytes = Buffer.allocUnsafe(stats.size);
+    let filled = 0;
+    while (filled < bytes.length) {
+      const { bytesRead } = await handle.read(bytes, filled, bytes.length - filled, filled);
+      if (bytesRead === 0) break;
+      filled += bytesRead;
+    }
+    return bytes.subarray(0, filled);
+  } finally {
+    // A failed close must not hide the bytes already read, nor turn into a rejection.
+    await handle.close().catch(() => undefined);
+  }
+}
+
+/**
  * readFile for regular files only, through node:fs callbacks and a plain
  * descriptor (like `fsp.readFile`: open, fstat, read, close). The fstat that
  * sizes the buffer also refuses a pipe, socket or device.

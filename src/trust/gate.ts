@@ -9,7 +9,7 @@ import { SKILL_FILE } from '../base/skill-file.js';
 import type { Mismatch } from './compare.js';
 import { sha256Hex } from './digest.js';
 import type { TrustedKey } from './keys.js';
-import { parseManifest, type ManifestSkill, type ParsedManifest } from './manifest.js';
+import { manifestText, parseManifestText, type ManifestSkill, type ParsedManifest } from './manifest.js';
 import { AcceptedVersions } from './rollback.js';
 import { checkSeal, type CarriedManifests, type OpenedSeal } from './seal.js';
 import { checkExpiry, checkSignatures } from './verify.js';
@@ -45,15 +45,18 @@ export class TrustGate {
 
   constructor(private readonly policy: GatePolicy) {}
 
-  /** Admit `text`, the manifest now at `place` (undefined: there is none). */
-  admit(place: string, text: string | undefined): PlaceVerdict {
-    if (text === undefined) {
+  /** Admit `input`, the manifest now at `place`, as text or as the bytes read (undefined: there is none). */
+  admit(place: string, input: string | Uint8Array | undefined): PlaceVerdict {
+    if (input === undefined) {
       return {
         ok: false,
         code: 'MANIFEST_INVALID',
         message: `has no ${MANIFEST_NAME}: nothing here is signed, so nothing is served. Sign the place (\`sisu-skills sign ${place} --key <file>\`).`,
       };
     }
+    const decoded = manifestText(input);
+    if (!decoded.ok) return { ok: false, code: 'MANIFEST_INVALID', message: decoded.message };
+    const { text } = decoded;
     const held = this.accepted.get(place);
     if (held && held.text === text) {
       const fresh = checkExpiry(held.accepted.manifest, this.policy.now());
@@ -62,7 +65,7 @@ export class TrustGate {
       this.accepted.delete(place);
       return fresh;
     }
-    const read = parseManifest(text);
+    const read = parseManifestText(text, typeof input === 'string' ? undefined : input);
     if (!read.ok) return read;
     const signed = checkSignatures(read.manifest, this.policy.keys, this.policy.threshold);
     if (!signed.ok) return signed;

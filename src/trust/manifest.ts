@@ -57,6 +57,8 @@ export interface ParsedManifest {
   body: ManifestBody;
   /** The body exactly as signed. */
   bodyText: string;
+  /** The body's bytes as read, when the manifest was read as bytes: what the signatures are checked over (no encoding again). */
+  bodyBytes?: Uint8Array;
   signatures: readonly ManifestSignature[];
   /** `expires` in ms since the epoch. */
   expiresAt: number;
@@ -152,7 +154,7 @@ export function manifestTooLarge(size: number): string {
 }
 
 /** The manifest's text, refused over MAX_MANIFEST_BYTES before any decoding, and when its bytes are not UTF-8. */
-function manifestText(input: string | Uint8Array): { ok: true; text: string } | { ok: false; message: string } {
+export function manifestText(input: string | Uint8Array): { ok: true; text: string } | { ok: false; message: string } {
   const size = typeof input === 'string' ? Buffer.byteLength(input, 'utf8') : input.length;
   if (size > MAX_MANIFEST_BYTES) return { ok: false, message: manifestTooLarge(size) };
   if (typeof input === 'string') return { ok: true, text: input };
@@ -182,7 +184,22 @@ function splitLayout(text: string): { header: string; bodyText: string } | undef
 export function parseManifest(input: string | Uint8Array): ManifestRead {
   const read = manifestText(input);
   if (!read.ok) return invalid(read.message);
-  const parts = splitLayout(read.text);
+  return parseManifestText(read.text, typeof input === 'string' ? undefined : input);
+}
+
+/**
+ * The body's bytes in `bytes`, a manifest whose text splitLayout took apart: after the first line
+ * break, before the trailer (and the final line break, if any). Line breaks and the trailer are
+ * ASCII, and no byte of a longer UTF-8 sequence is one: these bytes decode to exactly the body's text.
+ */
+function bodyBytesOf(bytes: Uint8Array): Uint8Array {
+  const finalBreak = bytes[bytes.length - 1] === 0x0a ? 1 : 0;
+  return bytes.subarray(bytes.indexOf(0x0a) + 1, bytes.length - finalBreak - TRAILER.length);
+}
+
+/** parseManifest of a text already decoded (manifestText); `bytes`: what it was decoded from, when it was read as bytes. */
+export function parseManifestText(text: string, bytes?: Uint8Array): ManifestRead {
+  const parts = splitLayout(text);
   if (!parts) {
     return invalid(
       `is not a signed skills manifest: its first line must be {"signatures":[...],"signed": and its last } closes it. ${SIGN_AGAIN}`,
@@ -197,7 +214,9 @@ export function parseManifest(input: string | Uint8Array): ManifestRead {
   const expiresAt = Date.parse(body.body.expires);
   if (expiresAt < Date.parse(body.body.created))
     return invalid(`expires (${body.body.expires}) before it was created (${body.body.created}). ${SIGN_AGAIN}`);
-  return { ok: true, manifest: { body: body.body, bodyText: parts.bodyText, signatures: header.data.signatures, expiresAt } };
+  const manifest: ParsedManifest = { body: body.body, bodyText: parts.bodyText, signatures: header.data.signatures, expiresAt };
+  if (bytes) manifest.bodyBytes = bodyBytesOf(bytes);
+  return { ok: true, manifest };
 }
 
 type BodyRead = { ok: true; body: ManifestBody } | ManifestRefusal;

@@ -25,7 +25,8 @@ export function shortKeyId(id: string): string {
 /** The trusted keys (ids, sorted) whose signatures of the body verify, and the signatures that fail or name no trusted key. */
 export function signersOf(manifest: ParsedManifest, keys: readonly TrustedKey[]): { trusted: string[]; unknown: string[]; bad: string[] } {
   const byId = new Map(keys.map((key) => [key.id, key]));
-  const body = Buffer.from(manifest.bodyText, 'utf8');
+  // Read as bytes, the body is checked as read; a text is encoded once (the bytes it was read from).
+  const body = manifest.bodyBytes ?? Buffer.from(manifest.bodyText, 'utf8');
   const trusted = new Set<string>();
   const unknown: string[] = [];
   const bad: string[] = [];

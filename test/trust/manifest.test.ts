@@ -59,9 +59,25 @@ describe('manifest layout', () => {
     expect(JSON.parse(text)).toMatchObject({ signed: { version: 4 } });
     expect(serializeManifest(read.manifest.bodyText, read.manifest.signatures)).toBe(text);
     expect(serializeBody(read.manifest.body)).toBe(read.manifest.bodyText);
-    // Bytes read as they are on disk, and without the final line break, read the same.
-    expect(parseManifest(Buffer.from(text))).toEqual(read);
+    // Bytes read as they are on disk, and without the final line break, read the same; bytes keep the body's own.
     expect(parseManifest(text.slice(0, -1))).toEqual(read);
+    for (const bytes of [Buffer.from(text), Buffer.from(text.slice(0, -1))]) {
+      const fromBytes = parseManifest(bytes);
+      if (!fromBytes.ok) throw new Error(fromBytes.message);
+      const { bodyBytes, ...rest } = fromBytes.manifest;
+      expect({ ok: true, manifest: rest }).toEqual(read);
+      expect(Buffer.from(bodyBytes ?? []).equals(Buffer.from(read.manifest.bodyText))).toBe(true);
+    }
+  });
+
+  it("keeps the body's bytes exactly as read, past ASCII and after a byte order mark", () => {
+    const text = signedManifest([observed('é/ü', { 'SKILL.md': '---\nname: u\n---\n', '😀.md': 'x' })]);
+    for (const bytes of [Buffer.from(text), Buffer.concat([Buffer.of(0xef, 0xbb, 0xbf), Buffer.from(text)])]) {
+      const read = parseManifest(bytes);
+      if (!read.ok) throw new Error(read.message);
+      expect(Buffer.from(read.manifest.bodyBytes ?? []).equals(Buffer.from(read.manifest.bodyText))).toBe(true);
+      expect(read.manifest.body.skills.map((skill) => skill.path)).toEqual(['é/ü']);
+    }
   });
 
   it('refuses a manifest over the size limit before parsing it (100 MB)', () => {

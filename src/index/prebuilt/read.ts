@@ -17,7 +17,7 @@ import { Buffer } from 'node:buffer';
 import { resolve } from 'node:path';
 import { version as packageVersion } from '../../../package.json';
 import type { RankerFormat } from '../../base/ranker-data.js';
-import { errorCode, errorReason, NOT_A_FILE, type SkillsFileSystem } from '../../base/fs.js';
+import { errorCode, errorReason, readFileBytes, type SkillsFileSystem } from '../../base/fs.js';
 import type { ResolvedOptions } from '../../config/options.js';
 import type { DiscoveryResult, SkillEntry } from '../../base/model.js';
 import { ByteReader, DamagedIndexError } from './codec-bytes.js';
@@ -97,25 +97,9 @@ export async function readIndexBytes(path: string, fs: SkillsFileSystem): Promis
   }
 }
 
-/** The whole file through one handle: its size from the handle, then reads until it is filled (a file that shrank meanwhile reads short). */
-async function readWhole(fs: SkillsFileSystem, path: string): Promise<Uint8Array> {
-  const handle = await fs.open(path, 'r');
-  try {
-    const stats = handle.stat ? await handle.stat() : await fs.stat(path);
-    if (stats.isDirectory()) throw Object.assign(new Error(`${path} is a directory`), { code: 'EISDIR' });
-    if (!stats.isFile()) throw Object.assign(new Error(`${path} is not a regular file`), { code: NOT_A_FILE });
-    if (stats.size > MAX_INDEX_FILE_BYTES) throw new Error(`it is ${stats.size} bytes, past the ${MAX_INDEX_FILE_BYTES} an index may be`);
-    const bytes = Buffer.allocUnsafe(stats.size);
-    let filled = 0;
-    while (filled < bytes.length) {
-      const { bytesRead } = await handle.read(bytes, filled, bytes.length - filled, filled);
-      if (bytesRead === 0) break;
-      filled += bytesRead;
-    }
-    return bytes.subarray(0, filled);
-  } finally {
-    await handle.close().catch(() => undefined);
-  }
+/** The whole file through one handle (base/fs.ts), bounded by MAX_INDEX_FILE_BYTES. */
+function readWhole(fs: SkillsFileSystem, path: string): Promise<Uint8Array> {
+  return readFileBytes(fs, path, MAX_INDEX_FILE_BYTES, 'an index may be');
 }
 
 function parsePrebuiltIndex(bytes: Uint8Array, file: string, options: DiscoveryShape, format: RankerFormat): PrebuiltIndexRead {
