@@ -16,7 +16,7 @@ import type { SkillsFileSystem } from '../base/fs.js';
 import type { ResolvedOptions } from '../config/options.js';
 import type { DiscoveryResult, Skill, SkillEntry, SkillResource } from '../base/model.js';
 import type { TrustState } from '../trust/state.js';
-import { startTrustedScan, type TrustedScan } from './trusted.js';
+import { headBytesSha256, startTrustedScan, type TrustedScan } from './trusted.js';
 import { acceptCandidates, type Accepted } from './accept.js';
 import { readCandidate, startReads } from './candidates.js';
 import { readSkillHead } from './head.js';
@@ -80,10 +80,18 @@ async function discoverAs<S extends SkillEntry>(
   // and keeping every folder's entries to the end would only add work for the collector.
   const limited = limitConcurrency(options.fs, run);
   const fs = frontmatterOnly ? limited : memoizeReaddir(limited);
+  // Under `trust`, each head's hash taken from the bytes read, by real folder (as reads are kept).
+  const heads = trust && frontmatterOnly ? new Map<string, string>() : undefined;
+  const onHead = (found: FoundSkill) =>
+    heads &&
+    ((head: Uint8Array) => {
+      const hash = headBytesSha256(head);
+      if (hash) heads.set(found.realDirectory, hash);
+    });
   // Only a SKILL.md that is a link needs its type checked when opened: for the rest the listing said "file".
   const read = (found: FoundSkill): Promise<string> =>
     frontmatterOnly
-      ? run(() => readSkillHead(options.fs, found.file, { checkType: found.fileType === 'link' }))
+      ? run(() => readSkillHead(options.fs, found.file, { checkType: found.fileType === 'link' }, onHead(found)))
       : fs.readFile(found.file, 'utf8');
   const selection = createSelection(options.include, options.exclude);
   // Parsing waits for the walk, with which it would compete for the one JS thread
@@ -102,7 +110,7 @@ async function discoverAs<S extends SkillEntry>(
         strict: options.strict,
         frontmatterOnly,
         origin: packages.of(location),
-        ...(trusted ? { judge: (text: string) => trusted.judge(location, text) } : {}),
+        ...(trusted ? { judge: (text: string) => trusted.judge(location, text, heads?.get(location.realDirectory)) } : {}),
       }),
     ),
   );

@@ -88,9 +88,21 @@ export function headLength(text: string): number {
  * so it is exactly the start of what `readFile(path, 'utf8')` would return.
  * Rejects as `readFile` would when the file cannot be opened or read; with
  * `checkType`, also when it is not a regular file (code NOT_A_FILE).
+ * `onHead` is given the head's bytes when a closing fence (or a first line
+ * without an opening one) ends it before the file does.
  */
-export async function readSkillHead(fs: SkillsFileSystem, path: string, options: ReadUntilOptions = {}): Promise<string> {
+export async function readSkillHead(
+  fs: SkillsFileSystem,
+  path: string,
+  options: ReadUntilOptions = {},
+  onHead?: (head: Uint8Array) => void,
+): Promise<string> {
   const state = { from: 0 };
-  const stop = (bytes: Uint8Array, length: number): number => headEnd(bytes, length, state);
+  // `onHead` sees the head's bytes where they were read, the ones the text returned is decoded from.
+  const stop = (bytes: Uint8Array, length: number): number => {
+    const end = headEnd(bytes, length, state);
+    if (end >= 0) onHead?.(bytes.subarray(0, end));
+    return end;
+  };
   return fs.readUntil ? fs.readUntil(path, stop, HEAD_BYTES, options) : readUntilThroughOpen(fs, path, stop, HEAD_BYTES, options);
 }
