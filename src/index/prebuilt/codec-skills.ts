@@ -23,7 +23,6 @@
  * Nothing here knows what paths mean: they are stored as the builder's
  * pathEncoder wrote them and given back encoded.
  */
-import { Buffer } from 'node:buffer';
 import type { SkillMetadata } from '../../base/model.js';
 import type { ByteReader, ByteWriter } from './codec-bytes.js';
 import type { SpecialNumber } from './codec-numbers.js';
@@ -78,11 +77,7 @@ class DescriptionColumns {
   }
 
   write(out: ByteWriter): void {
-    out
-      .typed(this.kinds)
-      .typed(this.lengths)
-      .block(Buffer.from(this.narrow.join(''), 'latin1'))
-      .block(Buffer.from(this.wide.join(''), 'utf16le'));
+    out.typed(this.kinds).typed(this.lengths).text(this.narrow.join(''), 'latin1').text(this.wide.join(''), 'utf16le');
   }
 }
 
