@@ -106,9 +106,30 @@ function readSealed(
   };
   const manifests = () => sealedManifests(read.result.section(SECTIONS.manifests), opened.statement);
   trust.setResolver(bindingsOf(manifests, placeOf));
-  const skills = read.result.skills.filter((entry) => served(entry, placeOf(entry.directory), trust, diagnostics));
+  // The reader holds every skill inside these folders (read-skills.ts): when all lie in the one sealed place, so do its skills.
+  const roots = options.packages.length > 0 ? [...options.directories, ...read.result.scannedDirectories] : options.directories;
+  const only = places.length === 1 ? places[0] : undefined;
+  const whole = only && roots.every((root) => root === only.dir || root.startsWith(only.within)) ? only : undefined;
+  const skills = servedSkills(read.result.skills, { placeOf, whole }, trust, diagnostics);
   const errors = [...diagnostics, ...read.result.errors];
   return { ok: true, result: { ...read.result, skills, errors } };
+}
+
+/**
+ * The sealed index's skills that are served. `whole`: the one place every skill lies in, when the
+ * index's folders say so; nothing is then asked of each skill (20,000 folder paths at the first request)
+ * unless one was refused at an activation before.
+ */
+function servedSkills(
+  skills: SkillEntry[],
+  where: { placeOf: (directory: string) => Place | undefined; whole: Place | undefined },
+  trust: TrustState,
+  diagnostics: Diagnostic[],
+): SkillEntry[] {
+  const { whole } = where;
+  if (whole && !whole.accepted) return trust.enforcing ? [] : skills;
+  if (whole && !trust.hasRevokedAny()) return skills;
+  return skills.filter((entry) => served(entry, where.placeOf(entry.directory), trust, diagnostics));
 }
 
 /** Whether a sealed index's skill is served; a skill outside every sealed place is reported once. */

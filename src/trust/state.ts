@@ -87,7 +87,13 @@ export class TrustState {
 
   /** Whether a skill in `directory` was ever refused at an activation (whatever vouches for it now). */
   hasRevoked(directory: string): boolean {
-    return this.revoked.has(directory);
+    // Nothing refused yet (every first request): no folder's path hashed for the lookup.
+    return this.revoked.size > 0 && this.revoked.has(directory);
+  }
+
+  /** Whether any skill was ever refused at an activation. */
+  hasRevokedAny(): boolean {
+    return this.revoked.size > 0;
   }
 
   /** Whether the skill in `directory`, as `binding` now vouches for it, was refused at an activation. */

@@ -5,7 +5,7 @@
  * an unsealed, edited or untrusted index is not used (every place is scanned
  * and judged instead), and a sealed place past its expiry serves nothing.
  */
-import { mkdtemp, readFile, stat, utimes, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, stat, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it, onTestFinished, vi } from 'vitest';
@@ -124,6 +124,36 @@ describe('a sealed prebuilt index', () => {
     const refused = turn.answers.filter((answer) => answer.includes('(no signed manifest vouches for it)'));
     expect(refused.length).toBeGreaterThanOrEqual(2);
     expect(turn.answers.filter((answer) => !refused.includes(answer))).toEqual(turn.answers.filter((a) => a === '(find_skills absent)'));
+  });
+
+  it('of two places, serves each skill by its own place, each judged', async () => {
+    const first = await folderPlace();
+    const second = await folderPlace();
+    for (const folder of ['alpha', 'beta', 'group']) await rm(join(second.signArg, folder), { recursive: true });
+    await second.write('delta/SKILL.md', '---\nname: delta\ndescription: Delta sorts lists. Use for delta work.\n---\nBODY-delta\n');
+    await sign(first);
+    await sign(second);
+    const key = join(first.signArg, '..', 'seal-two.key');
+    await writeFile(key, keyPair(0).privatePem, { mode: 0o600 });
+    const index = join(first.signArg, '..', 'two.index');
+    const run = await first.cli('index', first.signArg, second.signArg, '-o', index, '--key', key);
+    if (run.code !== 0) throw new Error(`index failed: ${run.err}`);
+    const live = session(first, { index, directories: [first.signArg, second.signArg] });
+    expect((await live.turn('hello', [])).skills).toEqual([...ALL, 'delta']);
+    expect(live.log.filter((entry) => JSON.stringify(entry).includes('INDEX_UNUSABLE'))).toEqual([]);
+  });
+
+  it('is refused as damaged when its header cannot be read to find the manifests it carries', async () => {
+    const place = await folderPlace();
+    const index = await sealedIndex(place);
+    const bytes = await readFile(index);
+    const header = bytes.indexOf(0x0a) + 1 + 4;
+    bytes.fill(0x00, header, header + 8);
+    await writeFile(index, bytes);
+    const live = session(place, { index });
+    expect((await live.turn()).skills).toEqual(ALL);
+    const logged = live.log.filter((entry) => JSON.stringify(entry).includes('INDEX_UNUSABLE')).map((entry) => JSON.stringify(entry));
+    expect(logged).toEqual([expect.stringMatching(/is damaged: its header does not inflate/)]);
   });
 
   it('leaves out the skills of a place whose manifest the index carries past its expiry', async () => {
