@@ -15,7 +15,7 @@ import { createDiagnostic, type Diagnostic } from '../base/diagnostics.js';
 import { childPath } from '../base/paths.js';
 import { MANIFEST_FILE } from '../base/skill-file.js';
 import type { SkillEntry } from '../base/model.js';
-import type { AcceptedManifest } from '../trust/gate.js';
+import { skillsByPath, type AcceptedManifest } from '../trust/gate.js';
 import { parseManifest } from '../trust/manifest.js';
 import { openSeal, sealedManifests, type CarriedManifests, type SealedPlace } from '../trust/seal.js';
 import type { SkillBinding, TrustState } from '../trust/state.js';
@@ -159,9 +159,7 @@ function bindingsOf(
       const read = parseManifest(texts.get(place.place) ?? '');
       accepted.set(
         place.place,
-        read.ok
-          ? { place: place.dir, manifest: read.manifest, skills: new Map(read.manifest.body.skills.map((s) => [s.path, s])) }
-          : undefined,
+        read.ok ? { place: place.dir, manifest: read.manifest, skills: skillsByPath(read.manifest.body.skills) } : undefined,
       );
     }
     return accepted.get(place.place);

@@ -134,7 +134,10 @@ export function readCanonicalSkills(text: string, from = 0, to = text.length): M
     SKILL_START.lastIndex = at;
     const match = SKILL_START.exec(text);
     if (!match) return undefined;
-    const [, path = '', digest = '', frontmatter = ''] = match;
+    // By index, not destructured: an array iterator per skill, in code that runs once, cold.
+    const path = match[1] ?? '';
+    const digest = match[2] ?? '';
+    const frontmatter = match[3] ?? '';
     if (!isPlain(path, 'skill') || (previous !== undefined && !(previous < path))) return undefined;
     const filesAt = SKILL_START.lastIndex;
     const filesEnd = soundFiles(text, filesAt);

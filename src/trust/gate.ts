@@ -77,11 +77,7 @@ export class TrustGate {
       return { ok: false, ...rollback, ...(lastGood ? { lastGood } : {}) };
     }
     this.versions.accept(place, read.manifest.body.version);
-    const accepted: AcceptedManifest = {
-      place,
-      manifest: read.manifest,
-      skills: new Map(read.manifest.body.skills.map((skill) => [skill.path, skill])),
-    };
+    const accepted: AcceptedManifest = { place, manifest: read.manifest, skills: skillsByPath(read.manifest.body.skills) };
     this.accepted.set(place, { text, accepted });
     return { ok: true, accepted };
   }
@@ -131,6 +127,13 @@ export class TrustGate {
     this.sealedExpiries.set(place, expiresAt);
     return { ok: true };
   }
+}
+
+/** A manifest's skill entries by path, with no [path, entry] pair made for each (20,000 at 20,000 skills). */
+export function skillsByPath(skills: readonly ManifestSkill[]): Map<string, ManifestSkill> {
+  const byPath = new Map<string, ManifestSkill>();
+  for (const skill of skills) byPath.set(skill.path, skill);
+  return byPath;
 }
 
 /** The skill at `skillPath` in the place, checked from its SKILL.md head alone (what a scan reads); undefined when it matches. */

@@ -98,6 +98,7 @@ export class TrustState {
 
   /** Whether the skill in `directory`, as `binding` now vouches for it, was refused at an activation. */
   isRevoked(directory: string, binding: SkillBinding): boolean {
+    if (this.revoked.size === 0) return false;
     const digest = this.revoked.get(directory);
     if (digest === undefined) return false;
     if (digest === (binding.accepted.skills.get(binding.skillPath)?.digest ?? '')) return true;
