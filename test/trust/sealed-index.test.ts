@@ -126,7 +126,7 @@ describe('a sealed prebuilt index', () => {
     expect(turn.answers.filter((answer) => !refused.includes(answer))).toEqual(turn.answers.filter((a) => a === '(find_skills absent)'));
   });
 
-  it('of two places, serves each skill by its own place, each judged', async () => {
+  it('of two places, serves each skill by its own place; one refused at its activation is left out after', async () => {
     const first = await folderPlace();
     const second = await folderPlace();
     for (const folder of ['alpha', 'beta', 'group']) await rm(join(second.signArg, folder), { recursive: true });
@@ -140,6 +140,14 @@ describe('a sealed prebuilt index', () => {
     if (run.code !== 0) throw new Error(`index failed: ${run.err}`);
     const live = session(first, { index, directories: [first.signArg, second.signArg] });
     expect((await live.turn('hello', [])).skills).toEqual([...ALL, 'delta']);
+    // delta's body changed (its size and time kept, so the index's stamp does not see it): refused at its activation, then left out.
+    const deltaFile = join(second.signArg, 'delta/SKILL.md');
+    const { mtime } = await stat(deltaFile);
+    await second.write('delta/SKILL.md', '---\nname: delta\ndescription: Delta sorts lists. Use for delta work.\n---\nTAMPERED!!\n');
+    await utimes(deltaFile, mtime, mtime);
+    const refused = await live.turn('hello', [{ tool: 'use_skill', args: { skill_name: 'delta' } }]);
+    expect(refused.answers).toEqual([expect.stringMatching(/SKILL\.md of delta is not the one its publisher signed/)]);
+    expect((await live.turn('hello', [])).skills).toEqual(ALL);
     expect(live.log.filter((entry) => JSON.stringify(entry).includes('INDEX_UNUSABLE'))).toEqual([]);
   });
 
