@@ -14,18 +14,22 @@ import { useBuiltBinary, useTempFolder, writeSkill } from './helpers/cli.js';
 
 const run = promisify(execFile);
 
-/** Whether util-linux's `script` (which takes `-qec <command> <file>`) is here; macOS's and BSD's take other arguments. */
-async function utilLinuxScript(): Promise<boolean> {
+/**
+ * Whether util-linux's `script` (which takes `-qec <command> <file>`; macOS's and BSD's take other
+ * arguments) is here and can open a terminal (a container may have no /dev/pts): its command's
+ * stderr must be one.
+ */
+async function terminalScript(): Promise<boolean> {
   try {
-    const { stdout } = await run('script', ['--version']);
-    return stdout.includes('util-linux');
+    const { stdout } = await run('script', ['-qec', 'test -t 2 && echo on-a-terminal', '/dev/null']);
+    return stdout.includes('on-a-terminal');
   } catch {
     return false;
   }
 }
 
-const HAS_SCRIPT = await utilLinuxScript();
-if (!HAS_SCRIPT) console.log('cli-tty.test.ts skipped: it needs util-linux `script` to give the binary a terminal');
+const HAS_SCRIPT = await terminalScript();
+if (!HAS_SCRIPT) console.log('cli-tty.test.ts skipped: it needs util-linux `script` and a pseudo-terminal to give the binary a terminal');
 
 const quote = (text: string): string => `'${text.replaceAll("'", `'\\''`)}'`;
 const SKILLS = 150;
