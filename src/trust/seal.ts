@@ -21,11 +21,11 @@
  * ignores the seal after it.
  */
 import { Buffer } from 'node:buffer';
-import { createHash, sign, verify } from 'node:crypto';
+import { createHash, sign } from 'node:crypto';
 import type { SigningKey, TrustedKey } from './keys.js';
 import type { ManifestSignature, ParsedManifest } from './manifest.js';
 import { sha256Hex } from './digest.js';
-import { shortKeyId } from './verify.js';
+import { shortKeyId, signersOfBytes } from './verify.js';
 
 /**
  * The statement's format. /2 hashed every byte before the seal, the carried manifests too (most of a
@@ -215,15 +215,10 @@ export function checkSeal(
 ): string | undefined {
   if (indexSha256(opened.indexBytes, carried) !== opened.statement.index)
     return 'was changed after it was sealed: its bytes do not hash to the ones its seal states';
-  const byId = new Map(keys.map((key) => [key.id, key]));
-  const signers = new Set<string>();
-  for (const { keyid, sig } of opened.signatures) {
-    const key = byId.get(keyid);
-    if (key && verify(null, opened.statementBytes, key.key, Buffer.from(sig, 'base64'))) signers.add(keyid);
-  }
-  if (signers.size >= threshold) return undefined;
+  const { trusted } = signersOfBytes(opened.statementBytes, opened.signatures, keys);
+  if (trusted.length >= threshold) return undefined;
   const by = opened.signatures.map((s) => shortKeyId(s.keyid)).join(', ') || 'no key';
-  return `is sealed by ${signers.size} trusted key${signers.size === 1 ? '' : 's'} (signatures by ${by}), fewer than the ${threshold} required`;
+  return `is sealed by ${trusted.length} trusted key${trusted.length === 1 ? '' : 's'} (signatures by ${by}), fewer than the ${threshold} required`;
 }
 
 /**

@@ -7,7 +7,7 @@
 import { verify } from 'node:crypto';
 import { HASH_PREFIX_CHARS } from './format.js';
 import type { TrustedKey } from './keys.js';
-import { parseManifest, type ManifestRead, type ParsedManifest } from './manifest.js';
+import { parseManifest, type ManifestRead, type ManifestSignature, type ParsedManifest } from './manifest.js';
 
 export interface TrustPolicy {
   keys: readonly TrustedKey[];
@@ -22,21 +22,32 @@ export function shortKeyId(id: string): string {
   return id.slice(0, HASH_PREFIX_CHARS);
 }
 
-/** The trusted keys (ids, sorted) whose signatures of the body verify, and the signatures that fail or name no trusted key. */
-export function signersOf(manifest: ParsedManifest, keys: readonly TrustedKey[]): { trusted: string[]; unknown: string[]; bad: string[] } {
+/** Who signed some bytes: the trusted keys (ids, sorted, each once) whose signatures verify, and the signatures that fail or name no trusted key. */
+export interface Signers {
+  trusted: string[];
+  unknown: string[];
+  bad: string[];
+}
+
+/** The signers of `signed` (a manifest's body, a sealed index's statement) among `signatures`, by `keys`. */
+export function signersOfBytes(signed: Uint8Array, signatures: readonly ManifestSignature[], keys: readonly TrustedKey[]): Signers {
   const byId = new Map(keys.map((key) => [key.id, key]));
-  // Read as bytes, the body is checked as read; a text is encoded once (the bytes it was read from).
-  const body = manifest.bodyBytes ?? Buffer.from(manifest.bodyText, 'utf8');
   const trusted = new Set<string>();
   const unknown: string[] = [];
   const bad: string[] = [];
-  for (const signature of manifest.signatures) {
+  for (const signature of signatures) {
     const key = byId.get(signature.keyid);
     if (!key) unknown.push(signature.keyid);
-    else if (verify(null, body, key.key, Buffer.from(signature.sig, 'base64'))) trusted.add(key.id);
+    else if (verify(null, signed, key.key, Buffer.from(signature.sig, 'base64'))) trusted.add(key.id);
     else bad.push(signature.keyid);
   }
   return { trusted: [...trusted].sort(), unknown, bad };
+}
+
+/** The signers of a manifest's body. */
+export function signersOf(manifest: ParsedManifest, keys: readonly TrustedKey[]): Signers {
+  // Read as bytes, the body is checked as read; a text is encoded once (the bytes it was read from).
+  return signersOfBytes(manifest.bodyBytes ?? Buffer.from(manifest.bodyText, 'utf8'), manifest.signatures, keys);
 }
 
 function ids(list: readonly string[]): string {
