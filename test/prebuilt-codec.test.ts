@@ -253,7 +253,7 @@ describe('skills', () => {
       const metadata = table.metadata[i] as Record<string, unknown>;
       expect(JSON.stringify(metadata)).toBe(JSON.stringify(record.metadata));
       expect(Object.keys(metadata)).toEqual(Object.keys(record.metadata));
-      const { parent, leaf } = table.folder(i);
+      const [parent, leaf] = [table.parent(i), table.leaf(i)];
       // "" as the folder's own name: the skill's name.
       const own = leaf === '' ? record.metadata.name : leaf;
       expect(parent === 0 ? leaf : `${table.parents[parent - 1]}/${own}`).toBe(record.directory);
@@ -261,8 +261,8 @@ describe('skills', () => {
       expect([table.sizes[i], table.mtimes[i]]).toEqual([record.size, record.mtimeMs]);
       expect(table.specials(i)).toEqual(record.specials);
     });
-    expect(table.folder(0).leaf).toBe('');
-    expect(table.folder(1).leaf).toBe('deploy-it');
+    expect(table.leaf(0)).toBe('');
+    expect(table.leaf(1)).toBe('deploy-it');
     expect(Object.hasOwn(table.metadata[2] as object, '__proto__')).toBe(true);
     expect(table.metadata.map((m) => m.description)).toEqual(skills.map((record) => record.metadata.description));
     expect(table.parents).toEqual(['./skills', './skills/ops', '../elsewhere', 's3://bucket/skills']);

@@ -108,19 +108,18 @@ export function createLazySkillIndex(
   loader: SkillLoader,
   loadedAt = Date.now(),
   /**
-   * True when the entries are already compact: a prebuilt index's, whose
-   * metadata is fresh from JSON.parse (what the copy would make) and whose
-   * SKILL.md paths share their folder's characters. Their folder paths are
+   * True when the entries are already compact: a prebuilt index's, made by
+   * its reader with these three fields only, whose metadata is fresh from
+   * JSON.parse (what the copy would make) and whose SKILL.md paths share
+   * their folder's characters. They are kept as they are (a copy of each
+   * was 20,000 objects of garbage at a first request). Their folder paths are
    * left as decoding joined them, pieces and all: about 1 MB more at 20,000
    * skills than flat copies, where the copies cost about 25 ms of the start-up
    * from an index (and the index path's heap is far within its bound).
    */
   compact = false,
 ): SkillIndex {
-  if (compact) {
-    const entries = input.skills.map(({ metadata, path, directory }) => ({ metadata, path, directory }));
-    return buildIndex({ ...input, skills: entries }, loader, loadedAt);
-  }
+  if (compact) return buildIndex(input, loader, loadedAt);
   const directories = sharingParents(
     input.skills.map((entry) => entry.directory),
     sep,

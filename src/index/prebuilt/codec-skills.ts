@@ -168,12 +168,18 @@ export class SkillTable {
   }
 
   /**
-   * Skill `i`'s folder as stored: its parent's id (0: `leaf` is the whole
-   * folder; else at most `parents.length`, which the reader checks) and its
-   * own name ("": the skill's name).
+   * Skill `i`'s folder's parent as stored: 0 when `leaf(i)` is the whole
+   * folder, else its id, at most `parents.length` (the reader checks). Two
+   * accessors, not one object of both: 20,000 objects made and dropped at a
+   * first request were garbage the collector copied.
    */
-  folder(i: number): { parent: number; leaf: string } {
-    return { parent: this.parentOf[i] as number, leaf: this.leaves[i] as string };
+  parent(i: number): number {
+    return this.parentOf[i] as number;
+  }
+
+  /** Skill `i`'s own folder name as stored ("": the skill's name), or its whole folder when `parent(i)` is 0. */
+  leaf(i: number): string {
+    return this.leaves[i] as string;
   }
 
   /** Skill `i`'s SKILL.md path as stored, when it is not SKILL.md in its folder. */

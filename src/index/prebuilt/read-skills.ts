@@ -37,8 +37,6 @@ export function decodeSkills(
 ): { skills: SkillEntry[]; stamps: StampTable } {
   const folders = new Folders(table, decode, new FolderSet(roots));
   const skills: SkillEntry[] = new Array<SkillEntry>(table.count);
-  const names: string[] = new Array<string>(table.count);
-  const paths: string[] = new Array<string>(table.count);
   const { sizes, mtimes } = table;
   for (let i = 0; i < table.count; i++) {
     const metadata = metadataOf(table, i);
@@ -49,10 +47,8 @@ export function decodeSkills(
     // `folder + SKILL_SUFFIX` shares the folder's characters (see createLazySkillIndex's `compact`).
     const path = file !== undefined ? fileIn(folder, decode(file), i) : folder.endsWith(sep) ? folder + SKILL_FILE : folder + SKILL_SUFFIX;
     skills[i] = { metadata, path, directory: folder };
-    names[i] = metadata.name;
-    paths[i] = path;
   }
-  return { skills, stamps: new StampTable(names, paths, table.sizes, table.mtimes) };
+  return { skills, stamps: new StampTable(skills, sizes, mtimes) };
 }
 
 function metadataOf(table: SkillTable, i: number): SkillMetadata {
@@ -82,20 +78,27 @@ function fileIn(folder: string, path: string, i: number): string {
   return path;
 }
 
+/** A parent folder decoded: its path ending in a separator (what its skills' folders start with), and whether it lies inside a configured folder. */
+interface Parent {
+  prefix: string;
+  inside: boolean;
+}
+
 /** Skill folders decoded from their parents, each parent decoded and checked against the configured folders once. */
 class Folders {
-  private readonly parents: Array<{ path: string; inside: boolean } | undefined>;
+  private readonly parents: Array<Parent | undefined>;
 
   constructor(
     private readonly table: SkillTable,
     private readonly decode: (stored: string) => string,
     private readonly inside: FolderSet,
   ) {
-    this.parents = new Array(table.parents.length);
+    this.parents = new Array<Parent | undefined>(table.parents.length);
   }
 
   of(i: number, name: string): string {
-    const { parent, leaf: stored } = this.table.folder(i);
+    const parent = this.table.parent(i);
+    const stored = this.table.leaf(i);
     let folder: string;
     let inside: boolean;
     if (parent === 0) {
@@ -107,7 +110,8 @@ class Folders {
       // Anything but a plain folder name could step out of its parent.
       if (leaf === '.' || leaf === '..' || leaf.includes('/') || leaf.includes(sep)) throw damaged(i, 'its folder name is not a name');
       const known = this.parentOf(parent);
-      folder = known.path.endsWith(sep) ? [known.path, leaf].join('') : [known.path, leaf].join(sep);
+      // One concatenation a skill: the parent's separator was added once, with its prefix.
+      folder = known.prefix + leaf;
       // A folder inside a configured one holds only folders inside it; the folder itself may be one (a root that is a skill).
       inside = known.inside || this.inside.holds(folder);
     }
@@ -116,11 +120,11 @@ class Folders {
     return folder;
   }
 
-  private parentOf(id: number): { path: string; inside: boolean } {
+  private parentOf(id: number): Parent {
     let known = this.parents[id - 1];
     if (!known) {
       const path = this.decode(this.table.parents[id - 1] as string);
-      known = { path, inside: this.inside.holds(path) };
+      known = { prefix: path.endsWith(sep) ? path : path + sep, inside: this.inside.holds(path) };
       this.parents[id - 1] = known;
     }
     return known;

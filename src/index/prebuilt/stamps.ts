@@ -22,14 +22,15 @@ export interface SkillStamps {
  * names are short and already hashed, while a path as a key is first copied
  * flat (a Map by path held about 3 MB at 20,000 skills, and took 10 ms to
  * build). An index serves the first skill of each name, so the first wins.
+ * The skills themselves give each name and path: no list of either is made
+ * at start-up.
  */
 export class StampTable implements SkillStamps {
   private byName: Map<string, number> | undefined;
 
-  /** Skill i's name, SKILL.md path, size and mtime at positions i. */
+  /** Skill i's SKILL.md size and mtime at positions i, as the index read them. */
   constructor(
-    private readonly names: readonly string[],
-    private readonly paths: readonly string[],
+    private readonly skills: readonly SkillEntry[],
     private readonly sizes: Float64Array,
     private readonly mtimes: Float64Array,
   ) {}
@@ -37,13 +38,13 @@ export class StampTable implements SkillStamps {
   of(entry: SkillEntry): SkillStamp | undefined {
     if (!this.byName) {
       this.byName = new Map();
-      for (let i = 0; i < this.names.length; i++) {
-        const name = this.names[i] as string;
+      for (let i = 0; i < this.skills.length; i++) {
+        const name = (this.skills[i] as SkillEntry).metadata.name;
         if (!this.byName.has(name)) this.byName.set(name, i);
       }
     }
     const at = this.byName.get(entry.metadata.name);
-    if (at === undefined || this.paths[at] !== entry.path) return undefined;
+    if (at === undefined || this.skills[at]?.path !== entry.path) return undefined;
     return { size: this.sizes[at] as number, mtimeMs: this.mtimes[at] as number };
   }
 }
