@@ -19,6 +19,16 @@
  * that `<` orders them by code point), sizes below 10^15. Anything else,
  * and every problem, gives undefined: the general reader then reads the
  * body and names what is wrong, as before.
+ *
+ * A manifest read as bytes is read here over their Latin-1 reading (one
+ * character a byte: manifest.ts's manifestSource), not their UTF-8 text: one
+ * `é` in 12.6 MB made the whole decoded text two bytes a character (25 MB at
+ * 20,000 skills), and every slice of it compared slowly against the one-byte
+ * strings of a scan. Every character the layout and the rules look at is
+ * ASCII, which both readings share; a path with other bytes is decoded from
+ * them (`utf8`) where it is kept. Bytes compare in code point order, and a
+ * path has at least as many bytes as UTF-16 characters, so the length and
+ * order checks here never accept what the general reader would refuse.
  */
 import { SKILL_FILE } from '../base/skill-file.js';
 import { MAX_FILES_PER_SKILL, MAX_PATH_CHARS } from './format.js';
@@ -30,6 +40,10 @@ import type { ManifestFile, ManifestSkill } from './entries.js';
  * a string, each matched twice: 20,000 lines made 40,000 strings and scanned 12.7 MB twice).
  */
 const SKILL_START = /\{"path":"([^"\\]*)","digest":"(sha256-[A-Za-z0-9_-]{43})","frontmatter":"([0-9a-f]{64})","files":\[/y;
+/** The characters before a skill's path in its line. */
+const PATH_AT = '{"path":"'.length;
+/** A character outside ASCII: a path holding one is decoded from the bytes it was read from. */
+const NOT_ASCII = /[\u0080-\uffff]/;
 
 /** A path's parts in the plain spelling: not `.` or `..`, no `/`, `\\`, `"`, control character or surrogate; no `:` in the first. */
 const NOT_DOTS = String.raw`(?!\.\.?(?:\/|"))`;
@@ -40,10 +54,11 @@ const PART = String.raw`[^/\\"\u0000-\u001f\u007f\ud800-\udfff]+`;
  * ending at its closing `"`), a size, a hash. Matched with `test`, which makes nothing: 120,000 entries
  * at 20,000 skills made as many arrays and strings for the collector.
  */
-const FILE_ENTRY = new RegExp(
-  String.raw`\["${NOT_DOTS}${FIRST_PART}(?:\/${NOT_DOTS}${PART})*",(?:0|[1-9][0-9]{0,14}),"[0-9a-f]{64}"\]`,
-  'y',
-);
+const fileEntry = (first: string, part: string) =>
+  new RegExp(String.raw`\["${NOT_DOTS}${first}(?:\/${NOT_DOTS}${part})*",(?:0|[1-9][0-9]{0,14}),"[0-9a-f]{64}"\]`, 'y');
+const FILE_ENTRY = fileEntry(FIRST_PART, PART);
+/** FILE_ENTRY with an ASCII path, tried first: a list of such entries is the same in either reading of bytes. */
+const ASCII_FILE_ENTRY = fileEntry(String.raw`[^/\\:"\u0000-\u001f\u007f-\uffff]+`, String.raw`[^/\\"\u0000-\u001f\u007f-\uffff]+`);
 
 /** A path every rule accepts, in the plain spelling above (manifest.ts's PLAIN_PATH without `"` and surrogates). */
 const PLAIN = new RegExp(String.raw`^(?!\.\.?(?:\/|$))${FIRST_PART}(?:\/(?!\.\.?(?:\/|$))${PART})*$`);
@@ -76,18 +91,31 @@ const COMMA = 0x2c;
 const CLOSE = 0x5d;
 
 /**
- * Where the file list starting at `from` (after its `[`) ends, at its `]`, when it holds only sound
- * entries (sorted, unique, SKILL.md among them); -1 otherwise.
+ * Decodes the UTF-8 bytes behind characters `start` to `end` of the text being read, when that text is
+ * their Latin-1 reading (manifest.ts's manifestSource): what a path or file list outside ASCII holds.
  */
-function soundFiles(text: string, from: number): number {
-  FILE_ENTRY.lastIndex = from;
+export type Utf8Of = (start: number, end: number) => string;
+
+/** What reading a file list found besides its end: whether a path in it is outside ASCII. */
+interface FilesRead {
+  wide: boolean;
+}
+
+/**
+ * Where the file list starting at `from` (after its `[`) ends, at its `]`, when it holds only sound
+ * entries (sorted, unique, SKILL.md among them); -1 otherwise. `read` is filled, not made: one a manifest.
+ */
+function soundFiles(text: string, from: number, read: FilesRead): number {
+  let cursor = from;
   let previous = -1;
   let previousEnd = -1;
   let count = 0;
   let hasSkillFile = false;
+  read.wide = false;
   for (;;) {
-    const at = FILE_ENTRY.lastIndex + 2;
-    if (!FILE_ENTRY.test(text)) return -1;
+    const at = cursor + 2;
+    cursor = fileEntryEnd(text, cursor, read);
+    if (cursor < 0) return -1;
     const end = text.indexOf('"', at);
     if (end - at > MAX_PATH_CHARS || (previous >= 0 && !isBefore(text, previous, previousEnd, at, end))) return -1;
     if (++count > MAX_FILES_PER_SKILL) return -1;
@@ -95,16 +123,27 @@ function soundFiles(text: string, from: number): number {
     previous = at;
     previousEnd = end;
     // An entry is followed by a comma and another entry, or by the list's end.
-    const next = text.charCodeAt(FILE_ENTRY.lastIndex);
-    if (next === CLOSE) return hasSkillFile ? FILE_ENTRY.lastIndex : -1;
+    const next = text.charCodeAt(cursor);
+    if (next === CLOSE) return hasSkillFile ? cursor : -1;
     if (next !== COMMA) return -1;
-    FILE_ENTRY.lastIndex++;
+    cursor++;
   }
+}
+
+/** The end of the sound file entry at `at`, or -1; `read.wide` set when its path is outside ASCII. */
+function fileEntryEnd(text: string, at: number, read: FilesRead): number {
+  ASCII_FILE_ENTRY.lastIndex = at;
+  if (ASCII_FILE_ENTRY.test(text)) return ASCII_FILE_ENTRY.lastIndex;
+  FILE_ENTRY.lastIndex = at;
+  if (!FILE_ENTRY.test(text)) return -1;
+  read.wide = true;
+  return FILE_ENTRY.lastIndex;
 }
 
 /**
  * Whether `text`'s characters from `a` to `aEnd` sort strictly before those from `b` to `bEnd`, compared
- * where they lie. Without surrogates, UTF-16 order is code point order; a duplicate is not before.
+ * where they lie. Without surrogates, UTF-16 order is code point order, as is the order of UTF-8 bytes
+ * (a Latin-1 reading); a duplicate is not before.
  */
 function isBefore(text: string, a: number, aEnd: number, b: number, bEnd: number): boolean {
   const length = Math.min(aEnd - a, bEnd - b);
@@ -124,10 +163,12 @@ const NEXT_LINE = ',\n';
  * The skill entries of the skill lines in `text` from `from` to `to` (a
  * body's lines between its first, the envelope's, and its last, `]}`: one
  * line at least), every one checked; undefined when any is not in the plain
- * spelling or breaks a rule (the general reader says which).
+ * spelling or breaks a rule (the general reader says which). `utf8`: given
+ * when `text` is the Latin-1 reading of bytes, to decode what lies outside ASCII.
  */
-export function readCanonicalSkills(text: string, from = 0, to = text.length): ManifestSkill[] | undefined {
+export function readCanonicalSkills(text: string, from = 0, to = text.length, utf8?: Utf8Of): ManifestSkill[] | undefined {
   const skills: ManifestSkill[] = [];
+  const files: FilesRead = { wide: false };
   let previous: string | undefined;
   let at = from;
   for (;;) {
@@ -135,15 +176,15 @@ export function readCanonicalSkills(text: string, from = 0, to = text.length): M
     const match = SKILL_START.exec(text);
     if (!match) return undefined;
     // By index, not destructured: an array iterator per skill, in code that runs once, cold.
-    const path = match[1] ?? '';
-    const digest = match[2] ?? '';
-    const frontmatter = match[3] ?? '';
+    const read = match[1] ?? '';
+    const path = utf8 && NOT_ASCII.test(read) ? utf8(at + PATH_AT, at + PATH_AT + read.length) : read;
     if (!isPlain(path, 'skill') || (previous !== undefined && !(previous < path))) return undefined;
     const filesAt = SKILL_START.lastIndex;
-    const filesEnd = soundFiles(text, filesAt);
+    const filesEnd = soundFiles(text, filesAt, files);
     if (filesEnd < 0 || !text.startsWith(LINE_END, filesEnd)) return undefined;
     previous = path;
-    skills.push(new CheckedSkill(path, digest, frontmatter, text.slice(filesAt, filesEnd)));
+    const filesText = utf8 && files.wide ? utf8(filesAt, filesEnd) : text.slice(filesAt, filesEnd);
+    skills.push(new CheckedSkill(path, match[2] ?? '', match[3] ?? '', filesText));
     at = filesEnd + LINE_END.length;
     if (at === to) return skills;
     if (at > to || !text.startsWith(NEXT_LINE, at)) return undefined;

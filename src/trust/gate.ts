@@ -9,7 +9,14 @@ import { SKILL_FILE } from '../base/skill-file.js';
 import type { Mismatch } from './compare.js';
 import { sha256Hex } from './digest.js';
 import type { TrustedKey } from './keys.js';
-import { manifestText, parseManifestText, type ManifestSkill, type ParsedManifest } from './manifest.js';
+import {
+  manifestSource,
+  manifestTextOf,
+  parseManifestSource,
+  type ManifestSkill,
+  type ManifestSource,
+  type ParsedManifest,
+} from './manifest.js';
 import { AcceptedVersions } from './rollback.js';
 import { checkSeal, type CarriedManifests, type OpenedSeal } from './seal.js';
 import { checkExpiry, checkSignatures } from './verify.js';
@@ -38,8 +45,11 @@ const MANIFEST_NAME = 'skills.manifest.json';
 
 export class TrustGate {
   private readonly versions = new AcceptedVersions();
-  /** Per place: the text last accepted, and what it gave (an unchanged text is not parsed or verified again). */
-  private readonly accepted = new Map<string, { text: string; accepted: AcceptedManifest }>();
+  /**
+   * Per place: the manifest last accepted, and what it gave (an unchanged one is not parsed or verified
+   * again). Bytes are held as their Latin-1 reading, which is equal only for equal bytes.
+   */
+  private readonly accepted = new Map<string, { source: ManifestSource; accepted: AcceptedManifest }>();
   /** Per place admitted from a sealed index: its manifest's expiry (ms), so that a kept index stops at it too. */
   private readonly sealedExpiries = new Map<string, number>();
 
@@ -54,18 +64,18 @@ export class TrustGate {
         message: `has no ${MANIFEST_NAME}: nothing here is signed, so nothing is served. Sign the place (\`sisu-skills sign ${place} --key <file>\`).`,
       };
     }
-    const decoded = manifestText(input);
+    const decoded = manifestSource(input);
     if (!decoded.ok) return { ok: false, code: 'MANIFEST_INVALID', message: decoded.message };
-    const { text } = decoded;
+    const { source } = decoded;
     const held = this.accepted.get(place);
-    if (held && held.text === text) {
+    if (held && held.source.text === source.text && (held.source.bytes === undefined) === (source.bytes === undefined)) {
       const fresh = checkExpiry(held.accepted.manifest, this.policy.now());
       if (fresh.ok) return { ok: true, accepted: held.accepted };
       // Expired: no longer the place's last good manifest (and no longer a reason to rebuild: `hasExpired`).
       this.accepted.delete(place);
       return fresh;
     }
-    const read = parseManifestText(text, typeof input === 'string' ? undefined : input);
+    const read = parseManifestSource(source);
     if (!read.ok) return read;
     const signed = checkSignatures(read.manifest, this.policy.keys, this.policy.threshold);
     if (!signed.ok) return signed;
@@ -78,7 +88,7 @@ export class TrustGate {
     }
     this.versions.accept(place, read.manifest.body.version);
     const accepted: AcceptedManifest = { place, manifest: read.manifest, skills: skillsByPath(read.manifest.body.skills) };
-    this.accepted.set(place, { text, accepted });
+    this.accepted.set(place, { source, accepted });
     return { ok: true, accepted };
   }
 
@@ -95,7 +105,11 @@ export class TrustGate {
 
   /** Every place's manifest this gate accepted last, with its text (what `sisu-skills index --key` carries). */
   acceptedPlaces(): Array<{ place: string; text: string; manifest: ParsedManifest }> {
-    return [...this.accepted.values()].map(({ text, accepted }) => ({ place: accepted.place, text, manifest: accepted.manifest }));
+    return [...this.accepted.values()].map(({ source, accepted }) => ({
+      place: accepted.place,
+      text: manifestTextOf(source),
+      manifest: accepted.manifest,
+    }));
   }
 
   /** A sealed index's seal checked with this gate's keys and threshold (trust/seal.ts); undefined when it holds. */

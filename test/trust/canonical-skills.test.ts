@@ -84,6 +84,14 @@ const HOSTILE: Array<[string, unknown[]]> = [
   ['skills out of order', [SKILL, { ...SKILL, path: 'a' }]],
 ];
 
+/** When the quick reader accepted `lines` (`quick`), they are JSON the rules accept, and read the same. */
+function acceptedAsRulesAccept(quick: ManifestSkill[] | undefined, lines: string): void {
+  if (!quick) return;
+  const general = parseManifest(oneLine(JSON.parse(`[${lines}]`) as unknown[]));
+  expect(general.ok).toBe(true);
+  if (general.ok) expect(quick.map(plainEntry)).toEqual(general.manifest.body.skills);
+}
+
 describe('the layout sign writes, read in one pass', () => {
   it("reads a signed library as the general reader does, and decodes a skill's files only when asked", () => {
     const skills = [
@@ -124,7 +132,7 @@ describe('the layout sign writes, read in one pass', () => {
     expect(said).toBe(outcome(oneLine(skills)));
   });
 
-  it('accepts after random edits only what the rules accept, with the same entries', () => {
+  it('accepts after random edits only what the rules accept, with the same entries, from text or over bytes', () => {
     const lines = serializeBody({
       ...BODY,
       skills: [
@@ -156,13 +164,13 @@ describe('the layout sign writes, read in one pass', () => {
           const where = at % (text.length + 1);
           edited[line] = text.slice(0, where) + piece + text.slice(where + cut);
         }
-        const quick = readCanonicalSkills(edited.join('\n'));
-        if (!quick) return;
-        // Accepted: the lines are JSON the rules accept, and read the same.
-        const skills = JSON.parse(`[${edited.join('\n')}]`) as unknown[];
-        const general = parseManifest(oneLine(skills));
-        expect(general.ok).toBe(true);
-        if (general.ok) expect(quick.map(plainEntry)).toEqual(general.manifest.body.skills);
+        const text = edited.join('\n');
+        acceptedAsRulesAccept(readCanonicalSkills(text), text);
+        // The same lines as bytes, read over their Latin-1 reading (a manifest read from a file): held to their UTF-8 text.
+        const bytes = Buffer.from(text);
+        const latin1 = bytes.toString('latin1');
+        const overBytes = readCanonicalSkills(latin1, 0, latin1.length, (start, end) => bytes.toString('utf8', start, end));
+        acceptedAsRulesAccept(overBytes, bytes.toString('utf8'));
       }),
       { numRuns: 3000 },
     );
