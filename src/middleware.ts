@@ -159,6 +159,8 @@ class SkillsRuntime {
     renderCatalog(ctx, library, run, turn.text);
     this.toolbox.register(ctx, run);
     const injected = await preActivate(ctx, library, run, turn.text, this.activation);
+    // After this request's ranking (the catalog, autoActivate); find_skills' own is told at the next request.
+    if (!wholeLibrary.log.damage) logRankingDamage(ctx, wholeLibrary);
     const inject = injected.messages.length === 0 ? undefined : () => insertAfterLatestUser(ctx.messages, injected.messages);
     const keep = await this.keepInViewStep(ctx, run, index);
     // Whether the agent has the tools a skill requires is known once every middleware before the model has run.
@@ -340,6 +342,14 @@ function renderCatalog(ctx: SkillsContext, library: Library, run: SkillsRun, que
   if (catalog.text !== '' && library.modelIndex.skills.length > 0) {
     ctx.messages.splice(0, ctx.messages.length, ...withCatalog(ctx.messages, catalog.text));
   }
+}
+
+/** Once per index: a prebuilt index's term whose postings ranking found damaged (that term ranks nothing until a rebuild). */
+function logRankingDamage(ctx: SkillsContext, library: Library): void {
+  const damage = library.rankingDamage();
+  if (!damage) return;
+  library.log.damage = true;
+  ctx.log.warn('[skills] warning', damage);
 }
 
 /** Once per index: ranking now reads the instructions, and which SKILL.md files could not be read for it. */

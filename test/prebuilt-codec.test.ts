@@ -29,6 +29,16 @@ function outcome<T>(read: () => T): { value: T } | { damaged: string } {
   }
 }
 
+/**
+ * `data` with every term's postings decoded (they are decoded as ranking first asks for a term), and without the
+ * decoder: what a reader gives, as a ranker that asked for every term reads it. The terms that did not decode.
+ */
+function decodedAll<T extends PostingsData>(data: T): { data: Omit<T, 'pending'>; damaged: number[] } {
+  const { pending, ...rest } = data;
+  const damaged = rest.terms.map((_, t) => t).filter((t) => pending !== undefined && !pending.decode(t));
+  return { data: rest, damaged };
+}
+
 describe('varints, typed arrays and JSON', () => {
   const kinds = [Uint8Array, Uint16Array, Uint32Array, Int32Array, Float32Array, Float64Array] as const;
 
@@ -161,8 +171,13 @@ describe('postings', () => {
         const out = new ByteWriter();
         writePostings(data, count, out);
         const input = new ByteReader(out.result(), 'test');
-        const back = readPostings(input, count);
+        const read = readPostings(input, count);
         input.end();
+        // Nothing decoded before a term is asked for; then each term's postings, and none damaged.
+        expect(read.docs.every((doc) => doc === 0)).toBe(true);
+        const { data: back, damaged } = decodedAll(read);
+        expect(damaged).toEqual([]);
+        expect(read.pending?.damage).toBeUndefined();
         expect(back.terms).toEqual(data.terms);
         expect(back.offsets).toEqual(data.offsets);
         expect(back.docs).toEqual(data.docs);
@@ -180,12 +195,12 @@ describe('postings', () => {
     };
     const out = new ByteWriter();
     writePostings(data, 70_001, out);
-    const back = readPostings(new ByteReader(out.result(), 'test'), 70_001);
+    const { data: back } = decodedAll(readPostings(new ByteReader(out.result(), 'test'), 70_001));
     expect(back.docs).toBeInstanceOf(Uint32Array);
     expect([...back.docs]).toEqual([5, 70_000]);
   });
 
-  it('any byte changed or cut is damage, or postings every posting of which the ranker may read (property)', () => {
+  it("any byte changed or cut is damage, at reading or at a term's first use, or postings the ranker may read (property)", () => {
     fc.assert(
       fc.property(postingsArbitrary, fc.nat(), fc.integer({ min: 1, max: 255 }), fc.boolean(), ({ count, data }, at, flip, cut) => {
         const out = new ByteWriter();
@@ -199,12 +214,32 @@ describe('postings', () => {
           input.end();
           return back;
         });
-        // What the reader promises the ranker (POSTINGS_CHECKED), so the ranker does not look at each posting again.
-        if ('value' in result) expect(postingProblem(result.value, count)).toBeUndefined();
+        if (!('value' in result)) return;
+        // What the reader promises the ranker (POSTINGS_CHECKED), so the ranker does not look at each posting again:
+        // every term that decodes has postings in range; one that does not has none, and the one warning says so.
+        const { pending } = result.value;
+        const { data: back, damaged } = decodedAll(result.value);
+        expect(postingProblem(withoutTerms(back, damaged), count)).toBeUndefined();
+        if (damaged.length > 0) expect(pending?.damage).toMatchObject({ code: 'INDEX_UNUSABLE', severity: 'warning' });
+        else expect(pending?.damage).toBeUndefined();
       }),
     );
   });
 });
+
+/** `data` with the postings of `terms` left out (what a ranker reads of terms found damaged: none). */
+function withoutTerms(data: PostingsData, terms: readonly number[]): PostingsData {
+  if (terms.length === 0) return data;
+  const skip = new Set(terms);
+  const offsets = new Int32Array(data.offsets.length);
+  const kept: number[] = [];
+  for (let t = 0; t + 1 < data.offsets.length; t++) {
+    if (!skip.has(t)) for (let p = data.offsets[t]!; p < data.offsets[t + 1]!; p++) kept.push(p);
+    offsets[t + 1] = kept.length;
+  }
+  const docs = Uint32Array.from(kept, (p) => data.docs[p]!);
+  return { terms: data.terms, offsets, docs, weights: Uint16Array.from(kept, (p) => data.weights[p]!) };
+}
 
 /** The first posting that breaks what POSTINGS_CHECKED promises (docs ascending within a term, under `count`; no weight 0), or undefined. */
 function postingProblem({ offsets, docs, weights }: PostingsData, count: number): string | undefined {
@@ -396,7 +431,11 @@ describe('the ranker sections', () => {
   it('read back as written, checked by the ranker format it is given', async () => {
     const data = await stored();
     const read = readRanker(writeRanker(data), writeBody(data.body!), 3, RANKER_FORMAT);
-    expect(read).toEqual({ ok: true, data });
+    if (!read.ok || !read.data?.body) throw new Error('expected the ranker and its body');
+    const { body, ...ranker } = read.data;
+    const { body: written, ...writtenRanker } = data;
+    expect(decodedAll(ranker)).toEqual({ data: writtenRanker, damaged: [] });
+    expect(decodedAll(body)).toEqual({ data: written, damaged: [] });
     // Without the body section, the ranker alone.
     const alone = readRanker(writeRanker(data), undefined, 3, RANKER_FORMAT);
     expect(alone.ok && alone.data?.body).toBeUndefined();

@@ -25,8 +25,11 @@ import { PREBUILT_INDEX_VERSION, type DiscoveryShape, type PrebuiltIndexDocument
 import { Container, writeContainer } from '../src/index/prebuilt/codec-container.js';
 import { ByteReader, ByteWriter } from '../src/index/prebuilt/codec-bytes.js';
 import { version as packageVersion } from '../package.json';
-import type { PrebuiltIndexRead } from '../src/index/prebuilt/read.js';
+import type { PrebuiltDiscovery, PrebuiltIndexRead } from '../src/index/prebuilt/read.js';
+import type { PostingsData } from '../src/base/ranker-data.js';
 import { checkSkillFile, compareSkillStamp } from '../src/index/prebuilt/stamps.js';
+import { getSkills, skillsMiddleware } from '../src/index.js';
+import { callTool, conversation, createContext } from './helpers/stack.js';
 import { createLazySkillIndex } from '../src/index/skill-index.js';
 import type { SkillEntry } from '../src/base/model.js';
 import { cleanup, faultyFs, makeTempTree, skillMd } from './discover/helpers.js';
@@ -72,6 +75,20 @@ function withSection(bytes: Uint8Array, name: string, section: Uint8Array | unde
   if (section) sections.set(name, Buffer.from(section));
   else sections.delete(name);
   return writeContainer({ version: PREBUILT_INDEX_VERSION, header, sections, level: 6 });
+}
+
+/**
+ * What a read index holds, as a ranker that asked for every term reads it: each term's postings decoded (they are
+ * decoded as ranking first asks for a term), without the decoders and the section reader (which hold functions).
+ */
+function decodedResult({ section: _section, ranker, ...result }: PrebuiltDiscovery): Record<string, unknown> {
+  const decoded = <T extends PostingsData>({ pending, ...postings }: T): Omit<T, 'pending'> => {
+    postings.terms.forEach((_, t) => expect(pending?.decode(t) ?? true).toBe(true));
+    return postings;
+  };
+  if (!ranker) return result;
+  const { body, ...rest } = decoded(ranker);
+  return { ...result, ranker: { ...rest, ...(body ? { body: decoded(body) } : {}) } };
 }
 
 function expectUnusable(read: PrebuiltIndexRead, reason: string, file: string): string {
@@ -316,6 +333,37 @@ describe('readPrebuiltIndex refuses, never throws', () => {
     );
   });
 
+  it('a term whose postings are found damaged at its first use ranks nothing, and one warning says so; the index serves', async () => {
+    const { indexFile, skills } = await library();
+    const document = await buildPrebuiltIndex({ directories: [skills] }, indexFile);
+    const { terms, offsets, docs } = document.ranker;
+    const pdf = terms.indexOf('pdf');
+    // The term's last doc past every skill: its gap decodes out of range, which only decoding the term finds.
+    docs[offsets[pdf + 1]! - 1] = document.ranker.count + 5;
+    await writeFile(indexFile, serializePrebuiltIndex(document));
+    const middleware = skillsMiddleware({ directories: [skills], index: indexFile, findSkills: true });
+    const request = async (query = 'pdf'): Promise<{ ctx: ReturnType<typeof createContext>; found: string }> => {
+      const ctx = createContext({ messages: conversation(`help with ${query}`) });
+      await middleware(ctx, async () => {});
+      return { ctx, found: await callTool(ctx, 'find_skills', { query }) };
+    };
+    const first = await request();
+    // Served from the index (no scan's INDEX_UNUSABLE), and "pdf" finds nothing now (it names pdf-tools otherwise).
+    expect(JSON.stringify(first.ctx.log.entries)).not.toContain('INDEX_UNUSABLE');
+    expect(first.found).not.toContain('pdf-tools');
+    expect(getSkills(first.ctx)?.skills.map((s) => s.metadata.name)).toEqual(['other-name', 'deploy', 'pdf-tools']);
+    const second = await request();
+    const third = await request('deploy');
+    const warned = (ctx: ReturnType<typeof createContext>) =>
+      ctx.log.entries.filter((entry) => JSON.stringify(entry).includes('INDEX_UNUSABLE')).map((entry) => JSON.stringify(entry));
+    expect(warned(second.ctx)).toHaveLength(1);
+    expect(warned(second.ctx)[0]).toContain('Ranking leaves that word out until the index is rebuilt');
+    expect(warned(second.ctx)[0]).toContain(indexFile);
+    expect(warned(third.ctx)).toEqual([]);
+    // Other words still rank from the index.
+    expect(third.found).toContain('deploy');
+  });
+
   it('a damaged document: each broken part is named', async () => {
     const { indexFile, shape, skills } = await library();
     const good = await buildPrebuiltIndex({ directories: [skills] }, indexFile);
@@ -347,7 +395,6 @@ describe('readPrebuiltIndex refuses, never throws', () => {
       ['no count of the skills it ranks', (d) => (d.ranker.count = 4)],
       ['terms are not sorted and distinct', (d) => (d.ranker.terms = [...d.ranker.terms].reverse())],
       ['terms are not sorted and distinct', (d) => (d.ranker.terms = [d.ranker.terms[0]!, ...d.ranker.terms])],
-      ['has a posting past its docs or weights', (d) => Object.assign(d.ranker, { count: 1, nameOrder: Int32Array.of(0) })],
       ['has a weight of 0', (d) => (d.ranker.weights = new Uint16Array(d.ranker.weights.length))],
       ['a name order of another length', (d) => (d.ranker.nameOrder = Int32Array.of(0))],
     ];
@@ -398,7 +445,7 @@ describe('readPrebuiltIndex refuses, never throws', () => {
     const bytes = await readFile(indexFile);
     const original = parsePrebuiltIndex(bytes, indexFile, shape);
     if (!original.ok) throw new Error(original.message);
-    const { section: _section, ...expected } = original.result;
+    const expected = decodedResult(original.result);
     fc.assert(
       fc.property(fc.nat(), fc.integer({ min: 1, max: 255 }), fc.constantFrom('flip', 'cut', 'length'), (at, flip, how) => {
         const hostile = Buffer.from(bytes);
@@ -411,9 +458,8 @@ describe('readPrebuiltIndex refuses, never throws', () => {
         // padding that ends a deflate stream; the compression-level hint in a zlib header, with a check that still
         // holds): an index flipped there reads back exactly as written.
         if (read.ok) {
-          const { section: _same, ...result } = read.result;
           expect(how).toBe('flip');
-          expect(result).toEqual(expected);
+          expect(decodedResult(read.result)).toEqual(expected);
         } else expect(read.diagnostic.code).toBe('INDEX_UNUSABLE');
       }),
       { numRuns: 300 },

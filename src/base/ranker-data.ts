@@ -7,6 +7,7 @@
  * with is the ranker's to say: a reader is given a RankerFormat, a builder a
  * RankerBuilder. Types only.
  */
+import type { Diagnostic } from './diagnostics.js';
 import type { SkillEntry } from './model.js';
 
 /**
@@ -22,6 +23,25 @@ export interface PostingsData {
   docs: Uint16Array | Uint32Array;
   /** The saturated weight x 65,535, at least 1. */
   weights: Uint16Array;
+  /**
+   * Set when the postings are decoded a term at a time, as ranking first asks
+   * for each term (a prebuilt index's: a first request asks a few of some
+   * 30,000 terms): until a term is decoded its docs and weights are zeros.
+   * Whoever reads docs or weights asks it first (PackedPostings does).
+   */
+  pending?: PendingPostings;
+}
+
+/** Postings a reader decodes and checks a term at a time, when first asked for (see PostingsData.pending). */
+export interface PendingPostings {
+  /**
+   * Term `term`'s postings decoded into docs and weights (once; later calls
+   * cost a look-up): true when they are, false when they are damaged (the
+   * term then has no postings, and `damage` says so).
+   */
+  decode(term: number): boolean;
+  /** The first damaged term found, as the one INDEX_UNUSABLE warning to log; undefined while none is. */
+  readonly damage: Diagnostic | undefined;
 }
 
 /**
@@ -72,8 +92,9 @@ export interface RankerFormat {
 }
 
 /**
- * What a reader promises of postings it decoded itself: within each term the
- * docs ascend strictly and lie under the entry count, and no weight is 0.
+ * What a reader promises of postings it decodes itself: within each term the
+ * docs ascend strictly and lie under the entry count, and no weight is 0
+ * (checked as each term is decoded, when the postings are `pending`).
  */
 export const POSTINGS_CHECKED = 'postings-checked';
 export type PostingsChecked = typeof POSTINGS_CHECKED;

@@ -22,6 +22,7 @@ import type { MeaningRuntime } from '../meaning/meaning-runtime.js';
 import type { SkillMeaning } from '../meaning/skill-meaning.js';
 import type { SkillEntry } from '../base/model.js';
 import type { SkillsFileSystem } from '../base/fs.js';
+import type { Diagnostic } from '../base/diagnostics.js';
 import { isObjectUrl } from '../base/object-url.js';
 
 /** What the middleware has logged about a library, so each request logs only what is new. */
@@ -32,6 +33,8 @@ export class LibraryLog {
   bodies = false;
   /** The over-budget mode last logged at info level, so each library logs it once. */
   mode: CatalogMode | undefined;
+  /** A prebuilt index's damaged postings (rankingDamage), by the first request after ranking found them. */
+  damage = false;
 }
 
 export interface Library {
@@ -62,6 +65,12 @@ export interface Library {
   /** The `always` names this index has, and those it has not (warned about once per index). */
   readonly always: readonly string[];
   readonly unknownAlways: readonly string[];
+  /**
+   * The first of a prebuilt index's terms whose postings ranking found damaged
+   * as it decoded them (a term at a time, when first asked for: that term then
+   * ranks nothing), as one INDEX_UNUSABLE warning; undefined while none is.
+   */
+  rankingDamage(): Diagnostic | undefined;
   /**
    * For a whole index: the SKILL.md files reading the instructions will GET from a bucket, when a prebuilt index
    * that does not hold them stands for the skills (bucketReadsOf); 0 for a visible part. Logged once, with how to avoid it.
@@ -164,6 +173,7 @@ function libraryOf(index: SkillIndex, options: ResolvedOptions, meaningOf: Meani
     search: (options.findSkills ?? catalog.needsSearch) && modelIndex.skills.length > 0,
     always: options.always.filter((name) => index.get(name) !== undefined),
     unknownAlways: options.always.filter((name) => index.get(name) === undefined),
+    rankingDamage: () => saved?.pending?.damage ?? saved?.body?.pending?.damage,
     bucketReads: basis.whole ? bucketReadsOf(modelIndex, bodies, saved, options.directories) : 0,
     log: new LibraryLog(),
   });
@@ -210,8 +220,8 @@ function withMeaning(
   return { meaning, searchRanker: () => (hybrid ??= runtime.hybrid(ranker(), meaning)) };
 }
 
-function withoutInstructions({ scheme, count, terms, offsets, docs, weights }: RankerData): RankerData {
-  return { scheme, count, terms, offsets, docs, weights };
+function withoutInstructions({ scheme, count, terms, offsets, docs, weights, pending }: RankerData): RankerData {
+  return { scheme, count, terms, offsets, docs, weights, ...(pending ? { pending } : {}) };
 }
 
 /**

@@ -222,7 +222,8 @@ export function indexOf(names: readonly string[], vocabulary: Vocabulary, postin
 /** The index over a whole index's terms and postings (built, or as a prebuilt index stores them), for entries named `names`. */
 export function wholeIndex(names: readonly string[], { terms, postings }: BuiltIndex): Bm25Index {
   const idf = new Float64Array(terms.length);
-  for (let id = 0; id < terms.length; id++) idf[id] = idfOf(postings.end(id) - postings.start(id), names.length);
+  // Counted from the offsets: start() would decode every term a prebuilt index holds (PackedPostings).
+  for (let id = 0; id < terms.length; id++) idf[id] = idfOf(postings.count(id), names.length);
   return indexOf(names, vocabularyOf(terms), postings, idf);
 }
 

@@ -112,7 +112,8 @@ export function bodyDataProblem(body: BodyData, decoded?: PostingsChecked): stri
  * when `data` holds one over as many entries.
  */
 export function rankerFromData(names: readonly string[], data: RankerData): BodyAwareRanker {
-  const index = wholeIndex(names, { terms: data.terms, postings: new PackedPostings(data.offsets, data.docs, data.weights) });
+  const postings = new PackedPostings(data.offsets, data.docs, data.weights, data.pending);
+  const index = wholeIndex(names, { terms: data.terms, postings });
   const ranker = new Bm25Ranker({ index, learn: () => undefined }, RANK_TUNING);
   if (data.body && data.body.count === names.length) ranker.useBodies(bodyIndexFromData(data.body));
   return bodyAware(ranker, names.length);
@@ -120,10 +121,10 @@ export function rankerFromData(names: readonly string[], data: RankerData): Body
 
 /** The instructions' index `body` holds, as ranking reads it. */
 function bodyIndexFromData(body: BodyData): BodyIndex {
-  const { terms, offsets, docs, weights, idf, count, read, rareIdf } = body;
+  const { terms, offsets, docs, weights, pending, idf, count, read, rareIdf } = body;
   return bodyIndexOf({
     terms,
-    postings: new PackedPostings(offsets, docs, weights),
+    postings: new PackedPostings(offsets, docs, weights, pending),
     idf: Float64Array.from(idf),
     size: count,
     read,

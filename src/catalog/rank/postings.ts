@@ -9,6 +9,8 @@
  * postings. Nothing here changes a value beyond the packed weights' 16 bits.
  */
 
+import type { PendingPostings } from '../../base/ranker-data.js';
+
 /** A set of terms, each with a number: its position in sorted order (0 to size - 1). */
 export interface Vocabulary {
   readonly size: number;
@@ -86,10 +88,19 @@ export class PackedPostings implements Postings {
     public offsets: Int32Array,
     public docs: Uint16Array | Uint32Array,
     public weights: Uint16Array,
+    /** A prebuilt index's postings, decoded a term at a time as start() first asks for each (ranker-data.ts). */
+    private readonly pending?: PendingPostings,
   ) {}
 
+  /** Where term `term`'s postings start; decodes them first when they are pending, and gives none (end) when they are damaged. */
   start(term: number): number {
+    if (this.pending !== undefined && !this.pending.decode(term)) return this.offsets[term + 1] ?? 0;
     return this.offsets[term] ?? 0;
+  }
+
+  /** How many postings term `term` has, decoded or not. */
+  count(term: number): number {
+    return (this.offsets[term + 1] ?? 0) - (this.offsets[term] ?? 0);
   }
 
   end(term: number): number {

@@ -14,13 +14,19 @@
  *   1,129 skills with their instructions: 0.36 MB of weights as they are,
  *   deflated, against 0.09 MB this way.
  * Decoding rebuilds the very arrays that were encoded (docs in 16 bits up to
- * 65,536 entries, as the ranker packs them), checking that every doc is
- * under the entry count, every weight position inside its doc's table and no
- * weight 0; docs ascend by construction (gaps are never negative). That is
- * every check a posting needs (the reader tells RankerFormat so).
+ * 65,536 entries, as the ranker packs them), a term at a time when ranking
+ * first asks for it (a first request asks for a few of some 30,000 terms:
+ * decoding all of them was 4-6 ms of it at 20,000 skills), checking that
+ * every doc is under the entry count, every weight position inside its
+ * doc's table and no weight 0; docs ascend by construction (gaps are never
+ * negative). That is every check a posting needs (the reader tells
+ * RankerFormat so). A term found damaged then has no postings, and one
+ * INDEX_UNUSABLE warning says so (PendingPostings.damage).
  */
-import type { PostingsData } from '../../base/ranker-data.js';
+import type { Diagnostic } from '../../base/diagnostics.js';
+import type { PendingPostings, PostingsData } from '../../base/ranker-data.js';
 import type { ByteReader, ByteWriter } from './codec-bytes.js';
+import { damagedTerm } from './problems.js';
 
 /** Write `data`, postings over `count` entries (docs 0 to count - 1). */
 export function writePostings(data: PostingsData, count: number, out: ByteWriter): void {
@@ -53,8 +59,13 @@ function weightTables(docs: ArrayLike<number>, weights: ArrayLike<number>, count
   return sets.map((set) => [...set].sort((a, b) => a - b));
 }
 
-/** Postings over `count` entries, as `writePostings` wrote them. Throws DamagedIndexError when they do not decode or a doc is out of range. */
-export function readPostings(input: ByteReader, count: number): PostingsData {
+/**
+ * Postings over `count` entries, as `writePostings` wrote them, each term
+ * decoded when first asked for (`pending`); `file` names the index in the
+ * warning for a damaged term. Throws DamagedIndexError when the counts and
+ * tables do not add up.
+ */
+export function readPostings(input: ByteReader, count: number, file = 'the index'): PostingsData {
   const terms = input.strings();
   const lengths = input.typed(Uint32Array, terms.length);
   const offsets = new Int32Array(terms.length + 1);
@@ -75,34 +86,68 @@ export function readPostings(input: ByteReader, count: number): PostingsData {
   const positions = tableLengths.some((n) => n > 0x100) ? input.typed(Uint16Array, total) : input.typed(Uint8Array, total);
   const docs = count <= 0x10000 ? new Uint16Array(total) : new Uint32Array(total);
   const weights = new Uint16Array(total);
-  const bad = decode(offsets, gaps, positions, starts, values, docs, weights, count);
-  if (bad !== -1) throw input.damaged(`has a posting past its docs or weights (posting ${bad})`);
-  return { terms, offsets, docs, weights };
+  const stored = { offsets, gaps, positions, starts, values, count };
+  const pending = new TermDecoder(stored, docs, weights, (detail) => damagedTerm(file, `${input.what} ${detail}`));
+  return { terms, offsets, docs, weights, pending };
 }
 
-/** One pass over every posting: docs from gaps, weights from positions. The first bad posting's number, or -1. */
-function decode(
-  offsets: Int32Array,
-  gaps: Uint16Array | Uint32Array,
-  positions: Uint8Array | Uint16Array,
-  starts: Uint32Array,
-  values: Uint16Array,
-  docs: Uint16Array | Uint32Array,
-  weights: Uint16Array,
-  count: number,
-): number {
-  const terms = offsets.length - 1;
-  for (let t = 0; t < terms; t++) {
-    let doc = -1;
-    const end = offsets[t + 1] as number;
-    for (let p = offsets[t] as number; p < end; p++) {
-      doc += (gaps[p] as number) + 1;
-      if (doc >= count) return p;
-      const at = (starts[doc] as number) + (positions[p] as number);
-      if (at >= (starts[doc + 1] as number)) return p;
-      docs[p] = doc;
-      weights[p] = values[at] as number;
+/** The postings as stored: each doc as its gap, each weight as its position in its doc's table (`starts` into `values`). */
+interface StoredPostings {
+  offsets: Int32Array;
+  gaps: Uint16Array | Uint32Array;
+  positions: Uint8Array | Uint16Array;
+  starts: Uint32Array;
+  values: Uint16Array;
+  count: number;
+}
+
+const UNREAD = 0;
+const DECODED = 1;
+const DAMAGED = 2;
+
+/** Decodes stored postings into `docs` and `weights` a term at a time, as ranking first asks for each. */
+class TermDecoder implements PendingPostings {
+  damage: Diagnostic | undefined;
+  /** Each term's state: UNREAD, DECODED or DAMAGED. */
+  private readonly states: Uint8Array;
+
+  constructor(
+    private readonly stored: StoredPostings,
+    private readonly docs: Uint16Array | Uint32Array,
+    private readonly weights: Uint16Array,
+    private readonly damaged: (detail: string) => Diagnostic,
+  ) {
+    this.states = new Uint8Array(stored.offsets.length - 1);
+  }
+
+  decode(term: number): boolean {
+    const state = this.states[term];
+    if (state === DECODED) return true;
+    // A term past the vocabulary has no postings to decode (the ranker never asks for one).
+    if (state !== UNREAD) return false;
+    const bad = decodeTerm(this.stored, term, this.docs, this.weights);
+    if (bad === -1) {
+      this.states[term] = DECODED;
+      return true;
     }
+    this.states[term] = DAMAGED;
+    this.damage ??= this.damaged(`has a posting past its docs or weights (posting ${bad}, of term ${term + 1})`);
+    return false;
+  }
+}
+
+/** Term `term`'s postings: docs from gaps, weights from positions. The first bad posting's number, or -1. */
+function decodeTerm(stored: StoredPostings, term: number, docs: Uint16Array | Uint32Array, weights: Uint16Array): number {
+  const { offsets, gaps, positions, starts, values, count } = stored;
+  let doc = -1;
+  const end = offsets[term + 1] as number;
+  for (let p = offsets[term] as number; p < end; p++) {
+    doc += (gaps[p] as number) + 1;
+    if (doc >= count) return p;
+    const at = (starts[doc] as number) + (positions[p] as number);
+    if (at >= (starts[doc + 1] as number)) return p;
+    docs[p] = doc;
+    weights[p] = values[at] as number;
   }
   return -1;
 }

@@ -37,9 +37,17 @@ export type RankerRead = { ok: true; data?: PrebuiltRankerData; otherScheme?: st
  * The stored ranker over `skills` skills (at most: its count is the ranked
  * ones), with its instructions' index when `body` holds one of this
  * version's scheme; `{ ok: true }` without data for a ranker of another
- * scheme (named by `otherScheme`); or why it is damaged.
+ * scheme (named by `otherScheme`); or why it is damaged. Postings are
+ * decoded a term at a time, when first asked for (codec-postings.ts); `file`
+ * names the index in the warning for a term found damaged then.
  */
-export function readRanker(ranker: Uint8Array, body: Uint8Array | undefined, skills: number, format: RankerFormat): RankerRead {
+export function readRanker(
+  ranker: Uint8Array,
+  body: Uint8Array | undefined,
+  skills: number,
+  format: RankerFormat,
+  file = 'the index',
+): RankerRead {
   try {
     const input = new ByteReader(ranker, 'section "ranker"');
     const head = input.json();
@@ -49,13 +57,13 @@ export function readRanker(ranker: Uint8Array, body: Uint8Array | undefined, ski
       throw input.damaged('has no count of the skills it ranks');
     const order = input.typed(Int32Array);
     if (order.length !== 0 && order.length !== count) throw input.damaged('has a name order of another length');
-    const data: PrebuiltRankerData = { scheme, count: count as number, ...readPostings(input, count as number) };
+    const data: PrebuiltRankerData = { scheme, count: count as number, ...readPostings(input, count as number, file) };
     input.end();
     const problem = format.problem(data, POSTINGS_CHECKED);
     if (problem) return { ok: false, problem: `the ranker's postings: ${problem}` };
     if (order.length > 0) data.nameOrder = order;
     if (body) {
-      const instructions = readBody(body, count as number, format);
+      const instructions = readBody(body, count as number, format, file);
       if (!instructions.ok) return instructions;
       if (instructions.body) data.body = instructions.body;
     }
@@ -67,7 +75,12 @@ export function readRanker(ranker: Uint8Array, body: Uint8Array | undefined, ski
 }
 
 /** The stored instructions' index over `count` skills, if of this version's scheme; or why it is damaged. */
-function readBody(bytes: Uint8Array, count: number, format: RankerFormat): { ok: true; body?: BodyData } | { ok: false; problem: string } {
+function readBody(
+  bytes: Uint8Array,
+  count: number,
+  format: RankerFormat,
+  file: string,
+): { ok: true; body?: BodyData } | { ok: false; problem: string } {
   const input = new ByteReader(bytes, 'section "ranker.body"');
   const head = input.json();
   const { scheme, count: stored, read, rareIdf } = (typeof head === 'object' && head !== null ? head : {}) as Record<string, unknown>;
@@ -76,7 +89,7 @@ function readBody(bytes: Uint8Array, count: number, format: RankerFormat): { ok:
   if (stored !== count) throw input.damaged(`is over ${String(stored)} skills, the ranker over ${count}`);
   if (!Number.isInteger(read) || typeof rareIdf !== 'number') throw input.damaged('has no count of bodies read or rare-term IDF');
   const idf = input.typed(Float32Array);
-  const postings = readPostings(input, count);
+  const postings = readPostings(input, count, file);
   input.end();
   if (idf.length !== postings.terms.length) throw input.damaged('has not one IDF a term');
   const body: BodyData = { scheme, count, read: read as number, rareIdf, idf, ...postings };

@@ -42,6 +42,19 @@ export function unusable(path: string, reason: PrebuiltIndexReason, what: string
 }
 
 /**
+ * The warning for a term whose postings a first use found damaged (they are
+ * decoded as ranking first asks for each term: read.ts): the index still
+ * serves, and ranking leaves that word out, until it is rebuilt.
+ */
+export function damagedTerm(path: string, detail: string): Diagnostic {
+  return createDiagnostic(
+    'INDEX_UNUSABLE',
+    path,
+    `skills index ${path} is damaged: ${detail}. Ranking leaves that word out until the index is rebuilt. ${REBUILD}`,
+  );
+}
+
+/**
  * The warning for an index whose ranking data another version wrote: the
  * index still serves, but ranking reads the skills' texts for each new word
  * on every start, as after a scan (what a prebuilt index spares a large

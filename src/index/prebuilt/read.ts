@@ -168,7 +168,9 @@ function decodeContent(
   const roots = options.packages.length > 0 ? [...options.directories, ...scanned] : options.directories;
   const { skills, stamps } = decodeSkills(new SkillTable(new ByteReader(skillBytes, 'section "skills"'), skillCount), decode, roots);
   const rankerBytes = container.section(SECTIONS.ranker);
-  const ranker = rankerBytes ? readRanker(rankerBytes, container.section(SECTIONS.body), skills.length, format) : { ok: true as const };
+  const ranker = rankerBytes
+    ? readRanker(rankerBytes, container.section(SECTIONS.body), skills.length, format, path)
+    : { ok: true as const };
   if (!ranker.ok) return malformed(path, ranker.problem);
   const vectors = container.has(SECTIONS.vectors) ? jsonSection(container, SECTIONS.vectors) : undefined;
   return {
