@@ -181,6 +181,15 @@ describe('catalog under a tight budget', () => {
     expect(createCatalog(LARGE, { budget: 10 }).render(QUERY).text).toBe('');
   });
 
+  it('uniqueNames (an index says its names are distinct) renders what the catalog finds out for itself', () => {
+    const ranker = createRanker(LARGE);
+    for (const budget of [600, 3000]) {
+      const checked = createCatalog(LARGE, { budget, ranker });
+      const told = createCatalog(LARGE, { budget, ranker, uniqueNames: true });
+      for (const query of ['', QUERY, 'hello']) expect(told.render(query)).toEqual(checked.render(query));
+    }
+  });
+
   it('holds for every budget from 100 to 20,000 characters, with and without a query and find_skills (property)', () => {
     const words = [...TOPICS, ...VERBS, 'files', 'project', 'with', 'the'];
     const word = fc.constantFrom(...words);

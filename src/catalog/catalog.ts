@@ -420,6 +420,13 @@ export interface CreateCatalogOptions extends Omit<CatalogOptions, 'query' | 'ra
    * ranked catalog does not sort the names itself; checked, and not used when wrong.
    */
   nameOrder?: Int32Array;
+  /**
+   * True when no two entries share a name (an index's: it keeps the first of
+   * each, src/index/skill-index.ts), so ranked mode does not find it out with
+   * a set of every name (two of them, some 3 ms and their garbage at 20,000
+   * skills). Wrong when true for entries that share a name: leave it out then.
+   */
+  uniqueNames?: boolean;
 }
 
 /**
@@ -428,12 +435,13 @@ export interface CreateCatalogOptions extends Omit<CatalogOptions, 'query' | 'ra
  * the last query's result (a rerun on the same conversation ranks nothing).
  */
 export function createCatalog(entries: readonly CatalogEntry[], options: CreateCatalogOptions = {}): Catalog {
-  const { ranker: given, nameOrder, ...rest } = options;
+  const { ranker: given, nameOrder, uniqueNames, ...rest } = options;
   const settings = settingsOf(rest);
   const needsSearch = (mode: CatalogMode): boolean => catalogNeedsSearch(mode, entries.length);
   const fixed = renderFixed(entries, settings);
   if (fixed) return { render: () => fixed, needsSearch: needsSearch(fixed.report.mode) };
   const context = rankedContext(entries, settings, nameOrder);
+  if (uniqueNames === true) context.unique = true;
   const unranked = renderRanked(context, '', undefined);
   const mode = unranked.report.mode;
   if (mode === 'none') return { render: () => unranked, needsSearch: needsSearch(mode) };

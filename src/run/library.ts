@@ -158,6 +158,8 @@ function libraryOf(index: SkillIndex, options: ResolvedOptions, meaningOf: Meani
     findToolName: options.findSkills === false ? null : FIND_SKILLS_TOOL,
     // The index's ranked skills are modelIndex.skills, in this order (rankedSkills).
     nameOrder: saved?.nameOrder,
+    // An index's names are distinct (firstOfEachName).
+    uniqueNames: true,
   });
   const bodies = basis.whole ? bodiesOf(modelIndex, ranker, saved, options) : bodiesOfWhole(basis.of, modelIndex, ranker);
   const indexRanking = modelIndex === index ? undefined : new SkillRanker(index.skills);
