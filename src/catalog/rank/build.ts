@@ -108,7 +108,10 @@ export interface Bm25Index {
   names: readonly string[];
   vocabulary: Vocabulary;
   postings: Postings;
-  /** Each term's IDF by id (a scanned index's grows as it learns terms: see TermScan). */
+  /**
+   * Each term's IDF by id (a scanned index's grows as it learns terms: see TermScan); a whole index's is NaN
+   * until the term is first ranked (wholeIndex), and worked out from its postings' count then.
+   */
   idf: Float64Array;
   /** The least a query's evidence counts for (see the score scale in score.ts). */
   evidenceFloor: number;
@@ -221,9 +224,9 @@ export function indexOf(names: readonly string[], vocabulary: Vocabulary, postin
 
 /** The index over a whole index's terms and postings (built, or as a prebuilt index stores them), for entries named `names`. */
 export function wholeIndex(names: readonly string[], { terms, postings }: BuiltIndex): Bm25Index {
-  const idf = new Float64Array(terms.length);
-  // Counted from the offsets: start() would decode every term a prebuilt index holds (PackedPostings).
-  for (let id = 0; id < terms.length; id++) idf[id] = idfOf(postings.count(id), names.length);
+  // Each term's IDF is worked out when the term is first ranked (score.ts): a request ranks a few of some 30,000
+  // terms, and a loop over all of them was 1-2 ms of a first request from a prebuilt index. NaN until then.
+  const idf = new Float64Array(terms.length).fill(Number.NaN);
   return indexOf(names, vocabularyOf(terms), postings, idf);
 }
 

@@ -69,6 +69,8 @@ export interface PostingList {
 export interface Postings {
   start(term: number): number;
   end(term: number): number;
+  /** How many postings term `term` has: end - start, without decoding pending postings. */
+  count(term: number): number;
   doc(position: number): number;
   /** In (0, 1): the packed weight, never 0 for a weight that was above 0. */
   weight(position: number): number;

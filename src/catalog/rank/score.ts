@@ -32,7 +32,7 @@
  */
 import { BODY_DEFAULTS, BodyCollector, kthLargest, type BodyIndex, type BodyTuning } from '../body-terms.js';
 import { compareNames } from '../../base/text.js';
-import { EVIDENCE_FLOOR, type Bm25Index, type IndexSource, type RankEntry } from './build.js';
+import { EVIDENCE_FLOOR, idfOf, type Bm25Index, type IndexSource, type RankEntry } from './build.js';
 import type { Postings, Vocabulary } from './postings.js';
 import { TermScan } from './term-scan.js';
 import { queryWords, TermTable, type QueryWord } from './tokenize.js';
@@ -292,7 +292,10 @@ function addPostings(
   const id = from.vocabulary.idOf(term);
   // A word no skill uses says nothing about which skill fits: it neither adds nor dilutes.
   if (id === undefined) return;
-  const termIdf = factor * (from.idf[id] ?? 0);
+  let idf = from.idf[id] ?? 0;
+  // A whole index's IDF is NaN until its term is first ranked (wholeIndex); the instructions' are stored.
+  if (Number.isNaN(idf)) idf = from.idf[id] = idfOf(postings.count(id), index.names.length);
+  const termIdf = factor * idf;
   sum.evidence += termIdf;
   const end = postings.end(id);
   for (let p = postings.start(id); p < end; p++) {
