@@ -82,7 +82,7 @@ export async function admitPlaces(
       const verdict =
         'problem' in read
           ? ({ ok: false, code: 'MANIFEST_INVALID', message: read.problem } as const)
-          : trust.gate.admit(placeDir, read.manifest);
+          : await trust.gate.admit(placeDir, read.manifest);
       if (verdict.ok) {
         byPlace.set(placeDir, { placeDir, accepted: verdict.accepted });
         return;

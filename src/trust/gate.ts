@@ -12,14 +12,16 @@ import type { TrustedKey } from './keys.js';
 import {
   manifestSource,
   manifestTextOf,
-  parseManifestSource,
+  readManifestBody,
+  readManifestHeader,
+  signedBytesOf,
   type ManifestSkill,
   type ManifestSource,
   type ParsedManifest,
 } from './manifest.js';
 import { AcceptedVersions } from './rollback.js';
 import { checkSeal, type CarriedManifests, type OpenedSeal } from './seal.js';
-import { checkExpiry, checkSignatures } from './verify.js';
+import { checkExpiry, checkSigners, signersOfBytesOffThread } from './verify.js';
 import type { DiagnosticCode } from '../base/diagnostics.js';
 
 /** A place's manifest as this process accepted it, with its entries by skill path. */
@@ -55,8 +57,11 @@ export class TrustGate {
 
   constructor(private readonly policy: GatePolicy) {}
 
-  /** Admit `input`, the manifest now at `place`, as text or as the bytes read (undefined: there is none). */
-  admit(place: string, input: string | Uint8Array | undefined): PlaceVerdict {
+  /**
+   * Admit `input`, the manifest now at `place`, as text or as the bytes read (undefined: there is none).
+   * Its signatures are checked on libuv's threadpool while its body is read here.
+   */
+  async admit(place: string, input: string | Uint8Array | undefined): Promise<PlaceVerdict> {
     if (input === undefined) {
       return {
         ok: false,
@@ -75,19 +80,30 @@ export class TrustGate {
       this.accepted.delete(place);
       return fresh;
     }
-    const read = parseManifestSource(source);
+    const header = readManifestHeader(source);
+    if (!header.ok) return header;
+    const signing = signersOfBytesOffThread(signedBytesOf(header.header), header.header.signatures, this.policy.keys);
+    const read = readManifestBody(header.header);
+    const signers = await signing;
     if (!read.ok) return read;
-    const signed = checkSignatures(read.manifest, this.policy.keys, this.policy.threshold);
+    const signed = checkSigners(read.manifest, signers, this.policy.threshold);
     if (!signed.ok) return signed;
-    const fresh = checkExpiry(read.manifest, this.policy.now());
+    return this.accept(place, read.manifest, source);
+  }
+
+  /** A manifest read and signed: accepted unless it expired or rolls the place back. */
+  private accept(place: string, manifest: ParsedManifest, source: ManifestSource): PlaceVerdict {
+    const fresh = checkExpiry(manifest, this.policy.now());
     if (!fresh.ok) return fresh;
-    const rollback = this.versions.check(place, read.manifest.body.version);
+    // After the signatures' wait: the last good manifest is the one held now.
+    const held = this.accepted.get(place);
+    const rollback = this.versions.check(place, manifest.body.version);
     if (rollback) {
       const lastGood = held && checkExpiry(held.accepted.manifest, this.policy.now()).ok ? held.accepted : undefined;
       return { ok: false, ...rollback, ...(lastGood ? { lastGood } : {}) };
     }
-    this.versions.accept(place, read.manifest.body.version);
-    const accepted: AcceptedManifest = { place, manifest: read.manifest, skills: skillsByPath(read.manifest.body.skills) };
+    this.versions.accept(place, manifest.body.version);
+    const accepted: AcceptedManifest = { place, manifest, skills: skillsByPath(manifest.body.skills) };
     this.accepted.set(place, { source, accepted });
     return { ok: true, accepted };
   }

@@ -193,7 +193,7 @@ export function manifestTextOf(source: ManifestSource): string {
 const asBuffer = (bytes: Uint8Array): Buffer => Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
 
 /** Where the header's JSON and the body lie in `text`, as the layout above places them. */
-interface Layout {
+export interface Layout {
   /** The header line's end, before `,"signed":`. */
   headerEnd: number;
   bodyStart: number;
@@ -223,6 +223,21 @@ export function parseManifest(input: string | Uint8Array): ManifestRead {
 
 /** parseManifest of a source already made (manifestSource). */
 export function parseManifestSource(source: ManifestSource): ManifestRead {
+  const header = readManifestHeader(source);
+  return header.ok ? readManifestBody(header.header) : header;
+}
+
+/** A manifest's layout and signatures, read before its body: what the signatures sign is known from here on. */
+export interface ManifestHeader {
+  source: ManifestSource;
+  layout: Layout;
+  signatures: readonly ManifestSignature[];
+  /** Decodes bytes `start` to `end` as UTF-8, when `source.text` is a Latin-1 reading outside ASCII. */
+  utf8: Utf8Of | undefined;
+}
+
+/** The layout and the signatures line of a manifest (parseManifest's first half). */
+export function readManifestHeader(source: ManifestSource): { ok: true; header: ManifestHeader } | ManifestRefusal {
   const { text, bytes } = source;
   const layout = splitLayout(text);
   if (!layout) {
@@ -230,12 +245,24 @@ export function parseManifestSource(source: ManifestSource): ManifestRead {
       `is not a signed skills manifest: its first line must be {"signatures":[...],"signed": and its last } closes it. ${SIGN_AGAIN}`,
     );
   }
-  const { headerEnd, bodyStart, bodyEnd } = layout;
   const utf8 = source.latin1 && bytes ? (start: number, end: number) => asBuffer(bytes).toString('utf8', start, end) : undefined;
-  const headerJson = parseJson(`${utf8 ? utf8(0, headerEnd) : text.slice(0, headerEnd)}}`);
+  const headerJson = parseJson(`${utf8 ? utf8(0, layout.headerEnd) : text.slice(0, layout.headerEnd)}}`);
   if (!headerJson.ok) return invalid(`has a signatures line that is not JSON (${headerJson.reason}). ${SIGN_AGAIN}`);
   const header = headerSchema.safeParse(headerJson.value);
   if (!header.success) return invalid(`has a bad signature entry: ${zodProblem(header.error, 'signatures')}. ${SIGN_AGAIN}`);
+  return { ok: true, header: { source, layout, signatures: header.data.signatures, utf8 } };
+}
+
+/** The bytes a manifest's signatures sign: its body's, as read, or its text's encoded (a bucket's manifest is read as text). */
+export function signedBytesOf({ source, layout }: ManifestHeader): Uint8Array {
+  const { bodyStart, bodyEnd } = layout;
+  return source.bytes ? source.bytes.subarray(bodyStart, bodyEnd) : Buffer.from(source.text.slice(bodyStart, bodyEnd), 'utf8');
+}
+
+/** The body of a manifest whose header was read (parseManifest's second half): every entry checked. */
+export function readManifestBody({ source, layout, signatures, utf8 }: ManifestHeader): ManifestRead {
+  const { text, bytes } = source;
+  const { bodyStart, bodyEnd } = layout;
   const read = text.slice(bodyStart, bodyEnd);
   let bodyText = utf8 ? undefined : read;
   const exactBody = (): string => (bodyText ??= utf8 ? utf8(bodyStart, bodyEnd) : read);
@@ -251,7 +278,7 @@ export function parseManifestSource(source: ManifestSource): ManifestRead {
     get bodyText() {
       return exactBody();
     },
-    signatures: header.data.signatures,
+    signatures,
     expiresAt,
   };
   // Offsets in a reading of bytes are the bytes': the body's bytes as read, what the signatures sign.

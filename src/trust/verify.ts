@@ -32,15 +32,44 @@ export interface Signers {
 /** The signers of `signed` (a manifest's body, a sealed index's statement) among `signatures`, by `keys`. */
 export function signersOfBytes(signed: Uint8Array, signatures: readonly ManifestSignature[], keys: readonly TrustedKey[]): Signers {
   const byId = new Map(keys.map((key) => [key.id, key]));
+  const checked = signatures.map((signature) => {
+    const key = byId.get(signature.keyid);
+    return key && verify(null, signed, key.key, Buffer.from(signature.sig, 'base64'));
+  });
+  return tally(signatures, checked);
+}
+
+/**
+ * signersOfBytes with each signature checked on libuv's threadpool (crypto.verify's callback form), so
+ * that the caller's thread goes on meanwhile: at 20,000 skills the 12.6 MB body took 12 ms of it.
+ */
+export async function signersOfBytesOffThread(
+  signed: Uint8Array,
+  signatures: readonly ManifestSignature[],
+  keys: readonly TrustedKey[],
+): Promise<Signers> {
+  const byId = new Map(keys.map((key) => [key.id, key]));
+  const checking = signatures.map((signature) => {
+    const key = byId.get(signature.keyid);
+    if (!key) return undefined;
+    return new Promise<boolean>((resolve, reject) =>
+      verify(null, signed, key.key, Buffer.from(signature.sig, 'base64'), (error, ok) => (error ? reject(error) : resolve(ok))),
+    );
+  });
+  return tally(signatures, await Promise.all(checking));
+}
+
+/** Signers from each signature's check: true or false by the trusted key it names, undefined when it names none. */
+function tally(signatures: readonly ManifestSignature[], checked: ReadonlyArray<boolean | undefined>): Signers {
   const trusted = new Set<string>();
   const unknown: string[] = [];
   const bad: string[] = [];
-  for (const signature of signatures) {
-    const key = byId.get(signature.keyid);
-    if (!key) unknown.push(signature.keyid);
-    else if (verify(null, signed, key.key, Buffer.from(signature.sig, 'base64'))) trusted.add(key.id);
-    else bad.push(signature.keyid);
-  }
+  signatures.forEach(({ keyid }, i) => {
+    const ok = checked[i];
+    if (ok === undefined) unknown.push(keyid);
+    else if (ok) trusted.add(keyid);
+    else bad.push(keyid);
+  });
   return { trusted: [...trusted].sort(), unknown, bad };
 }
 
@@ -56,7 +85,11 @@ function ids(list: readonly string[]): string {
 
 /** The signature check alone: at least `threshold` distinct trusted keys signed the body. */
 export function checkSignatures(manifest: ParsedManifest, keys: readonly TrustedKey[], threshold: number): ManifestRead {
-  const { trusted, unknown, bad } = signersOf(manifest, keys);
+  return checkSigners(manifest, signersOf(manifest, keys), threshold);
+}
+
+/** checkSignatures from the signers already found (signersOfBytesOffThread). */
+export function checkSigners(manifest: ParsedManifest, { trusted, unknown, bad }: Signers, threshold: number): ManifestRead {
   if (trusted.length >= threshold) return { ok: true, manifest };
   const found = [
     ...(bad.length > 0 ? [`a signature by trusted key ${ids(bad)} does not match its content (changed after signing)`] : []),

@@ -16,60 +16,70 @@ function gate(clock: { now: number }, threshold = 1) {
   return new TrustGate({ keys: [keyPair(0).trusted, keyPair(1).trusted], threshold, now: () => clock.now });
 }
 
-function admitted(verdict: ReturnType<TrustGate['admit']>): AcceptedManifest {
+function admitted(verdict: Awaited<ReturnType<TrustGate['admit']>>): AcceptedManifest {
   if (!verdict.ok) throw new Error(verdict.message);
   return verdict.accepted;
 }
 
 describe('TrustGate.admit', () => {
-  it('admits a signed manifest, reuses it while its text is unchanged, and refuses it from its expiry on', () => {
+  it('admits two versions of a place at once (signatures checked off the thread) without rolling the place back', async () => {
+    const trust = gate({ now: NOW });
+    const [v2, v1] = await Promise.all([2, 1].map((version) => trust.admit('/lib', signedManifest([PDF], { version }))));
+    expect(admitted(v2 ?? { ok: false, code: 'MANIFEST_INVALID', message: '' }).manifest.body.version).toBe(2);
+    // Whichever signature check ended first: version 1 was accepted before version 2, or refused after it.
+    expect(v1?.ok || (v1?.code === 'MANIFEST_ROLLBACK' && v1.lastGood?.manifest.body.version === 2)).toBe(true);
+    expect(await trust.admit('/lib', signedManifest([PDF], { version: 1 }))).toMatchObject({ ok: false, code: 'MANIFEST_ROLLBACK' });
+    expect(trust.acceptedPlaces().map(({ manifest }) => manifest.body.version)).toEqual([2]);
+  });
+
+  it('admits a signed manifest, reuses it while its text is unchanged, and refuses it from its expiry on', async () => {
     const clock = { now: NOW };
     const trust = gate(clock);
     const text = signedManifest([PDF], { now: NOW, days: 1 });
-    const first = admitted(trust.admit('/lib', text));
+    const first = admitted(await trust.admit('/lib', text));
     expect(first.skills.get('pdf')?.files.map(([path]) => path)).toEqual(['SKILL.md', 'ref.md']);
-    expect(admitted(trust.admit('/lib', text))).toBe(first);
+    expect(admitted(await trust.admit('/lib', text))).toBe(first);
     clock.now = NOW + DAY;
-    expect(trust.admit('/lib', text)).toMatchObject({ ok: false, code: 'MANIFEST_EXPIRED' });
+    expect(await trust.admit('/lib', text)).toMatchObject({ ok: false, code: 'MANIFEST_EXPIRED' });
   });
 
-  it('refuses a place without a manifest, a damaged one, one signed by an unknown key, or by too few', () => {
+  it('refuses a place without a manifest, a damaged one, one signed by an unknown key, or by too few', async () => {
     const clock = { now: NOW };
-    expect(gate(clock).admit('/lib', undefined)).toEqual({
+    expect(await gate(clock).admit('/lib', undefined)).toEqual({
       ok: false,
       code: 'MANIFEST_INVALID',
       message:
         'has no skills.manifest.json: nothing here is signed, so nothing is served. Sign the place (`sisu-skills sign /lib --key <file>`).',
     });
-    expect(gate(clock).admit('/lib', '{}')).toMatchObject({ ok: false, code: 'MANIFEST_INVALID' });
-    expect(gate(clock).admit('/lib', signedManifest([PDF], { pair: keyPair(2) }))).toMatchObject({
+    expect(await gate(clock).admit('/lib', '{}')).toMatchObject({ ok: false, code: 'MANIFEST_INVALID' });
+    expect(await gate(clock).admit('/lib', signedManifest([PDF], { pair: keyPair(2) }))).toMatchObject({
       ok: false,
       code: 'MANIFEST_INVALID',
       message: expect.stringMatching(/^is signed by no trusted key/) as string,
     });
-    expect(gate(clock, 2).admit('/lib', signedManifest([PDF]))).toMatchObject({ ok: false, code: 'MANIFEST_INVALID' });
+    expect(await gate(clock, 2).admit('/lib', signedManifest([PDF]))).toMatchObject({ ok: false, code: 'MANIFEST_INVALID' });
   });
 
-  it('refuses a lower version than the place showed, keeping the last good manifest; other places are their own', () => {
+  it('refuses a lower version than the place showed, keeping the last good manifest; other places are their own', async () => {
     const clock = { now: NOW };
     const trust = gate(clock);
-    const v2 = admitted(trust.admit('/lib', signedManifest([PDF], { version: 2 })));
-    const replay = trust.admit('/lib', signedManifest([PDF], { version: 1 }));
+    const v2 = admitted(await trust.admit('/lib', signedManifest([PDF], { version: 2 })));
+    const replay = await trust.admit('/lib', signedManifest([PDF], { version: 1 }));
     expect(replay).toMatchObject({ ok: false, code: 'MANIFEST_ROLLBACK' });
     expect(!replay.ok && replay.lastGood).toBe(v2);
-    expect(admitted(trust.admit('/other', signedManifest([PDF], { version: 1 }))).manifest.body.version).toBe(1);
-    expect(admitted(trust.admit('/lib', signedManifest([PDF], { version: 3 }))).manifest.body.version).toBe(3);
+    expect(admitted(await trust.admit('/other', signedManifest([PDF], { version: 1 }))).manifest.body.version).toBe(1);
+    expect(admitted(await trust.admit('/lib', signedManifest([PDF], { version: 3 }))).manifest.body.version).toBe(3);
     // The last good one has expired: nothing is kept.
     clock.now = NOW + 40 * DAY;
-    const late = trust.admit('/lib', signedManifest([PDF], { version: 2, now: clock.now }));
+    const late = await trust.admit('/lib', signedManifest([PDF], { version: 2, now: clock.now }));
     expect(late).toMatchObject({ ok: false, code: 'MANIFEST_ROLLBACK' });
     expect(!late.ok && late.lastGood).toBeUndefined();
   });
 });
 
-describe('checks against an admitted manifest', () => {
-  const accepted = admitted(gate({ now: NOW }).admit('/lib', signedManifest([PDF])));
+const accepted = admitted(await gate({ now: NOW }).admit('/lib', signedManifest([PDF])));
 
+describe('checks against an admitted manifest', () => {
   it('checkHead: the skill must be listed and its head hash signed', () => {
     expect(checkHead(accepted, 'pdf', hex('\uFEFF---\nname: pdf\n---\n'))).toBeUndefined();
     expect(checkHead(accepted, 'pdf-2', hex('x'))).toEqual({ kind: 'unlisted-skill', skill: 'pdf-2' });
