@@ -69,7 +69,15 @@ export interface CandidateContext {
   frontmatterOnly: boolean;
   origin: PackageOrigin | undefined;
   /** `trust`: judges the skill from the text read, before it is parsed (discover/trusted.ts). */
-  judge?: (text: string) => { drop: boolean; diagnostic?: Diagnostic };
+  judge?: (text: string) => TrustVerdict;
+  /** `trust`: the skill already judged from its head's hash (discover/trusted.ts judgeHeads), in place of `judge`. */
+  judged?: TrustVerdict;
+}
+
+/** What `trust` said of a skill: leave it out, and the diagnostic to give. */
+export interface TrustVerdict {
+  drop: boolean;
+  diagnostic?: Diagnostic;
 }
 
 /** `pending`: the SKILL.md's text being read, or undefined when the folder is excluded. */
@@ -89,10 +97,12 @@ export async function readCandidate(
   try {
     text = await pending;
   } catch (error) {
-    return { ...base, diagnostics: [unreadable(location.file, error)] };
+    // A verdict on its head stands (its diagnostic is given once): the rest of the file could not be read.
+    const judged = context.judged?.diagnostic ? [context.judged.diagnostic] : [];
+    return { ...base, diagnostics: [...judged, unreadable(location.file, error)] };
   }
   // Under `trust`, a skill its place does not vouch for is not even parsed: one diagnostic says why.
-  const verdict = context.judge?.(text);
+  const verdict = context.judged ?? context.judge?.(text);
   const vouched = verdict?.diagnostic ? [verdict.diagnostic] : [];
   if (verdict?.drop) return { ...base, diagnostics: vouched };
   const parsed = parseFrontmatter(text, { file: location.file });

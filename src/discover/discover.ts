@@ -18,11 +18,11 @@ import type { DiscoveryResult, Skill, SkillEntry, SkillResource } from '../base/
 import type { TrustState } from '../trust/state.js';
 import { headBytesSha256, startTrustedScan, type TrustedScan } from './trusted.js';
 import { acceptCandidates, type Accepted } from './accept.js';
-import { readCandidate, startReads } from './candidates.js';
+import { readCandidate, startReads, type CandidateContext, type TrustVerdict } from './candidates.js';
 import { readSkillHead } from './head.js';
 import { resolvePackageRoots } from './package-roots.js';
 import { listResources, resourceLimits, type ResourceLimits } from './resources.js';
-import { scanDirectories, type FoundSkill } from './scan.js';
+import { scanDirectories, type FoundSkill, type SkillLocation } from './scan.js';
 import { createSelection, filterWarnings } from './select.js';
 
 export { loadSkillContent } from './content.js';
@@ -103,14 +103,17 @@ async function discoverAs<S extends SkillEntry>(
   const admitting = trust && startTrustedScan(options.fs, scannedDirectories, packages.placeOf, trust, !frontmatterOnly);
   const scan = await scanDirectories(fs, scannedDirectories, reads.start);
   const trusted = admitting ? await admitting : undefined;
+  // The heads hashed by now are judged in one pass, not one between two parses each: 20,000 lookups in the
+  // manifest's entries cost some 3x as much with the parser's work in between (cache misses).
+  const judged = trusted && heads ? trusted.judgeHeads(scan.skills, heads) : undefined;
   // Every location went through reads.start.
   const candidates = await Promise.all(
-    scan.skills.map((location) =>
+    scan.skills.map((location, i) =>
       readCandidate(reads.pending(location.realDirectory), location, {
         strict: options.strict,
         frontmatterOnly,
         origin: packages.of(location),
-        ...(trusted ? { judge: (text: string) => trusted.judge(location, text, heads?.get(location.realDirectory)) } : {}),
+        ...(trusted ? trustContext(trusted, location, judged?.[i], heads) : {}),
       }),
     ),
   );
@@ -123,6 +126,17 @@ async function discoverAs<S extends SkillEntry>(
   const places = trusted?.finish() ?? [];
   const all = uniqueDiagnostics([...places, ...packages.diagnostics, ...scan.diagnostics, ...filters, ...perSkill.flat()]);
   return { skills, scannedDirectories, errors: all.filter(isError), warnings: all.filter((diagnostic) => !isError(diagnostic)) };
+}
+
+/** What `trust` tells readCandidate of `location`: its verdict, when its head was judged, or how to judge it from its text. */
+function trustContext(
+  trusted: TrustedScan,
+  location: SkillLocation,
+  judged: TrustVerdict | undefined,
+  heads: ReadonlyMap<string, string> | undefined,
+): Pick<CandidateContext, 'judge' | 'judged'> {
+  if (judged) return { judged };
+  return { judge: (text: string) => trusted.judge(location, text, heads?.get(location.realDirectory)) };
 }
 
 /** An accepted candidate read whole: its instructions, and its resources listed through `fs` (as `trusted` leaves them). */

@@ -22,6 +22,7 @@ import { checkFile, checkHead, checkListing, type AcceptedManifest } from '../tr
 import { manifestTooLarge } from '../trust/manifest.js';
 import { mismatchFile, type SkillBinding, type TrustState } from '../trust/state.js';
 import { headLength } from './head.js';
+import type { SkillLocation } from './walk.js';
 
 /** What the gate said of the place a scanned root belongs to. */
 export interface Admission {
@@ -260,6 +261,19 @@ export class TrustedScan {
     }
     this.bindings.set(where.directory, verdict.binding);
     return verdict;
+  }
+
+  /**
+   * Judge, in one pass, each skill whose head's hash `heads` holds (by real folder; the heads read by
+   * now): a verdict for each of `locations`, undefined where there is no hash yet (judged from its text).
+   */
+  judgeHeads(locations: readonly SkillLocation[], heads: ReadonlyMap<string, string>): Array<HeadVerdict | undefined> {
+    // A judge of whole files (preload) needs each text: nothing is judged from a hash alone.
+    if (this.whole) return locations.map(() => undefined);
+    return locations.map((location) => {
+      const hash = heads.get(location.realDirectory);
+      return hash === undefined ? undefined : this.judge(location, '', hash);
+    });
   }
 
   /** An accepted skill's listing, when discovery lists resources (preload). */

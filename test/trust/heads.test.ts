@@ -5,12 +5,16 @@
  * verdicts either way. Bytes that are not UTF-8 are judged by the text the
  * model would see (as before: refused), and a file without a closing fence
  * (its whole text its head; no skill, but judged all the same) from the text.
+ * Heads hashed by the end of the walk are judged in one pass (judgeHeads), and
+ * readCandidate takes that verdict in place of judging the text.
  */
 import { createHash } from 'node:crypto';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { createDiagnostic } from '../../src/base/diagnostics.js';
 import { nodeFileSystem } from '../../src/base/fs.js';
+import { readCandidate } from '../../src/discover/candidates.js';
 import { readSkillHead } from '../../src/discover/head.js';
 import { headBytesSha256, headSha256 } from '../../src/discover/trusted.js';
 import { folderPlace, LIBRARY, sign, trustedSession } from '../helpers/tamper.js';
@@ -48,5 +52,29 @@ describe("a head's hash from the bytes read", () => {
     expect(turn.skills).toEqual(['alpha', 'beta']);
     expect(turn.system).not.toContain('Gamma');
     expect(live.diagnostics).toEqual([expect.stringMatching(/^UNTRUSTED_SKILL .*gamma[/\\]SKILL\.md$/)]);
+  });
+});
+
+describe('a verdict given from the head, before the rest of the file is read', () => {
+  const location = { root: '/lib', directory: '/lib/a', realDirectory: '/lib/a', file: '/lib/a/SKILL.md', fileType: 'file' as const };
+  const context = { strict: false, frontmatterOnly: true, origin: undefined };
+  const diagnostic = createDiagnostic('UNTRUSTED_SKILL', location.file, 'its frontmatter is not the signed one');
+
+  it('is used in place of judging the text: a dropped skill is not parsed, a vouched one is', async () => {
+    const text = '---\nname: a\ndescription: A.\n---\n';
+    const judge = () => {
+      throw new Error('judged again');
+    };
+    const dropped = await readCandidate(Promise.resolve(text), location, { ...context, judge, judged: { drop: true, diagnostic } });
+    expect(dropped.metadata).toBeUndefined();
+    expect(dropped.diagnostics).toEqual([diagnostic]);
+    const kept = await readCandidate(Promise.resolve(text), location, { ...context, judge, judged: { drop: false } });
+    expect(kept.metadata?.name).toBe('a');
+  });
+
+  it('keeps its diagnostic when the file then cannot be read', async () => {
+    const failed = Object.assign(new Error('EIO: i/o error'), { code: 'EIO' });
+    const read = await readCandidate(Promise.reject(failed), location, { ...context, judged: { drop: true, diagnostic } });
+    expect(read.diagnostics.map((d) => d.code)).toEqual(['UNTRUSTED_SKILL', 'SKILL_UNREADABLE']);
   });
 });
