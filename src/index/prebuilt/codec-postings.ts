@@ -87,7 +87,9 @@ export function readPostings(input: ByteReader, count: number, file = 'the index
   const docs = count <= 0x10000 ? new Uint16Array(total) : new Uint32Array(total);
   const weights = new Uint16Array(total);
   const stored = { offsets, gaps, positions, starts, values, count };
-  const pending = new TermDecoder(stored, docs, weights, (detail) => damagedTerm(file, `${input.what} ${detail}`));
+  // The section's name only: a closure over `input` would keep the whole inflated section alive with the ranker.
+  const { what } = input;
+  const pending = new TermDecoder(stored, docs, weights, (detail) => damagedTerm(file, `${what} ${detail}`));
   return { terms, offsets, docs, weights, pending };
 }
 

