@@ -18,7 +18,7 @@ import { SkillUnavailableError } from '../config/errors.js';
 import { hashPrefix, mismatchMessage, type Mismatch } from '../trust/compare.js';
 import { sha256Hex } from '../trust/digest.js';
 import { MAX_MANIFEST_BYTES } from '../trust/format.js';
-import { checkFile, checkHead, checkListing, type AcceptedManifest } from '../trust/gate.js';
+import { checkFile, checkHead, checkListing, EntryCursor, type AcceptedManifest } from '../trust/gate.js';
 import { manifestTooLarge } from '../trust/manifest.js';
 import { mismatchFile, type SkillBinding, type TrustState } from '../trust/state.js';
 import { headLength } from './head.js';
@@ -30,6 +30,8 @@ export interface Admission {
   placeDir: string;
   /** Undefined: the place cannot be trusted (its one diagnostic was given). */
   accepted: AcceptedManifest | undefined;
+  /** Where this scan finds its skills' entries in `accepted`. */
+  entries?: EntryCursor;
 }
 
 /** Each scanned root's admission, and the place diagnostics to give (new ones only). */
@@ -85,17 +87,20 @@ export async function admitPlaces(
           ? ({ ok: false, code: 'MANIFEST_INVALID', message: read.problem } as const)
           : await trust.gate.admit(placeDir, read.manifest);
       if (verdict.ok) {
-        byPlace.set(placeDir, { placeDir, accepted: verdict.accepted });
+        byPlace.set(placeDir, admissionOf(placeDir, verdict.accepted));
         return;
       }
       const given = trust.once(createDiagnostic(verdict.code, file, verdict.message));
       if (given) diagnostics.push(given);
-      byPlace.set(placeDir, { placeDir, accepted: 'lastGood' in verdict ? verdict.lastGood : undefined });
+      byPlace.set(placeDir, admissionOf(placeDir, 'lastGood' in verdict ? verdict.lastGood : undefined));
     }),
   );
   const byRoot = new Map(roots.map((root) => [root, byPlace.get(placeOf(root)) as Admission]));
   return { byRoot, diagnostics };
 }
+
+const admissionOf = (placeDir: string, accepted: AcceptedManifest | undefined): Admission =>
+  accepted ? { placeDir, accepted, entries: new EntryCursor(accepted) } : { placeDir, accepted };
 
 /** A `/`-separated path with an empty, `.` or `..` part. */
 const UNRESOLVED = /(?:^|\/)\.{0,2}(?:\/|$)/;
@@ -158,7 +163,7 @@ export function judgeSkill(
   if (!admission || !accepted) return { drop: trust.enforcing };
   const skillPath = skillPathIn(admission.placeDir, where.directory);
   const binding: SkillBinding = { accepted, skillPath };
-  const mismatch = checkHead(accepted, skillPath, head);
+  const mismatch = checkHead(accepted, skillPath, head, admission.entries);
   if (!mismatch) {
     if (trust.isRevoked(where.directory, binding)) return { drop: trust.enforcing, binding };
     return { drop: false, binding };

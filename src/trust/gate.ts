@@ -7,7 +7,7 @@
  */
 import { SKILL_FILE } from '../base/skill-file.js';
 import type { Mismatch } from './compare.js';
-import { sha256Hex } from './digest.js';
+import { compareCodePoints, sha256Hex } from './digest.js';
 import type { TrustedKey } from './keys.js';
 import {
   manifestSource,
@@ -28,7 +28,20 @@ import type { DiagnosticCode } from '../base/diagnostics.js';
 export interface AcceptedManifest {
   place: string;
   manifest: ParsedManifest;
-  skills: ReadonlyMap<string, ManifestSkill>;
+  readonly skills: ReadonlyMap<string, ManifestSkill>;
+}
+
+/** An accepted manifest whose entries by path are made at their first use: a scan finds its skills without (EntryCursor). */
+function acceptedManifest(place: string, manifest: ParsedManifest): AcceptedManifest {
+  let byPath: Map<string, ManifestSkill> | undefined;
+  return {
+    place,
+    manifest,
+    get skills() {
+      byPath ??= skillsByPath(manifest.body.skills);
+      return byPath;
+    },
+  };
 }
 
 /** What admitting a place's manifest gave. A rollback keeps the last good manifest, which still serves. */
@@ -103,7 +116,7 @@ export class TrustGate {
       return { ok: false, ...rollback, ...(lastGood ? { lastGood } : {}) };
     }
     this.versions.accept(place, manifest.body.version);
-    const accepted: AcceptedManifest = { place, manifest, skills: skillsByPath(manifest.body.skills) };
+    const accepted = acceptedManifest(place, manifest);
     this.accepted.set(place, { source, accepted });
     return { ok: true, accepted };
   }
@@ -166,9 +179,52 @@ export function skillsByPath(skills: readonly ManifestSkill[]): Map<string, Mani
   return byPath;
 }
 
-/** The skill at `skillPath` in the place, checked from its SKILL.md head alone (what a scan reads); undefined when it matches. */
-export function checkHead(accepted: AcceptedManifest, skillPath: string, headSha256: string): Mismatch | undefined {
-  const entry = accepted.skills.get(skillPath);
+/**
+ * Finds a scan's skills among a manifest's entries. A scan meets them in tree order, which is mostly the
+ * entries' own (both compare names by code unit): the entry after the last one found is tried first, and
+ * a skill met out of that order is searched for in the entries (sorted by path, which admission checked).
+ * No Map of every path is made for a scan, nor hashed into (20,000 lookups, and making the Map, cost some
+ * 20 ms of a first request). Either way, only the entry of that exact path.
+ */
+export class EntryCursor {
+  private next = 0;
+
+  constructor(private readonly accepted: AcceptedManifest) {}
+
+  find(skillPath: string): ManifestSkill | undefined {
+    const { skills } = this.accepted.manifest.body;
+    const expected = skills[this.next];
+    if (expected !== undefined && expected.path === skillPath) {
+      this.next++;
+      return expected;
+    }
+    const at = indexOfPath(skills, skillPath);
+    if (at < 0) return undefined;
+    this.next = at + 1;
+    return skills[at];
+  }
+}
+
+/** The index of the entry at `path` in `skills` (sorted by path, by code point), by binary search; -1 when there is none. */
+function indexOfPath(skills: readonly ManifestSkill[], path: string): number {
+  let low = 0;
+  let high = skills.length - 1;
+  while (low <= high) {
+    const middle = (low + high) >>> 1;
+    const order = compareCodePoints((skills[middle] as ManifestSkill).path, path);
+    if (order === 0) return middle;
+    if (order < 0) low = middle + 1;
+    else high = middle - 1;
+  }
+  return -1;
+}
+
+/**
+ * The skill at `skillPath` in the place, checked from its SKILL.md head alone (what a scan reads); undefined
+ * when it matches. `entries`: where a scan finds the entries, in place of looking each up by path.
+ */
+export function checkHead(accepted: AcceptedManifest, skillPath: string, headSha256: string, entries?: EntryCursor): Mismatch | undefined {
+  const entry = entries ? entries.find(skillPath) : accepted.skills.get(skillPath);
   if (!entry) return { kind: 'unlisted-skill', skill: skillPath };
   if (entry.frontmatter !== headSha256)
     return { kind: 'frontmatter', skill: skillPath, file: SKILL_FILE, expected: entry.frontmatter, actual: headSha256 };

@@ -4,8 +4,9 @@
  * clock), every refusal with its code, a rollback that keeps the last good
  * manifest, and the head, file and listing checks against an admitted one.
  */
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { checkFile, checkHead, checkListing, TrustGate, type AcceptedManifest } from '../../src/trust/gate.js';
+import { checkFile, checkHead, checkListing, EntryCursor, TrustGate, type AcceptedManifest } from '../../src/trust/gate.js';
 import { hex, keyPair, observed, signedManifest } from '../helpers/trust.js';
 
 const NOW = Date.UTC(2026, 0, 1);
@@ -106,5 +107,24 @@ describe('checks against an admitted manifest', () => {
     ]);
     expect(checkListing(accepted, 'pdf', [], (path) => path === 'ref.md')).toEqual([]);
     expect(checkListing(accepted, 'nope', [])).toEqual([{ kind: 'unlisted-skill', skill: 'nope' }]);
+  });
+});
+
+describe('EntryCursor', () => {
+  it('finds, in any order, exactly the entry a lookup by path finds (in order, without one)', async () => {
+    const names = ['a', 'a-b', 'a/c', 'a/d', 'b', 'b.c', 'c/d/e', 'z'];
+    const skills = names.map((name) => observed(name, { 'SKILL.md': `---\nname: ${name.replace(/\W/g, '-')}\n---\n` }));
+    const read = admitted(await gate({ now: NOW }).admit('/lib', signedManifest(skills)));
+    const asked = fc.array(fc.constantFrom(...names, 'a/', 'b/c', 'zz', ''), { maxLength: 20 });
+    fc.assert(
+      fc.property(asked, (paths) => {
+        const entries = new EntryCursor(read);
+        for (const path of paths) expect(entries.find(path)).toBe(read.skills.get(path));
+      }),
+      { numRuns: 300 },
+    );
+    // In the entries' own order, each is found.
+    const inOrder = new EntryCursor(read);
+    expect(names.map((name) => inOrder.find(name)?.path)).toEqual(names);
   });
 });
