@@ -39,9 +39,13 @@ import type { ManifestFile, ManifestSkill } from './entries.js';
  * frontmatter hash. The body is read in one pass where it lies, not split into lines first (each line
  * a string, each matched twice: 20,000 lines made 40,000 strings and scanned 12.7 MB twice).
  */
-const SKILL_START = /\{"path":"([^"\\]*)","digest":"(sha256-[A-Za-z0-9_-]{43})","frontmatter":"([0-9a-f]{64})","files":\[/y;
-/** The characters before a skill's path in its line. */
+const SKILL_START = /\{"path":"[^"\\]*","digest":"sha256-[A-Za-z0-9_-]{43}","frontmatter":"[0-9a-f]{64}","files":\[/y;
+/** Where a skill line's fields start: its path from the line's start; its digest and frontmatter hash after what precedes each. */
 const PATH_AT = '{"path":"'.length;
+const DIGEST_AT = '","digest":"'.length;
+const DIGEST_CHARS = 'sha256-'.length + 43;
+const FRONTMATTER_AT = '","frontmatter":"'.length;
+const HEX_SHA256_CHARS = 64;
 /** A character outside ASCII: a path holding one is decoded from the bytes it was read from. */
 const NOT_ASCII = /[\u0080-\uffff]/;
 
@@ -67,22 +71,41 @@ const isPlain = (path: string, kind: 'skill' | 'file'): boolean =>
   (kind === 'skill' && path === '.') || (path.length <= MAX_PATH_CHARS && PLAIN.test(path));
 
 /**
- * A skill entry whose file list is decoded at its first use, from `filesText`, checked when it was read.
- * One class, not an object with its own getter each: 20,000 skills made 20,000 getters.
+ * A skill entry whose digest and file list are read at their first use (the skill's activation, its
+ * listing, a read), from the text where they were checked: a first request needs only each path and
+ * frontmatter hash, and 20,000 skills made 40,000 strings more for the collector. One class, not an
+ * object with its own getters each.
  */
 class CheckedSkill implements ManifestSkill {
   #files: readonly ManifestFile[] | undefined;
+  readonly #text: string;
+  readonly #digestAt: number;
+  /** The file list as signed, between its brackets. */
+  readonly #filesAt: number;
+  readonly #filesEnd: number;
+  /** Given when the file list is outside ASCII in a Latin-1 reading of bytes: it is decoded from them. */
+  readonly #utf8: Utf8Of | undefined;
 
   constructor(
     readonly path: string,
-    readonly digest: string,
     readonly frontmatter: string,
-    /** The entry's file list as signed, between its brackets. */
-    readonly filesText: string,
-  ) {}
+    where: { text: string; digestAt: number; filesAt: number; filesEnd: number; utf8: Utf8Of | undefined },
+  ) {
+    this.#text = where.text;
+    this.#digestAt = where.digestAt;
+    this.#filesAt = where.filesAt;
+    this.#filesEnd = where.filesEnd;
+    this.#utf8 = where.utf8;
+  }
+
+  get digest(): string {
+    return this.#text.slice(this.#digestAt, this.#digestAt + DIGEST_CHARS);
+  }
 
   get files(): readonly ManifestFile[] {
-    this.#files ??= JSON.parse(`[${this.filesText}]`) as ManifestFile[];
+    if (this.#files) return this.#files;
+    const list = this.#utf8 ? this.#utf8(this.#filesAt, this.#filesEnd) : this.#text.slice(this.#filesAt, this.#filesEnd);
+    this.#files = JSON.parse(`[${list}]`) as ManifestFile[];
     return this.#files;
   }
 }
@@ -173,18 +196,22 @@ export function readCanonicalSkills(text: string, from = 0, to = text.length, ut
   let at = from;
   for (;;) {
     SKILL_START.lastIndex = at;
-    const match = SKILL_START.exec(text);
-    if (!match) return undefined;
-    // By index, not destructured: an array iterator per skill, in code that runs once, cold.
-    const read = match[1] ?? '';
-    const path = utf8 && NOT_ASCII.test(read) ? utf8(at + PATH_AT, at + PATH_AT + read.length) : read;
+    // `test`, not `exec`: no match array and captures per skill. The path ends at the first `"` (it holds
+    // none), and the digest and frontmatter hash, of fixed lengths, lie at fixed places after it.
+    if (!SKILL_START.test(text)) return undefined;
+    const pathAt = at + PATH_AT;
+    const pathEnd = text.indexOf('"', pathAt);
+    const read = text.slice(pathAt, pathEnd);
+    const path = utf8 && NOT_ASCII.test(read) ? utf8(pathAt, pathEnd) : read;
     if (!isPlain(path, 'skill') || (previous !== undefined && !(previous < path))) return undefined;
+    const digestAt = pathEnd + DIGEST_AT;
+    const frontmatterAt = digestAt + DIGEST_CHARS + FRONTMATTER_AT;
     const filesAt = SKILL_START.lastIndex;
     const filesEnd = soundFiles(text, filesAt, files);
     if (filesEnd < 0 || !text.startsWith(LINE_END, filesEnd)) return undefined;
     previous = path;
-    const filesText = utf8 && files.wide ? utf8(filesAt, filesEnd) : text.slice(filesAt, filesEnd);
-    skills.push(new CheckedSkill(path, match[2] ?? '', match[3] ?? '', filesText));
+    const frontmatter = text.slice(frontmatterAt, frontmatterAt + HEX_SHA256_CHARS);
+    skills.push(new CheckedSkill(path, frontmatter, { text, digestAt, filesAt, filesEnd, utf8: files.wide ? utf8 : undefined }));
     at = filesEnd + LINE_END.length;
     if (at === to) return skills;
     if (at > to || !text.startsWith(NEXT_LINE, at)) return undefined;
