@@ -2,7 +2,9 @@
 // costs the first request. Real-shaped libraries of 2,000 and 20,000 skills (resources
 // included, sparse), signed with `sisu-skills sign`; each first request ("hello", and
 // one that matches skills) runs in a fresh process with and without `trust`, by turns,
-// 7 times; the figures are medians and their ratio (target: at most 1.1x from a scan).
+// 15 times; the figures are medians and their ratio (target: at most 1.1x from a scan).
+// 15, not 7: with 7 the ratio moved by +-4% between runs of the same code, twice the
+// margin it is judged by; the spread of the turns' own ratios is printed beside it.
 //   npx tsup --silent && node bench/trust.mjs [--quick]
 import { execFile } from 'node:child_process';
 import { readFile, writeFile } from 'node:fs/promises';
@@ -44,6 +46,13 @@ async function signedLibrary(temp, count, corpus, log) {
   return { ...workload, metaFile, signMs, manifestBytes, indexBytes };
 }
 
+/** The first and third quartiles of each turn's own ratio, `kind` over `base`: how far one turn's ratio strays. */
+function spread(samples, kind, base) {
+  const ratios = samples[kind].map((s, i) => s.wallMs / samples[base][i].wallMs).sort((a, b) => a - b);
+  const at = (q) => ratios[Math.min(ratios.length - 1, Math.floor(q * ratios.length))].toFixed(3);
+  return `${at(0.25)}-${at(0.75)}`;
+}
+
 export async function benchTrust({ temp, quick, row, results, log }) {
   const corpus = await loadCorpus();
   if (!corpus) {
@@ -52,7 +61,7 @@ export async function benchTrust({ temp, quick, row, results, log }) {
     return;
   }
   const sizes = quick ? [500, 2000] : [2000, 20000];
-  const runs = quick ? 3 : 7;
+  const runs = quick ? 3 : 15;
   const kinds = ['ours', 'ours-trust', 'ours-task', 'ours-task-trust', 'prebuilt', 'prebuilt-trust'];
   results.trust = {};
   for (const size of sizes) {
@@ -71,6 +80,8 @@ export async function benchTrust({ temp, quick, row, results, log }) {
     row(section, 'first request ("hello"), whole process, with trust', ms('ours-trust'), 'ms');
     row(section, 'with trust / without, from a scan ("hello")', hello, 'x', `<= ${MAX_SCAN_RATIO}`, hello <= MAX_SCAN_RATIO);
     row(section, 'first request matching skills, with trust / without', task, 'x', `<= ${MAX_SCAN_RATIO}`, task <= MAX_SCAN_RATIO);
+    row(section, `the same by turn: with / without, quartiles ${spread(samples, 'ours-trust', 'ours')}`, hello, 'x', '(info)');
+    row(section, `matching, by turn: quartiles ${spread(samples, 'ours-task-trust', 'ours-task')}`, task, 'x', '(info)');
     row(section, 'first request from an index ("hello"), without trust', ms('prebuilt'), 'ms');
     row(section, 'first request from a sealed index, with trust', ms('prebuilt-trust'), 'ms');
     row(section, 'with trust / without, from an index', index, 'x', `<= ${MAX_INDEX_RATIO}`, index <= MAX_INDEX_RATIO);
