@@ -289,6 +289,40 @@ describe('sisu-skills sign and verify, a local folder', () => {
     expect((await cli(['verify', 'skills', 'empty', '--key', 'team.pub'], root)).code).toBe(0);
   });
 
+  it('names a folder that did not load and cannot be read either: left out of the manifest, said by sign and verify', async () => {
+    const root = await app();
+    await writeSkill(join(root, 'skills'), 'broken', 'name: broken');
+    // The folder vanishes between discovery and hashing (as a bucket object can): its SKILL.md cannot be read.
+    class VanishingFiles extends PlaceFiles {
+      override read(path: string, maxBytes?: number): Promise<Uint8Array> {
+        if (path.endsWith(join('broken', 'SKILL.md'))) return Promise.reject(new Error('ENOENT: no such file or directory'));
+        return super.read(path, maxBytes);
+      }
+    }
+    const errors: string[] = [];
+    const io = { out: () => undefined, err: (line: string) => errors.push(line), cwd: root };
+    const files = new VanishingFiles();
+    const deps: SignDeps = {
+      write: (path, text) => writeFile(path, text),
+      publish: () => Promise.reject(new Error('no')),
+      now: Date.now,
+      files,
+    };
+    const args = { places: ['skills'], key: 'team.key', renew: false, json: false, expires: '1d', expiresInMs: 86_400_000 };
+    expect(await signCommand(args, io, deps)).toBe(0);
+    const unsigned =
+      'skills: skills/broken did not load and cannot be read (ENOENT: no such file or directory): it is not in the manifest, ' +
+      'so it is never served. Fix or remove it, then sign the place again.';
+    expect(errors).toEqual([`sign: ${unsigned}`]);
+    const manifest = await manifestAt(join(root, 'skills/skills.manifest.json'));
+    expect(manifest.body.skills.map((skill) => skill.path)).not.toContain('broken');
+    expect(manifest.body.skills.length).toBeGreaterThan(0);
+    errors.length = 0;
+    const verify = { places: ['skills'], keys: ['team.pub'], threshold: 1, json: false };
+    expect(await verifyCommand(verify, io, { files, now: Date.now })).toBe(0);
+    expect(errors).toEqual([`verify: ${unsigned}`]);
+  });
+
   it('refuses a manifest of 100 MB unread, and a manifest path it cannot read; says when it cannot write', async () => {
     const root = await app();
     const big = await (await import('node:fs/promises')).open(join(root, 'skills/skills.manifest.json'), 'w');

@@ -13,7 +13,7 @@
 import { realpath } from 'node:fs/promises';
 import { sep } from 'node:path';
 import type { Diagnostic } from '../base/diagnostics.js';
-import { nodeFileSystem } from '../base/fs.js';
+import { errorReason, nodeFileSystem } from '../base/fs.js';
 import { DEFAULTS } from '../config/defaults.js';
 import { listResources, resourceLimits } from '../discover/resources.js';
 import { createLimiter } from '../base/concurrency.js';
@@ -24,7 +24,7 @@ import { SkillsUsageError } from '../config/errors.js';
 import { pathInPlace, placeLocation, type PlaceFiles, type PlaceLocation } from '../source/place-files.js';
 import { sha256Hex } from '../trust/digest.js';
 import type { ObservedFile, ObservedSkill } from '../trust/sign.js';
-import type { CliIO } from './io.js';
+import { displayPath, type CliIO } from './io.js';
 import { load, type Loaded } from './load.js';
 import { progressReporter } from './progress.js';
 
@@ -32,8 +32,16 @@ export interface ObservedPlace {
   skills: ObservedSkill[];
   /** Skill folders discovery found but did not load (errors, a name loaded before): signed as they are, not served. */
   leftOut: number;
+  /** Of those, the folders that could not be read either: not in the manifest (so never served), each with why. */
+  unsigned: UnsignedFolder[];
   /** Problems with the place itself (missing, unreadable): nothing was observed. */
   unreadable: Diagnostic[];
+}
+
+/** A folder that did not load and could not be read: `directory` as discovery gave it, `reason` the read's error. */
+export interface UnsignedFolder {
+  directory: string;
+  reason: string;
 }
 
 /** Files read at once: enough to keep a bucket's round trips overlapping. */
@@ -51,7 +59,7 @@ export async function observePlace(
   onHashed: OnHashed = () => undefined,
 ): Promise<ObservedPlace> {
   const loaded = await load({ directories: [place], packages: [], strict: false, include: [], exclude: [] }, cwd);
-  if (loaded.unreadable.length > 0) return { skills: [], leftOut: 0, unreadable: loaded.unreadable };
+  if (loaded.unreadable.length > 0) return { skills: [], leftOut: 0, unsigned: [], unreadable: loaded.unreadable };
   const left = await leftOutSkills(loaded, location);
   const every = [...loaded.skills, ...left];
   const run = createLimiter(READS_IN_FLIGHT);
@@ -62,16 +70,22 @@ export async function observePlace(
     onHashed(++done, total);
     return result;
   };
+  const unsigned: UnsignedFolder[] = [];
+  // A folder that did not load may not even be readable: it is then left unsigned (it is unserved), and said so.
+  const unsignedWhen = (directory: string) => (error: unknown) => {
+    unsigned.push({ directory, reason: errorReason(error) });
+    return undefined;
+  };
   const skills = await Promise.all(
     every.flatMap((skill, i) => {
       const path = pathInPlace(location, skill.directory);
       if (path === undefined) return [];
-      // A folder that did not load may not even be readable: it is then left unsigned, as it is unserved.
       const observed = observeSkill(skill, path, files, counted);
-      return [i < loaded.skills.length ? observed : observed.catch(() => undefined)];
+      return [i < loaded.skills.length ? observed : observed.catch(unsignedWhen(skill.directory))];
     }),
   );
-  return { skills: skills.filter((skill) => skill !== undefined), leftOut: left.length, unreadable: [] };
+  unsigned.sort((a, b) => (a.directory < b.directory ? -1 : a.directory > b.directory ? 1 : 0));
+  return { skills: skills.filter((skill) => skill !== undefined), leftOut: left.length - unsigned.length, unsigned, unreadable: [] };
 }
 
 /** The skill folders the scan found but did not load (their SKILL.md named by a diagnostic), as skills to sign. */
@@ -128,4 +142,12 @@ export function locationOf(command: 'sign' | 'verify', place: string, cwd: strin
 export function progress(io: CliIO, command: string, place: string): OnHashed {
   const report = progressReporter(io, command, { least: 101 });
   return report ? (done, total) => report(`hashing the files of ${place}`, done, total) : () => undefined;
+}
+
+/** A folder that did not load and could not be read: not in the manifest, so never served; how to fix it. */
+export function unsignedLine(command: 'sign' | 'verify', place: string, folder: UnsignedFolder, cwd: string): string {
+  return (
+    `${command}: ${place}: ${displayPath(folder.directory, cwd)} did not load and cannot be read (${folder.reason}): ` +
+    `it is not in the manifest, so it is never served. Fix or remove it, then sign the place again.`
+  );
 }

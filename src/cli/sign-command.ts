@@ -20,7 +20,7 @@ import { shortKeyId } from '../trust/verify.js';
 import type { SignArgs } from './args.js';
 import { count, displayPath, EXIT, formatForCli, type CliIO } from './io.js';
 import { signingKeyFile } from './key-files.js';
-import { locationOf, observePlace, progress } from './observe.js';
+import { locationOf, observePlace, progress, unsignedLine } from './observe.js';
 import { writeFileAtomically } from './write-atomic.js';
 
 /** How sign reaches the world; tests replace parts. */
@@ -120,6 +120,7 @@ async function signPlace(
   }
   const files = skills.reduce((sum, skill) => sum + skill.files.length, 0);
   report(place, shown, outcome, { skills: skills.length, files, leftOut: observed.leftOut }, key, io, args.json);
+  for (const folder of observed.unsigned) io.err(unsignedLine('sign', place, folder, io.cwd));
   return { ...outcome, place, manifest: location.manifestPath, skills: skills.length, files };
 }
 

@@ -23,7 +23,7 @@ import { checkExpiry, checkSignatures, shortKeyId, signersOf } from '../trust/ve
 import type { VerifyArgs } from './args.js';
 import { count, EXIT, formatForCli, type CliIO } from './io.js';
 import { trustedKeyFiles } from './key-files.js';
-import { locationOf, observePlace, progress } from './observe.js';
+import { locationOf, observePlace, progress, unsignedLine } from './observe.js';
 
 /** What verify found at one place. */
 interface PlaceResult {
@@ -112,6 +112,8 @@ async function verifyPlace(
   try {
     const observed = await observePlace(place, location, deps.files, io.cwd, progress(io, 'verify', place));
     result.problems.push(...observed.unreadable);
+    // Not a problem of the manifest's (it lists what is served); said so the folder is not lost from sight.
+    for (const folder of observed.unsigned) io.err(unsignedLine('verify', place, folder, io.cwd));
     for (const mismatch of compareLibrary(manifest.body, observed.skills))
       problem('UNTRUSTED_SKILL', fileOf(location, mismatch), mismatchMessage(mismatch));
     result.skills = observed.skills.length;
