@@ -15,7 +15,7 @@ import { createDiagnostic, type Diagnostic } from '../base/diagnostics.js';
 import { childPath } from '../base/paths.js';
 import { MANIFEST_FILE } from '../base/skill-file.js';
 import type { SkillEntry } from '../base/model.js';
-import { skillsByPath, type AcceptedManifest } from '../trust/gate.js';
+import { acceptedManifest, type AcceptedManifest } from '../trust/gate.js';
 import { parseManifest } from '../trust/manifest.js';
 import { openSeal, sealedManifests, type CarriedManifests, type SealedPlace } from '../trust/seal.js';
 import type { SkillBinding, TrustState } from '../trust/state.js';
@@ -26,6 +26,7 @@ import { indexLocation, pathDecoderFor } from './prebuilt/codec-paths.js';
 import { malformed, unusable } from './prebuilt/problems.js';
 import { PREBUILT_INDEX_VERSION, SECTIONS } from './prebuilt/format.js';
 import { readIndexBytes, type PrebuiltIndexRead, type PrebuiltReader } from './prebuilt/read.js';
+import { skillRoots } from './prebuilt/read-skills.js';
 
 const SEAL_FIX =
   'Build it with `sisu-skills index <sources> -o <file> --key <private key>`, or leave `index` out (every place is then scanned).';
@@ -107,7 +108,7 @@ function readSealed(
   const manifests = () => sealedManifests(read.result.section(SECTIONS.manifests), opened.statement);
   trust.setResolver(bindingsOf(manifests, placeOf));
   // The reader holds every skill inside these folders (read-skills.ts): when all lie in the one sealed place, so do its skills.
-  const roots = options.packages.length > 0 ? [...options.directories, ...read.result.scannedDirectories] : options.directories;
+  const roots = skillRoots(options, read.result.scannedDirectories);
   const only = places.length === 1 ? places[0] : undefined;
   const whole = only && roots.every((root) => root === only.dir || root.startsWith(only.within)) ? only : undefined;
   const skills = servedSkills(read.result.skills, { placeOf, whole }, trust, diagnostics);
@@ -157,10 +158,7 @@ function bindingsOf(
     if (!accepted.has(place.place)) {
       texts ??= manifests();
       const read = parseManifest(texts.get(place.place) ?? '');
-      accepted.set(
-        place.place,
-        read.ok ? { place: place.dir, manifest: read.manifest, skills: skillsByPath(read.manifest.body.skills) } : undefined,
-      );
+      accepted.set(place.place, read.ok ? acceptedManifest(place.dir, read.manifest) : undefined);
     }
     return accepted.get(place.place);
   };

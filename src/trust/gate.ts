@@ -32,7 +32,7 @@ export interface AcceptedManifest {
 }
 
 /** An accepted manifest whose entries by path are made at their first use: a scan finds its skills without (EntryCursor). */
-function acceptedManifest(place: string, manifest: ParsedManifest): AcceptedManifest {
+export function acceptedManifest(place: string, manifest: ParsedManifest): AcceptedManifest {
   let byPath: Map<string, ManifestSkill> | undefined;
   return {
     place,
@@ -173,7 +173,7 @@ export class TrustGate {
 }
 
 /** A manifest's skill entries by path, with no [path, entry] pair made for each (20,000 at 20,000 skills). */
-export function skillsByPath(skills: readonly ManifestSkill[]): Map<string, ManifestSkill> {
+function skillsByPath(skills: readonly ManifestSkill[]): Map<string, ManifestSkill> {
   const byPath = new Map<string, ManifestSkill>();
   for (const skill of skills) byPath.set(skill.path, skill);
   return byPath;

@@ -218,12 +218,7 @@ function splitLayout(text: string): Layout | undefined {
 export function parseManifest(input: string | Uint8Array): ManifestRead {
   const read = manifestSource(input);
   if (!read.ok) return invalid(read.message);
-  return parseManifestSource(read.source);
-}
-
-/** parseManifest of a source already made (manifestSource). */
-export function parseManifestSource(source: ManifestSource): ManifestRead {
-  const header = readManifestHeader(source);
+  const header = readManifestHeader(read.source);
   return header.ok ? readManifestBody(header.header) : header;
 }
 

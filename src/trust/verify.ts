@@ -31,12 +31,23 @@ export interface Signers {
 
 /** The signers of `signed` (a manifest's body, a sealed index's statement) among `signatures`, by `keys`. */
 export function signersOfBytes(signed: Uint8Array, signatures: readonly ManifestSignature[], keys: readonly TrustedKey[]): Signers {
+  return tally(
+    signatures,
+    eachSignature(signatures, keys, (key, sig) => verify(null, signed, key.key, sig)),
+  );
+}
+
+/** `check` of each signature with the trusted key it names; undefined for a signature that names none. */
+function eachSignature<T>(
+  signatures: readonly ManifestSignature[],
+  keys: readonly TrustedKey[],
+  check: (key: TrustedKey, sig: Buffer) => T,
+): Array<T | undefined> {
   const byId = new Map(keys.map((key) => [key.id, key]));
-  const checked = signatures.map((signature) => {
+  return signatures.map((signature) => {
     const key = byId.get(signature.keyid);
-    return key && verify(null, signed, key.key, Buffer.from(signature.sig, 'base64'));
+    return key ? check(key, Buffer.from(signature.sig, 'base64')) : undefined;
   });
-  return tally(signatures, checked);
 }
 
 /**
@@ -48,14 +59,12 @@ export async function signersOfBytesOffThread(
   signatures: readonly ManifestSignature[],
   keys: readonly TrustedKey[],
 ): Promise<Signers> {
-  const byId = new Map(keys.map((key) => [key.id, key]));
-  const checking = signatures.map((signature) => {
-    const key = byId.get(signature.keyid);
-    if (!key) return undefined;
-    return new Promise<boolean>((resolve, reject) =>
-      verify(null, signed, key.key, Buffer.from(signature.sig, 'base64'), (error, ok) => (error ? reject(error) : resolve(ok))),
-    );
-  });
+  const checking = eachSignature(
+    signatures,
+    keys,
+    (key, sig) =>
+      new Promise<boolean>((resolve, reject) => verify(null, signed, key.key, sig, (error, ok) => (error ? reject(error) : resolve(ok)))),
+  );
   return tally(signatures, await Promise.all(checking));
 }
 

@@ -14,7 +14,16 @@ import { DamagedIndexError } from './codec-bytes.js';
 import { restoreSpecials } from './codec-numbers.js';
 import { SKILL_SUFFIX } from './codec-paths.js';
 import type { SkillTable } from './codec-skills.js';
+import type { DiscoveryShape } from './format.js';
 import { StampTable } from './stamps.js';
+
+/**
+ * The folders an index's skills lie under: the configured directories, and with packages configured the
+ * package roots the build resolved (after the directories, in `scanned`: its scannedDirectories).
+ */
+export function skillRoots(options: Pick<DiscoveryShape, 'directories' | 'packages'>, scanned: readonly string[]): readonly string[] {
+  return options.packages.length > 0 ? [...options.directories, ...scanned] : options.directories;
+}
 
 /** A character `String.prototype.trim` keeps (it strips exactly what `\s` matches). */
 const NOT_BLANK = /\S/;

@@ -29,7 +29,7 @@ import { OWN_SECTIONS, PREBUILT_INDEX_VERSION, SECTIONS, type DiscoveryShape } f
 import { isCount, isRecord, isStringList } from './json-checks.js';
 import { malformed, rankerOutdated, REBUILD, unusable, type UnusableIndex } from './problems.js';
 import { decodeDiagnostics, decodeShape, shapeDifference } from './read-header.js';
-import { decodeSkills } from './read-skills.js';
+import { decodeSkills, skillRoots } from './read-skills.js';
 import type { SkillStamps } from './stamps.js';
 
 /** What reading an index gave: discovery's result, plus what each SKILL.md looked like at the build. */
@@ -163,9 +163,7 @@ function decodeContent(
   }
   const skillBytes = container.section(SECTIONS.skills);
   if (!skillBytes) throw new DamagedIndexError('has no section "skills"');
-  // Package roots were resolved at the build (after the directories, in scannedDirectories): with
-  // packages configured, skills may lie under those too; without, only under the directories.
-  const roots = options.packages.length > 0 ? [...options.directories, ...scanned] : options.directories;
+  const roots = skillRoots(options, scanned);
   const { skills, stamps } = decodeSkills(new SkillTable(new ByteReader(skillBytes, 'section "skills"'), skillCount), decode, roots);
   const rankerBytes = container.section(SECTIONS.ranker);
   const ranker = rankerBytes
